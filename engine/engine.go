@@ -1,0 +1,190 @@
+// Package engine holds every business rule of hitl, once: validation of questions and
+// answers, who may see and do what, first-answer-wins, idempotency, sessions, deadlines and
+// their fallbacks, and waking the agents that wait. Stores persist what it decides; httpapi
+// and the other front ends translate to and from it.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/schema"
+)
+
+// Limits bound what one request may store.
+type Limits struct {
+	ContextBytes int // an inquiry's context (default 256 KiB)
+	StateBytes   int // a session's state (default 1 MiB)
+}
+
+// Thresholds decide the engagement mode; see Decide.
+type Thresholds struct {
+	// Defer when risk is at least DeferRisk or reversibility at most DeferReversibility.
+	DeferRisk, DeferReversibility float64
+	// Require input when confidence is below RequireConfidence or risk at least RequireRisk.
+	RequireConfidence, RequireRisk float64
+	// Act autonomously when confidence is at least AutonomousConfidence, risk at most
+	// AutonomousRisk and reversibility at least AutonomousReversibility.
+	AutonomousConfidence, AutonomousRisk, AutonomousReversibility float64
+}
+
+// DefaultThresholds are the documented defaults of the engagement decision.
+var DefaultThresholds = Thresholds{
+	DeferRisk: 0.9, DeferReversibility: 0.1,
+	RequireConfidence: 0.5, RequireRisk: 0.6,
+	AutonomousConfidence: 0.85, AutonomousRisk: 0.3, AutonomousReversibility: 0.5,
+}
+
+// Options configure an Engine. Zero values take the defaults.
+type Options struct {
+	Now        func() time.Time
+	Logger     *slog.Logger
+	Metrics    *metrics.Metrics
+	Limits     Limits
+	Thresholds *Thresholds
+}
+
+// Engine applies hitl's rules on top of a Store.
+type Engine struct {
+	store      hitl.Store
+	now        func() time.Time
+	log        *slog.Logger
+	metrics    *metrics.Metrics
+	limits     Limits
+	thresholds Thresholds
+	schemas    *schema.Cache
+	waiters    waiters
+	deadlines  *deadlines
+	pending    atomic.Int64
+	draining   chan struct{}
+	drainOnce  sync.Once
+
+	stop    context.CancelFunc
+	running sync.WaitGroup
+}
+
+// New returns an engine over store. Call Start before serving and Stop when done.
+func New(store hitl.Store, o Options) *Engine {
+	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096)}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.limits.ContextBytes == 0 {
+		e.limits.ContextBytes = 256 << 10
+	}
+	if e.limits.StateBytes == 0 {
+		e.limits.StateBytes = 1 << 20
+	}
+	e.thresholds = DefaultThresholds
+	if o.Thresholds != nil {
+		e.thresholds = *o.Thresholds
+	}
+	e.draining = make(chan struct{})
+	e.waiters.m = make(map[int64]map[chan wake]struct{})
+	e.deadlines = newDeadlines(e.now, e.expire)
+	return e
+}
+
+// Start loads the pending deadlines (timing out at once what is overdue) and runs the timers.
+func (e *Engine) Start(ctx context.Context) error {
+	n, err := e.store.PendingCount(ctx)
+	if err != nil {
+		return err
+	}
+	e.pending.Store(int64(n))
+	ds, err := e.store.PendingDeadlines(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		e.deadlines.add(d.InquiryID, d.At)
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	e.stop = cancel
+	e.running.Go(func() { e.deadlines.run(runCtx) })
+	e.log.Info("engine started", "pending", n, "deadlines", len(ds))
+	return nil
+}
+
+// Stop ends the timers and waits for the timeouts in progress.
+func (e *Engine) Stop() {
+	if e.stop != nil {
+		e.stop()
+	}
+	e.running.Wait()
+}
+
+// Drain makes every wait in progress, and every later one, return the inquiry's current state
+// at once, so that a server shutting down does not hold long polls open.
+func (e *Engine) Drain() { e.drainOnce.Do(func() { close(e.draining) }) }
+
+// Pending returns the number of pending inquiries, for the metrics gauge.
+func (e *Engine) Pending() int64 { return e.pending.Load() }
+
+// Ready reports whether the store answers.
+func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
+
+func (e *Engine) clock() time.Time { return hitl.UTC(e.now()) }
+
+// newEvent builds the event for a change of an inquiry; Data is the inquiry after the change.
+func newInquiryEvent(typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
+	data, err := json.Marshal(inq)
+	if err != nil {
+		return nil, err
+	}
+	id := inq.ID
+	return &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, InquiryID: &id, Session: inq.Session, Actor: actor, Data: data, Inquiry: inq}, nil
+}
+
+func newSessionEvent(typ string, s *hitl.Session, actor string, at time.Time) (*hitl.Event, error) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Session: s.Key, Actor: actor, Data: data}, nil
+}
+
+// appendInquiryEvent records the change of inq in the transaction's event log.
+func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
+	ev, err := newInquiryEvent(typ, inq, actor, at)
+	if err != nil {
+		return nil, err
+	}
+	return ev, tx.AppendEvent(ev)
+}
+
+// published is called after a commit with the events it held: it wakes waiters and keeps
+// the pending count and timers in step.
+func (e *Engine) published(evs []*hitl.Event) {
+	at := time.Now()
+	for _, ev := range evs {
+		inq := ev.Inquiry
+		if inq == nil {
+			continue
+		}
+		switch ev.Type {
+		case hitl.EventInquiryCreated:
+			e.pending.Add(1)
+			e.metrics.InquiryCreated()
+			if inq.TimeoutAt != nil {
+				e.deadlines.add(inq.ID, *inq.TimeoutAt)
+			}
+		case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
+			e.pending.Add(-1)
+			e.deadlines.remove(inq.ID)
+			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt))
+			e.waiters.wake(inq, at)
+		}
+	}
+}

@@ -1,0 +1,470 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hitl-dev/hitl"
+)
+
+const maxIdempotencyKey = 200
+
+// MaxWait is the longest a single wait may last.
+const MaxWait = 5 * time.Minute
+
+// CreateInquiry asks a question. With an idempotency key, the same key from the same
+// principal returns the inquiry it first created (created = false) whatever its status now;
+// the same key with a different request is a conflict.
+func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest, idempotencyKey string) (inq *hitl.Inquiry, created bool, err error) {
+	if err := mayAsk(p); err != nil {
+		return nil, false, err
+	}
+	if len(idempotencyKey) > maxIdempotencyKey {
+		return nil, false, hitl.Errorf(hitl.EInvalid, "Idempotency-Key must be at most %d characters", maxIdempotencyKey)
+	}
+	hash := requestHash(req)
+	now := e.clock()
+	inq, buildErr := e.buildInquiry(p, req, now)
+	if buildErr != nil {
+		// A retry of a request that was valid when first sent (say, with a timeout_at that
+		// has passed since) still gets its inquiry back.
+		if idempotencyKey != "" {
+			if prev, err := e.replay(ctx, p, idempotencyKey, hash); err != nil || prev != nil {
+				return prev, false, err
+			}
+		}
+		return nil, false, buildErr
+	}
+	var (
+		evs  []*hitl.Event
+		prev *hitl.Inquiry
+	)
+	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		evs, prev = nil, nil
+		if idempotencyKey != "" {
+			found, err := replayTx(tx, p, idempotencyKey, hash)
+			if err != nil || found != nil {
+				prev = found
+				return err
+			}
+		}
+		if inq.Session != "" {
+			ev, err := e.joinSession(tx, p, inq, now)
+			if err != nil {
+				return err
+			}
+			if ev != nil {
+				evs = append(evs, ev)
+			}
+		}
+		if err := tx.InsertInquiry(inq); err != nil {
+			return err
+		}
+		if idempotencyKey != "" {
+			if err := tx.InsertIdempotencyKey(p.Name, idempotencyKey, hash, inq.ID, now); err != nil {
+				return err
+			}
+		}
+		ev, err := appendInquiryEvent(tx, hitl.EventInquiryCreated, inq, p.Name, now)
+		evs = append(evs, ev)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	if prev != nil {
+		return prev, false, nil
+	}
+	e.published(evs)
+	e.log.Debug("inquiry created", "inquiry_id", inq.ID, "session", inq.Session, "actor", p.Name)
+	return inq, true, nil
+}
+
+func (e *Engine) replay(ctx context.Context, p *hitl.Principal, key, hash string) (prev *hitl.Inquiry, err error) {
+	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		prev, err = replayTx(tx, p, key, hash)
+		return err
+	})
+	return prev, err
+}
+
+// replayTx returns the inquiry an idempotency key already created, nil if the key is new.
+func replayTx(tx hitl.Tx, p *hitl.Principal, key, hash string) (*hitl.Inquiry, error) {
+	id, prevHash, err := tx.IdempotencyKey(p.Name, key)
+	if hitl.ErrorCode(err) == hitl.ENotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if prevHash != hash {
+		return nil, hitl.Errorf(hitl.EConflict, "Idempotency-Key %q was used before with a different request (inquiry %d)", key, id)
+	}
+	return tx.Inquiry(id)
+}
+
+func requestHash(req *hitl.InquiryRequest) string {
+	b, _ := json.Marshal(req)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// joinSession creates the inquiry's session on first use and enforces exclusivity: an
+// exclusive inquiry must be the session's only pending one.
+func (e *Engine) joinSession(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry, now time.Time) (*hitl.Event, error) {
+	var ev *hitl.Event
+	s, err := tx.Session(inq.Session)
+	switch {
+	case hitl.ErrorCode(err) == hitl.ENotFound:
+		s = &hitl.Session{Key: inq.Session, Status: hitl.SessionRunning, Agent: inq.Origin, CreatedBy: p.Name,
+			Metadata: map[string]string{}, CreatedAt: now, UpdatedAt: now}
+		if err := tx.InsertSession(s); err != nil {
+			return nil, err
+		}
+		if ev, err = newSessionEvent(hitl.EventSessionUpdated, s, p.Name, now); err != nil {
+			return nil, err
+		}
+		if err := tx.AppendEvent(ev); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, err
+	case s.Status.Finished():
+		return nil, hitl.Errorf(hitl.EConflict, "session %s is %s; ask in a session that is still running", s.Key, s.Status)
+	}
+	if s.PendingInquiries == 0 {
+		return ev, nil
+	}
+	pending, err := tx.PendingInquiries(inq.Session)
+	if err != nil {
+		return nil, err
+	}
+	for _, other := range pending {
+		if inq.Exclusive {
+			return nil, hitl.Errorf(hitl.EConflict, "session %s already has a pending inquiry (%d) and this one is exclusive", s.Key, other.ID)
+		}
+		if other.Exclusive {
+			return nil, hitl.Errorf(hitl.EConflict, "session %s has a pending exclusive inquiry (%d)", s.Key, other.ID)
+		}
+	}
+	return ev, nil
+}
+
+// Inquiry returns one inquiry the principal may see (ENotFound otherwise).
+func (e *Engine) Inquiry(ctx context.Context, p *hitl.Principal, id int64) (*hitl.Inquiry, error) {
+	inq, err := e.store.Inquiry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !canSee(p, inq) {
+		return nil, notFound(id)
+	}
+	return inq, nil
+}
+
+func notFound(id int64) error { return hitl.Errorf(hitl.ENotFound, "inquiry %d not found", id) }
+
+// Inquiries lists what the principal may see, newest first.
+func (e *Engine) Inquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, "", hitl.Errorf(hitl.EInvalid, "status must be pending, responded, timeout or cancelled")
+	}
+	if f.RequestType != "" && !f.RequestType.Valid() {
+		return nil, "", hitl.Errorf(hitl.EInvalid, "request_type must be approval, clarification, selection or input")
+	}
+	f.Visibility = visibility(p)
+	return e.store.Inquiries(ctx, f)
+}
+
+// errFinal stops a transaction that found the inquiry already final; the caller answers from cur.
+type errFinal struct{ cur *hitl.Inquiry }
+
+func (errFinal) Error() string { return "inquiry is final" }
+
+// errLate stops a transaction that found the deadline passed before the timer fired.
+type errLate struct{}
+
+func (errLate) Error() string { return "deadline passed" }
+
+// Respond records a human's answer. Exactly one answer wins; the same answer again from the
+// same principal returns the inquiry (a safe retry); any other later call is a conflict that
+// carries the current state.
+func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+	inq, err := e.store.Inquiry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !canSee(p, inq) && !p.Has(hitl.RoleResponder) {
+		return nil, notFound(id)
+	}
+	if err := mayAnswer(p, inq); err != nil {
+		return nil, err
+	}
+	if inq.Status.Final() {
+		return answeredAlready(p, inq, req)
+	}
+	now := e.clock()
+	if inq.TimeoutAt != nil && !now.Before(*inq.TimeoutAt) {
+		return nil, e.late(ctx, id)
+	}
+	var bad problems
+	if hitl.IsNull(req.Response) {
+		bad.add("/response", "is required")
+	}
+	if n := utf8.RuneCountInString(req.Comment); n > maxComment {
+		bad.add("/comment", "is %d characters long; at most %d are allowed", n, maxComment)
+	}
+	if err := bad.err("invalid answer"); err != nil {
+		return nil, err
+	}
+	if fields := e.checkAnswer(inq, req.Response); fields != nil {
+		return nil, &hitl.Error{Code: hitl.EInvalidResponse, Message: invalidAnswerMessage(fields), Fields: fields}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, req.Response); err != nil {
+		return nil, hitl.Errorf(hitl.EInvalid, "response is not valid JSON")
+	}
+	var evs []*hitl.Event
+	var out *hitl.Inquiry
+	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		cur, err := tx.Inquiry(id)
+		if err != nil {
+			return err
+		}
+		if cur.Status.Final() {
+			return errFinal{cur}
+		}
+		if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
+			return errLate{}
+		}
+		out = resolved(cur, hitl.StatusResponded, now)
+		out.Response = compact.Bytes()
+		out.RespondedBy, out.RespondedAt = &p.Name, &now
+		if req.Comment != "" {
+			out.Comment = &req.Comment
+		}
+		out.ToolResult = toolResult(out)
+		if err := tx.ResolveInquiry(out); err != nil {
+			return err
+		}
+		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, p.Name, now)
+		evs = []*hitl.Event{ev}
+		return err
+	})
+	var final errFinal
+	switch {
+	case errors.As(err, &final):
+		return answeredAlready(p, final.cur, req)
+	case errors.As(err, &errLate{}):
+		return nil, e.late(ctx, id)
+	case err != nil:
+		return nil, err
+	}
+	e.published(evs)
+	return out, nil
+}
+
+func invalidAnswerMessage(fields []hitl.FieldError) string {
+	f := fields[0]
+	where := f.Path
+	if where == "" {
+		where = "the answer"
+	}
+	msg := fmt.Sprintf("the answer does not fit the inquiry: %s: %s", where, f.Message)
+	if len(fields) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(fields)-1)
+	}
+	return msg
+}
+
+// answeredAlready answers a respond call on a final inquiry.
+func answeredAlready(p *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+	if cur.Status == hitl.StatusResponded && cur.RespondedBy != nil && *cur.RespondedBy == p.Name && sameJSON(cur.Response, req.Response) {
+		return cur, nil
+	}
+	return nil, conflictFinal(cur)
+}
+
+func conflictFinal(cur *hitl.Inquiry) error {
+	return &hitl.Error{Code: hitl.EConflict, Message: fmt.Sprintf("inquiry %d is already %s", cur.ID, cur.Status), Inquiry: cur}
+}
+
+// late handles an answer or cancel that came after the deadline but before the timer fired:
+// the timeout happens now, and the caller gets the conflict with the timed-out state.
+func (e *Engine) late(ctx context.Context, id int64) error {
+	e.expire(ctx, id)
+	cur, err := e.store.Inquiry(ctx, id)
+	if err != nil {
+		return err
+	}
+	return conflictFinal(cur)
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// resolved returns a copy of cur in a final status.
+func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquiry {
+	next := *cur
+	next.Status, next.UpdatedAt = status, now
+	return &next
+}
+
+// toolResult is what an LLM conversation appends as the tool's result.
+func toolResult(inq *hitl.Inquiry) *hitl.ToolResult {
+	if inq.ToolCall == nil {
+		return nil
+	}
+	var content string
+	switch {
+	case inq.Status == hitl.StatusResponded:
+		content = string(inq.Response)
+	case inq.Status == hitl.StatusTimeout && inq.FallbackApplied:
+		content = fmt.Sprintf("The human did not answer before the deadline; the fallback answer applies: %s", inq.Response)
+	case inq.Status == hitl.StatusTimeout:
+		content = "The human did not answer before the deadline; there is no answer. Do not go ahead as if they had agreed."
+	case inq.Status == hitl.StatusCancelled && inq.CancelReason != nil:
+		content = "The question was cancelled before the human answered: " + *inq.CancelReason
+	default:
+		content = "The question was cancelled before the human answered."
+	}
+	return &hitl.ToolResult{ToolCallID: inq.ToolCall.ID, Content: content}
+}
+
+// Cancel withdraws a pending question (its creator or an admin).
+func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error) {
+	inq, err := e.Inquiry(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := mayCancel(p, inq); err != nil {
+		return nil, err
+	}
+	if n := utf8.RuneCountInString(reason); n > maxComment {
+		return nil, hitl.Errorf(hitl.EInvalid, "reason is %d characters long; at most %d are allowed", n, maxComment)
+	}
+	if inq.Status.Final() {
+		return nil, conflictFinal(inq)
+	}
+	now := e.clock()
+	if inq.TimeoutAt != nil && !now.Before(*inq.TimeoutAt) {
+		return nil, e.late(ctx, id)
+	}
+	var evs []*hitl.Event
+	var out *hitl.Inquiry
+	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		cur, err := tx.Inquiry(id)
+		if err != nil {
+			return err
+		}
+		if cur.Status.Final() {
+			return errFinal{cur}
+		}
+		var ev *hitl.Event
+		out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now)
+		evs = []*hitl.Event{ev}
+		return err
+	})
+	var final errFinal
+	if errors.As(err, &final) {
+		return nil, conflictFinal(final.cur)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.published(evs)
+	return out, nil
+}
+
+// cancelInquiry writes the cancellation of a pending inquiry and its event.
+func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason, actor string, now time.Time) (*hitl.Inquiry, *hitl.Event, error) {
+	out := resolved(cur, hitl.StatusCancelled, now)
+	if reason != "" {
+		out.CancelReason = &reason
+	}
+	out.ToolResult = toolResult(out)
+	if err := tx.ResolveInquiry(out); err != nil {
+		return nil, nil, err
+	}
+	ev, err := appendInquiryEvent(tx, hitl.EventInquiryCancelled, out, actor, now)
+	return out, ev, err
+}
+
+// expire times out an inquiry whose deadline has passed: the fallback value answers when
+// the policy says so. It is a no-op for an inquiry no longer pending, so timers on several
+// nodes, or a timer racing an answer, resolve it exactly once.
+func (e *Engine) expire(ctx context.Context, id int64) {
+	now := e.clock()
+	var evs []*hitl.Event
+	var early *time.Time
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		evs, early = nil, nil
+		cur, err := tx.Inquiry(id)
+		if err != nil || cur.Status.Final() || cur.TimeoutAt == nil {
+			return err
+		}
+		if now.Before(*cur.TimeoutAt) {
+			early = cur.TimeoutAt
+			return nil
+		}
+		out := resolved(cur, hitl.StatusTimeout, now)
+		if cur.FallbackPolicy.AppliesValue() {
+			out.Response, out.FallbackApplied = cur.FallbackValue, true
+		}
+		out.ToolResult = toolResult(out)
+		if err := tx.ResolveInquiry(out); err != nil {
+			return err
+		}
+		ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
+		evs = []*hitl.Event{ev}
+		return err
+	})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		e.log.Error("timing out inquiry failed; retrying in a second", "inquiry_id", id, "err", err)
+		e.deadlines.add(id, now.Add(time.Second))
+	case early != nil:
+		e.deadlines.add(id, *early)
+	default:
+		e.published(evs)
+	}
+}
+
+// Wait returns the inquiry once it is final, or when timeout passes (still pending), or when
+// the engine is draining for shutdown. Waiters are woken by push after the resolving commit.
+func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout time.Duration) (*hitl.Inquiry, error) {
+	if timeout < 0 || timeout > MaxWait {
+		return nil, hitl.Errorf(hitl.EInvalid, "wait timeout must be between 0 and %s", MaxWait)
+	}
+	ch := e.waiters.add(id)
+	defer e.waiters.remove(id, ch)
+	inq, err := e.Inquiry(ctx, p, id)
+	if err != nil || inq.Status.Final() || timeout == 0 {
+		return inq, err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case w := <-ch:
+		e.metrics.WaiterWoken(time.Since(w.at))
+		return w.inq, nil
+	case <-t.C:
+	case <-e.draining:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return e.Inquiry(ctx, p, id)
+}

@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/hitl-dev/hitl"
+)
+
+func sessionNotFound(key string) error {
+	return hitl.Errorf(hitl.ENotFound, "session %s not found", key)
+}
+
+// PutSession creates a session (created = true) or updates its agent, state and metadata.
+func (e *Engine) PutSession(ctx context.Context, p *hitl.Principal, key string, req *hitl.SessionRequest) (s *hitl.Session, created bool, err error) {
+	if err := mayAsk(p); err != nil {
+		return nil, false, err
+	}
+	var bad problems
+	if !sessionKeyPattern.MatchString(key) {
+		bad.add("/key", "must be 1 to 200 characters of A-Z a-z 0-9 . _ : -")
+	}
+	if utf8.RuneCountInString(req.Agent) > maxOrigin {
+		bad.add("/agent", "must be at most %d characters", maxOrigin)
+	}
+	if len(req.State) > e.limits.StateBytes {
+		bad.add("/state", "is %d bytes; at most %d are allowed", len(req.State), e.limits.StateBytes)
+	}
+	if req.CallbackURL != "" {
+		bad.add("/callback_url", "resume callbacks are not built yet in this version; leave callback_url out")
+	}
+	checkMetadata(&bad, "/metadata", req.Metadata)
+	if err := bad.err("invalid session"); err != nil {
+		return nil, false, err
+	}
+	now := e.clock()
+	var evs []*hitl.Event
+	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		cur, err := tx.Session(key)
+		switch {
+		case hitl.ErrorCode(err) == hitl.ENotFound:
+			created = true
+			s = &hitl.Session{Key: key, Status: hitl.SessionRunning, Agent: req.Agent, CreatedBy: p.Name,
+				Metadata: map[string]string{}, CreatedAt: now}
+		case err != nil:
+			return err
+		case !canSeeSession(p, cur):
+			return sessionNotFound(key)
+		default:
+			if err := mayChangeSession(p, cur); err != nil {
+				return err
+			}
+			if cur.Status.Finished() {
+				return hitl.Errorf(hitl.EConflict, "session %s is %s and can no longer change", key, cur.Status)
+			}
+			created, s = false, cur
+		}
+		if req.Agent != "" {
+			s.Agent = req.Agent
+		}
+		if !hitl.IsNull(req.State) {
+			s.State = req.State
+		}
+		if req.Metadata != nil {
+			s.Metadata = req.Metadata
+		}
+		s.UpdatedAt = now
+		if created {
+			err = tx.InsertSession(s)
+		} else {
+			err = tx.UpdateSession(s)
+		}
+		if err != nil {
+			return err
+		}
+		ev, err := newSessionEvent(hitl.EventSessionUpdated, s, p.Name, now)
+		if err != nil {
+			return err
+		}
+		evs = []*hitl.Event{ev}
+		return tx.AppendEvent(ev)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	e.published(evs)
+	return s, created, nil
+}
+
+// Session returns a session the principal may see.
+func (e *Engine) Session(ctx context.Context, p *hitl.Principal, key string) (*hitl.Session, error) {
+	s, err := e.store.Session(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if !canSeeSession(p, s) {
+		return nil, sessionNotFound(key)
+	}
+	return s, nil
+}
+
+// Sessions lists sessions newest first: agents see the ones they created.
+func (e *Engine) Sessions(ctx context.Context, p *hitl.Principal, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, "", hitl.Errorf(hitl.EInvalid, "status must be running, awaiting_input, completed, failed or cancelled")
+	}
+	if !p.IsAdmin() && !p.Has(hitl.RoleResponder) {
+		f.CreatedBy = p.Name
+	}
+	return e.store.Sessions(ctx, f)
+}
+
+// SessionInquiries returns a session's whole history that the principal may see, oldest first.
+func (e *Engine) SessionInquiries(ctx context.Context, p *hitl.Principal, key string) ([]*hitl.Inquiry, error) {
+	s, err := e.Session(ctx, p, key)
+	if err != nil {
+		return nil, err
+	}
+	v := visibility(p)
+	if s.CreatedBy == p.Name {
+		v = hitl.Visibility{All: true} // the session's creator sees every question asked in its run
+	}
+	return e.store.SessionInquiries(ctx, key, v)
+}
+
+// SessionEnd is how a session finishes.
+type SessionEnd struct {
+	Status hitl.SessionStatus // completed, failed or cancelled
+	Result json.RawMessage    // for completed
+	Error  string             // for failed
+}
+
+// FinishSession completes, fails or cancels a session. Its pending inquiries are cancelled
+// in the same transaction: nobody would act on their answers any more.
+func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key string, end SessionEnd) (*hitl.Session, error) {
+	if !end.Status.Finished() {
+		return nil, fmt.Errorf("FinishSession with status %q", end.Status)
+	}
+	if len(end.Result) > e.limits.StateBytes {
+		return nil, hitl.Errorf(hitl.EInvalid, "result is %d bytes; at most %d are allowed", len(end.Result), e.limits.StateBytes)
+	}
+	if n := utf8.RuneCountInString(end.Error); n > maxComment {
+		return nil, hitl.Errorf(hitl.EInvalid, "error is %d characters long; at most %d are allowed", n, maxComment)
+	}
+	now := e.clock()
+	var (
+		evs []*hitl.Event
+		out *hitl.Session
+	)
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		evs = nil
+		s, err := tx.Session(key)
+		if err != nil {
+			return err
+		}
+		if !canSeeSession(p, s) {
+			return sessionNotFound(key)
+		}
+		if err := mayChangeSession(p, s); err != nil {
+			return err
+		}
+		if s.Status.Finished() {
+			return hitl.Errorf(hitl.EConflict, "session %s is already %s", key, s.Status)
+		}
+		pending, err := tx.PendingInquiries(key)
+		if err != nil {
+			return err
+		}
+		reason := "the session was " + string(end.Status)
+		for _, inq := range pending {
+			_, ev, err := cancelInquiry(tx, inq, reason, p.Name, now)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
+		}
+		s.Status, s.UpdatedAt, s.CompletedAt = end.Status, now, &now
+		s.PendingInquiries = 0
+		if !hitl.IsNull(end.Result) {
+			s.Result = end.Result
+		}
+		if end.Error != "" {
+			s.Error = &end.Error
+		}
+		if err := tx.UpdateSession(s); err != nil {
+			return err
+		}
+		ev, err := newSessionEvent(sessionEventType[end.Status], s, p.Name, now)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, ev)
+		out = s
+		return tx.AppendEvent(ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.published(evs)
+	return out, nil
+}
+
+var sessionEventType = map[hitl.SessionStatus]string{
+	hitl.SessionCompleted: hitl.EventSessionCompleted,
+	hitl.SessionFailed:    hitl.EventSessionFailed,
+	hitl.SessionCancelled: hitl.EventSessionCancelled,
+}
+
+// Events returns a page of the log the principal may see.
+func (e *Engine) Events(ctx context.Context, p *hitl.Principal, f hitl.EventFilter) ([]*hitl.Event, error) {
+	if f.After < 0 {
+		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
+	}
+	f.Visibility = visibility(p)
+	return e.store.Events(ctx, f)
+}

@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hitl-dev/hitl"
+)
+
+const (
+	maxPrompt         = 8000
+	maxOrigin         = 200
+	maxShortText      = 200
+	maxComment        = 8000
+	maxAssignees      = 50
+	minOptions        = 2
+	maxOptions        = 50
+	maxTimeoutSeconds = 31_536_000
+	maxMetadata       = 50
+)
+
+var sessionKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
+
+// namePattern is what principal and group names may be: no spaces, no "group:" confusion.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,200}$`)
+
+// problems collects every problem of one input, so the caller can fix them all at once.
+type problems []hitl.FieldError
+
+func (p *problems) add(path, format string, args ...any) {
+	*p = append(*p, hitl.FieldError{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p problems) err(what string) error {
+	if len(p) == 0 {
+		return nil
+	}
+	msg := what + ": " + p[0].Path + ": " + p[0].Message
+	if p[0].Path == "" {
+		msg = what + ": " + p[0].Message
+	}
+	if len(p) > 1 {
+		msg += fmt.Sprintf(" (and %d more)", len(p)-1)
+	}
+	return &hitl.Error{Code: hitl.EInvalid, Message: msg, Fields: p}
+}
+
+// defaultApprovalSchema is what an approval answers when the agent gives no schema.
+var defaultApprovalSchema = json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"comment":{"type":"string"}},"required":["approved"],"additionalProperties":false}`)
+
+// defaultTextSchema is what every other request type answers by default: some text.
+var defaultTextSchema = json.RawMessage(`{"type":"string","minLength":1}`)
+
+// optionsSchema expresses options as the JSON Schema an answer must satisfy, so answers are
+// checked by one validator whichever way the question was asked.
+func optionsSchema(opts []hitl.Option, multiple bool) json.RawMessage {
+	values := make([]string, len(opts))
+	for i, o := range opts {
+		values[i] = o.Value
+	}
+	enum := map[string]any{"enum": values}
+	var doc any = enum
+	if multiple {
+		doc = map[string]any{"type": "array", "items": enum, "minItems": 1, "uniqueItems": true}
+	}
+	b, _ := json.Marshal(doc)
+	return b
+}
+
+// answerSchema is the schema an inquiry's answers and fallback value must satisfy.
+func answerSchema(inq *hitl.Inquiry) json.RawMessage {
+	if len(inq.Options) > 0 {
+		return optionsSchema(inq.Options, inq.Multiple)
+	}
+	return inq.ResponseSchema
+}
+
+// buildInquiry checks an agent's request and turns it into a new pending inquiry. It reports
+// every problem at once, each with the JSON path of the field.
+func (e *Engine) buildInquiry(p *hitl.Principal, req *hitl.InquiryRequest, now time.Time) (*hitl.Inquiry, error) {
+	var bad problems
+	switch n := utf8.RuneCountInString(req.Prompt); {
+	case strings.TrimSpace(req.Prompt) == "":
+		bad.add("/prompt", "is required and must not be blank")
+	case n > maxPrompt:
+		bad.add("/prompt", "is %d characters long; at most %d are allowed", n, maxPrompt)
+	}
+	inq := &hitl.Inquiry{
+		Status: hitl.StatusPending, Prompt: req.Prompt, RequestType: req.RequestType, Multiple: req.Multiple,
+		Context: req.Context, Session: req.Session, Origin: req.Origin, CreatedBy: p.Name,
+		AssignedTo: req.AssignedTo, ChannelHint: req.ChannelHint, Confidence: req.Confidence,
+		FallbackPolicy: req.FallbackPolicy, FallbackValue: req.FallbackValue, Exclusive: req.Exclusive,
+		ToolCall: req.ToolCall, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
+	}
+	if inq.RequestType == "" {
+		inq.RequestType = hitl.RequestInput
+	} else if !inq.RequestType.Valid() {
+		bad.add("/request_type", "must be one of approval, clarification, selection, input")
+	}
+	if inq.FallbackPolicy == "" {
+		inq.FallbackPolicy = hitl.FallbackFail
+	}
+	if inq.AssignedTo == nil {
+		inq.AssignedTo = []string{}
+	}
+	if inq.Metadata == nil {
+		inq.Metadata = map[string]string{}
+	}
+	if hitl.IsNull(inq.Context) {
+		inq.Context = nil
+	} else if len(inq.Context) > e.limits.ContextBytes {
+		bad.add("/context", "is %d bytes; at most %d are allowed", len(inq.Context), e.limits.ContextBytes)
+	}
+	if inq.Session != "" && !sessionKeyPattern.MatchString(inq.Session) {
+		bad.add("/session", "must be 1 to 200 characters of A-Z a-z 0-9 . _ : -")
+	}
+	if utf8.RuneCountInString(inq.Origin) > maxOrigin {
+		bad.add("/origin", "must be at most %d characters", maxOrigin)
+	}
+	if utf8.RuneCountInString(inq.ChannelHint) > maxShortText {
+		bad.add("/channel_hint", "must be at most %d characters", maxShortText)
+	}
+	if c := inq.Confidence; c != nil && (*c < 0 || *c > 1) {
+		bad.add("/confidence", "must be between 0 and 1")
+	}
+	checkAssignees(&bad, inq.AssignedTo)
+	checkMetadata(&bad, "/metadata", inq.Metadata)
+	if req.CallbackURL != "" {
+		bad.add("/callback_url", "resume callbacks are not built yet in this version; leave callback_url out")
+	}
+	if tc := inq.ToolCall; tc != nil && (tc.ID == "" || tc.Name == "") {
+		bad.add("/tool_call", "needs an id and a name")
+	}
+
+	// Deadline.
+	switch {
+	case req.TimeoutSeconds != nil && req.TimeoutAt != nil:
+		bad.add("/timeout_seconds", "give timeout_seconds or timeout_at, not both")
+	case req.TimeoutSeconds != nil:
+		if s := *req.TimeoutSeconds; s < 1 || s > maxTimeoutSeconds {
+			bad.add("/timeout_seconds", "must be between 1 and %d", maxTimeoutSeconds)
+		} else {
+			at := now.Add(time.Duration(s) * time.Second)
+			inq.TimeoutAt = &at
+		}
+	case req.TimeoutAt != nil:
+		at := hitl.UTC(*req.TimeoutAt)
+		if !at.After(now) {
+			bad.add("/timeout_at", "must be in the future")
+		} else if at.Sub(now) > maxTimeoutSeconds*time.Second {
+			bad.add("/timeout_at", "must be at most %d seconds away", maxTimeoutSeconds)
+		} else {
+			inq.TimeoutAt = &at
+		}
+	}
+
+	// What the answer must look like.
+	if len(req.Options) > 0 || inq.RequestType == hitl.RequestSelection {
+		checkOptions(&bad, req.Options, inq.RequestType)
+		if !hitl.IsNull(req.ResponseSchema) {
+			bad.add("/response_schema", "give response_schema or options, not both")
+		}
+		inq.Options = req.Options
+	} else if inq.Multiple {
+		bad.add("/multiple", "only applies to options")
+	}
+	switch {
+	case !hitl.IsNull(req.ResponseSchema):
+		if _, err := e.schemas.Compile(req.ResponseSchema); err != nil {
+			bad.add("/response_schema", "%v", err)
+		}
+		inq.ResponseSchema = req.ResponseSchema
+	case len(inq.Options) == 0 && inq.RequestType == hitl.RequestApproval:
+		inq.ResponseSchema = defaultApprovalSchema
+	case len(inq.Options) == 0:
+		inq.ResponseSchema = defaultTextSchema
+	}
+
+	// Fallback.
+	if !inq.FallbackPolicy.Valid() {
+		bad.add("/fallback_policy", "must be fail, complete_with_fallback or use_default_and_continue")
+	} else if inq.FallbackPolicy.AppliesValue() {
+		if hitl.IsNull(inq.FallbackValue) {
+			bad.add("/fallback_value", "is required with fallback_policy %s", inq.FallbackPolicy)
+		}
+	} else if !hitl.IsNull(inq.FallbackValue) {
+		bad.add("/fallback_value", "only applies with a fallback policy other than fail")
+	}
+	if len(bad) == 0 && !hitl.IsNull(inq.FallbackValue) {
+		for _, fe := range e.checkAnswer(inq, inq.FallbackValue) {
+			bad.add("/fallback_value"+fe.Path, "%s", fe.Message)
+		}
+	}
+	if hitl.IsNull(inq.FallbackValue) {
+		inq.FallbackValue = nil
+	}
+	if err := bad.err("invalid inquiry"); err != nil {
+		return nil, err
+	}
+	return inq, nil
+}
+
+func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
+	if len(opts) < minOptions || len(opts) > maxOptions {
+		if t == hitl.RequestSelection && len(opts) == 0 {
+			bad.add("/options", "a selection needs options (%d to %d)", minOptions, maxOptions)
+			return
+		}
+		bad.add("/options", "must have %d to %d entries, has %d", minOptions, maxOptions, len(opts))
+	}
+	seen := map[string]bool{}
+	for i, o := range opts {
+		path := fmt.Sprintf("/options/%d", i)
+		switch {
+		case o.Value == "":
+			bad.add(path, "value must not be empty")
+		case seen[o.Value]:
+			bad.add(path, "value %q is listed twice", o.Value)
+		case utf8.RuneCountInString(o.Value) > maxShortText || utf8.RuneCountInString(o.Label) > maxShortText:
+			bad.add(path, "value and label must be at most %d characters", maxShortText)
+		case utf8.RuneCountInString(o.Description) > maxComment:
+			bad.add(path, "description must be at most %d characters", maxComment)
+		}
+		seen[o.Value] = true
+	}
+}
+
+func checkAssignees(bad *problems, as []string) {
+	if len(as) > maxAssignees {
+		bad.add("/assigned_to", "at most %d entries", maxAssignees)
+		return
+	}
+	for i, a := range as {
+		if !namePattern.MatchString(strings.TrimPrefix(a, "group:")) {
+			bad.add(fmt.Sprintf("/assigned_to/%d", i), "must be a principal name or group:NAME (letters, digits, . _ @ -)")
+		}
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(as)))) != len(as) {
+		bad.add("/assigned_to", "lists an entry twice")
+	}
+}
+
+func checkMetadata(bad *problems, path string, m map[string]string) {
+	if len(m) > maxMetadata {
+		bad.add(path, "at most %d keys", maxMetadata)
+	}
+	for k, v := range m {
+		if k == "" || utf8.RuneCountInString(k) > maxShortText || utf8.RuneCountInString(v) > maxShortText*10 {
+			bad.add(path+"/"+k, "keys must be 1 to %d characters and values at most %d", maxShortText, maxShortText*10)
+		}
+	}
+}
+
+// checkAnswer validates a value against what the inquiry accepts; nil means valid.
+func (e *Engine) checkAnswer(inq *hitl.Inquiry, value json.RawMessage) []hitl.FieldError {
+	s, err := e.schemas.Compile(answerSchema(inq))
+	if err != nil {
+		// The schema compiled when the inquiry was created; failing now is the server's fault.
+		e.log.Error("stored schema does not compile", "inquiry_id", inq.ID, "err", err)
+		return []hitl.FieldError{{Path: "", Message: "the inquiry's schema cannot be used"}}
+	}
+	return s.Validate(value)
+}

@@ -1,0 +1,83 @@
+// Package hitl holds the domain of the human-in-the-loop server: inquiries (questions an
+// agent asks a human), sessions (agent runs), the append-only event log, principals, the
+// error type with stable codes, and the Store interface that persistence implements.
+//
+// It depends on the standard library only. Every business rule lives in package engine;
+// stores persist what the engine decided.
+package hitl
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is where an inquiry is in its life. Pending is the only non-final status.
+type Status string
+
+const (
+	StatusPending   Status = "pending"
+	StatusResponded Status = "responded"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+)
+
+// Final reports whether nothing may change the inquiry any more.
+func (s Status) Final() bool { return s != StatusPending }
+
+// Valid reports whether s is one of the four statuses.
+func (s Status) Valid() bool {
+	switch s {
+	case StatusPending, StatusResponded, StatusTimeout, StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// RequestType says what kind of answer an inquiry expects; it picks the default schema.
+type RequestType string
+
+const (
+	RequestApproval      RequestType = "approval"
+	RequestClarification RequestType = "clarification"
+	RequestSelection     RequestType = "selection"
+	RequestInput         RequestType = "input"
+)
+
+// Valid reports whether t is a known request type.
+func (t RequestType) Valid() bool {
+	switch t {
+	case RequestApproval, RequestClarification, RequestSelection, RequestInput:
+		return true
+	}
+	return false
+}
+
+// FallbackPolicy says what a timed-out inquiry answers on the human's behalf.
+type FallbackPolicy string
+
+const (
+	FallbackFail                  FallbackPolicy = "fail"
+	FallbackCompleteWithFallback  FallbackPolicy = "complete_with_fallback"
+	FallbackUseDefaultAndContinue FallbackPolicy = "use_default_and_continue"
+)
+
+// Valid reports whether p is a known policy.
+func (p FallbackPolicy) Valid() bool {
+	switch p {
+	case FallbackFail, FallbackCompleteWithFallback, FallbackUseDefaultAndContinue:
+		return true
+	}
+	return false
+}
+
+// AppliesValue reports whether the policy answers with the fallback value on timeout.
+func (p FallbackPolicy) AppliesValue() bool {
+	return p == FallbackCompleteWithFallback || p == FallbackUseDefaultAndContinue
+}
+
+// UTC returns t in UTC truncated to microseconds, the precision every store keeps,
+// so that a value read back equals the value written.
+func UTC(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// IsNull reports whether a raw JSON value is absent or null.
+func IsNull(m json.RawMessage) bool { return len(m) == 0 || string(m) == "null" }

@@ -1,0 +1,147 @@
+package hitl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Inquiry is one question from an agent (or workflow step) to a human.
+type Inquiry struct {
+	ID              int64             `json:"id"`
+	Status          Status            `json:"status"`
+	Prompt          string            `json:"prompt"`
+	RequestType     RequestType       `json:"request_type"`
+	ResponseSchema  json.RawMessage   `json:"response_schema"`
+	Options         []Option          `json:"options"`
+	Multiple        bool              `json:"multiple"`
+	Context         json.RawMessage   `json:"context"`
+	Session         string            `json:"session"`
+	Origin          string            `json:"origin"`
+	CreatedBy       string            `json:"created_by"`
+	AssignedTo      []string          `json:"assigned_to"`
+	ChannelHint     string            `json:"channel_hint"`
+	Confidence      *float64          `json:"confidence"`
+	TimeoutAt       *time.Time        `json:"timeout_at"`
+	FallbackPolicy  FallbackPolicy    `json:"fallback_policy"`
+	FallbackValue   json.RawMessage   `json:"fallback_value"`
+	Exclusive       bool              `json:"exclusive"`
+	ToolCall        *ToolCall         `json:"tool_call"`
+	ToolResult      *ToolResult       `json:"tool_result"`
+	Response        json.RawMessage   `json:"response"`
+	FallbackApplied bool              `json:"fallback_applied"`
+	RespondedBy     *string           `json:"responded_by"`
+	RespondedAt     *time.Time        `json:"responded_at"`
+	Comment         *string           `json:"comment"`
+	CancelReason    *string           `json:"cancel_reason"`
+	Metadata        map[string]string `json:"metadata"`
+	CreatedAt       time.Time         `json:"created_at"`
+	UpdatedAt       time.Time         `json:"updated_at"`
+}
+
+// Option is one choice of a selection. On input it may be given as a bare string,
+// which is both its value and its label.
+type Option struct {
+	Value       string `json:"value"`
+	Label       string `json:"label,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// UnmarshalJSON accepts "value" or {"value","label","description"} and nothing else.
+func (o *Option) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*o = Option{Value: s}
+		return nil
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return errors.New("an option is a string or an object with value, label and description")
+	}
+	type plain Option
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	*o = Option(p)
+	return nil
+}
+
+// ToolCall is the LLM tool call that asked the question; it is echoed in the result.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// ToolResult is ready to append to the LLM conversation as the tool's result.
+type ToolResult struct {
+	ToolCallID string `json:"tool_call_id"`
+	Content    string `json:"content"`
+}
+
+// InquiryRequest is what an agent sends to ask a question (POST /v1/inquiries).
+type InquiryRequest struct {
+	Prompt         string            `json:"prompt"`
+	RequestType    RequestType       `json:"request_type,omitempty"`
+	ResponseSchema json.RawMessage   `json:"response_schema,omitempty"`
+	Options        []Option          `json:"options,omitempty"`
+	Multiple       bool              `json:"multiple,omitempty"`
+	Context        json.RawMessage   `json:"context,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	Session        string            `json:"session,omitempty"`
+	Origin         string            `json:"origin,omitempty"`
+	AssignedTo     []string          `json:"assigned_to,omitempty"`
+	ChannelHint    string            `json:"channel_hint,omitempty"`
+	Confidence     *float64          `json:"confidence,omitempty"`
+	TimeoutSeconds *int64            `json:"timeout_seconds,omitempty"`
+	TimeoutAt      *time.Time        `json:"timeout_at,omitempty"`
+	FallbackPolicy FallbackPolicy    `json:"fallback_policy,omitempty"`
+	FallbackValue  json.RawMessage   `json:"fallback_value,omitempty"`
+	ToolCall       *ToolCall         `json:"tool_call,omitempty"`
+	CallbackURL    string            `json:"callback_url,omitempty"`
+	Exclusive      bool              `json:"exclusive,omitempty"`
+}
+
+// ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond).
+type ResponseRequest struct {
+	Response json.RawMessage `json:"response"`
+	Comment  string          `json:"comment,omitempty"`
+}
+
+// InquiryFilter selects inquiries for a list. Zero fields do not filter.
+type InquiryFilter struct {
+	Status        Status
+	Session       string
+	Origin        string
+	RequestType   RequestType
+	AssignedTo    []string // matches an inquiry assigned to any of these entries
+	CreatedBy     string
+	Metadata      map[string]string
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	Visibility    Visibility
+	Page          Page
+}
+
+// Page is a cursor page request: items after Cursor (exclusive), at most Limit.
+type Page struct {
+	Cursor string
+	Limit  int
+}
+
+// Visibility narrows what a principal may see: nothing narrows an admin's view.
+type Visibility struct {
+	All bool
+	// CreatedBy: the principal sees what it created (agents).
+	CreatedBy string
+	// Responder: the principal sees what is unassigned or assigned to one of these entries.
+	Responder    bool
+	AnswerableBy []string
+}

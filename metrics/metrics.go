@@ -1,0 +1,96 @@
+// Package metrics defines hitl's Prometheus metrics in one place. A nil *Metrics records
+// nothing, so parts can be used without metrics in tests.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics holds every collector hitl exports, on its own registry.
+type Metrics struct {
+	registry          *prometheus.Registry
+	inquiriesCreated  prometheus.Counter
+	inquiriesResolved *prometheus.CounterVec
+	responseTime      prometheus.Histogram
+	wakeLatency       prometheus.Histogram
+	httpRequests      *prometheus.CounterVec
+	httpDuration      *prometheus.HistogramVec
+}
+
+// New registers the collectors; pending reports the number of pending inquiries when scraped.
+func New(pending func() float64) *Metrics {
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		inquiriesCreated: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hitl_inquiries_created_total", Help: "Inquiries created.",
+		}),
+		inquiriesResolved: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_inquiries_resolved_total", Help: "Inquiries that reached a final status, by status.",
+		}, []string{"status"}),
+		responseTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "hitl_human_response_seconds", Help: "Time from an inquiry's creation to the human's answer.",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+		}),
+		wakeLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "hitl_wake_latency_seconds", Help: "Time from the commit that resolved an inquiry to its waiter returning.",
+			Buckets: prometheus.ExponentialBuckets(0.00005, 2, 16),
+		}),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_http_requests_total", Help: "HTTP requests by route and status.",
+		}, []string{"route", "status"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "hitl_http_request_seconds", Help: "HTTP request duration by route (long polls included).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 12),
+		}, []string{"route"}),
+	}
+	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.wakeLatency, m.httpRequests, m.httpDuration,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, pending),
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+// InquiryCreated counts a new inquiry.
+func (m *Metrics) InquiryCreated() {
+	if m != nil {
+		m.inquiriesCreated.Inc()
+	}
+}
+
+// InquiryResolved counts a final status; for answers it records how long the human took.
+func (m *Metrics) InquiryResolved(status string, humanTime time.Duration) {
+	if m == nil {
+		return
+	}
+	m.inquiriesResolved.WithLabelValues(status).Inc()
+	if status == "responded" {
+		m.responseTime.Observe(humanTime.Seconds())
+	}
+}
+
+// WaiterWoken records the time from commit to a waiter returning.
+func (m *Metrics) WaiterWoken(d time.Duration) {
+	if m != nil {
+		m.wakeLatency.Observe(d.Seconds())
+	}
+}
+
+// HTTPRequest records one finished request.
+func (m *Metrics) HTTPRequest(route string, status int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.httpRequests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
+}
+

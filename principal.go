@@ -1,0 +1,63 @@
+package hitl
+
+import (
+	"slices"
+	"time"
+)
+
+// Roles a principal may hold; a key may carry several.
+const (
+	RoleAdmin     = "admin"
+	RoleAgent     = "agent"
+	RoleResponder = "responder"
+)
+
+// ValidRole reports whether r is a known role.
+func ValidRole(r string) bool { return r == RoleAdmin || r == RoleAgent || r == RoleResponder }
+
+// Principal is who a token speaks for.
+type Principal struct {
+	Name   string   `json:"name"`
+	Roles  []string `json:"roles"`
+	Groups []string `json:"groups"`
+}
+
+// Has reports whether the principal holds the role.
+func (p *Principal) Has(role string) bool { return slices.Contains(p.Roles, role) }
+
+// IsAdmin reports whether the principal may do everything.
+func (p *Principal) IsAdmin() bool { return p.Has(RoleAdmin) }
+
+// Entries are the assignment entries that name this principal: its name and group:NAME for each group.
+func (p *Principal) Entries() []string {
+	out := make([]string, 0, 1+len(p.Groups))
+	out = append(out, p.Name)
+	for _, g := range p.Groups {
+		out = append(out, "group:"+g)
+	}
+	return out
+}
+
+// Key is a stored API key. The token itself is shown once at creation and kept only as a hash.
+type Key struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	Roles     []string   `json:"roles"`
+	Groups    []string   `json:"groups"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// Token is set only in the answer to the request that created the key.
+	Token string `json:"token,omitempty"`
+}
+
+// Principal returns the principal the key speaks for.
+func (k *Key) Principal() *Principal {
+	return &Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups}
+}
+
+// KeyRequest creates a key (POST /v1/keys).
+type KeyRequest struct {
+	Name   string   `json:"name"`
+	Roles  []string `json:"roles"`
+	Groups []string `json:"groups,omitempty"`
+}

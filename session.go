@@ -1,0 +1,65 @@
+package hitl
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SessionStatus is where an agent run is. AwaitingInput is derived: a running session
+// with at least one pending inquiry.
+type SessionStatus string
+
+const (
+	SessionRunning       SessionStatus = "running"
+	SessionAwaitingInput SessionStatus = "awaiting_input"
+	SessionCompleted     SessionStatus = "completed"
+	SessionFailed        SessionStatus = "failed"
+	SessionCancelled     SessionStatus = "cancelled"
+)
+
+// Finished reports whether the session has ended and can no longer change.
+func (s SessionStatus) Finished() bool {
+	return s == SessionCompleted || s == SessionFailed || s == SessionCancelled
+}
+
+// Valid reports whether s is a known session status.
+func (s SessionStatus) Valid() bool {
+	switch s {
+	case SessionRunning, SessionAwaitingInput, SessionCompleted, SessionFailed, SessionCancelled:
+		return true
+	}
+	return false
+}
+
+// Session is one agent run: an execution, task, intent or webhook-triggered run.
+type Session struct {
+	Key              string            `json:"key"`
+	Status           SessionStatus     `json:"status"`
+	Agent            string            `json:"agent"`
+	CreatedBy        string            `json:"created_by"`
+	State            json.RawMessage   `json:"state"`
+	Result           json.RawMessage   `json:"result"`
+	Error            *string           `json:"error"`
+	CallbackURL      *string           `json:"callback_url"`
+	Metadata         map[string]string `json:"metadata"`
+	PendingInquiries int               `json:"pending_inquiries"`
+	InquiriesAsked   int               `json:"inquiries_asked"`
+	CreatedAt        time.Time         `json:"created_at"`
+	UpdatedAt        time.Time         `json:"updated_at"`
+	CompletedAt      *time.Time        `json:"completed_at"`
+}
+
+// SessionRequest creates or updates a session (PUT /v1/sessions/{key}).
+type SessionRequest struct {
+	Agent       string            `json:"agent,omitempty"`
+	State       json.RawMessage   `json:"state,omitempty"`
+	CallbackURL string            `json:"callback_url,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+}
+
+// SessionFilter selects sessions for a list.
+type SessionFilter struct {
+	Status    SessionStatus
+	CreatedBy string // empty: all
+	Page      Page
+}

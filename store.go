@@ -1,0 +1,88 @@
+package hitl
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists what the engine decided. Implementations: store/sqlite, and next store/postgres;
+// store/storetest is the conformance suite every implementation passes.
+//
+// Errors: ENotFound for a missing row, EConflict for a violated uniqueness or a conditional
+// update that found the row no longer pending; any other failure is internal.
+type Store interface {
+	// Update runs fn in one transaction: everything fn writes commits together or not at all.
+	// When fn returns an error nothing it did is kept and that error is returned.
+	Update(ctx context.Context, fn func(Tx) error) error
+
+	// Inquiry returns one inquiry (ENotFound).
+	Inquiry(ctx context.Context, id int64) (*Inquiry, error)
+	// Inquiries lists newest first, filtered and narrowed to what Visibility allows.
+	Inquiries(ctx context.Context, f InquiryFilter) ([]*Inquiry, string, error)
+	// PendingCount counts the inquiries waiting for an answer.
+	PendingCount(ctx context.Context) (int, error)
+	// PendingDeadlines lists every pending inquiry that has a deadline, for the timers.
+	PendingDeadlines(ctx context.Context) ([]Deadline, error)
+
+	// Session returns one session with its derived counts and status (ENotFound).
+	Session(ctx context.Context, key string) (*Session, error)
+	// Sessions lists newest first.
+	Sessions(ctx context.Context, f SessionFilter) ([]*Session, string, error)
+	// SessionInquiries lists a session's inquiries oldest first, narrowed by Visibility.
+	SessionInquiries(ctx context.Context, key string, v Visibility) ([]*Inquiry, error)
+
+	// Events lists events with seq > f.After in seq order.
+	Events(ctx context.Context, f EventFilter) ([]*Event, error)
+
+	// KeyByTokenHash returns the unrevoked key with that token hash (ENotFound).
+	KeyByTokenHash(ctx context.Context, hash string) (*Key, error)
+	// Keys lists every key, revoked ones included, oldest first.
+	Keys(ctx context.Context) ([]*Key, error)
+
+	// Ping reports whether the store answers.
+	Ping(ctx context.Context) error
+	Close() error
+}
+
+// Tx is the write side of one transaction.
+type Tx interface {
+	// Inquiry reads an inquiry inside the transaction, locked against concurrent writers (ENotFound).
+	Inquiry(id int64) (*Inquiry, error)
+	// InsertInquiry stores a new inquiry and sets its ID. EConflict when the inquiry is exclusive
+	// and its session already has a pending exclusive inquiry.
+	InsertInquiry(inq *Inquiry) error
+	// ResolveInquiry writes the final state of an inquiry that is still pending; EConflict otherwise.
+	ResolveInquiry(inq *Inquiry) error
+	// PendingInquiries lists a session's pending inquiries.
+	PendingInquiries(session string) ([]*Inquiry, error)
+
+	// Session reads a session inside the transaction (ENotFound).
+	Session(key string) (*Session, error)
+	// InsertSession stores a new session (EConflict if the key exists).
+	InsertSession(s *Session) error
+	// UpdateSession writes a session's agent, state, metadata, status, result, error and times.
+	UpdateSession(s *Session) error
+
+	// IdempotencyKey returns the inquiry and request hash recorded for (principal, key) (ENotFound).
+	IdempotencyKey(principal, key string) (inquiryID int64, requestHash string, err error)
+	// InsertIdempotencyKey records (principal, key) → inquiry.
+	InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error
+
+	// AppendEvent adds an event to the log and sets its Seq.
+	AppendEvent(ev *Event) error
+
+	// InsertKey stores a key with its token hash (EConflict if the ID exists).
+	InsertKey(k *Key, tokenHash string) error
+	// SetKeyToken replaces the token hash of a key and unrevokes it (ENotFound).
+	SetKeyToken(id, tokenHash string) error
+	// RevokeKey marks a key revoked (ENotFound; revoking twice keeps the first time).
+	RevokeKey(id string, at time.Time) error
+	// HasAdminKey reports whether any unrevoked key holds the admin role.
+	HasAdminKey() (bool, error)
+}
+
+// Deadline is when a pending inquiry times out.
+type Deadline struct {
+	InquiryID int64
+	At        time.Time
+}

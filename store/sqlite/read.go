@@ -1,0 +1,367 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// where collects the conditions and arguments of a query.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) String() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func anyArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// visible narrows inquiries (alias i) to what v allows.
+func (w *where) visible(v hitl.Visibility) {
+	if v.All {
+		return
+	}
+	var ors []string
+	var args []any
+	if v.CreatedBy != "" {
+		ors = append(ors, "i.created_by = ?")
+		args = append(args, v.CreatedBy)
+	}
+	if v.Responder {
+		cond := "i.unassigned = 1"
+		if len(v.AnswerableBy) > 0 {
+			cond += " OR EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee IN (" + placeholders(len(v.AnswerableBy)) + "))"
+			args = append(args, anyArgs(v.AnswerableBy)...)
+		}
+		ors = append(ors, cond)
+	}
+	if len(ors) == 0 {
+		w.add("0")
+		return
+	}
+	w.add("("+strings.Join(ors, " OR ")+")", args...)
+}
+
+// limit returns the page size to query: one more than asked, to know whether a next page exists.
+func cursorPage[T any](items []T, limit int, cursorOf func(T) int64) ([]T, string) {
+	if len(items) <= limit {
+		return items, ""
+	}
+	items = items[:limit]
+	return items, strconv.FormatInt(cursorOf(items[len(items)-1]), 10)
+}
+
+func parseCursor(c string) (int64, error) {
+	if c == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(c, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, hitl.Errorf(hitl.EInvalid, "cursor is not one this server gave out")
+	}
+	return n, nil
+}
+
+func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
+	return getInquiry(ctx, s.reader, id)
+}
+
+func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
+	var w where
+	cursor, err := parseCursor(f.Page.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if cursor > 0 {
+		w.add("i.id < ?", cursor)
+	}
+	if f.Status != "" {
+		w.add("i.status = ?", f.Status)
+	}
+	if f.Session != "" {
+		w.add("i.session = ?", f.Session)
+	}
+	if f.Origin != "" {
+		w.add("i.origin = ?", f.Origin)
+	}
+	if f.RequestType != "" {
+		w.add("i.request_type = ?", f.RequestType)
+	}
+	if f.CreatedBy != "" {
+		w.add("i.created_by = ?", f.CreatedBy)
+	}
+	if len(f.AssignedTo) > 0 {
+		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
+	}
+	for k, v := range f.Metadata {
+		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = ? AND m.value = ?)", k, v)
+	}
+	if f.CreatedAfter != nil {
+		w.add("i.created_at > ?", micros(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		w.add("i.created_at < ?", micros(*f.CreatedBefore))
+	}
+	w.visible(f.Visibility)
+	items, err := queryInquiries(ctx, s.reader, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id DESC LIMIT ?",
+		append(w.args, f.Page.Limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	items, next := cursorPage(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
+	return items, next, nil
+}
+
+func (s *Store) PendingCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries WHERE status = 'pending'").Scan(&n)
+	return n, dbError(err, "inquiries")
+}
+
+func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
+	rows, err := s.reader.QueryContext(ctx, "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+	if err != nil {
+		return nil, dbError(err, "deadlines")
+	}
+	defer rows.Close()
+	var out []hitl.Deadline
+	for rows.Next() {
+		var d hitl.Deadline
+		var at int64
+		if err := rows.Scan(&d.InquiryID, &at); err != nil {
+			return nil, err
+		}
+		d.At = fromMicros(at)
+		out = append(out, d)
+	}
+	return out, dbError(rows.Err(), "deadlines")
+}
+
+const sessionColumns = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,
+	s.created_at, s.updated_at, s.completed_at,
+	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),
+	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key)`
+
+func scanSession(sc interface{ Scan(...any) error }) (*hitl.Session, int64, error) {
+	var (
+		s                          hitl.Session
+		rowid, created, updated    int64
+		state, result, errText, cb sql.NullString
+		meta                       string
+		completed                  sql.NullInt64
+	)
+	if err := sc.Scan(&rowid, &s.Key, &s.Status, &s.Agent, &s.CreatedBy, &state, &result, &errText, &cb, &meta,
+		&created, &updated, &completed, &s.PendingInquiries, &s.InquiriesAsked); err != nil {
+		return nil, 0, err
+	}
+	if state.Valid {
+		s.State = json.RawMessage(state.String)
+	}
+	if result.Valid {
+		s.Result = json.RawMessage(result.String)
+	}
+	if errText.Valid {
+		s.Error = &errText.String
+	}
+	if cb.Valid {
+		s.CallbackURL = &cb.String
+	}
+	if err := json.Unmarshal([]byte(meta), &s.Metadata); err != nil {
+		return nil, 0, err
+	}
+	s.CreatedAt, s.UpdatedAt = fromMicros(created), fromMicros(updated)
+	if completed.Valid {
+		t := fromMicros(completed.Int64)
+		s.CompletedAt = &t
+	}
+	if s.Status == hitl.SessionRunning && s.PendingInquiries > 0 {
+		s.Status = hitl.SessionAwaitingInput
+	}
+	return &s, rowid, nil
+}
+
+func getSession(ctx context.Context, q querier, key string) (*hitl.Session, error) {
+	s, _, err := scanSession(q.QueryRowContext(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = ?", key))
+	return s, dbError(err, "session "+key)
+}
+
+func (s *Store) Session(ctx context.Context, key string) (*hitl.Session, error) {
+	return getSession(ctx, s.reader, key)
+}
+
+func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
+	var w where
+	cursor, err := parseCursor(f.Page.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if cursor > 0 {
+		w.add("s.rowid < ?", cursor)
+	}
+	if f.CreatedBy != "" {
+		w.add("s.created_by = ?", f.CreatedBy)
+	}
+	const pending = "EXISTS (SELECT 1 FROM inquiries i WHERE i.session = s.key AND i.status = 'pending')"
+	switch f.Status {
+	case "":
+	case hitl.SessionAwaitingInput:
+		w.add("s.status = 'running' AND " + pending)
+	case hitl.SessionRunning:
+		w.add("s.status = 'running' AND NOT " + pending)
+	default:
+		w.add("s.status = ?", f.Status)
+	}
+	rows, err := s.reader.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s"+w.String()+" ORDER BY s.rowid DESC LIMIT ?", append(w.args, f.Page.Limit+1)...)
+	if err != nil {
+		return nil, "", dbError(err, "sessions")
+	}
+	defer rows.Close()
+	type row struct {
+		s     *hitl.Session
+		rowid int64
+	}
+	var items []row
+	for rows.Next() {
+		sess, rowid, err := scanSession(rows)
+		if err != nil {
+			return nil, "", err
+		}
+		items = append(items, row{sess, rowid})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", dbError(err, "sessions")
+	}
+	items, next := cursorPage(items, f.Page.Limit, func(r row) int64 { return r.rowid })
+	out := make([]*hitl.Session, len(items))
+	for i, r := range items {
+		out[i] = r.s
+	}
+	return out, next, nil
+}
+
+func (s *Store) SessionInquiries(ctx context.Context, key string, v hitl.Visibility) ([]*hitl.Inquiry, error) {
+	var w where
+	w.add("i.session = ?", key)
+	w.visible(v)
+	return queryInquiries(ctx, s.reader, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id", w.args...)
+}
+
+func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
+	var w where
+	w.add("e.seq > ?", f.After)
+	if len(f.Types) > 0 {
+		w.add("e.type IN ("+placeholders(len(f.Types))+")", anyArgs(f.Types)...)
+	}
+	if f.Session != "" {
+		w.add("e.session = ?", f.Session)
+	}
+	if f.InquiryID != 0 {
+		w.add("e.inquiry_id = ?", f.InquiryID)
+	}
+	from := " FROM events e"
+	if !f.Visibility.All {
+		// Inquiry events are visible with their inquiry; session events to the session's creator.
+		from += " LEFT JOIN inquiries i ON i.id = e.inquiry_id LEFT JOIN sessions s ON e.inquiry_id IS NULL AND s.key = e.session"
+		var iv where
+		iv.visible(f.Visibility)
+		w.add("((e.inquiry_id IS NOT NULL AND "+strings.Join(iv.conds, " AND ")+") OR (e.inquiry_id IS NULL AND s.created_by = ?))",
+			append(iv.args, f.Visibility.CreatedBy)...)
+	}
+	rows, err := s.reader.QueryContext(ctx, "SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data"+from+w.String()+" ORDER BY e.seq LIMIT ?",
+		append(w.args, f.Limit)...)
+	if err != nil {
+		return nil, dbError(err, "events")
+	}
+	defer rows.Close()
+	var out []*hitl.Event
+	for rows.Next() {
+		var (
+			ev        hitl.Event
+			at        int64
+			inquiryID sql.NullInt64
+			session   sql.NullString
+			data      string
+		)
+		if err := rows.Scan(&ev.Seq, &ev.ID, &ev.Type, &at, &inquiryID, &session, &ev.Actor, &data); err != nil {
+			return nil, err
+		}
+		ev.Time = fromMicros(at)
+		if inquiryID.Valid {
+			ev.InquiryID = &inquiryID.Int64
+		}
+		ev.Session = session.String
+		ev.Data = json.RawMessage(data)
+		out = append(out, &ev)
+	}
+	return out, dbError(rows.Err(), "events")
+}
+
+func scanKey(sc interface{ Scan(...any) error }) (*hitl.Key, error) {
+	var (
+		k             hitl.Key
+		roles, groups string
+		created       int64
+		revoked       sql.NullInt64
+	)
+	if err := sc.Scan(&k.ID, &k.Name, &roles, &groups, &created, &revoked); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(roles), &k.Roles); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(groups), &k.Groups); err != nil {
+		return nil, err
+	}
+	k.CreatedAt = fromMicros(created)
+	if revoked.Valid {
+		t := fromMicros(revoked.Int64)
+		k.RevokedAt = &t
+	}
+	return &k, nil
+}
+
+const keyColumns = "id, name, roles, groups, created_at, revoked_at"
+
+func (s *Store) KeyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
+	k, err := scanKey(s.reader.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL", hash))
+	return k, dbError(err, "key")
+}
+
+func (s *Store) Keys(ctx context.Context) ([]*hitl.Key, error) {
+	rows, err := s.reader.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
+	if err != nil {
+		return nil, dbError(err, "keys")
+	}
+	defer rows.Close()
+	var out []*hitl.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, dbError(rows.Err(), "keys")
+}

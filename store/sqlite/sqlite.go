@@ -1,0 +1,245 @@
+// Package sqlite is the embedded store: one file, pure Go (modernc.org/sqlite), WAL and
+// synchronous=FULL so an acknowledged change survives power loss.
+//
+// All writes go through one connection owned by one goroutine, which commits the changes
+// that arrive together in one transaction (group commit): each change runs inside its own
+// savepoint, so a change that fails is rolled back alone, and every caller is answered only
+// after the fsync of the commit that holds its change. Reads use a separate pool of
+// read-only connections, which WAL lets run beside the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/pressly/goose/v3"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/hitl-dev/hitl"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// maxBatch bounds how many changes share one commit, so that one commit's latency stays small.
+const maxBatch = 256
+
+// Store is the SQLite implementation of hitl.Store.
+type Store struct {
+	writer *sql.DB
+	reader *sql.DB
+	ops    chan *op
+	done   chan struct{}
+	quit   chan struct{}
+}
+
+type op struct {
+	ctx  context.Context
+	fn   func(hitl.Tx) error
+	err  error
+	done chan struct{}
+}
+
+var _ hitl.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database file at path and brings its schema up to date.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create database directory: %w", err)
+		}
+	}
+	dsn := func(extra string) string {
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(FULL)")
+		q.Add("_pragma", "foreign_keys(1)")
+		if extra != "" {
+			q.Add("_pragma", extra)
+		}
+		return "file:" + path + "?" + q.Encode()
+	}
+	writer, err := sql.Open("sqlite", dsn("")+"&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := migrate(ctx, writer); err != nil {
+		writer.Close()
+		return nil, err
+	}
+	reader, err := sql.Open("sqlite", dsn("query_only(1)"))
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	reader.SetMaxOpenConns(n)
+	reader.SetMaxIdleConns(n)
+	s := &Store{writer: writer, reader: reader, ops: make(chan *op, maxBatch), done: make(chan struct{}), quit: make(chan struct{})}
+	go s.writeLoop()
+	return s, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations,
+		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	return nil
+}
+
+// Close finishes the writes already queued and closes the database.
+func (s *Store) Close() error {
+	select {
+	case <-s.quit:
+	default:
+		close(s.quit)
+	}
+	<-s.done
+	return errors.Join(s.writer.Close(), s.reader.Close())
+}
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return hitl.Errorf(hitl.EUnavailable, "database does not answer")
+	}
+	return nil
+}
+
+// Update queues fn for the writer and returns once the transaction holding it has committed
+// (or fn failed). Once queued, a change is waited for even if ctx ends, so that the caller
+// never reports a change as failed that did commit.
+func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
+	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case s.ops <- o:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.quit:
+		return hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
+	}
+	<-o.done
+	return o.err
+}
+
+func (s *Store) writeLoop() {
+	defer close(s.done)
+	batch := make([]*op, 0, maxBatch)
+	for {
+		select {
+		case o := <-s.ops:
+			batch = append(batch[:0], o)
+		case <-s.quit:
+			// Drain what was queued before the quit, then stop.
+			for {
+				select {
+				case o := <-s.ops:
+					s.commit([]*op{o})
+				default:
+					return
+				}
+			}
+		}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case o := <-s.ops:
+				batch = append(batch, o)
+			default:
+				break fill
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit runs a batch of changes in one transaction, each in its own savepoint.
+func (s *Store) commit(batch []*op) {
+	defer func() {
+		for _, o := range batch {
+			close(o.done)
+		}
+	}()
+	ctx := context.Background()
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		for _, o := range batch {
+			o.err = fmt.Errorf("begin: %w", err)
+		}
+		return
+	}
+	for _, o := range batch {
+		o.err = s.runOne(ctx, tx, o)
+	}
+	if err := tx.Commit(); err != nil {
+		for _, o := range batch {
+			if o.err == nil {
+				o.err = fmt.Errorf("commit: %w", err)
+			}
+		}
+	}
+}
+
+func (s *Store) runOne(ctx context.Context, tx *sql.Tx, o *op) (err error) {
+	if err := o.ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT change"); err != nil {
+		return fmt.Errorf("savepoint: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("change panicked: %v", p)
+		}
+		if err != nil {
+			if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO change"); rbErr != nil {
+				err = errors.Join(err, rbErr)
+			}
+		}
+		if _, relErr := tx.ExecContext(ctx, "RELEASE change"); relErr != nil && err == nil {
+			err = relErr
+		}
+	}()
+	return o.fn(&txn{ctx: ctx, tx: tx})
+}
+
+// dbError turns a driver error into a domain error by its SQLite result code.
+func dbError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return hitl.Errorf(hitl.ENotFound, "%s not found", what)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return hitl.Errorf(hitl.EConflict, "%s already exists", what)
+		}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

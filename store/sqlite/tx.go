@@ -1,0 +1,248 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// txn is one change's view of the writer's transaction.
+type txn struct {
+	ctx context.Context
+	tx  *sql.Tx
+}
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: micros(*t), Valid: true}
+}
+
+func nullString(s *string) sql.NullString {
+	if s == nil {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: *s, Valid: true}
+}
+
+func nullJSON(m json.RawMessage) sql.NullString {
+	if hitl.IsNull(m) {
+		return sql.NullString{}
+	}
+	return sql.NullString{String: string(m), Valid: true}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// querier is what reads need, from the read pool or inside the writer's transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const inquiryColumns = "i.id, i.doc"
+
+func scanInquiry(sc interface{ Scan(...any) error }) (*hitl.Inquiry, error) {
+	var (
+		id  int64
+		doc string
+	)
+	if err := sc.Scan(&id, &doc); err != nil {
+		return nil, err
+	}
+	inq := new(hitl.Inquiry)
+	if err := json.Unmarshal([]byte(doc), inq); err != nil {
+		return nil, fmt.Errorf("inquiry %d: stored document: %w", id, err)
+	}
+	inq.ID = id
+	return inq, nil
+}
+
+func queryInquiries(ctx context.Context, q querier, query string, args ...any) ([]*hitl.Inquiry, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbError(err, "inquiries")
+	}
+	defer rows.Close()
+	var out []*hitl.Inquiry
+	for rows.Next() {
+		inq, err := scanInquiry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inq)
+	}
+	return out, dbError(rows.Err(), "inquiries")
+}
+
+func getInquiry(ctx context.Context, q querier, id int64) (*hitl.Inquiry, error) {
+	inq, err := scanInquiry(q.QueryRowContext(ctx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.id = ?", id))
+	return inq, dbError(err, "inquiry")
+}
+
+func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) { return getInquiry(t.ctx, t.tx, id) }
+
+func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	var session sql.NullString
+	if inq.Session != "" {
+		session = sql.NullString{String: inq.Session, Valid: true}
+	}
+	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
+		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		inq.Status, session, inq.Origin, inq.RequestType, inq.CreatedBy, boolInt(len(inq.AssignedTo) == 0),
+		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), micros(inq.CreatedAt), micros(inq.UpdatedAt), doc).Scan(&inq.ID)
+	if err != nil {
+		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
+	}
+	for _, a := range inq.AssignedTo {
+		if _, err := t.tx.ExecContext(t.ctx, "INSERT OR IGNORE INTO inquiry_assignees (assignee, inquiry_id) VALUES (?, ?)", a, inq.ID); err != nil {
+			return dbError(err, "assignee")
+		}
+	}
+	for k, v := range inq.Metadata {
+		if _, err := t.tx.ExecContext(t.ctx, "INSERT INTO inquiry_metadata (key, value, inquiry_id) VALUES (?, ?, ?)", k, v, inq.ID); err != nil {
+			return dbError(err, "metadata")
+		}
+	}
+	return nil
+}
+
+func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	res, err := t.tx.ExecContext(t.ctx, "UPDATE inquiries SET status = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'",
+		inq.Status, micros(inq.UpdatedAt), doc, inq.ID)
+	if err != nil {
+		return dbError(err, "inquiry")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)
+	}
+	return nil
+}
+
+func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
+	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
+}
+
+func (t *txn) Session(key string) (*hitl.Session, error) { return getSession(t.ctx, t.tx, key) }
+
+func (t *txn) InsertSession(s *hitl.Session) error {
+	meta, _ := json.Marshal(s.Metadata)
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO sessions
+		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.Key, storedSessionStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
+		nullString(s.CallbackURL), meta, micros(s.CreatedAt), micros(s.UpdatedAt), nullMicros(s.CompletedAt))
+	return dbError(err, "session "+s.Key)
+}
+
+func (t *txn) UpdateSession(s *hitl.Session) error {
+	meta, _ := json.Marshal(s.Metadata)
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE sessions SET status = ?, agent = ?, state = ?, result = ?, error = ?,
+		callback_url = ?, metadata = ?, updated_at = ?, completed_at = ? WHERE key = ?`,
+		storedSessionStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
+		nullString(s.CallbackURL), meta, micros(s.UpdatedAt), nullMicros(s.CompletedAt), s.Key)
+	if err != nil {
+		return dbError(err, "session")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hitl.Errorf(hitl.ENotFound, "session %s not found", s.Key)
+	}
+	return nil
+}
+
+// storedSessionStatus keeps awaiting_input out of the table: it is derived from pending inquiries.
+func storedSessionStatus(s hitl.SessionStatus) hitl.SessionStatus {
+	if s == hitl.SessionAwaitingInput {
+		return hitl.SessionRunning
+	}
+	return s
+}
+
+func (t *txn) IdempotencyKey(principal, key string) (int64, string, error) {
+	var (
+		id   int64
+		hash string
+	)
+	err := t.tx.QueryRowContext(t.ctx, "SELECT inquiry_id, request_hash FROM idempotency_keys WHERE principal = ? AND key = ?", principal, key).Scan(&id, &hash)
+	return id, hash, dbError(err, "idempotency key")
+}
+
+func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error {
+	_, err := t.tx.ExecContext(t.ctx, "INSERT INTO idempotency_keys (principal, key, request_hash, inquiry_id, created_at) VALUES (?, ?, ?, ?, ?)",
+		principal, key, requestHash, inquiryID, micros(at))
+	return dbError(err, "idempotency key")
+}
+
+func (t *txn) AppendEvent(ev *hitl.Event) error {
+	var session sql.NullString
+	if ev.Session != "" {
+		session = sql.NullString{String: ev.Session, Valid: true}
+	}
+	var inquiryID sql.NullInt64
+	if ev.InquiryID != nil {
+		inquiryID = sql.NullInt64{Int64: *ev.InquiryID, Valid: true}
+	}
+	err := t.tx.QueryRowContext(t.ctx, "INSERT INTO events (id, type, time, inquiry_id, session, actor, data) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+		ev.ID, ev.Type, micros(ev.Time), inquiryID, session, ev.Actor, string(ev.Data)).Scan(&ev.Seq)
+	return dbError(err, "event")
+}
+
+func (t *txn) InsertKey(k *hitl.Key, tokenHash string) error {
+	roles, _ := json.Marshal(k.Roles)
+	groups, _ := json.Marshal(k.Groups)
+	_, err := t.tx.ExecContext(t.ctx, "INSERT INTO api_keys (id, name, roles, groups, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+		k.ID, k.Name, roles, groups, tokenHash, micros(k.CreatedAt))
+	return dbError(err, "key")
+}
+
+func (t *txn) SetKeyToken(id, tokenHash string) error {
+	res, err := t.tx.ExecContext(t.ctx, "UPDATE api_keys SET token_hash = ?, revoked_at = NULL WHERE id = ?", tokenHash, id)
+	if err != nil {
+		return dbError(err, "key")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hitl.Errorf(hitl.ENotFound, "key %s not found", id)
+	}
+	return nil
+}
+
+func (t *txn) RevokeKey(id string, at time.Time) error {
+	res, err := t.tx.ExecContext(t.ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", micros(at), id)
+	if err != nil {
+		return dbError(err, "key")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return hitl.Errorf(hitl.ENotFound, "key %s not found", id)
+	}
+	return nil
+}
+
+func (t *txn) HasAdminKey() (bool, error) {
+	var n int
+	err := t.tx.QueryRowContext(t.ctx, `SELECT COUNT(*) FROM api_keys, json_each(api_keys.roles) r
+		WHERE api_keys.revoked_at IS NULL AND r.value = 'admin'`).Scan(&n)
+	return n > 0, dbError(err, "keys")
+}
