@@ -91,7 +91,7 @@ func queryInquiries(ctx context.Context, q querier, query string, args ...any) (
 
 func getInquiry(ctx context.Context, q querier, id int64) (*hitl.Inquiry, error) {
 	inq, err := scanInquiry(q.QueryRowContext(ctx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.id = ?", id))
-	return inq, dbError(err, "inquiry")
+	return inq, dbError(err, fmt.Sprintf("inquiry %d", id))
 }
 
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) { return getInquiry(t.ctx, t.tx, id) }

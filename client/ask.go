@@ -1,0 +1,119 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// TimeoutError: the deadline passed with no answer and the fallback policy was fail.
+type TimeoutError struct{ Inquiry *hitl.Inquiry }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("inquiry %d timed out with no answer", e.Inquiry.ID)
+}
+
+// CancelledError: the inquiry was cancelled before anyone answered.
+type CancelledError struct{ Inquiry *hitl.Inquiry }
+
+func (e *CancelledError) Error() string {
+	if e.Inquiry.CancelReason != nil {
+		return fmt.Sprintf("inquiry %d was cancelled: %s", e.Inquiry.ID, *e.Inquiry.CancelReason)
+	}
+	return fmt.Sprintf("inquiry %d was cancelled", e.Inquiry.ID)
+}
+
+// AskOptions tune Ask.
+type AskOptions struct {
+	// IdempotencyKey identifies this question across retries and restarts of the asker; a
+	// random one is made when empty.
+	IdempotencyKey string
+	// PollWait is how long each long poll lasts (default 30 s).
+	PollWait time.Duration
+	// OnCreated is called once the inquiry exists, with its id.
+	OnCreated func(*hitl.Inquiry)
+}
+
+// Ask creates the inquiry and waits until it is resolved, then returns it: its Response is
+// the human's answer, or the fallback value (FallbackApplied) when the deadline passed under
+// a fallback policy. A timeout under policy fail is a *TimeoutError, a cancellation a
+// *CancelledError. Dropped connections, restarts and 5xx answers are retried with backoff;
+// the idempotency key makes sure a retry never creates a second inquiry.
+func (c *Client) Ask(ctx context.Context, req *hitl.InquiryRequest, o AskOptions) (*hitl.Inquiry, error) {
+	if o.IdempotencyKey == "" {
+		o.IdempotencyKey = NewIdempotencyKey()
+	}
+	if o.PollWait <= 0 {
+		o.PollWait = 30 * time.Second
+	}
+	var inq *hitl.Inquiry
+	err := retry(ctx, func() (err error) {
+		inq, _, err = c.CreateInquiry(ctx, req, CreateOptions{IdempotencyKey: o.IdempotencyKey})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.OnCreated != nil {
+		o.OnCreated(inq)
+	}
+	for inq.Status == hitl.StatusPending {
+		id := inq.ID
+		err := retry(ctx, func() (err error) {
+			inq, err = c.Wait(ctx, id, o.PollWait)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return inq, Outcome(inq)
+}
+
+// Outcome is nil for an answered inquiry (or one a fallback answered), else the typed error.
+func Outcome(inq *hitl.Inquiry) error {
+	switch {
+	case inq.Status == hitl.StatusTimeout && !inq.FallbackApplied:
+		return &TimeoutError{Inquiry: inq}
+	case inq.Status == hitl.StatusCancelled:
+		return &CancelledError{Inquiry: inq}
+	}
+	return nil
+}
+
+// Answer decodes an inquiry's response into v.
+func Answer(inq *hitl.Inquiry, v any) error { return json.Unmarshal(inq.Response, v) }
+
+// retry runs fn until it succeeds, fails for good, or ctx ends. Network errors and answers
+// that say the server is (re)starting or overloaded are worth another try.
+func retry(ctx context.Context, fn func() error) error {
+	backoff := 50 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !retryable(ctx, err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests
+	}
+	return true // transport: refused, reset, EOF, a request timeout
+}

@@ -1,0 +1,515 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/credentials"
+)
+
+// connect returns a client from HITL_URL and HITL_TOKEN, else from the credentials file.
+func connect() (*client.Client, error) {
+	f, err := credentials.Load()
+	if err != nil && (os.Getenv("HITL_URL") == "" || os.Getenv("HITL_TOKEN") == "") {
+		return nil, err
+	}
+	url := envOr("HITL_URL", f.URL)
+	if url == "" {
+		url = "http://127.0.0.1:7447"
+	}
+	token := envOr("HITL_TOKEN", f.Token)
+	if token == "" {
+		return nil, errors.New("no token: set HITL_TOKEN, or run 'hitl serve' on this machine once to write the credentials file")
+	}
+	return client.New(url, token, nil), nil
+}
+
+// jsonArg reads a JSON value given inline or as @file.
+func jsonArg(flag, v string) (json.RawMessage, error) {
+	if v == "" {
+		return nil, nil
+	}
+	b := []byte(v)
+	if name, ok := strings.CutPrefix(v, "@"); ok {
+		var err error
+		if b, err = os.ReadFile(name); err != nil {
+			return nil, usagef("--%s: %v", flag, err)
+		}
+	}
+	if !json.Valid(b) {
+		return nil, usagef("--%s: not valid JSON", flag)
+	}
+	return bytes.TrimSpace(b), nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func parseID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usagef("%q is not an inquiry id", s)
+	}
+	return id, nil
+}
+
+func askCmd() *cobra.Command {
+	var (
+		req                                  hitl.InquiryRequest
+		reqType, schema, ctxJSON, policy, fb string
+		options, metadata                    []string
+		timeout                              time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "ask PROMPT",
+		Short: "Ask a human and wait for the answer (printed as JSON on stdout)",
+		Long: `Ask a human a question and block until it is answered, timed out or cancelled.
+The answer is printed as JSON on stdout, so a script or CI job can gate on a human.
+
+Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
+4 cancelled, 1 any other error, 2 bad usage.`,
+		Example: `  hitl ask "Deploy v2.5.0 to production?" --type approval --timeout 30m
+  hitl ask "Which venue?" --option Hall --option Garden --option Roof
+  hitl ask "Release notes?" --schema '{"type":"string","minLength":20}'`,
+		Args: exactArgs(1, "the prompt"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Prompt = args[0]
+			req.RequestType = hitl.RequestType(reqType)
+			req.FallbackPolicy = hitl.FallbackPolicy(policy)
+			for _, o := range options {
+				req.Options = append(req.Options, hitl.Option{Value: o})
+			}
+			var err error
+			if req.ResponseSchema, err = jsonArg("schema", schema); err != nil {
+				return err
+			}
+			if req.Context, err = jsonArg("context", ctxJSON); err != nil {
+				return err
+			}
+			if req.FallbackValue, err = jsonArg("fallback", fb); err != nil {
+				return err
+			}
+			if timeout < 0 {
+				return usagef("--timeout must be positive")
+			}
+			if timeout > 0 {
+				secs := int64(timeout.Round(time.Second) / time.Second)
+				req.TimeoutSeconds = &secs
+			}
+			for _, kv := range metadata {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return usagef("--metadata %q: want KEY=VALUE", kv)
+				}
+				if req.Metadata == nil {
+					req.Metadata = map[string]string{}
+				}
+				req.Metadata[k] = v
+			}
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			inq, err := c.Ask(cmd.Context(), &req, client.AskOptions{OnCreated: func(inq *hitl.Inquiry) {
+				fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
+			}})
+			if err != nil {
+				return err
+			}
+			if inq.FallbackApplied {
+				fmt.Fprintf(stderr, "No answer before the deadline: the fallback value (policy %s) applies.\n", inq.FallbackPolicy)
+			} else if inq.RespondedBy != nil {
+				fmt.Fprintf(stderr, "Answered by %s.\n", *inq.RespondedBy)
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response))
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&reqType, "type", "", "approval, clarification, selection or input (default input; selection when options are given)")
+	f.StringArrayVar(&options, "option", nil, "an option to choose from (repeat; at least 2)")
+	f.BoolVar(&req.Multiple, "multiple", false, "allow choosing several options")
+	f.StringVar(&schema, "schema", "", "JSON Schema of the answer, inline or @file")
+	f.StringVar(&ctxJSON, "context", "", "context for the human as JSON, inline or @file")
+	f.StringVar(&req.Session, "session", "", "session (agent run) key")
+	f.StringVar(&req.Origin, "origin", "", "who is asking (agent name)")
+	f.StringArrayVar(&req.AssignedTo, "assign", nil, "who may answer: a name or group:NAME (repeat)")
+	f.StringVar(&req.ChannelHint, "channel", "", "channel hint (slack, email, ...)")
+	f.DurationVar(&timeout, "timeout", 0, "deadline from now, like 30m (none by default)")
+	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
+	f.StringVar(&fb, "fallback", "", "JSON answer used when the deadline passes under a fallback policy")
+	f.BoolVar(&req.Exclusive, "exclusive", false, "refuse if the session already has a pending inquiry")
+	f.StringArrayVar(&metadata, "metadata", nil, "KEY=VALUE for filtering (repeat)")
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+		if len(options) > 0 && reqType == "" {
+			reqType = string(hitl.RequestSelection)
+		}
+		return nil
+	}
+	return cmd
+}
+
+func lsCmd() *cobra.Command {
+	var (
+		o      client.ListOptions
+		mine   bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List inquiries you may see, newest first",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if mine {
+				o.AssignedTo = []string{"me"}
+			}
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			page, err := c.Inquiries(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(out, page)
+			}
+			if len(page.Data) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "No inquiries.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tTYPE\tAGE\tSESSION\tPROMPT")
+			for _, inq := range page.Data {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", inq.ID, inq.Status, inq.RequestType, age(inq.CreatedAt), dash(inq.Session), shorten(inq.Prompt, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Status, "status", "", "pending, responded, timeout or cancelled")
+	f.StringVar(&o.Session, "session", "", "only this session")
+	f.BoolVar(&mine, "mine", false, "only what is assigned to me or my groups")
+	f.IntVar(&o.Limit, "limit", 50, "how many (1..500)")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func age(t time.Time) string {
+	d := time.Since(t).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return d.String()
+	case d < time.Hour:
+		return d.Round(time.Minute).String()
+	default:
+		return d.Round(time.Hour).String()
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func showCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one inquiry",
+		Args:  exactArgs(1, "an inquiry id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			inq, err := c.Inquiry(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), inq)
+			}
+			return describe(cmd.OutOrStdout(), inq)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func describe(w io.Writer, inq *hitl.Inquiry) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	line := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", k, v)
+		}
+	}
+	compact := func(m json.RawMessage) string {
+		if hitl.IsNull(m) {
+			return ""
+		}
+		var b bytes.Buffer
+		json.Compact(&b, m)
+		return b.String()
+	}
+	line("Inquiry", strconv.FormatInt(inq.ID, 10))
+	line("Status", string(inq.Status))
+	line("Prompt", inq.Prompt)
+	line("Type", string(inq.RequestType))
+	for _, o := range inq.Options {
+		line("Option", strings.TrimSpace(o.Value+"  "+o.Label+"  "+o.Description))
+	}
+	if len(inq.Options) == 0 {
+		line("Answer schema", compact(inq.ResponseSchema))
+	}
+	line("Context", compact(inq.Context))
+	line("Session", inq.Session)
+	line("Asked by", strings.TrimSpace(inq.CreatedBy+" "+inq.Origin))
+	line("Assigned to", strings.Join(inq.AssignedTo, ", "))
+	line("Created", inq.CreatedAt.Format(time.RFC3339))
+	if inq.TimeoutAt != nil {
+		line("Deadline", inq.TimeoutAt.Format(time.RFC3339)+" (fallback policy "+string(inq.FallbackPolicy)+")")
+	}
+	line("Response", compact(inq.Response))
+	if inq.RespondedBy != nil {
+		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))
+	}
+	if inq.Comment != nil {
+		line("Comment", *inq.Comment)
+	}
+	if inq.FallbackApplied {
+		line("Fallback", "applied")
+	}
+	if inq.CancelReason != nil {
+		line("Cancelled", *inq.CancelReason)
+	}
+	return tw.Flush()
+}
+
+func respondCmd() *cobra.Command {
+	var (
+		approve, reject bool
+		comment         string
+	)
+	cmd := &cobra.Command{
+		Use:   "respond ID [JSON]",
+		Short: "Answer an inquiry",
+		Long: `Answer an inquiry with a JSON value. A value that is not JSON is sent as a JSON string,
+so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --reject
+(with --comment) build the answer.`,
+		Example: `  hitl respond 7 --approve --comment "LGTM"
+  hitl respond 8 '"Garden"'
+  hitl respond 9 '{"amount": 120, "currency": "EUR"}'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0 || len(args) > 2:
+				return usagef("expected an inquiry id and an answer")
+			case approve && reject:
+				return usagef("--approve and --reject exclude each other")
+			case (approve || reject) && len(args) == 2:
+				return usagef("give either a JSON answer or --approve/--reject")
+			case !approve && !reject && len(args) == 1:
+				return usagef("expected an answer: JSON, or --approve/--reject")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			var answer json.RawMessage
+			switch {
+			case approve || reject:
+				v := map[string]any{"approved": approve}
+				if comment != "" {
+					v["comment"] = comment
+				}
+				answer, _ = json.Marshal(v)
+			case json.Valid([]byte(args[1])):
+				answer = json.RawMessage(args[1])
+			default:
+				answer, _ = json.Marshal(args[1])
+			}
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			inq, err := c.Respond(cmd.Context(), id, answer, comment)
+			if err != nil {
+				return withFieldErrors(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d answered.\n", inq.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&approve, "approve", false, "answer an approval with approved: true")
+	cmd.Flags().BoolVar(&reject, "reject", false, "answer an approval with approved: false")
+	cmd.Flags().StringVar(&comment, "comment", "", "a comment to go with the answer")
+	return cmd
+}
+
+// withFieldErrors adds the server's per-field problems to its one-line message.
+func withFieldErrors(err error) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) || len(ce.Errors) < 2 {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString(ce.Detail)
+	for _, fe := range ce.Errors {
+		fmt.Fprintf(&b, "\n  %s: %s", dash(fe.Path), fe.Message)
+	}
+	return errors.New(b.String())
+}
+
+func cancelCmd() *cobra.Command {
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a pending inquiry",
+		Args:  exactArgs(1, "an inquiry id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			if _, err := c.Cancel(cmd.Context(), id, reason); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d cancelled.\n", id)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&reason, "reason", "", "why, for the agent and the record")
+	return cmd
+}
+
+func keysCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (admin)"}
+	var roles, groups []string
+	create := &cobra.Command{
+		Use:     "create NAME",
+		Short:   "Create a key; its token is printed once",
+		Example: "  hitl keys create alice --role responder --group sre\n  hitl keys create deploy-bot --role agent",
+		Args:    exactArgs(1, "the principal's name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			k, err := c.CreateKey(cmd.Context(), &hitl.KeyRequest{Name: args[0], Roles: roles, Groups: groups})
+			if err != nil {
+				return withFieldErrors(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Created key %s for %s (%s). The token is shown only now:\n", k.ID, k.Name, strings.Join(k.Roles, ", "))
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), k.Token)
+			return err
+		},
+	}
+	create.Flags().StringArrayVar(&roles, "role", []string{"responder"}, "admin, agent or responder (repeat)")
+	create.Flags().StringArrayVar(&groups, "group", nil, "a group the principal belongs to (repeat)")
+	var asJSON bool
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List keys",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			keys, err := c.Keys(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), keys)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tROLES\tGROUPS\tCREATED\tREVOKED")
+			for _, k := range keys {
+				revoked := "-"
+				if k.RevokedAt != nil {
+					revoked = k.RevokedAt.Format(time.RFC3339)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Roles, ","), dash(strings.Join(k.Groups, ",")), k.CreatedAt.Format(time.RFC3339), revoked)
+			}
+			return tw.Flush()
+		},
+	}
+	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	revoke := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a key at once",
+		Args:  exactArgs(1, "a key id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			if err := c.RevokeKey(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Key %s revoked.\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(create, ls, revoke)
+	return cmd
+}
+
+func whoamiCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "whoami",
+		Short: "Show the principal your token speaks for",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			p, err := c.Me(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return printJSON(cmd.OutOrStdout(), p)
+		},
+	}
+}

@@ -1,0 +1,90 @@
+// Command hitl is the human-in-the-loop server and its command-line client: `hitl serve`
+// runs the server; ask, ls, show, respond, cancel, keys and whoami talk to it; bench
+// measures it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-dev/hitl/client"
+)
+
+// Exit statuses, documented in the README.
+const (
+	exitOK        = 0
+	exitError     = 1
+	exitUsage     = 2
+	exitTimeout   = 3
+	exitCancelled = 4
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// usageError is a mistake in how the command was called.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// run is the whole program, so tests can run it as a user would.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var (
+		ue usageError
+		te *client.TimeoutError
+		ce *client.CancelledError
+	)
+	switch {
+	case errors.As(err, &te):
+		fmt.Fprintln(stderr, "hitl:", err)
+		return exitTimeout
+	case errors.As(err, &ce):
+		fmt.Fprintln(stderr, "hitl:", err)
+		return exitCancelled
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "unknown flag"):
+		fmt.Fprintln(stderr, "hitl:", err)
+		fmt.Fprintln(stderr, "Run 'hitl --help' for usage.")
+		return exitUsage
+	default:
+		fmt.Fprintln(stderr, "hitl:", err)
+		return exitError
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "hitl",
+		Short:         "Human-in-the-loop server: agents ask, humans answer, agents resume",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(serveCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), cancelCmd(), keysCmd(), whoamiCmd(), benchCmd())
+	return root
+}
+
+// exactArgs is cobra.ExactArgs that reports a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,180 @@
+// Package httpapi serves hitl's REST API v1 over the standard library's router. It is the only
+// place that knows HTTP: it authenticates, bounds and decodes requests, calls the engine, and
+// writes JSON or RFC 9457 problem details, mapping each domain error code to one status.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/metrics"
+)
+
+// Config bounds what a request may send.
+type Config struct {
+	MaxBodyBytes int64 // default 1 MiB
+}
+
+// Server is the HTTP front of one engine.
+type Server struct {
+	engine  *engine.Engine
+	metrics *metrics.Metrics
+	log     *slog.Logger
+	cfg     Config
+	mux     *http.ServeMux
+}
+
+// handler serves one authenticated route; a returned error becomes a problem response.
+type handler func(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error
+
+// route is one entry of the API; the OpenAPI test checks the document against this table.
+type route struct {
+	method, path string
+	public       bool
+	h            handler
+}
+
+// New builds the server and its routes.
+func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Server {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{engine: e, metrics: m, log: log, cfg: cfg, mux: http.NewServeMux()}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+	}
+	if m != nil {
+		s.mux.Handle("GET /metrics", m.Handler())
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, r, hitl.Errorf(hitl.ENotFound, "no such route: %s %s", r.Method, r.URL.Path))
+	})
+	return s
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{method: "GET", path: "/healthz", public: true, h: s.healthz},
+		{method: "GET", path: "/readyz", public: true, h: s.readyz},
+		{method: "GET", path: "/v1/openapi.json", public: true, h: s.openapi},
+
+		{method: "POST", path: "/v1/keys", h: s.createKey},
+		{method: "GET", path: "/v1/keys", h: s.listKeys},
+		{method: "DELETE", path: "/v1/keys/{id}", h: s.revokeKey},
+		{method: "GET", path: "/v1/me", h: s.me},
+
+		{method: "POST", path: "/v1/inquiries", h: s.createInquiry},
+		{method: "GET", path: "/v1/inquiries", h: s.listInquiries},
+		{method: "GET", path: "/v1/inquiries/{id}", h: s.getInquiry},
+		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
+		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
+		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
+
+		{method: "PUT", path: "/v1/sessions/{key}", h: s.putSession},
+		{method: "GET", path: "/v1/sessions", h: s.listSessions},
+		{method: "GET", path: "/v1/sessions/{key}", h: s.getSession},
+		{method: "GET", path: "/v1/sessions/{key}/inquiries", h: s.sessionInquiries},
+		{method: "POST", path: "/v1/sessions/{key}/complete", h: s.completeSession},
+		{method: "POST", path: "/v1/sessions/{key}/fail", h: s.failSession},
+		{method: "POST", path: "/v1/sessions/{key}/cancel", h: s.cancelSession},
+
+		{method: "GET", path: "/v1/events", h: s.listEvents},
+		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
+	}
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// statusWriter remembers the status for the metrics and the log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// wrap adds, around every route: panic recovery, the body limit, authentication and metrics.
+func (s *Server) wrap(rt route) http.Handler {
+	label := rt.method + " " + rt.path
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		w := &statusWriter{ResponseWriter: rw}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("handler panicked", "route", label, "panic", v)
+				if w.status == 0 {
+					s.problem(w, r, hitl.Errorf(hitl.EInternal, "internal error"))
+				}
+			}
+			s.metrics.HTTPRequest(label, w.status, time.Since(start))
+		}()
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			s.problem(w, r, hitl.Errorf(hitl.ETooLarge, "the request body is %d bytes; at most %d are accepted", r.ContentLength, s.cfg.MaxBodyBytes))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		var p *hitl.Principal
+		if !rt.public {
+			var err error
+			if p, err = s.engine.Authenticate(r.Context(), token(r)); err != nil {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
+				s.problem(w, r, err)
+				return
+			}
+		}
+		if err := rt.h(w, r, p); err != nil {
+			s.problem(w, r, err)
+		}
+	})
+}
+
+// token reads the caller's token from Authorization: Bearer or X-API-Key.
+func token(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") {
+			return strings.TrimSpace(tok)
+		}
+		return ""
+	}
+	return strings.TrimSpace(r.Header.Get("X-API-Key"))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *hitl.Principal) error {
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ *hitl.Principal) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.engine.Ready(ctx); err != nil {
+		return hitl.Errorf(hitl.EUnavailable, "the store does not answer")
+	}
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}

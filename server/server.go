@@ -1,0 +1,169 @@
+// Package server assembles one hitl server from its configuration: the store, the engine,
+// the HTTP API and the metrics; and runs it until its context ends, shutting down gracefully.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/credentials"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/store/sqlite"
+)
+
+// Config is everything `hitl serve` can be told, by flag or HITL_* variable.
+type Config struct {
+	Addr         string // HITL_ADDR, default 127.0.0.1:7447
+	DB           string // HITL_DB: a file path; default under the user's data directory
+	AdminToken   string // HITL_ADMIN_TOKEN
+	MaxBodyBytes int64  // HITL_MAX_BODY_BYTES, default 1 MiB
+	// WriteCredentials: write the first admin token and the URL to the credentials file.
+	WriteCredentials bool
+	ShutdownTimeout  time.Duration
+}
+
+// DefaultDB is the database file when none is given: $XDG_DATA_HOME/hitl/hitl.db, else ~/.local/share/hitl/hitl.db.
+func DefaultDB() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "hitl", "hitl.db")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "hitl.db"
+	}
+	return filepath.Join(home, ".local", "share", "hitl", "hitl.db")
+}
+
+// Validate reports every problem of the configuration at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("addr %q: want host:port, like 127.0.0.1:7447", c.Addr))
+	}
+	switch {
+	case c.DB == "":
+		errs = append(errs, errors.New("db: empty; give a file path"))
+	case strings.HasPrefix(c.DB, "postgres://"), strings.HasPrefix(c.DB, "postgresql://"):
+		errs = append(errs, errors.New("db: PostgreSQL is not built yet in this version; give a SQLite file path"))
+	case strings.Contains(c.DB, "://"):
+		errs = append(errs, fmt.Errorf("db %q: give a file path", c.DB))
+	}
+	if c.AdminToken != "" && len(c.AdminToken) < 16 {
+		errs = append(errs, errors.New("admin token (HITL_ADMIN_TOKEN): at least 16 characters"))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, errors.New("max body bytes: at least 1024"))
+	}
+	return errors.Join(errs...)
+}
+
+// Server is one running hitl.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	store    hitl.Store
+	engine   *engine.Engine
+	http     *http.Server
+	listener net.Listener
+	// AdminToken is set when this start created the first admin key.
+	AdminToken      string
+	CredentialsPath string
+}
+
+// Open validates the configuration, opens the store, starts the engine and binds the address.
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.ShutdownTimeout == 0 {
+		cfg.ShutdownTimeout = 10 * time.Second
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	st, err := sqlite.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, store: st}
+	var eng *engine.Engine
+	m := metrics.New(func() float64 { return float64(eng.Pending()) })
+	eng = engine.New(st, engine.Options{Logger: log, Metrics: m})
+	s.engine = eng
+	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := eng.Start(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if s.listener, err = net.Listen("tcp", cfg.Addr); err != nil {
+		eng.Stop()
+		st.Close()
+		return nil, err
+	}
+	s.http = &http.Server{
+		Handler:           httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes}),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if cfg.WriteCredentials {
+		if err := s.saveCredentials(); err != nil {
+			log.Warn("could not write the credentials file", "err", err)
+		}
+	}
+	return s, nil
+}
+
+// saveCredentials records the URL, and the admin token when this start created one.
+func (s *Server) saveCredentials() error {
+	f, err := credentials.Load()
+	if err != nil && s.AdminToken == "" {
+		return err
+	}
+	f.URL = s.URL()
+	if s.AdminToken != "" {
+		f.Token = s.AdminToken
+	}
+	s.CredentialsPath, err = credentials.Save(f)
+	return err
+}
+
+// URL is where the API listens.
+func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+
+// Serve answers requests until ctx ends, then shuts down: it stops accepting, makes long polls
+// return, lets in-flight requests finish, stops the timers and closes the store.
+func (s *Server) Serve(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(s.listener) }()
+	var serveErr error
+	select {
+	case serveErr = <-errc:
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down")
+	s.engine.Drain()
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	shutErr := s.http.Shutdown(sctx)
+	s.engine.Stop()
+	closeErr := s.store.Close()
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return errors.Join(serveErr, shutErr, closeErr)
+}
