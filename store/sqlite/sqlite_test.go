@@ -1,0 +1,52 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/sqlite"
+	"github.com/hitl-dev/hitl/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) hitl.Store {
+		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(tx hitl.Tx) error {
+		return tx.InsertKey(&hitl.Key{ID: "k", Name: "n", Roles: []string{"agent"}, Groups: []string{}}, "h")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = sqlite.Open(ctx, path) // migrations run again: nothing to do, nothing lost
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.KeyByTokenHash(ctx, "h"); err != nil {
+		t.Fatalf("after reopening: %v", err)
+	}
+}
+
+func TestOpenRefusesADirectory(t *testing.T) {
+	if _, err := sqlite.Open(context.Background(), t.TempDir()); err == nil {
+		t.Fatal("opening a directory as the database succeeded")
+	}
+}

@@ -1,0 +1,538 @@
+// Package storetest is the conformance suite every hitl.Store passes: the SQLite store
+// today, the PostgreSQL store next. Run it with Run(t, newStore).
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Run runs every conformance test; newStore returns an empty store that the test may close.
+func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
+	tests := map[string]func(*testing.T, hitl.Store){
+		"InsertAndRead":           testInsertAndRead,
+		"ResolveOnlyPending":      testResolveOnlyPending,
+		"RollbackKeepsNothing":    testRollbackKeepsNothing,
+		"ExclusivePerSession":     testExclusivePerSession,
+		"Filters":                 testFilters,
+		"Visibility":              testVisibility,
+		"Pagination":              testPagination,
+		"Sessions":                testSessions,
+		"Events":                  testEvents,
+		"ConcurrentEventsInOrder": testConcurrentEventsInOrder,
+		"IdempotencyKeys":         testIdempotencyKeys,
+		"Keys":                    testKeys,
+		"Deadlines":               testDeadlines,
+	}
+	for name, fn := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newStore(t)
+			t.Cleanup(func() { s.Close() })
+			fn(t, s)
+		})
+	}
+}
+
+var base = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func newInquiry(n int, mods ...func(*hitl.Inquiry)) *hitl.Inquiry {
+	at := base.Add(time.Duration(n) * time.Second)
+	inq := &hitl.Inquiry{
+		Status: hitl.StatusPending, Prompt: fmt.Sprintf("question %d", n), RequestType: hitl.RequestInput,
+		ResponseSchema: json.RawMessage(`{"type":"string"}`), CreatedBy: "agent-a", AssignedTo: []string{},
+		FallbackPolicy: hitl.FallbackFail, Metadata: map[string]string{}, CreatedAt: at, UpdatedAt: at,
+	}
+	for _, m := range mods {
+		m(inq)
+	}
+	return inq
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func code(err error) string { return hitl.ErrorCode(err) }
+
+func insert(t *testing.T, s hitl.Store, inq *hitl.Inquiry) *hitl.Inquiry {
+	t.Helper()
+	must(t, s.Update(context.Background(), func(tx hitl.Tx) error {
+		if inq.Session != "" {
+			if _, err := tx.Session(inq.Session); code(err) == hitl.ENotFound {
+				if err := tx.InsertSession(newSession(inq.Session)); err != nil {
+					return err
+				}
+			}
+		}
+		return tx.InsertInquiry(inq)
+	}))
+	return inq
+}
+
+func newSession(key string) *hitl.Session {
+	return &hitl.Session{Key: key, Status: hitl.SessionRunning, Agent: "bot", CreatedBy: "agent-a", Metadata: map[string]string{}, CreatedAt: base, UpdatedAt: base}
+}
+
+func resolve(t *testing.T, s hitl.Store, inq *hitl.Inquiry, status hitl.Status) error {
+	t.Helper()
+	next := *inq
+	next.Status, next.UpdatedAt = status, next.UpdatedAt.Add(time.Minute)
+	next.Response = json.RawMessage(`"ok"`)
+	return s.Update(context.Background(), func(tx hitl.Tx) error { return tx.ResolveInquiry(&next) })
+}
+
+func testInsertAndRead(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	conf := 0.5
+	deadline := base.Add(time.Hour)
+	inq := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) {
+		i.Context = json.RawMessage(`{"plan":{"v":"2.5.0"}}`)
+		i.Options = []hitl.Option{{Value: "a", Label: "A"}, {Value: "b"}}
+		i.AssignedTo = []string{"alice", "group:sre"}
+		i.Confidence = &conf
+		i.TimeoutAt = &deadline
+		i.Metadata = map[string]string{"team": "web"}
+		i.ToolCall = &hitl.ToolCall{ID: "call_1", Name: "ask_human", Arguments: json.RawMessage(`{"q":1}`)}
+	}))
+	if inq.ID <= 0 {
+		t.Fatalf("InsertInquiry left ID %d", inq.ID)
+	}
+	got, err := s.Inquiry(ctx, inq.ID)
+	must(t, err)
+	want, _ := json.Marshal(inq)
+	have, _ := json.Marshal(got)
+	if string(want) != string(have) {
+		t.Fatalf("read back differs:\nwant %s\nhave %s", want, have)
+	}
+	if _, err := s.Inquiry(ctx, inq.ID+100); code(err) != hitl.ENotFound {
+		t.Fatalf("unknown id: got %v, want not_found", err)
+	}
+	if n, err := s.PendingCount(ctx); err != nil || n != 1 {
+		t.Fatalf("PendingCount = %d, %v; want 1", n, err)
+	}
+}
+
+func testResolveOnlyPending(t *testing.T, s hitl.Store) {
+	inq := insert(t, s, newInquiry(1))
+	must(t, resolve(t, s, inq, hitl.StatusResponded))
+	if err := resolve(t, s, inq, hitl.StatusCancelled); code(err) != hitl.EConflict {
+		t.Fatalf("second resolve: got %v, want conflict", err)
+	}
+	got, err := s.Inquiry(context.Background(), inq.ID)
+	must(t, err)
+	if got.Status != hitl.StatusResponded || string(got.Response) != `"ok"` {
+		t.Fatalf("after conflict: status %s response %s", got.Status, got.Response)
+	}
+	// Racing writers: exactly one wins.
+	inq2 := insert(t, s, newInquiry(2))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for range 20 {
+		wg.Go(func() {
+			if resolve(t, s, inq2, hitl.StatusResponded) == nil {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Fatalf("%d concurrent resolves won, want 1", wins)
+	}
+}
+
+func testRollbackKeepsNothing(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	boom := errors.New("boom")
+	inq := newInquiry(1, func(i *hitl.Inquiry) { i.Session = "s1" })
+	err := s.Update(ctx, func(tx hitl.Tx) error {
+		must(t, tx.InsertSession(newSession("s1")))
+		must(t, tx.InsertInquiry(inq))
+		must(t, tx.AppendEvent(&hitl.Event{ID: "e1", Type: hitl.EventInquiryCreated, Time: base, InquiryID: &inq.ID, Actor: "a", Data: json.RawMessage(`{}`)}))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Update returned %v, want the function's error", err)
+	}
+	if _, err := s.Inquiry(ctx, inq.ID); code(err) != hitl.ENotFound {
+		t.Fatalf("inquiry of a failed transaction is there: %v", err)
+	}
+	if _, err := s.Session(ctx, "s1"); code(err) != hitl.ENotFound {
+		t.Fatalf("session of a failed transaction is there: %v", err)
+	}
+	evs, err := s.Events(ctx, hitl.EventFilter{Visibility: hitl.Visibility{All: true}, Limit: 10})
+	must(t, err)
+	if len(evs) != 0 {
+		t.Fatalf("events of a failed transaction are there: %d", len(evs))
+	}
+	// A panic inside a change is an error, not a crash, and the store goes on working.
+	err = s.Update(ctx, func(tx hitl.Tx) error { panic("bad change") })
+	if err == nil {
+		t.Fatal("a panicking change returned no error")
+	}
+	insert(t, s, newInquiry(2))
+}
+
+func testExclusivePerSession(t *testing.T, s hitl.Store) {
+	excl := func(i *hitl.Inquiry) { i.Session, i.Exclusive = "run-1", true }
+	first := insert(t, s, newInquiry(1, excl))
+	err := s.Update(context.Background(), func(tx hitl.Tx) error { return tx.InsertInquiry(newInquiry(2, excl)) })
+	if code(err) != hitl.EConflict {
+		t.Fatalf("second pending exclusive inquiry: got %v, want conflict", err)
+	}
+	must(t, resolve(t, s, first, hitl.StatusResponded))
+	insert(t, s, newInquiry(3, excl)) // allowed once the first is final
+	insert(t, s, newInquiry(4, func(i *hitl.Inquiry) { i.Session, i.Exclusive = "run-2", true }))
+}
+
+func list(t *testing.T, s hitl.Store, f hitl.InquiryFilter) []int64 {
+	t.Helper()
+	if f.Page.Limit == 0 {
+		f.Page.Limit = 100
+	}
+	items, _, err := s.Inquiries(context.Background(), f)
+	must(t, err)
+	ids := []int64{}
+	for _, i := range items {
+		ids = append(ids, i.ID)
+	}
+	return ids
+}
+
+func same(a, b []int64) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+func testFilters(t *testing.T, s hitl.Store) {
+	all := hitl.Visibility{All: true}
+	a := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) {
+		i.Session, i.Origin = "s1", "deployer"
+		i.Metadata = map[string]string{"env": "prod"}
+	}))
+	b := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.RequestType = hitl.RequestApproval; i.AssignedTo = []string{"alice"} }))
+	c := insert(t, s, newInquiry(3, func(i *hitl.Inquiry) { i.CreatedBy = "agent-b"; i.AssignedTo = []string{"group:sre"} }))
+	must(t, resolve(t, s, b, hitl.StatusResponded))
+	cases := []struct {
+		name string
+		f    hitl.InquiryFilter
+		want []int64
+	}{
+		{"all newest first", hitl.InquiryFilter{}, []int64{c.ID, b.ID, a.ID}},
+		{"status", hitl.InquiryFilter{Status: hitl.StatusPending}, []int64{c.ID, a.ID}},
+		{"session", hitl.InquiryFilter{Session: "s1"}, []int64{a.ID}},
+		{"origin", hitl.InquiryFilter{Origin: "deployer"}, []int64{a.ID}},
+		{"type", hitl.InquiryFilter{RequestType: hitl.RequestApproval}, []int64{b.ID}},
+		{"created_by", hitl.InquiryFilter{CreatedBy: "agent-b"}, []int64{c.ID}},
+		{"assigned_to", hitl.InquiryFilter{AssignedTo: []string{"alice", "group:sre"}}, []int64{c.ID, b.ID}},
+		{"metadata", hitl.InquiryFilter{Metadata: map[string]string{"env": "prod"}}, []int64{a.ID}},
+		{"metadata other value", hitl.InquiryFilter{Metadata: map[string]string{"env": "dev"}}, []int64{}},
+		{"created_after", hitl.InquiryFilter{CreatedAfter: &b.CreatedAt}, []int64{c.ID}},
+		{"created_before", hitl.InquiryFilter{CreatedBefore: &b.CreatedAt}, []int64{a.ID}},
+	}
+	for _, tc := range cases {
+		tc.f.Visibility = all
+		if got := list(t, s, tc.f); !same(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func testVisibility(t *testing.T, s hitl.Store) {
+	open := insert(t, s, newInquiry(1))
+	alice := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.AssignedTo = []string{"alice"} }))
+	sre := insert(t, s, newInquiry(3, func(i *hitl.Inquiry) { i.AssignedTo = []string{"group:sre"}; i.CreatedBy = "agent-b" }))
+	cases := []struct {
+		name string
+		v    hitl.Visibility
+		want []int64
+	}{
+		{"admin", hitl.Visibility{All: true}, []int64{sre.ID, alice.ID, open.ID}},
+		{"agent sees what it created", hitl.Visibility{CreatedBy: "agent-b"}, []int64{sre.ID}},
+		{"responder alice", hitl.Visibility{Responder: true, AnswerableBy: []string{"alice"}}, []int64{alice.ID, open.ID}},
+		{"responder in sre", hitl.Visibility{Responder: true, AnswerableBy: []string{"bob", "group:sre"}}, []int64{sre.ID, open.ID}},
+		{"nobody", hitl.Visibility{}, []int64{}},
+	}
+	for _, tc := range cases {
+		if got := list(t, s, hitl.InquiryFilter{Visibility: tc.v}); !same(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func testPagination(t *testing.T, s hitl.Store) {
+	var want []int64
+	for n := range 7 {
+		want = append([]int64{insert(t, s, newInquiry(n)).ID}, want...)
+	}
+	var got []int64
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages > 10 {
+			t.Fatal("pagination does not end")
+		}
+		items, next, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}, Page: hitl.Page{Cursor: cursor, Limit: 3}})
+		must(t, err)
+		for _, i := range items {
+			got = append(got, i.ID)
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if !same(got, want) {
+		t.Fatalf("pages gave %v, want %v", got, want)
+	}
+	if _, _, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Page: hitl.Page{Cursor: "garbage", Limit: 3}}); code(err) != hitl.EInvalid {
+		t.Fatalf("bad cursor: got %v, want invalid", err)
+	}
+}
+
+func testSessions(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	inq := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) { i.Session = "run-1" }))
+	insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.Session = "run-1" }))
+	sess, err := s.Session(ctx, "run-1")
+	must(t, err)
+	if sess.Status != hitl.SessionAwaitingInput || sess.PendingInquiries != 2 || sess.InquiriesAsked != 2 {
+		t.Fatalf("session = %s pending %d asked %d; want awaiting_input 2 2", sess.Status, sess.PendingInquiries, sess.InquiriesAsked)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.InsertSession(newSession("run-1")); code(err) != hitl.EConflict {
+			return fmt.Errorf("inserting an existing session: got %v, want conflict", err)
+		}
+		return nil
+	}))
+	pending := 0
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		p, err := tx.PendingInquiries("run-1")
+		pending = len(p)
+		return err
+	}))
+	if pending != 2 {
+		t.Fatalf("PendingInquiries = %d, want 2", pending)
+	}
+	hist, err := s.SessionInquiries(ctx, "run-1", hitl.Visibility{All: true})
+	must(t, err)
+	if len(hist) != 2 || hist[0].ID != inq.ID {
+		t.Fatalf("history is not oldest first: %v", hist)
+	}
+	now := base.Add(time.Hour)
+	sess.Status, sess.Result, sess.CompletedAt, sess.UpdatedAt = hitl.SessionCompleted, json.RawMessage(`{"ok":true}`), &now, now
+	sess.State = json.RawMessage(`{"step":3}`)
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.UpdateSession(sess) }))
+	got, err := s.Session(ctx, "run-1")
+	must(t, err)
+	if got.Status != hitl.SessionCompleted || string(got.Result) != `{"ok":true}` || string(got.State) != `{"step":3}` || got.CompletedAt == nil || !got.CompletedAt.Equal(now) {
+		t.Fatalf("updated session read back as %+v", got)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertSession(newSession("run-2")) }))
+	for status, want := range map[hitl.SessionStatus]string{hitl.SessionCompleted: "run-1", hitl.SessionRunning: "run-2", hitl.SessionAwaitingInput: ""} {
+		items, _, err := s.Sessions(ctx, hitl.SessionFilter{Status: status, Page: hitl.Page{Limit: 10}})
+		must(t, err)
+		keys := ""
+		for _, it := range items {
+			keys += it.Key
+		}
+		if keys != want {
+			t.Errorf("sessions with status %s: %q, want %q", status, keys, want)
+		}
+	}
+	if _, err := s.Session(ctx, "nope"); code(err) != hitl.ENotFound {
+		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+func appendEvent(t *testing.T, s hitl.Store, inq *hitl.Inquiry, typ string) *hitl.Event {
+	t.Helper()
+	id := inq.ID
+	ev := &hitl.Event{ID: fmt.Sprintf("ev-%d-%s-%d", id, typ, time.Now().UnixNano()), Type: typ, Time: base, InquiryID: &id, Session: inq.Session, Actor: "a", Data: json.RawMessage(`{"x":1}`)}
+	must(t, s.Update(context.Background(), func(tx hitl.Tx) error { return tx.AppendEvent(ev) }))
+	return ev
+}
+
+func testEvents(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	a := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) { i.Session = "s1" }))
+	b := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.CreatedBy = "agent-b"; i.AssignedTo = []string{"alice"} }))
+	e1 := appendEvent(t, s, a, hitl.EventInquiryCreated)
+	e2 := appendEvent(t, s, b, hitl.EventInquiryCreated)
+	e3 := appendEvent(t, s, a, hitl.EventInquiryResponded)
+	if !(e1.Seq < e2.Seq && e2.Seq < e3.Seq) {
+		t.Fatalf("seqs not increasing: %d %d %d", e1.Seq, e2.Seq, e3.Seq)
+	}
+	seqs := func(f hitl.EventFilter) []int64 {
+		if f.Limit == 0 {
+			f.Limit = 100
+		}
+		evs, err := s.Events(ctx, f)
+		must(t, err)
+		out := []int64{}
+		for _, e := range evs {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	all := hitl.Visibility{All: true}
+	cases := []struct {
+		name string
+		f    hitl.EventFilter
+		want []int64
+	}{
+		{"all", hitl.EventFilter{Visibility: all}, []int64{e1.Seq, e2.Seq, e3.Seq}},
+		{"after", hitl.EventFilter{Visibility: all, After: e1.Seq}, []int64{e2.Seq, e3.Seq}},
+		{"type", hitl.EventFilter{Visibility: all, Types: []string{hitl.EventInquiryResponded}}, []int64{e3.Seq}},
+		{"session", hitl.EventFilter{Visibility: all, Session: "s1"}, []int64{e1.Seq, e3.Seq}},
+		{"inquiry", hitl.EventFilter{Visibility: all, InquiryID: b.ID}, []int64{e2.Seq}},
+		{"limit", hitl.EventFilter{Visibility: all, Limit: 1}, []int64{e1.Seq}},
+		{"agent-b sees its own", hitl.EventFilter{Visibility: hitl.Visibility{CreatedBy: "agent-b"}}, []int64{e2.Seq}},
+		{"alice sees what she may answer", hitl.EventFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"alice"}}}, []int64{e1.Seq, e2.Seq, e3.Seq}},
+		{"bob only the unassigned", hitl.EventFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"bob"}}}, []int64{e1.Seq, e3.Seq}},
+	}
+	for _, tc := range cases {
+		if got := seqs(tc.f); !same(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	evs, err := s.Events(ctx, hitl.EventFilter{Visibility: all, After: e2.Seq, Limit: 1})
+	must(t, err)
+	if e := evs[0]; e.ID != e3.ID || e.Type != e3.Type || *e.InquiryID != a.ID || e.Session != "s1" || e.Actor != "a" || string(e.Data) != `{"x":1}` || !e.Time.Equal(base) {
+		t.Fatalf("event read back as %+v", e)
+	}
+}
+
+// testConcurrentEventsInOrder: a reader that has seen seq N never later sees an event below N.
+func testConcurrentEventsInOrder(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	inq := insert(t, s, newInquiry(1))
+	const writers, each = 8, 25
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range each {
+				appendEvent(t, s, inq, hitl.EventInquiryCreated)
+			}
+		})
+	}
+	done := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(done)
+		var last int64
+		seen := 0
+		for seen < writers*each {
+			evs, err := s.Events(ctx, hitl.EventFilter{Visibility: hitl.Visibility{All: true}, After: last, Limit: 500})
+			if err != nil {
+				readErr = err
+				return
+			}
+			for _, e := range evs {
+				if e.Seq != last+1 {
+					readErr = fmt.Errorf("after seq %d the reader saw %d: a gap or a late event", last, e.Seq)
+					return
+				}
+				last = e.Seq
+				seen++
+			}
+		}
+	}()
+	wg.Wait()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("reader did not see every event")
+	}
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+}
+
+func testIdempotencyKeys(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	inq := insert(t, s, newInquiry(1))
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertIdempotencyKey("agent-a", "k1", "h1", inq.ID, base) }))
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		id, hash, err := tx.IdempotencyKey("agent-a", "k1")
+		if err != nil || id != inq.ID || hash != "h1" {
+			return fmt.Errorf("IdempotencyKey = %d %q %v", id, hash, err)
+		}
+		if _, _, err := tx.IdempotencyKey("agent-b", "k1"); code(err) != hitl.ENotFound {
+			return fmt.Errorf("another principal's key: %v, want not_found", err)
+		}
+		if err := tx.InsertIdempotencyKey("agent-a", "k1", "h2", inq.ID, base); code(err) != hitl.EConflict {
+			return fmt.Errorf("reusing a key: %v, want conflict", err)
+		}
+		return nil
+	}))
+}
+
+func testKeys(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	k := &hitl.Key{ID: "key_1", Name: "alice", Roles: []string{"responder"}, Groups: []string{"sre"}, CreatedAt: base}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		has, err := tx.HasAdminKey()
+		if err != nil || has {
+			return fmt.Errorf("HasAdminKey on an empty store = %v, %v", has, err)
+		}
+		return tx.InsertKey(k, "hash-1")
+	}))
+	got, err := s.KeyByTokenHash(ctx, "hash-1")
+	must(t, err)
+	if got.Name != "alice" || fmt.Sprint(got.Roles) != "[responder]" || fmt.Sprint(got.Groups) != "[sre]" {
+		t.Fatalf("key read back as %+v", got)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.InsertKey(k, "hash-2"); code(err) != hitl.EConflict {
+			return fmt.Errorf("duplicate key id: %v, want conflict", err)
+		}
+		admin := &hitl.Key{ID: "key_2", Name: "root", Roles: []string{"admin"}, Groups: []string{}, CreatedAt: base}
+		if err := tx.InsertKey(admin, "hash-3"); err != nil {
+			return err
+		}
+		has, err := tx.HasAdminKey()
+		if err != nil || !has {
+			return fmt.Errorf("HasAdminKey = %v, %v; want true", has, err)
+		}
+		return tx.RevokeKey("key_1", base.Add(time.Hour))
+	}))
+	if _, err := s.KeyByTokenHash(ctx, "hash-1"); code(err) != hitl.ENotFound {
+		t.Fatalf("revoked key still authenticates: %v", err)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.SetKeyToken("key_1", "hash-4") }))
+	if _, err := s.KeyByTokenHash(ctx, "hash-4"); err != nil {
+		t.Fatalf("key with a new token: %v", err)
+	}
+	keys, err := s.Keys(ctx)
+	must(t, err)
+	if len(keys) != 2 {
+		t.Fatalf("Keys = %d, want 2", len(keys))
+	}
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.RevokeKey("nope", base) }); code(err) != hitl.ENotFound {
+		t.Fatalf("revoking an unknown key: %v", err)
+	}
+}
+
+func testDeadlines(t *testing.T, s hitl.Store) {
+	later, sooner := base.Add(2*time.Hour), base.Add(time.Hour)
+	a := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) { i.TimeoutAt = &later }))
+	b := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.TimeoutAt = &sooner }))
+	c := insert(t, s, newInquiry(3, func(i *hitl.Inquiry) { i.TimeoutAt = &sooner }))
+	insert(t, s, newInquiry(4))
+	must(t, resolve(t, s, c, hitl.StatusResponded))
+	ds, err := s.PendingDeadlines(context.Background())
+	must(t, err)
+	if len(ds) != 2 || ds[0].InquiryID != b.ID || !ds[0].At.Equal(sooner) || ds[1].InquiryID != a.ID {
+		t.Fatalf("PendingDeadlines = %+v", ds)
+	}
+}
