@@ -11,6 +11,9 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
+// codeMethodNotAllowed is HTTP-only: no domain operation fails this way.
+const codeMethodNotAllowed = "method_not_allowed"
+
 // statusOf maps each domain error code to its one HTTP status.
 var statusOf = map[string]int{
 	hitl.EInvalid:         http.StatusBadRequest,
@@ -23,6 +26,7 @@ var statusOf = map[string]int{
 	hitl.ERateLimited:     http.StatusTooManyRequests,
 	hitl.EInternal:        http.StatusInternalServerError,
 	hitl.EUnavailable:     http.StatusServiceUnavailable,
+	codeMethodNotAllowed:  http.StatusMethodNotAllowed,
 }
 
 // Problem is an RFC 9457 problem details body with hitl's stable code.

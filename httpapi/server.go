@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -54,9 +55,6 @@ func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Se
 	if m != nil {
 		s.mux.Handle("GET /metrics", m.Handler())
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.problem(w, r, hitl.Errorf(hitl.ENotFound, "no such route: %s %s", r.Method, r.URL.Path))
-	})
 	return s
 }
 
@@ -91,8 +89,28 @@ func (s *Server) routes() []route {
 	}
 }
 
-// ServeHTTP makes Server an http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP makes Server an http.Handler. Requests that match no route get a problem
+// response too: 405 with Allow when the path exists for other methods, else 404.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		s.problem(w, r, hitl.Errorf(hitl.ENotFound, "no such route: %s %s", r.Method, r.URL.Path))
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	s.problem(w, r, &hitl.Error{Code: codeMethodNotAllowed, Message: fmt.Sprintf("%s does not take %s; it takes %s", r.URL.Path, r.Method, strings.Join(allow, ", "))})
+}
 
 // statusWriter remembers the status for the metrics and the log.
 type statusWriter struct {
