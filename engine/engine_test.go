@@ -1,0 +1,204 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/store/sqlite"
+)
+
+var (
+	ctx   = context.Background()
+	agent = &hitl.Principal{Name: "bot", Roles: []string{hitl.RoleAgent}}
+	human = &hitl.Principal{Name: "ann", Roles: []string{hitl.RoleResponder}}
+)
+
+// clock is a settable time source.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func open(t *testing.T, path string, now func() time.Time) (*engine.Engine, func()) {
+	t.Helper()
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(st, engine.Options{Now: now})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() {
+		e.Stop()
+		st.Close()
+	}
+	return e, stop
+}
+
+func seconds(n int64) *int64 { return &n }
+
+func TestAnswerAfterDeadlineBeforeTimerIsConflict(t *testing.T) {
+	c := &clock{t: time.Now()}
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	defer stop()
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutSeconds: seconds(3600),
+		FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"no"`)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The clock passes the deadline; the real timer is an hour away and has not fired.
+	c.Advance(time.Hour + time.Millisecond)
+	_, err = e.Respond(ctx, human, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"yes"`)})
+	var de *hitl.Error
+	if hitl.ErrorCode(err) != hitl.EConflict || !asError(err, &de) || de.Inquiry == nil {
+		t.Fatalf("late answer: %v, want conflict with the state", err)
+	}
+	if de.Inquiry.Status != hitl.StatusTimeout || !de.Inquiry.FallbackApplied || string(de.Inquiry.Response) != `"no"` {
+		t.Fatalf("state after the late answer: %+v", de.Inquiry)
+	}
+	// Cancelling late is the same conflict.
+	inq2, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutSeconds: seconds(60)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(2 * time.Minute)
+	if _, err := e.Cancel(ctx, agent, inq2.ID, ""); hitl.ErrorCode(err) != hitl.EConflict {
+		t.Fatalf("late cancel: %v", err)
+	}
+}
+
+func asError(err error, target **hitl.Error) bool {
+	e, ok := err.(*hitl.Error)
+	*target = e
+	return ok
+}
+
+func TestOverdueDeadlinesTimeOutAtStart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	c := &clock{t: time.Now()}
+	e, stop := open(t, path, c.Now)
+	var ids []int64
+	for range 5 {
+		inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutSeconds: seconds(600)}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, inq.ID)
+	}
+	stop()
+	// Restart an hour later: every deadline has passed while the server was down.
+	c.Advance(time.Hour)
+	e, stop = open(t, path, c.Now)
+	defer stop()
+	for _, id := range ids {
+		got, err := e.Wait(ctx, agent, id, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != hitl.StatusTimeout {
+			t.Fatalf("inquiry %d after restart: %s", id, got.Status)
+		}
+	}
+	if e.Pending() != 0 {
+		t.Fatalf("pending count %d after the timeouts", e.Pending())
+	}
+}
+
+func TestDeadlineFiresOnTime(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	at := time.Now().Add(150 * time.Millisecond)
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutAt: &at}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Wait(ctx, agent, inq.ID, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != hitl.StatusTimeout || got.UpdatedAt.Before(*inq.TimeoutAt) {
+		t.Fatalf("got %s at %v for a deadline at %v", got.Status, got.UpdatedAt, inq.TimeoutAt)
+	}
+}
+
+func TestWaitReturnsPendingAfterItsTimeoutAndOnDrain(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Wait(ctx, agent, inq.ID, 20*time.Millisecond)
+	if err != nil || got.Status != hitl.StatusPending {
+		t.Fatalf("wait past its timeout: %v %v", got, err)
+	}
+	done := make(chan *hitl.Inquiry)
+	go func() {
+		got, _ := e.Wait(ctx, agent, inq.ID, time.Minute)
+		done <- got
+	}()
+	time.Sleep(20 * time.Millisecond)
+	e.Drain()
+	select {
+	case got := <-done:
+		if got == nil || got.Status != hitl.StatusPending {
+			t.Fatalf("drained wait returned %+v", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Drain did not end the wait")
+	}
+	if _, err := e.Wait(ctx, agent, inq.ID, engine.MaxWait+time.Second); hitl.ErrorCode(err) != hitl.EInvalid {
+		t.Fatalf("over-long wait: %v", err)
+	}
+}
+
+func TestBootstrap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	e, stop := open(t, path, nil)
+	tok, err := e.Bootstrap(ctx, "")
+	if err != nil || tok == "" {
+		t.Fatalf("first bootstrap: %q %v", tok, err)
+	}
+	p, err := e.Authenticate(ctx, tok)
+	if err != nil || !p.IsAdmin() {
+		t.Fatalf("bootstrap token: %v %v", p, err)
+	}
+	if again, err := e.Bootstrap(ctx, ""); err != nil || again != "" {
+		t.Fatalf("second bootstrap made another key: %q %v", again, err)
+	}
+	// HITL_ADMIN_TOKEN: set, then changed at the next start; the old value stops working.
+	for _, env := range []string{"first-env-token-123456", "second-env-token-123456"} {
+		if _, err := e.Bootstrap(ctx, env); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := e.Authenticate(ctx, env); err != nil || !p.IsAdmin() || p.Name != "admin" {
+			t.Fatalf("env token %s: %v %v", env, p, err)
+		}
+	}
+	if _, err := e.Authenticate(ctx, "first-env-token-123456"); hitl.ErrorCode(err) != hitl.EUnauthorized {
+		t.Fatalf("replaced env token still works: %v", err)
+	}
+	if _, err := e.Bootstrap(ctx, "short"); err == nil {
+		t.Fatal("a short admin token was accepted")
+	}
+	stop()
+}
