@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/server"
+)
+
+// TestMain lets the test binary stand in for the hitl binary: with HITL_TEST_RUN_MAIN=1 it
+// runs the program itself, so tests can start, kill and restart real server processes.
+func TestMain(m *testing.M) {
+	if os.Getenv("HITL_TEST_RUN_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+const adminToken = "cli-test-admin-token-0123"
+
+// cli runs the hitl command in-process and returns its exit status and output.
+func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// startServer runs a server in-process and points the CLI at it through HITL_URL and HITL_TOKEN.
+func startServer(t *testing.T) (*client.Client, string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
+	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "hitl.db"), AdminToken: adminToken}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	t.Setenv("HITL_URL", srv.URL())
+	t.Setenv("HITL_TOKEN", adminToken)
+	t.Setenv("HITL_CREDENTIALS", filepath.Join(dir, "credentials.json"))
+	return client.New(srv.URL(), adminToken, nil), srv.URL()
+}
+
+// pendingID waits until exactly one pending inquiry exists and returns it.
+func pendingID(t *testing.T, c *client.Client) int64 {
+	t.Helper()
+	for range 200 {
+		page, err := c.Inquiries(context.Background(), client.ListOptions{Status: "pending"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Data) == 1 {
+			return page.Data[0].ID
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no pending inquiry appeared")
+	return 0
+}
+
+func TestAskExitStatuses(t *testing.T) {
+	admin, _ := startServer(t)
+	ctx := context.Background()
+
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	askAsync := func(args ...string) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			code, out, errOut := cli(t, append([]string{"ask"}, args...)...)
+			ch <- result{code, out, errOut}
+		}()
+		return ch
+	}
+
+	// Answered: exit 0, the answer as JSON on stdout.
+	ch := askAsync("Deploy v2.5.0?", "--type", "approval", "--context", `{"version":"v2.5.0"}`, "--session", "ci-42")
+	id := pendingID(t, admin)
+	if code, _, errOut := cli(t, "respond", fmt.Sprint(id), "--approve", "--comment", "ship it"); code != 0 {
+		t.Fatalf("respond: %d %s", code, errOut)
+	}
+	r := <-ch
+	if r.code != exitOK || strings.TrimSpace(r.stdout) != `{"approved":true,"comment":"ship it"}` {
+		t.Fatalf("answered ask: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
+	// Selection answered with a bare word.
+	ch = askAsync("Which venue?", "--option", "hall", "--option", "garden")
+	id = pendingID(t, admin)
+	if code, _, errOut := cli(t, "respond", fmt.Sprint(id), "garden"); code != 0 {
+		t.Fatalf("respond garden: %d %s", code, errOut)
+	}
+	if r := <-ch; r.code != exitOK || strings.TrimSpace(r.stdout) != `"garden"` {
+		t.Fatalf("selection ask: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
+	// Cancelled: exit 4.
+	ch = askAsync("Still needed?")
+	id = pendingID(t, admin)
+	if code, _, errOut := cli(t, "cancel", fmt.Sprint(id), "--reason", "obsolete"); code != 0 {
+		t.Fatalf("cancel: %d %s", code, errOut)
+	}
+	if r := <-ch; r.code != exitCancelled || !strings.Contains(r.stderr, "obsolete") {
+		t.Fatalf("cancelled ask: %d %q", r.code, r.stderr)
+	}
+
+	// Timed out under fail: exit 3; under a fallback: exit 0 with the fallback and a note.
+	if code, _, errOut := cli(t, "ask", "Quick?", "--timeout", "1s"); code != exitTimeout || !strings.Contains(errOut, "timed out") {
+		t.Fatalf("timed out ask: %d %q", code, errOut)
+	}
+	code, out, errOut := cli(t, "ask", "Quick?", "--timeout", "1s", "--fallback-policy", "complete_with_fallback", "--fallback", `"skip"`)
+	if code != exitOK || strings.TrimSpace(out) != `"skip"` || !strings.Contains(errOut, "fallback") {
+		t.Fatalf("fallback ask: %d %q %q", code, out, errOut)
+	}
+
+	// Bad usage: exit 2, before anything is sent. A server refusal: exit 1 with its detail.
+	for _, args := range [][]string{{"ask"}, {"ask", "x", "--schema", "{not json"}, {"ask", "x", "--bogus"}, {"respond", "abc", "1"}, {"respond", "1", "--approve", "--reject"}, {"nope"}} {
+		if code, _, errOut := cli(t, args...); code != exitUsage || errOut == "" {
+			t.Errorf("%v: exit %d %q, want %d", args, code, errOut, exitUsage)
+		}
+	}
+	if code, _, errOut := cli(t, "ask", "x", "--schema", `{"type":"nope"}`); code != exitError || !strings.Contains(errOut, "response_schema") || strings.Contains(errOut, "goroutine") {
+		t.Fatalf("refused ask: %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "show", "99999"); code != exitError || !strings.Contains(errOut, "not found") {
+		t.Fatalf("show unknown: %d %q", code, errOut)
+	}
+	page, err := admin.Inquiries(ctx, client.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Data) != 5 {
+		t.Fatalf("%d inquiries stored, want the 5 asked", len(page.Data))
+	}
+}
+
+func TestListShowKeysWhoami(t *testing.T) {
+	admin, _ := startServer(t)
+	ctx := context.Background()
+	inq, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Rename the service?", Session: "s-1", AssignedTo: []string{"group:ops"}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli(t, "ls", "--status", "pending")
+	if code != 0 || !strings.Contains(out, "Rename the service?") || !strings.Contains(out, "s-1") {
+		t.Fatalf("ls: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "show", fmt.Sprint(inq.ID))
+	if code != 0 || !strings.Contains(out, "group:ops") || !strings.Contains(out, "pending") {
+		t.Fatalf("show: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "show", fmt.Sprint(inq.ID), "--json")
+	var shown hitl.Inquiry
+	if code != 0 || json.Unmarshal([]byte(out), &shown) != nil || shown.ID != inq.ID {
+		t.Fatalf("show --json: %d %q", code, out)
+	}
+	code, token, errOut := cli(t, "keys", "create", "olga", "--role", "responder", "--group", "ops")
+	if code != 0 || !strings.HasPrefix(strings.TrimSpace(token), "hitl_") {
+		t.Fatalf("keys create: %d %q %q", code, token, errOut)
+	}
+	code, out, _ = cli(t, "keys", "ls")
+	if code != 0 || !strings.Contains(out, "olga") || strings.Contains(out, strings.TrimSpace(token)) {
+		t.Fatalf("keys ls: %d %q", code, out)
+	}
+	t.Setenv("HITL_TOKEN", strings.TrimSpace(token))
+	code, out, _ = cli(t, "whoami")
+	if code != 0 || !strings.Contains(out, `"olga"`) {
+		t.Fatalf("whoami: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "ls", "--mine")
+	if code != 0 || !strings.Contains(out, "Rename") {
+		t.Fatalf("ls --mine: %d %q", code, out)
+	}
+	code, _, errOut = cli(t, "respond", fmt.Sprint(inq.ID), "42")
+	if code != exitError || !strings.Contains(errOut, "does not fit") {
+		t.Fatalf("invalid answer: %d %q", code, errOut)
+	}
+	t.Setenv("HITL_TOKEN", "revoked-or-wrong")
+	if code, _, errOut := cli(t, "whoami"); code != exitError || !strings.Contains(errOut, "unknown or revoked") {
+		t.Fatalf("bad token: %d %q", code, errOut)
+	}
+}
