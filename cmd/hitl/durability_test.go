@@ -197,4 +197,3 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 		t.Fatalf("graceful stop: %v", err)
 	}
 }
-
