@@ -132,6 +132,9 @@ func (e *Engine) Drain() { e.drainOnce.Do(func() { close(e.draining) }) }
 // Pending returns the number of pending inquiries, for the metrics gauge.
 func (e *Engine) Pending() int64 { return e.pending.Load() }
 
+// Waiting returns the number of agents parked on a wait, for the metrics gauge.
+func (e *Engine) Waiting() int64 { return e.waiters.count.Load() }
+
 // Ready reports whether the store answers.
 func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
 

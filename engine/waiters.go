@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -15,8 +16,9 @@ type wake struct {
 
 // waiters are the agents parked on an inquiry, woken by push after the resolving commit.
 type waiters struct {
-	mu sync.Mutex
-	m  map[int64]map[chan wake]struct{}
+	mu    sync.Mutex
+	m     map[int64]map[chan wake]struct{}
+	count atomic.Int64 // parked waiters, for the metrics
 }
 
 func (w *waiters) add(id int64) chan wake {
@@ -29,10 +31,12 @@ func (w *waiters) add(id int64) chan wake {
 	}
 	set[ch] = struct{}{}
 	w.mu.Unlock()
+	w.count.Add(1)
 	return ch
 }
 
 func (w *waiters) remove(id int64, ch chan wake) {
+	w.count.Add(-1)
 	w.mu.Lock()
 	if set := w.m[id]; set != nil {
 		delete(set, ch)

@@ -162,14 +162,28 @@ func (s *Server) wrap(rt route) http.Handler {
 			var err error
 			if p, err = s.engine.Authenticate(r.Context(), token(r)); err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
-				s.problem(w, r, err)
+				s.fail(w, r, err)
 				return
 			}
 		}
 		if err := rt.h(w, r, p); err != nil {
-			s.problem(w, r, err)
+			s.fail(w, r, err)
 		}
 	})
+}
+
+// statusClientClosed is recorded (never sent) when the client hung up before the answer.
+const statusClientClosed = 499
+
+// fail answers a failed request with its problem, unless the client has gone: then there is
+// nobody to answer, and a long poll the agent gave up on is no server error.
+func (s *Server) fail(w *statusWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil && w.status == 0 {
+		w.status = statusClientClosed
+		s.log.Debug("client went away", "method", r.Method, "path", r.URL.Path)
+		return
+	}
+	s.problem(w, r, err)
 }
 
 // token reads the caller's token from Authorization: Bearer or X-API-Key.

@@ -23,8 +23,14 @@ type Metrics struct {
 	httpDuration      *prometheus.HistogramVec
 }
 
-// New registers the collectors; pending reports the number of pending inquiries when scraped.
-func New(pending func() float64) *Metrics {
+// Gauges are read when the metrics are scraped.
+type Gauges struct {
+	Pending func() float64 // inquiries waiting for an answer
+	Waiting func() float64 // agents parked on a wait
+}
+
+// New registers the collectors.
+func New(g Gauges) *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		inquiriesCreated: prometheus.NewCounter(prometheus.CounterOpts{
@@ -50,7 +56,8 @@ func New(pending func() float64) *Metrics {
 		}, []string{"route"}),
 	}
 	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.wakeLatency, m.httpRequests, m.httpDuration,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, pending),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, g.Pending),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_waiters", Help: "Agents parked on a wait (long polls)."}, g.Waiting),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

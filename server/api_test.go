@@ -493,3 +493,29 @@ func TestOperationalEndpoints(t *testing.T) {
 		t.Fatalf("wrong method: %d %s", r.status, r.text)
 	}
 }
+
+func TestClientHangingUpIsNoServerError(t *testing.T) {
+	e := newEnv(t)
+	agent := e.principal("bot", []string{"agent"})
+	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "anyone?"})
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if _, err := agent.Wait(short, inq.ID, time.Minute); err == nil {
+		t.Fatal("a wait whose context ended returned no error")
+	}
+	// The server counts it as a client that went away, not as a 500.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		m := e.do("GET", "/metrics", "", "").text
+		if strings.Contains(m, `hitl_http_requests_total{route="GET /v1/inquiries/{id}/wait",status="499"} 1`) {
+			if strings.Contains(m, `status="500"`) {
+				t.Fatal("a hung-up client was counted as a 500")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hang-up was not recorded:\n%s", m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

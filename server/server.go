@@ -98,7 +98,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: log, store: st}
 	var eng *engine.Engine
-	m := metrics.New(func() float64 { return float64(eng.Pending()) })
+	m := metrics.New(metrics.Gauges{
+		Pending: func() float64 { return float64(eng.Pending()) },
+		Waiting: func() float64 { return float64(eng.Waiting()) },
+	})
 	eng = engine.New(st, engine.Options{Logger: log, Metrics: m})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {

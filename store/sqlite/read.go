@@ -85,10 +85,22 @@ func parseCursor(c string) (int64, error) {
 }
 
 func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
-	return getInquiry(ctx, s.reader, id)
+	return onReader(s, ctx, func() (*hitl.Inquiry, error) { return getInquiry(ctx, s.reader, id) })
 }
 
 func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
+	type page struct {
+		items []*hitl.Inquiry
+		next  string
+	}
+	p, err := onReader(s, ctx, func() (page, error) {
+		items, next, err := s.inquiries(ctx, f)
+		return page{items, next}, err
+	})
+	return p.items, p.next, err
+}
+
+func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
 	var w where
 	cursor, err := parseCursor(f.Page.Cursor)
 	if err != nil {
@@ -135,12 +147,20 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 }
 
 func (s *Store) PendingCount(ctx context.Context) (int, error) {
+	return onReader(s, ctx, func() (int, error) { return s.pendingCount(ctx) })
+}
+
+func (s *Store) pendingCount(ctx context.Context) (int, error) {
 	var n int
 	err := s.reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries WHERE status = 'pending'").Scan(&n)
 	return n, dbError(err, "inquiries")
 }
 
 func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
+	return onReader(s, ctx, func() ([]hitl.Deadline, error) { return s.pendingDeadlines(ctx) })
+}
+
+func (s *Store) pendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 	rows, err := s.reader.QueryContext(ctx, "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
 	if err != nil {
 		return nil, dbError(err, "deadlines")
@@ -208,10 +228,22 @@ func getSession(ctx context.Context, q querier, key string) (*hitl.Session, erro
 }
 
 func (s *Store) Session(ctx context.Context, key string) (*hitl.Session, error) {
-	return getSession(ctx, s.reader, key)
+	return onReader(s, ctx, func() (*hitl.Session, error) { return getSession(ctx, s.reader, key) })
 }
 
 func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
+	type page struct {
+		items []*hitl.Session
+		next  string
+	}
+	p, err := onReader(s, ctx, func() (page, error) {
+		items, next, err := s.sessions(ctx, f)
+		return page{items, next}, err
+	})
+	return p.items, p.next, err
+}
+
+func (s *Store) sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
 	var w where
 	cursor, err := parseCursor(f.Page.Cursor)
 	if err != nil {
@@ -262,6 +294,10 @@ func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Ses
 }
 
 func (s *Store) SessionInquiries(ctx context.Context, key string, v hitl.Visibility) ([]*hitl.Inquiry, error) {
+	return onReader(s, ctx, func() ([]*hitl.Inquiry, error) { return s.sessionInquiries(ctx, key, v) })
+}
+
+func (s *Store) sessionInquiries(ctx context.Context, key string, v hitl.Visibility) ([]*hitl.Inquiry, error) {
 	var w where
 	w.add("i.session = ?", key)
 	w.visible(v)
@@ -269,6 +305,10 @@ func (s *Store) SessionInquiries(ctx context.Context, key string, v hitl.Visibil
 }
 
 func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
+	return onReader(s, ctx, func() ([]*hitl.Event, error) { return s.events(ctx, f) })
+}
+
+func (s *Store) events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
 	var w where
 	w.add("e.seq > ?", f.After)
 	if len(f.Types) > 0 {
@@ -345,11 +385,19 @@ func scanKey(sc interface{ Scan(...any) error }) (*hitl.Key, error) {
 const keyColumns = "id, name, roles, groups, created_at, revoked_at"
 
 func (s *Store) KeyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
+	return onReader(s, ctx, func() (*hitl.Key, error) { return s.keyByTokenHash(ctx, hash) })
+}
+
+func (s *Store) keyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
 	k, err := scanKey(s.reader.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL", hash))
 	return k, dbError(err, "key")
 }
 
 func (s *Store) Keys(ctx context.Context) ([]*hitl.Key, error) {
+	return onReader(s, ctx, func() ([]*hitl.Key, error) { return s.keys(ctx) })
+}
+
+func (s *Store) keys(ctx context.Context) ([]*hitl.Key, error) {
 	rows, err := s.reader.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
 	if err != nil {
 		return nil, dbError(err, "keys")

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/pressly/goose/v3"
 	sqlite "modernc.org/sqlite"
@@ -36,11 +37,13 @@ const maxBatch = 256
 
 // Store is the SQLite implementation of hitl.Store.
 type Store struct {
-	writer *sql.DB
-	reader *sql.DB
-	ops    chan *op
-	done   chan struct{}
-	quit   chan struct{}
+	writer  *sql.DB
+	reader  *sql.DB
+	ops     chan *op
+	reads   chan func()
+	done    chan struct{}
+	quit    chan struct{}
+	readers sync.WaitGroup
 }
 
 type op struct {
@@ -93,8 +96,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	s := &Store{writer: writer, reader: reader, ops: make(chan *op, maxBatch), done: make(chan struct{}), quit: make(chan struct{})}
+	s := &Store{writer: writer, reader: reader, ops: make(chan *op, maxBatch), reads: make(chan func()), done: make(chan struct{}), quit: make(chan struct{})}
 	go s.writeLoop()
+	for range n {
+		s.readers.Go(func() {
+			for {
+				select {
+				case fn := <-s.reads:
+					fn()
+				case <-s.quit:
+					return
+				}
+			}
+		})
+	}
 	return s, nil
 }
 
@@ -122,13 +137,43 @@ func (s *Store) Close() error {
 		close(s.quit)
 	}
 	<-s.done
+	s.readers.Wait()
 	return errors.Join(s.writer.Close(), s.reader.Close())
+}
+
+// onReader runs a read on one of the store's reader goroutines. The driver is C translated to
+// Go and runs deep: on a request's own goroutine it would grow that goroutine's stack, which a
+// long poll then keeps for as long as it stays parked. On a few long-lived readers the deep
+// stacks exist once.
+func onReader[T any](s *Store, ctx context.Context, fn func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	select {
+	case s.reads <- func() {
+		v, err := fn()
+		done <- result{v, err}
+	}:
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	case <-s.quit:
+		var zero T
+		return zero, hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
+	}
+	r := <-done
+	return r.v, r.err
 }
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
-	var one int
-	if err := s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+	_, err := onReader(s, ctx, func() (int, error) {
+		var one int
+		return one, s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	})
+	if err != nil {
 		return hitl.Errorf(hitl.EUnavailable, "database does not answer")
 	}
 	return nil

@@ -1,0 +1,454 @@
+// Package bench measures a real hitl server on loopback: how fast a parked agent wakes when
+// the human answers (and how that compares with polling every 2 s), how many durable
+// ask-and-answer cycles it completes per second, how close to their deadlines inquiries time
+// out, and how much memory each parked waiter costs.
+//
+// The server runs as a child process (`hitl serve` on a temporary SQLite database), so that
+// its memory is measured apart from the load generator's.
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+)
+
+// Options size a run. Quick finishes in well under 30 s.
+type Options struct {
+	// Server is the command that runs `hitl serve` (its flags are appended).
+	Server []string
+	// Env is added to the server's environment.
+	Env []string
+
+	Waiters            int           // parked long polls for the wake latency (1,000)
+	PollingWaiters     int           // agents polling every PollInterval for the baseline (1,000)
+	PollInterval       time.Duration // 2 s, the OpenIntent SDK's interval
+	ThroughputClients  int           // concurrent create+respond loops (64)
+	ThroughputDuration time.Duration // 10 s
+	Deadlines          int           // inquiries timing out within DeadlineWindow (10,000)
+	DeadlineWindow     time.Duration // 2 s
+	Progress           io.Writer     // where to say what is running; nil for silence
+}
+
+// Full is the standard run; Quick a smaller one for a quick look and for CI.
+func Full() Options {
+	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second}
+}
+
+func Quick() Options {
+	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second}
+}
+
+// Latency is a distribution in milliseconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Result is what a run measured; the JSON field names are part of the benchmark's contract.
+type Result struct {
+	WakeLatencyMS           Latency `json:"wake_latency_ms"`
+	PollingBaselineMS       Latency `json:"polling_baseline_wake_latency_ms"`
+	WakeSpeedup             float64 `json:"wake_speedup"`
+	RespondThroughputPerS   float64 `json:"respond_throughput_per_s"`
+	TimeoutLatenessMS       Latency `json:"timeout_lateness_ms"`
+	TimeoutObservedLateness Latency `json:"timeout_observed_lateness_ms"`
+	BytesPerWaiter          float64 `json:"bytes_per_waiter"`
+	Waiters                 int     `json:"waiters"`
+	PollingWaiters          int     `json:"polling_waiters"`
+	ThroughputClients       int     `json:"throughput_clients"`
+	Deadlines               int     `json:"deadlines"`
+	ParkedForMemory         int     `json:"parked_for_memory"`
+	CPUs                    int     `json:"cpus"`
+	DurationS               float64 `json:"duration_s"`
+}
+
+const adminToken = "bench-admin-token-0123456789"
+
+// run holds one benchmark's server and clients.
+type run struct {
+	o     Options
+	url   string
+	pid   int
+	agent *client.Client
+	human *client.Client
+	admin *client.Client
+	hc    *http.Client
+}
+
+func (r *run) say(format string, args ...any) {
+	if r.o.Progress != nil {
+		fmt.Fprintf(r.o.Progress, format+"\n", args...)
+	}
+}
+
+// Run starts the server, measures, stops the server and returns the figures.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	began := time.Now()
+	dir, err := os.MkdirTemp("", "hitl-bench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	args := append(slices.Clone(o.Server), "--addr", addr, "--db", filepath.Join(dir, "bench.db"), "--log-level", "error")
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(append(os.Environ(), o.Env...), "HITL_ADMIN_TOKEN="+adminToken, "HITL_CREDENTIALS="+filepath.Join(dir, "credentials.json"))
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the server: %w", err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	r := &run{o: o, url: "http://" + addr, pid: cmd.Process.Pid}
+	// One transport for everything, allowed as many connections as there are parked waiters.
+	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 20000, IdleConnTimeout: time.Minute,
+		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
+	r.admin = client.New(r.url, adminToken, r.hc)
+	if err := r.ready(ctx); err != nil {
+		return nil, err
+	}
+	if r.agent, err = r.key(ctx, "bench-agent", hitl.RoleAgent); err != nil {
+		return nil, err
+	}
+	if r.human, err = r.key(ctx, "bench-human", hitl.RoleResponder); err != nil {
+		return nil, err
+	}
+	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines, CPUs: cpus()}
+
+	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
+	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
+		return nil, err
+	}
+	r.say("wake latency: %d parked waiters answered one by one ...", o.Waiters)
+	if res.WakeLatencyMS, err = r.wakeLatency(ctx); err != nil {
+		return nil, err
+	}
+	r.say("polling baseline: %d agents polling every %s ...", o.PollingWaiters, o.PollInterval)
+	if res.PollingBaselineMS, err = r.pollingBaseline(ctx); err != nil {
+		return nil, err
+	}
+	if res.WakeLatencyMS.P50 > 0 {
+		res.WakeSpeedup = round(res.PollingBaselineMS.P50 / res.WakeLatencyMS.P50)
+	}
+	r.say("deadlines and memory: %d inquiries timing out within %s, each with a parked waiter ...", o.Deadlines, o.DeadlineWindow)
+	if err := r.deadlines(ctx, res); err != nil {
+		return nil, err
+	}
+	res.DurationS = round(time.Since(began).Seconds())
+	return res, nil
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func (r *run) ready(ctx context.Context) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if r.admin.Ready(ctx) == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errors.New("the server did not become ready within 20 s")
+}
+
+func (r *run) key(ctx context.Context, name, role string) (*client.Client, error) {
+	k, err := r.admin.CreateKey(ctx, &hitl.KeyRequest{Name: name, Roles: []string{role}})
+	if err != nil {
+		return nil, err
+	}
+	return client.New(r.url, k.Token, r.hc), nil
+}
+
+// throughput runs create+respond loops for the duration and returns cycles per second. Every
+// answer counted was acknowledged, so it is on disk (synchronous=FULL).
+func (r *run) throughput(ctx context.Context) (float64, error) {
+	var cycles atomic.Int64
+	var firstErr error
+	var once sync.Once
+	stop := time.Now().Add(r.o.ThroughputDuration)
+	var wg sync.WaitGroup
+	started := time.Now()
+	for range r.o.ThroughputClients {
+		wg.Go(func() {
+			for time.Now().Before(stop) {
+				inq, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Approve?", RequestType: hitl.RequestApproval}, client.CreateOptions{})
+				if err == nil {
+					_, err = r.human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
+				}
+				if err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
+				cycles.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, fmt.Errorf("throughput: %w", firstErr)
+	}
+	return round(float64(cycles.Load()) / time.Since(started).Seconds()), nil
+}
+
+// create makes n inquiries with up to 64 in flight.
+func (r *run) create(ctx context.Context, n int, req func(i int) *hitl.InquiryRequest) ([]int64, error) {
+	ids := make([]int64, n)
+	errs := make(chan error, 1)
+	sem := make(chan struct{}, 64)
+	var wg sync.WaitGroup
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			inq, _, err := r.agent.CreateInquiry(ctx, req(i), client.CreateOptions{})
+			if err != nil {
+				select {
+				case errs <- err:
+				default:
+				}
+				return
+			}
+			ids[i] = inq.ID
+		})
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+		return ids, nil
+	}
+}
+
+// park starts a long poll on each inquiry and waits until the server holds all of them.
+// done receives, per index, when the poll returned and what it returned.
+type returned struct {
+	at  time.Time
+	inq *hitl.Inquiry
+	err error
+}
+
+func (r *run) park(ctx context.Context, ids []int64, wait time.Duration) ([]chan returned, error) {
+	out := make([]chan returned, len(ids))
+	for i, id := range ids {
+		out[i] = make(chan returned, 1)
+		go func() {
+			inq, err := r.agent.Wait(ctx, id, wait)
+			out[i] <- returned{time.Now(), inq, err}
+		}()
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := r.metric(ctx, "hitl_waiters")
+		if err != nil {
+			return nil, err
+		}
+		if int(n) >= len(ids) {
+			return out, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("only some of %d waiters parked within 60 s", len(ids))
+}
+
+// metric reads one unlabelled value from the server's /metrics.
+func (r *run) metric(ctx context.Context, name string) (float64, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", r.url+"/metrics", nil)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(v, 64)
+		}
+	}
+	return 0, fmt.Errorf("metric %s not found", name)
+}
+
+// wakeLatency: time from sending the answer to the parked waiter's long poll returning.
+func (r *run) wakeLatency(ctx context.Context) (Latency, error) {
+	ids, err := r.create(ctx, r.o.Waiters, func(int) *hitl.InquiryRequest { return &hitl.InquiryRequest{Prompt: "Go?"} })
+	if err != nil {
+		return Latency{}, err
+	}
+	parked, err := r.park(ctx, ids, 2*time.Minute)
+	if err != nil {
+		return Latency{}, err
+	}
+	sent := make([]time.Time, len(ids))
+	for i, id := range ids {
+		sent[i] = time.Now()
+		if _, err := r.human.Respond(ctx, id, json.RawMessage(`"go"`), ""); err != nil {
+			return Latency{}, err
+		}
+	}
+	lat := make([]time.Duration, len(ids))
+	for i := range ids {
+		ret := <-parked[i]
+		if ret.err != nil || ret.inq.Status != hitl.StatusResponded {
+			return Latency{}, fmt.Errorf("waiter %d returned %v %v", ids[i], ret.inq, ret.err)
+		}
+		lat[i] = ret.at.Sub(sent[i])
+	}
+	return summarize(lat), nil
+}
+
+// pollingBaseline: the same, for agents that poll GET /v1/inquiries/{id} every interval.
+func (r *run) pollingBaseline(ctx context.Context) (Latency, error) {
+	n := r.o.PollingWaiters
+	ids, err := r.create(ctx, n, func(int) *hitl.InquiryRequest { return &hitl.InquiryRequest{Prompt: "Go?"} })
+	if err != nil {
+		return Latency{}, err
+	}
+	seen := make([]chan time.Time, n)
+	for i, id := range ids {
+		seen[i] = make(chan time.Time, 1)
+		// Pollers start spread over one interval, as independent agents would be.
+		phase := time.Duration(int64(r.o.PollInterval) * int64(i) / int64(n))
+		go func() {
+			time.Sleep(phase)
+			for {
+				inq, err := r.agent.Inquiry(ctx, id)
+				if err == nil && inq.Status.Final() {
+					seen[i] <- time.Now()
+					return
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				time.Sleep(r.o.PollInterval)
+			}
+		}()
+	}
+	time.Sleep(r.o.PollInterval) // every poller has started
+	sent := make([]time.Time, n)
+	for i, id := range ids {
+		sent[i] = time.Now()
+		if _, err := r.human.Respond(ctx, id, json.RawMessage(`"go"`), ""); err != nil {
+			return Latency{}, err
+		}
+	}
+	lat := make([]time.Duration, n)
+	for i := range ids {
+		lat[i] = (<-seen[i]).Sub(sent[i])
+	}
+	return summarize(lat), nil
+}
+
+// deadlines creates inquiries whose deadlines fall within one window, parks a waiter on each
+// (measuring the server's memory before and after), and measures how late each timed out:
+// on the server (the transition's time) and as the waiting agent saw it.
+func (r *run) deadlines(ctx context.Context, res *Result) error {
+	n := r.o.Deadlines
+	// Leave time to create them and park the waiters before the first deadline.
+	lead := 3*time.Second + time.Duration(float64(n)/max(res.RespondThroughputPerS, 200)*2*float64(time.Second))
+	base := time.Now().Add(lead)
+	at := make([]time.Time, n)
+	ids, err := r.create(ctx, n, func(i int) *hitl.InquiryRequest {
+		at[i] = base.Add(time.Duration(int64(r.o.DeadlineWindow) * int64(i) / int64(n)))
+		t := at[i]
+		return &hitl.InquiryRequest{Prompt: "Timing out", TimeoutAt: &t}
+	})
+	if err != nil {
+		return err
+	}
+	before, err := rss(r.pid)
+	if err != nil {
+		return err
+	}
+	parked, err := r.park(ctx, ids, 2*time.Minute)
+	if err != nil {
+		return err
+	}
+	if time.Now().After(base) {
+		return fmt.Errorf("parking %d waiters took past the first deadline; give more lead", n)
+	}
+	after, err := rss(r.pid)
+	if err != nil {
+		return err
+	}
+	res.ParkedForMemory = n
+	res.BytesPerWaiter = round(float64(after-before) / float64(n))
+
+	server := make([]time.Duration, n)
+	observed := make([]time.Duration, n)
+	for i := range ids {
+		ret := <-parked[i]
+		if ret.err != nil || ret.inq.Status != hitl.StatusTimeout {
+			return fmt.Errorf("waiter on %d returned %v %v", ids[i], ret.inq, ret.err)
+		}
+		server[i] = ret.inq.UpdatedAt.Sub(*ret.inq.TimeoutAt)
+		observed[i] = ret.at.Sub(*ret.inq.TimeoutAt)
+	}
+	res.TimeoutLatenessMS = summarize(server)
+	res.TimeoutObservedLateness = summarize(observed)
+	return nil
+}
+
+// rss reads the resident memory of a process, in bytes.
+func rss(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the server's memory: %w", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc status")
+}
+
+func summarize(ds []time.Duration) Latency {
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return round(float64(d) / float64(time.Millisecond)) }
+	q := func(p float64) time.Duration { return ds[min(len(ds)-1, int(p*float64(len(ds))))] }
+	return Latency{P50: ms(q(0.50)), P99: ms(q(0.99)), Max: ms(ds[len(ds)-1])}
+}
+
+func round(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+func cpus() int {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "processor\t:")
+}
