@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/store/sqlite"
+)
+
+type openapiDocument struct {
+	OpenAPI string                                `json:"openapi"`
+	Paths   map[string]map[string]json.RawMessage `json:"paths"`
+}
+
+// TestOpenAPIMatchesRoutes: every route is described, and every described operation is served.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	var doc openapiDocument
+	if err := json.Unmarshal(openapiDoc, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Fatalf("openapi version %q", doc.OpenAPI)
+	}
+	var described, served []string
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			described = append(described, strings.ToUpper(method)+" "+path)
+		}
+	}
+	s := New(nil, metrics.New(metrics.Gauges{Pending: func() float64 { return 0 }, Waiting: func() float64 { return 0 }}), nil, Config{})
+	for _, rt := range s.routes() {
+		served = append(served, rt.method+" "+rt.path)
+	}
+	served = append(served, "GET /metrics")
+	slices.Sort(described)
+	slices.Sort(served)
+	if !slices.Equal(described, served) {
+		t.Fatalf("openapi.json and the routes differ:\ndescribed %v\nserved    %v", described, served)
+	}
+}
+
+// TestResponsesMatchTheirSchemas sends real requests and validates each answer against the
+// schema the document gives for it, so the document stays true to what the server sends.
+func TestResponsesMatchTheirSchemas(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(st, engine.Options{})
+	const token = "openapi-admin-token-0123456789"
+	if _, err := e.Bootstrap(ctx, token); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Stop(); st.Close() }()
+	h := New(e, nil, nil, Config{})
+
+	var raw any
+	if err := json.Unmarshal(openapiDoc, &raw); err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("openapi.json", raw); err != nil {
+		t.Fatal(err)
+	}
+	schemaFor := func(name string) *jsonschema.Schema {
+		s, err := c.Compile("openapi.json#/components/schemas/" + name)
+		if err != nil {
+			t.Fatalf("schema %s: %v", name, err)
+		}
+		return s
+	}
+	call := func(method, path, body string) (int, any) {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var v any
+		if rec.Body.Len() > 0 {
+			v, err = jsonschema.UnmarshalJSON(rec.Body)
+			if err != nil {
+				t.Fatalf("%s %s: answer is not JSON: %v", method, path, err)
+			}
+		}
+		return rec.Code, v
+	}
+	check := func(schema string, method, path, body string, want int) any {
+		t.Helper()
+		code, v := call(method, path, body)
+		if code != want {
+			t.Fatalf("%s %s: %d, want %d (%v)", method, path, code, want, v)
+		}
+		if err := schemaFor(schema).Validate(v); err != nil {
+			t.Fatalf("%s %s does not match %s: %v", method, path, schema, err)
+		}
+		return v
+	}
+	checkPage := func(schema, path string) {
+		t.Helper()
+		_, v := call("GET", path, "")
+		page := v.(map[string]any)
+		for _, item := range page["data"].([]any) {
+			if err := schemaFor(schema).Validate(item); err != nil {
+				t.Fatalf("GET %s item does not match %s: %v", path, schema, err)
+			}
+		}
+	}
+	inq := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Deploy?","request_type":"approval","session":"s1","tool_call":{"id":"c1","name":"ask"},"timeout_seconds":60,"metadata":{"k":"v"}}`, 201).(map[string]any)
+	id := fmt.Sprint(inq["id"])
+	check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Pick","options":["a",{"value":"b","label":"B"}]}`, 201)
+	check("Inquiry", "GET", "/v1/inquiries/"+id, "", 200)
+	check("Problem", "POST", "/v1/inquiries/"+id+"/respond", `{"response":{"approved":"x"}}`, 422)
+	check("Inquiry", "POST", "/v1/inquiries/"+id+"/respond", `{"response":{"approved":true}}`, 200)
+	check("Problem", "POST", "/v1/inquiries/"+id+"/respond", `{"response":{"approved":false}}`, 409)
+	check("Inquiry", "GET", "/v1/inquiries/"+id+"/wait?timeout=0s", "", 200)
+	check("Session", "PUT", "/v1/sessions/s2", `{"agent":"a","state":{"x":1}}`, 201)
+	check("Session", "GET", "/v1/sessions/s1", "", 200)
+	check("Session", "POST", "/v1/sessions/s2/complete", `{"result":[1]}`, 200)
+	check("Key", "POST", "/v1/keys", `{"name":"ann","roles":["responder"],"groups":["ops"]}`, 201)
+	check("Principal", "GET", "/v1/me", "", 200)
+	check("Decision", "POST", "/v1/engagement/decide", `{"confidence":0.5,"risk":0.5,"reversibility":0.5}`, 200)
+	check("Problem", "GET", "/v1/inquiries/999", "", 404)
+	check("Problem", "POST", "/v1/inquiries", `{"prompt":""}`, 400)
+	checkPage("Inquiry", "/v1/inquiries")
+	checkPage("Session", "/v1/sessions")
+	checkPage("Inquiry", "/v1/sessions/s1/inquiries")
+	checkPage("Event", "/v1/events")
+	checkPage("Key", "/v1/keys")
+	if code, _ := call("GET", "/healthz", ""); code != http.StatusOK {
+		t.Fatal(code)
+	}
+}
