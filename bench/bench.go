@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -339,8 +340,9 @@ func (r *run) pollingBaseline(ctx context.Context) (Latency, error) {
 	seen := make([]chan time.Time, n)
 	for i, id := range ids {
 		seen[i] = make(chan time.Time, 1)
-		// Pollers start spread over one interval, as independent agents would be.
-		phase := time.Duration(int64(r.o.PollInterval) * int64(i) / int64(n))
+		// Independent agents poll at random phases of the interval (in an order unrelated to
+		// the order of the answers, which would bias the figure).
+		phase := rand.N(r.o.PollInterval)
 		go func() {
 			time.Sleep(phase)
 			for {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl/bench"
+)
+
+// TestBenchReportsEveryFigure runs a tiny benchmark against a real server process and checks
+// the JSON it prints. The figures themselves are measured by `hitl bench`, not asserted here.
+func TestBenchReportsEveryFigure(t *testing.T) {
+	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
+		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond,
+		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}}
+	res, err := bench.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	var fields map[string]any
+	json.Unmarshal(b, &fields)
+	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms"} {
+		l, ok := fields[name].(map[string]any)
+		if !ok || l["p50"].(float64) < 0 || l["p99"].(float64) < l["p50"].(float64) || l["max"].(float64) < l["p99"].(float64) {
+			t.Errorf("%s = %v", name, fields[name])
+		}
+	}
+	for _, name := range []string{"wake_speedup", "respond_throughput_per_s"} {
+		if v, ok := fields[name].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v", name, fields[name])
+		}
+	}
+	if _, ok := fields["bytes_per_waiter"].(float64); !ok {
+		t.Errorf("bytes_per_waiter missing: %v", fields)
+	}
+}
