@@ -100,4 +100,3 @@ func (m *Metrics) HTTPRequest(route string, status int, d time.Duration) {
 	m.httpRequests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
 }
-
