@@ -7,9 +7,13 @@ import (
 	"time"
 )
 
-// expireWorkers bounds how many timeouts are committed at once. Several in flight let the
-// store commit them together, so 10,000 deadlines in one second are kept on time.
-const expireWorkers = 64
+// maxExpireBatch bounds how many timeouts one change commits, and expiring bounds how many
+// such changes are in flight: the loop keeps firing while earlier batches commit, and the
+// store commits concurrent batches together, so a burst of deadlines stays on time.
+const (
+	maxExpireBatch = 64
+	expiring       = 8
+)
 
 // deadlines keeps every pending deadline in a min-heap and fires each at its time: timeouts
 // are pushed by a timer, not found by a periodic sweep.
@@ -19,7 +23,7 @@ type deadlines struct {
 	byID   map[int64]*deadline
 	kick   chan struct{}
 	now    func() time.Time
-	expire func(ctx context.Context, id int64)
+	expire func(ctx context.Context, ids []int64)
 }
 
 type deadline struct {
@@ -28,7 +32,7 @@ type deadline struct {
 	index int
 }
 
-func newDeadlines(now func() time.Time, expire func(ctx context.Context, id int64)) *deadlines {
+func newDeadlines(now func() time.Time, expire func(ctx context.Context, ids []int64)) *deadlines {
 	return &deadlines{byID: make(map[int64]*deadline), kick: make(chan struct{}, 1), now: now, expire: expire}
 }
 
@@ -65,13 +69,14 @@ func (d *deadlines) poke() {
 	}
 }
 
-// due pops every deadline that has passed and returns the wait until the next one.
+// due pops the deadlines that have passed (at most maxExpireBatch) and returns the wait
+// until the next one.
 func (d *deadlines) due() ([]int64, time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.now()
 	var ids []int64
-	for len(d.h) > 0 && !d.h[0].at.After(now) {
+	for len(d.h) > 0 && !d.h[0].at.After(now) && len(ids) < maxExpireBatch {
 		item := heap.Pop(&d.h).(*deadline)
 		delete(d.byID, item.id)
 		ids = append(ids, item.id)
@@ -82,22 +87,14 @@ func (d *deadlines) due() ([]int64, time.Duration) {
 	return ids, d.h[0].at.Sub(now)
 }
 
+// run fires deadlines until ctx ends: everything due is timed out in one transaction,
+// then the loop sleeps until the next deadline or until an earlier one is added.
 func (d *deadlines) run(ctx context.Context) {
-	work := make(chan int64)
-	var wg sync.WaitGroup
-	for range expireWorkers {
-		wg.Go(func() {
-			for id := range work {
-				d.expire(ctx, id)
-			}
-		})
-	}
-	defer func() {
-		close(work)
-		wg.Wait()
-	}()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	slots := make(chan struct{}, expiring)
+	var inFlight sync.WaitGroup
+	defer inFlight.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -105,15 +102,24 @@ func (d *deadlines) run(ctx context.Context) {
 		case <-d.kick:
 		case <-timer.C:
 		}
-		ids, wait := d.due()
-		for _, id := range ids {
-			select {
-			case work <- id:
-			case <-ctx.Done():
-				return
+		for {
+			ids, wait := d.due()
+			if len(ids) > 0 {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				inFlight.Go(func() {
+					defer func() { <-slots }()
+					d.expire(ctx, ids)
+				})
+			}
+			if len(ids) < maxExpireBatch {
+				timer.Reset(wait)
+				break
 			}
 		}
-		timer.Reset(wait)
 	}
 }
 

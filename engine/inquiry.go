@@ -300,7 +300,7 @@ func conflictFinal(cur *hitl.Inquiry) error {
 // late handles an answer or cancel that came after the deadline but before the timer fired:
 // the timeout happens now, and the caller gets the conflict with the timed-out state.
 func (e *Engine) late(ctx context.Context, id int64) error {
-	e.expire(ctx, id)
+	e.expire(ctx, []int64{id})
 	cur, err := e.store.Inquiry(ctx, id)
 	if err != nil {
 		return err
@@ -403,44 +403,61 @@ func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason, actor string, now time
 	return out, ev, err
 }
 
-// expire times out an inquiry whose deadline has passed: the fallback value answers when
-// the policy says so. It is a no-op for an inquiry no longer pending, so timers on several
-// nodes, or a timer racing an answer, resolve it exactly once.
-func (e *Engine) expire(ctx context.Context, id int64) {
+// expire times out inquiries whose deadlines have passed, in one transaction: the fallback
+// value answers when the policy says so. An inquiry no longer pending is skipped, so timers on
+// several nodes, or a timer racing an answer, resolve it exactly once.
+func (e *Engine) expire(ctx context.Context, ids []int64) {
 	now := e.clock()
-	var evs []*hitl.Event
-	var early *time.Time
+	var (
+		evs   []*hitl.Event
+		early []hitl.Deadline
+	)
 	err := e.store.Update(ctx, func(tx hitl.Tx) error {
 		evs, early = nil, nil
-		cur, err := tx.Inquiry(id)
-		if err != nil || cur.Status.Final() || cur.TimeoutAt == nil {
-			return err
+		for _, id := range ids {
+			cur, err := tx.Inquiry(id)
+			if hitl.ErrorCode(err) == hitl.ENotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if cur.Status.Final() || cur.TimeoutAt == nil {
+				continue
+			}
+			if now.Before(*cur.TimeoutAt) { // the wall clock is behind the timer
+				early = append(early, hitl.Deadline{InquiryID: id, At: *cur.TimeoutAt})
+				continue
+			}
+			out := resolved(cur, hitl.StatusTimeout, now)
+			if cur.FallbackPolicy.AppliesValue() {
+				out.Response, out.FallbackApplied = cur.FallbackValue, true
+			}
+			out.ToolResult = toolResult(out)
+			if err := tx.ResolveInquiry(out); err != nil {
+				return err
+			}
+			ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
 		}
-		if now.Before(*cur.TimeoutAt) {
-			early = cur.TimeoutAt
-			return nil
-		}
-		out := resolved(cur, hitl.StatusTimeout, now)
-		if cur.FallbackPolicy.AppliesValue() {
-			out.Response, out.FallbackApplied = cur.FallbackValue, true
-		}
-		out.ToolResult = toolResult(out)
-		if err := tx.ResolveInquiry(out); err != nil {
-			return err
-		}
-		ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
-		evs = []*hitl.Event{ev}
-		return err
+		return nil
 	})
-	switch {
-	case err != nil && ctx.Err() == nil:
-		e.log.Error("timing out inquiry failed; retrying in a second", "inquiry_id", id, "err", err)
-		e.deadlines.add(id, now.Add(time.Second))
-	case early != nil:
-		e.deadlines.add(id, *early)
-	default:
-		e.published(evs)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Error("timing out inquiries failed; retrying in a second", "inquiries", len(ids), "err", err)
+			for _, id := range ids {
+				e.deadlines.add(id, now.Add(time.Second))
+			}
+		}
+		return
 	}
+	for _, d := range early {
+		e.deadlines.add(d.InquiryID, d.At)
+	}
+	e.published(evs)
 }
 
 // Wait returns the inquiry once it is final, or when timeout passes (still pending), or when
