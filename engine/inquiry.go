@@ -194,6 +194,21 @@ type errLate struct{}
 
 func (errLate) Error() string { return "deadline passed" }
 
+// pendingInTx reads an inquiry that a human or its agent is about to resolve: errFinal when it
+// is already final, errLate when its deadline has passed.
+func pendingInTx(tx hitl.Tx, id int64, now time.Time) (*hitl.Inquiry, error) {
+	cur, err := tx.Inquiry(id)
+	switch {
+	case err != nil:
+		return nil, err
+	case cur.Status.Final():
+		return nil, errFinal{cur}
+	case cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt):
+		return nil, errLate{}
+	}
+	return cur, nil
+}
+
 // Respond records a human's answer. Exactly one answer wins; the same answer again from the
 // same principal returns the inquiry (a safe retry); any other later call is a conflict that
 // carries the current state.
@@ -235,15 +250,9 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	var evs []*hitl.Event
 	var out *hitl.Inquiry
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		cur, err := tx.Inquiry(id)
+		cur, err := pendingInTx(tx, id, now)
 		if err != nil {
 			return err
-		}
-		if cur.Status.Final() {
-			return errFinal{cur}
-		}
-		if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
-			return errLate{}
 		}
 		out = resolved(cur, hitl.StatusResponded, now)
 		out.Response = compact.Bytes()
@@ -366,12 +375,9 @@ func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 	var evs []*hitl.Event
 	var out *hitl.Inquiry
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		cur, err := tx.Inquiry(id)
+		cur, err := pendingInTx(tx, id, now)
 		if err != nil {
 			return err
-		}
-		if cur.Status.Final() {
-			return errFinal{cur}
 		}
 		var ev *hitl.Event
 		out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now)
@@ -379,10 +385,12 @@ func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 		return err
 	})
 	var final errFinal
-	if errors.As(err, &final) {
+	switch {
+	case errors.As(err, &final):
 		return nil, conflictFinal(final.cur)
-	}
-	if err != nil {
+	case errors.As(err, &errLate{}):
+		return nil, e.late(ctx, id)
+	case err != nil:
 		return nil, err
 	}
 	e.published(evs)

@@ -2,7 +2,10 @@ package schema_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hitl-dev/hitl/schema"
@@ -32,11 +35,20 @@ func TestValidateListsEveryErrorWithItsPath(t *testing.T) {
 }
 
 func TestExternalRefsAreNeverLoaded(t *testing.T) {
-	for _, ref := range []string{"file:///etc/passwd", "http://127.0.0.1:1/x.json", "https://example.com/s.json", "other.json"} {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte(`{"type":"string"}`))
+	}))
+	defer srv.Close()
+	for _, ref := range []string{"file:///etc/passwd", srv.URL + "/schema.json", "https://example.com/s.json", "other.json"} {
 		_, err := schema.Compile(json.RawMessage(`{"$ref":"` + ref + `"}`))
 		if err == nil || !strings.Contains(err.Error(), "not allowed") && !strings.Contains(err.Error(), "invalid schema") {
 			t.Errorf("$ref %s: %v", ref, err)
 		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the schema server was asked %d times", n)
 	}
 	// Local references still work.
 	if _, err := schema.Compile(json.RawMessage(`{"$defs":{"n":{"type":"integer"}},"$ref":"#/$defs/n"}`)); err != nil {

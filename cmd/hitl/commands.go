@@ -61,12 +61,14 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func parseID(s string) (int64, error) {
-	id, err := strconv.ParseInt(s, 10, 64)
+// inquiryClient reads an inquiry id argument and connects.
+func inquiryClient(arg string) (int64, *client.Client, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, usagef("%q is not an inquiry id", s)
+		return 0, nil, usagef("%q is not an inquiry id", arg)
 	}
-	return id, nil
+	c, err := connect()
+	return id, c, err
 }
 
 func askCmd() *cobra.Command {
@@ -247,11 +249,7 @@ func showCmd() *cobra.Command {
 		Short: "Show one inquiry",
 		Args:  exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := connect()
+			id, c, err := inquiryClient(args[0])
 			if err != nil {
 				return err
 			}
@@ -346,7 +344,7 @@ so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --rejec
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
+			id, c, err := inquiryClient(args[0])
 			if err != nil {
 				return err
 			}
@@ -362,10 +360,6 @@ so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --rejec
 				answer = json.RawMessage(args[1])
 			default:
 				answer, _ = json.Marshal(args[1])
-			}
-			c, err := connect()
-			if err != nil {
-				return err
 			}
 			inq, err := c.Respond(cmd.Context(), id, answer, comment)
 			if err != nil {
@@ -402,11 +396,7 @@ func cancelCmd() *cobra.Command {
 		Short: "Cancel a pending inquiry",
 		Args:  exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := connect()
+			id, c, err := inquiryClient(args[0])
 			if err != nil {
 				return err
 			}

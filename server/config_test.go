@@ -1,0 +1,31 @@
+package server_test
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/hitl-dev/hitl/server"
+)
+
+func TestConfigReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	cfg := server.Config{Addr: "no-port", DB: "postgres://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10}
+	err := cfg.Validate()
+	if err == nil {
+		t.Fatal("a bad configuration passed")
+	}
+	for _, want := range []string{"addr", "PostgreSQL is not built yet", "HITL_ADMIN_TOKEN", "max body"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not mention %q: %v", want, err)
+		}
+	}
+	if _, err := server.Open(context.Background(), cfg, slog.New(slog.DiscardHandler)); err == nil {
+		t.Fatal("Open accepted a bad configuration")
+	}
+	ok := server.Config{Addr: "127.0.0.1:0", DB: t.TempDir() + "/hitl.db", MaxBodyBytes: 1 << 20}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
