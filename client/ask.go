@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -111,9 +115,16 @@ func retryable(ctx context.Context, err error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	var (
+		e  *Error
+		ue *url.Error
+		ne net.Error
+	)
+	switch {
+	case errors.As(err, &e):
 		return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests
+	case errors.As(err, &ue), errors.As(err, &ne):
+		return true // refused while the server restarts, reset, a request that timed out
 	}
-	return true // transport: refused, reset, EOF, a request timeout
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
 }

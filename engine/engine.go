@@ -140,7 +140,7 @@ func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
 
 func (e *Engine) clock() time.Time { return hitl.UTC(e.now()) }
 
-// newEvent builds the event for a change of an inquiry; Data is the inquiry after the change.
+// newInquiryEvent builds the event for a change of an inquiry; Data is the inquiry after the change.
 func newInquiryEvent(typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
 	data, err := json.Marshal(inq)
 	if err != nil {
@@ -150,6 +150,7 @@ func newInquiryEvent(typ string, inq *hitl.Inquiry, actor string, at time.Time) 
 	return &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, InquiryID: &id, Session: inq.Session, Actor: actor, Data: data, Inquiry: inq}, nil
 }
 
+// newSessionEvent builds the event for a change of a session; Data is the session after it.
 func newSessionEvent(typ string, s *hitl.Session, actor string, at time.Time) (*hitl.Event, error) {
 	data, err := json.Marshal(s)
 	if err != nil {

@@ -64,7 +64,8 @@ func (w *where) visible(v hitl.Visibility) {
 	w.add("("+strings.Join(ors, " OR ")+")", args...)
 }
 
-// limit returns the page size to query: one more than asked, to know whether a next page exists.
+// cursorPage trims a list queried with one item more than the limit (which tells whether a
+// next page exists) and returns the cursor of the next page, or "".
 func cursorPage[T any](items []T, limit int, cursorOf func(T) int64) ([]T, string) {
 	if len(items) <= limit {
 		return items, ""
