@@ -97,9 +97,12 @@ func (e *Engine) buildInquiry(p *hitl.Principal, req *hitl.InquiryRequest, now t
 		FallbackPolicy: req.FallbackPolicy, FallbackValue: req.FallbackValue, Exclusive: req.Exclusive,
 		ToolCall: req.ToolCall, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
 	}
-	if inq.RequestType == "" {
+	switch {
+	case inq.RequestType == "" && len(req.Options) > 0:
+		inq.RequestType = hitl.RequestSelection // options were given: a choice is asked
+	case inq.RequestType == "":
 		inq.RequestType = hitl.RequestInput
-	} else if !inq.RequestType.Valid() {
+	case !inq.RequestType.Valid():
 		bad.add("/request_type", "must be one of approval, clarification, selection, input")
 	}
 	if inq.FallbackPolicy == "" {

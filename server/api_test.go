@@ -136,6 +136,9 @@ func TestSelectionOptions(t *testing.T) {
 		t.Fatalf("response %s", got.Response)
 	}
 	multi := ask(t, agent, hitl.InquiryRequest{Prompt: "Which days?", Options: []hitl.Option{{Value: "mon"}, {Value: "tue"}, {Value: "wed"}}, Multiple: true})
+	if multi.RequestType != hitl.RequestSelection {
+		t.Fatalf("options without a request_type made a %s", multi.RequestType)
+	}
 	for _, bad := range []string{`[]`, `["mon","mon"]`, `"mon"`, `["sun"]`} {
 		wantCode(t, second(human.Respond(ctx, multi.ID, json.RawMessage(bad), "")), hitl.EInvalidResponse)
 	}

@@ -145,7 +145,7 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&reqType, "type", "", "approval, clarification, selection or input (default input; selection when options are given)")
+	f.StringVar(&reqType, "type", "", "approval, clarification, selection or input (default: selection with options, else input)")
 	f.StringArrayVar(&options, "option", nil, "an option to choose from (repeat; at least 2)")
 	f.BoolVar(&req.Multiple, "multiple", false, "allow choosing several options")
 	f.StringVar(&schema, "schema", "", "JSON Schema of the answer, inline or @file")
@@ -159,12 +159,6 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 	f.StringVar(&fb, "fallback", "", "JSON answer used when the deadline passes under a fallback policy")
 	f.BoolVar(&req.Exclusive, "exclusive", false, "refuse if the session already has a pending inquiry")
 	f.StringArrayVar(&metadata, "metadata", nil, "KEY=VALUE for filtering (repeat)")
-	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
-		if len(options) > 0 && reqType == "" {
-			reqType = string(hitl.RequestSelection)
-		}
-		return nil
-	}
 	return cmd
 }
 

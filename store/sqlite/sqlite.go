@@ -62,6 +62,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("create database directory: %w", err)
 		}
 	}
+	// The file holds answers and token hashes: only its owner may read it. SQLite gives the
+	// -wal and -shm files the mode of the database file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	f.Close()
 	dsn := func(extra string) string {
 		q := url.Values{}
 		q.Add("_pragma", "busy_timeout(10000)")

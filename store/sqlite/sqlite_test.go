@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -42,6 +43,24 @@ func TestReopenKeepsData(t *testing.T) {
 	defer s.Close()
 	if _, err := s.KeyByTokenHash(ctx, "h"); err != nil {
 		t.Fatalf("after reopening: %v", err)
+	}
+}
+
+func TestDatabaseFilesAreOwnerOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	s, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, f := range []string{path, path + "-wal"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode := fi.Mode().Perm(); mode != 0o600 {
+			t.Errorf("%s has mode %o, want 600", filepath.Base(f), mode)
+		}
 	}
 }
 
