@@ -522,3 +522,30 @@ func TestClientHangingUpIsNoServerError(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestCreateAndWaitInOneRequest(t *testing.T) {
+	e := newEnv(t)
+	agentTok := e.token("bot", "agent")
+	human := e.principal("uma", []string{"responder"})
+	done := make(chan reply, 1)
+	go func() { done <- e.do("POST", "/v1/inquiries?wait=10s", agentTok, `{"prompt":"Proceed?","request_type":"approval"}`) }()
+	var id int64
+	for id == 0 {
+		page, err := human.Inquiries(ctx, client.ListOptions{Status: "pending"})
+		must(t, err)
+		if len(page.Data) == 1 {
+			id = page.Data[0].ID
+		}
+	}
+	_, err := human.Respond(ctx, id, json.RawMessage(`{"approved":false}`), "")
+	must(t, err)
+	r := <-done
+	if r.status != http.StatusCreated || r.body["status"] != "responded" || r.header.Get("Location") != fmt.Sprintf("/v1/inquiries/%d", id) {
+		t.Fatalf("create with wait: %d %s", r.status, r.text)
+	}
+	// With nobody answering, it answers at the end of the wait with the pending inquiry.
+	r = e.do("POST", "/v1/inquiries?wait=100ms", agentTok, `{"prompt":"Anyone?"}`)
+	if r.status != http.StatusCreated || r.body["status"] != "pending" {
+		t.Fatalf("create with an unanswered wait: %d %s", r.status, r.text)
+	}
+}
