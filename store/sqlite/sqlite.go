@@ -190,16 +190,28 @@ func (s *Store) Ping(ctx context.Context) error {
 // (or fn failed). Once queued, a change is waited for even if ctx ends, so that the caller
 // never reports a change as failed that did commit.
 func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
+	closed := hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
 	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}
 	select {
 	case s.ops <- o:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-s.quit:
-		return hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
+		return closed
 	}
-	<-o.done
-	return o.err
+	select {
+	case <-o.done:
+		return o.err
+	case <-s.done:
+		// The writer has stopped. It answers every change it took before stopping, and
+		// closes done only after that; a change queued later was never run.
+		select {
+		case <-o.done:
+			return o.err
+		default:
+			return closed
+		}
+	}
 }
 
 func (s *Store) writeLoop() {

@@ -69,3 +69,23 @@ func TestOpenRefusesADirectory(t *testing.T) {
 		t.Fatal("opening a directory as the database succeeded")
 	}
 }
+
+func TestUseAfterCloseFailsCleanly(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range 100 { // the late sends race the closed writer; none may hang
+		err := s.Update(ctx, func(tx hitl.Tx) error { return nil })
+		if hitl.ErrorCode(err) != hitl.EUnavailable {
+			t.Fatalf("Update after Close: %v", err)
+		}
+		if _, err := s.Inquiry(ctx, 1); hitl.ErrorCode(err) != hitl.EUnavailable {
+			t.Fatalf("read after Close: %v", err)
+		}
+	}
+}
