@@ -528,7 +528,9 @@ func TestCreateAndWaitInOneRequest(t *testing.T) {
 	agentTok := e.token("bot", "agent")
 	human := e.principal("uma", []string{"responder"})
 	done := make(chan reply, 1)
-	go func() { done <- e.do("POST", "/v1/inquiries?wait=10s", agentTok, `{"prompt":"Proceed?","request_type":"approval"}`) }()
+	go func() {
+		done <- e.do("POST", "/v1/inquiries?wait=10s", agentTok, `{"prompt":"Proceed?","request_type":"approval"}`)
+	}()
 	var id int64
 	for id == 0 {
 		page, err := human.Inquiries(ctx, client.ListOptions{Status: "pending"})
