@@ -33,6 +33,8 @@ type Store interface {
 
 	// Events lists events with seq > f.After in seq order.
 	Events(ctx context.Context, f EventFilter) ([]*Event, error)
+	// LastEventSeq is the seq of the newest event, 0 when there is none.
+	LastEventSeq(ctx context.Context) (int64, error)
 
 	// KeyByTokenHash returns the unrevoked key with that token hash (ENotFound).
 	KeyByTokenHash(ctx context.Context, hash string) (*Key, error)
@@ -68,7 +70,8 @@ type Tx interface {
 	// InsertIdempotencyKey records (principal, key) → inquiry.
 	InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error
 
-	// AppendEvent adds an event to the log and sets its Seq.
+	// AppendEvent adds an event to the log. Its Seq is set by the time Update returns: seq
+	// order is commit order, so a store may assign it only when the transaction commits.
 	AppendEvent(ev *Event) error
 
 	// InsertKey stores a key with its token hash (EConflict if the ID exists).
@@ -85,4 +88,11 @@ type Tx interface {
 type Deadline struct {
 	InquiryID int64
 	At        time.Time
+}
+
+// EventWatcher is implemented by stores that several nodes share. WatchEvents calls hint
+// whenever another node may have appended events, until ctx ends. Hints may be lost or
+// repeated: they only say "read the log now"; the log itself is the truth.
+type EventWatcher interface {
+	WatchEvents(ctx context.Context, hint func())
 }

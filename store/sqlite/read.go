@@ -359,6 +359,14 @@ func (s *Store) events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, 
 	return out, dbError(rows.Err(), "events")
 }
 
+func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
+	return onReader(s, ctx, func() (int64, error) {
+		var seq int64
+		err := s.reader.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM events").Scan(&seq)
+		return seq, dbError(err, "events")
+	})
+}
+
 func scanKey(sc interface{ Scan(...any) error }) (*hitl.Key, error) {
 	var (
 		k             hitl.Key

@@ -1,0 +1,223 @@
+// Package postgres is the store for several hitl nodes on one PostgreSQL database, with pgx.
+//
+// Every change is one transaction. Its events are inserted at the end, under a
+// transaction-scoped advisory lock, each with seq = the largest seq + 1: PostgreSQL releases
+// the lock only after the commit is visible, so seq order is commit order and a reader that
+// has seen seq N never later sees a smaller one appear, nor a gap. The same transaction
+// NOTIFYs the new seq, which other nodes take as a hint to read the log.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io/fs"
+	"log/slog"
+	"net"
+	"runtime"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/hitl-dev/hitl"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// eventLock is the advisory lock key that orders event appends ("hitl" in ASCII).
+const eventLock = 0x6869746c
+
+// Channel is the NOTIFY channel that carries event hints.
+const Channel = "hitl_events"
+
+// Store is the PostgreSQL implementation of hitl.Store.
+type Store struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+}
+
+var (
+	_ hitl.Store        = (*Store)(nil)
+	_ hitl.EventWatcher = (*Store)(nil)
+)
+
+// Open connects to url (postgres://...), applies the migrations under an advisory lock so
+// that nodes starting together do not race, and returns the store.
+func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	pool, err := connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &Store{pool: pool, log: log}, nil
+}
+
+func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	cfg.MaxConns = int32(max(8, 8*runtime.GOMAXPROCS(0)))
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	cfg.HealthCheckPeriod = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate brings the schema up to date. Several nodes may call it at once: a session advisory
+// lock lets one migrate while the others wait.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	dir, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	// Migrations are per schema, so nodes on different schemas of one database lock apart.
+	var schema string
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return dbError(err, "schema")
+	}
+	lockID := int64(crc64.Checksum([]byte("hitl migrations "+schema), crc64.MakeTable(crc64.ECMA)) >> 1)
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockID(lockID), lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return err
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, goose.WithSessionLocker(locker),
+		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	return nil
+}
+
+// MigrateURL connects, migrates and disconnects: `hitl migrate`.
+func MigrateURL(ctx context.Context, url string) error {
+	pool, err := connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return Migrate(ctx, pool)
+}
+
+// Close closes the pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return hitl.Errorf(hitl.EUnavailable, "the database does not answer")
+	}
+	return nil
+}
+
+// Update runs fn in one transaction and appends its events at the end, in commit order.
+func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) (err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return dbError(err, "begin")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("change panicked: %v", p)
+		}
+		if err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	t := &txn{ctx: ctx, tx: tx}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if len(t.events) > 0 {
+		if err := appendEvents(ctx, tx, t.events); err != nil {
+			return err
+		}
+	}
+	return dbError(tx.Commit(ctx), "commit")
+}
+
+// appendEvents takes the event lock, inserts the events with the next seqs and notifies, in
+// one round trip; the lock is held until the commit that follows.
+func appendEvents(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
+	b := &pgx.Batch{}
+	b.Queue("SELECT pg_advisory_xact_lock($1)", eventLock)
+	for _, ev := range evs {
+		b.Queue(`INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data)
+			SELECT COALESCE(MAX(seq), 0) + 1, $1, $2, $3, $4, $5, $6, $7 FROM events RETURNING seq`,
+			ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data)).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
+	}
+	b.Queue("SELECT pg_notify($1, (SELECT MAX(seq) FROM events)::text)", Channel)
+	return dbError(tx.SendBatch(ctx, b).Close(), "events")
+}
+
+// dbError turns a driver error into a domain error: by SQLSTATE for what the database
+// refused, and unavailable for a database that cannot be reached.
+func dbError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows) {
+		return hitl.Errorf(hitl.ENotFound, "%s not found", what)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "23505": // unique_violation
+			return hitl.Errorf(hitl.EConflict, "%s already exists", what)
+		case pe.Code == "40001" || pe.Code == "40P01": // serialization failure, deadlock
+			return hitl.Errorf(hitl.EUnavailable, "the database asked to retry: %s", what)
+		case pe.Code[:2] == "08" || pe.Code[:2] == "57" || pe.Code == "53300": // connection, shutdown, too many connections
+			return hitl.Errorf(hitl.EUnavailable, "the database is unavailable")
+		}
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	var ne net.Error
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, pgx.ErrTxClosed) {
+		return hitl.Errorf(hitl.EUnavailable, "the database is unavailable")
+	}
+	if pgconn.Timeout(err) {
+		return hitl.Errorf(hitl.EUnavailable, "the database did not answer in time")
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func nullText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
