@@ -64,8 +64,11 @@ type Engine struct {
 	waiters    waiters
 	deadlines  *deadlines
 	pending    atomic.Int64
-	draining   chan struct{}
-	drainOnce  sync.Once
+	// following: the store is shared with other nodes, and the event log, read by follow,
+	// keeps this node in step with them.
+	following bool
+	draining  chan struct{}
+	drainOnce sync.Once
 
 	stop    context.CancelFunc
 	running sync.WaitGroup
@@ -96,8 +99,17 @@ func New(store hitl.Store, o Options) *Engine {
 	return e
 }
 
-// Start loads the pending deadlines (timing out at once what is overdue) and runs the timers.
+// Start loads the pending deadlines (timing out at once what is overdue) and runs the timers;
+// on a store shared by several nodes it also follows the event log.
 func (e *Engine) Start(ctx context.Context) error {
+	watcher, shared := e.store.(hitl.EventWatcher)
+	var after int64
+	if shared {
+		var err error
+		if after, err = e.store.LastEventSeq(ctx); err != nil {
+			return err
+		}
+	}
 	n, err := e.store.PendingCount(ctx)
 	if err != nil {
 		return err
@@ -113,6 +125,10 @@ func (e *Engine) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel
 	e.running.Go(func() { e.deadlines.run(runCtx) })
+	if shared {
+		e.following = true
+		e.running.Go(func() { e.follow(runCtx, watcher, after) })
+	}
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds))
 	return nil
 }
@@ -168,8 +184,9 @@ func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string,
 	return ev, tx.AppendEvent(ev)
 }
 
-// published is called after a commit with the events it held: it wakes waiters and keeps
-// the pending count and timers in step.
+// published is called after a commit with the events it held: it wakes waiters at once and
+// keeps the timers (and, on a store of its own, the pending count) in step. On a shared store
+// follow applies the same events again, and those of the other nodes.
 func (e *Engine) published(evs []*hitl.Event) {
 	at := time.Now()
 	for _, ev := range evs {
@@ -179,13 +196,17 @@ func (e *Engine) published(evs []*hitl.Event) {
 		}
 		switch ev.Type {
 		case hitl.EventInquiryCreated:
-			e.pending.Add(1)
+			if !e.following {
+				e.pending.Add(1)
+			}
 			e.metrics.InquiryCreated()
 			if inq.TimeoutAt != nil {
 				e.deadlines.add(inq.ID, *inq.TimeoutAt)
 			}
 		case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
-			e.pending.Add(-1)
+			if !e.following {
+				e.pending.Add(-1)
+			}
 			e.deadlines.remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt))
 			e.waiters.wake(inq, at)

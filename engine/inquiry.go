@@ -69,7 +69,11 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 			return err
 		}
 		if idempotencyKey != "" {
-			if err := tx.InsertIdempotencyKey(p.Name, idempotencyKey, hash, inq.ID, now); err != nil {
+			err := tx.InsertIdempotencyKey(p.Name, idempotencyKey, hash, inq.ID, now)
+			if hitl.ErrorCode(err) == hitl.EConflict {
+				return errIdempotencyRace{} // the same key committed elsewhere a moment ago
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -77,6 +81,9 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		evs = append(evs, ev)
 		return err
 	})
+	if errors.As(err, &errIdempotencyRace{}) {
+		prev, err = e.replay(ctx, p, idempotencyKey, hash)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -87,6 +94,12 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 	e.log.Debug("inquiry created", "inquiry_id", inq.ID, "session", inq.Session, "actor", p.Name)
 	return inq, true, nil
 }
+
+// errIdempotencyRace: two requests with one idempotency key were created at once (on two
+// nodes); the one that lost rolls back and answers with the winner's inquiry.
+type errIdempotencyRace struct{}
+
+func (errIdempotencyRace) Error() string { return "idempotency key used concurrently" }
 
 func (e *Engine) replay(ctx context.Context, p *hitl.Principal, key, hash string) (prev *hitl.Inquiry, err error) {
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
@@ -122,19 +135,22 @@ func requestHash(req *hitl.InquiryRequest) string {
 func (e *Engine) joinSession(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry, now time.Time) (*hitl.Event, error) {
 	var ev *hitl.Event
 	s, err := tx.Session(inq.Session)
-	switch {
-	case hitl.ErrorCode(err) == hitl.ENotFound:
+	if hitl.ErrorCode(err) == hitl.ENotFound {
 		s = &hitl.Session{Key: inq.Session, Status: hitl.SessionRunning, Agent: inq.Origin, CreatedBy: p.Name,
 			Metadata: map[string]string{}, CreatedAt: now, UpdatedAt: now}
-		if err := tx.InsertSession(s); err != nil {
-			return nil, err
+		switch err = tx.InsertSession(s); {
+		case err == nil:
+			if ev, err = newSessionEvent(hitl.EventSessionUpdated, s, p.Name, now); err != nil {
+				return nil, err
+			}
+			if err := tx.AppendEvent(ev); err != nil {
+				return nil, err
+			}
+		case hitl.ErrorCode(err) == hitl.EConflict:
+			s, err = tx.Session(inq.Session) // another node created it a moment ago
 		}
-		if ev, err = newSessionEvent(hitl.EventSessionUpdated, s, p.Name, now); err != nil {
-			return nil, err
-		}
-		if err := tx.AppendEvent(ev); err != nil {
-			return nil, err
-		}
+	}
+	switch {
 	case err != nil:
 		return nil, err
 	case s.Status.Finished():

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -13,8 +14,21 @@ func sessionNotFound(key string) error {
 	return hitl.Errorf(hitl.ENotFound, "session %s not found", key)
 }
 
+// errSessionRace: the session was created by another node between reading and inserting.
+type errSessionRace struct{}
+
+func (errSessionRace) Error() string { return "session created concurrently" }
+
 // PutSession creates a session (created = true) or updates its agent, state and metadata.
 func (e *Engine) PutSession(ctx context.Context, p *hitl.Principal, key string, req *hitl.SessionRequest) (s *hitl.Session, created bool, err error) {
+	s, created, err = e.putSession(ctx, p, key, req)
+	if errors.As(err, &errSessionRace{}) {
+		s, created, err = e.putSession(ctx, p, key, req) // now it exists: this is an update
+	}
+	return s, created, err
+}
+
+func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, req *hitl.SessionRequest) (s *hitl.Session, created bool, err error) {
 	if err := mayAsk(p); err != nil {
 		return nil, false, err
 	}
@@ -69,6 +83,9 @@ func (e *Engine) PutSession(ctx context.Context, p *hitl.Principal, key string, 
 		s.UpdatedAt = now
 		if created {
 			err = tx.InsertSession(s)
+			if hitl.ErrorCode(err) == hitl.EConflict {
+				return errSessionRace{} // another node created it a moment ago: update it instead
+			}
 		} else {
 			err = tx.UpdateSession(s)
 		}

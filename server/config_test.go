@@ -11,12 +11,12 @@ import (
 
 func TestConfigReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	cfg := server.Config{Addr: "no-port", DB: "postgres://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10}
+	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("a bad configuration passed")
 	}
-	for _, want := range []string{"addr", "PostgreSQL is not built yet", "HITL_ADMIN_TOKEN", "max body"} {
+	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not mention %q: %v", want, err)
 		}
@@ -24,8 +24,13 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 	if _, err := server.Open(context.Background(), cfg, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("Open accepted a bad configuration")
 	}
-	ok := server.Config{Addr: "127.0.0.1:0", DB: t.TempDir() + "/hitl.db", MaxBodyBytes: 1 << 20}
-	if err := ok.Validate(); err != nil {
-		t.Fatal(err)
+	for _, db := range []string{t.TempDir() + "/hitl.db", "postgres://postgres@127.0.0.1:5432/hitl"} {
+		ok := server.Config{Addr: "127.0.0.1:0", DB: db, MaxBodyBytes: 1 << 20}
+		if err := ok.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if name := (&server.Config{DB: "postgres://hitl:secret@db:5432/hitl"}).DBName(); strings.Contains(name, "secret") {
+		t.Fatalf("DBName shows the password: %s", name)
 	}
 }

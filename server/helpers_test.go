@@ -29,11 +29,19 @@ type env struct {
 // start runs a server on dir's database at addr ("" for any free port) until the test ends.
 func start(t *testing.T, dir, addr string) *env {
 	t.Helper()
+	e := startDB(t, filepath.Join(dir, "hitl.db"), addr)
+	e.dir = dir
+	return e
+}
+
+// startDB runs a server on a database (a SQLite file or a postgres:// URL) until the test ends.
+func startDB(t *testing.T, db, addr string) *env {
+	t.Helper()
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: filepath.Join(dir, "hitl.db"), AdminToken: adminToken}, slog.New(slog.DiscardHandler))
+	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: db, AdminToken: adminToken}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -52,7 +60,7 @@ func start(t *testing.T, dir, addr string) *env {
 		}
 	}
 	t.Cleanup(stop)
-	return &env{t: t, dir: dir, url: srv.URL(), admin: client.New(srv.URL(), adminToken, nil), stop: stop}
+	return &env{t: t, url: srv.URL(), admin: client.New(srv.URL(), adminToken, nil), stop: stop}
 }
 
 func newEnv(t *testing.T) *env {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,13 +20,14 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
 // Config is everything `hitl serve` can be told, by flag or HITL_* variable.
 type Config struct {
 	Addr         string // HITL_ADDR, default 127.0.0.1:7447
-	DB           string // HITL_DB: a file path; default under the user's data directory
+	DB           string // HITL_DB: a SQLite file path (default under the user's data directory) or a postgres:// URL
 	AdminToken   string // HITL_ADMIN_TOKEN
 	MaxBodyBytes int64  // HITL_MAX_BODY_BYTES, default 1 MiB
 	// WriteCredentials: write the first admin token and the URL to the credentials file.
@@ -54,10 +56,9 @@ func (c *Config) Validate() error {
 	switch {
 	case c.DB == "":
 		errs = append(errs, errors.New("db: empty; give a file path"))
-	case strings.HasPrefix(c.DB, "postgres://"), strings.HasPrefix(c.DB, "postgresql://"):
-		errs = append(errs, errors.New("db: PostgreSQL is not built yet in this version; give a SQLite file path"))
+	case IsPostgres(c.DB):
 	case strings.Contains(c.DB, "://"):
-		errs = append(errs, fmt.Errorf("db %q: give a file path", c.DB))
+		errs = append(errs, fmt.Errorf("db %q: give a SQLite file path or a postgres:// URL", redact(c.DB)))
 	}
 	if c.AdminToken != "" && len(c.AdminToken) < 16 {
 		errs = append(errs, errors.New("admin token (HITL_ADMIN_TOKEN): at least 16 characters"))
@@ -66,6 +67,28 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("max body bytes: at least 1024"))
 	}
 	return errors.Join(errs...)
+}
+
+// IsPostgres reports whether db names a PostgreSQL database rather than a SQLite file.
+func IsPostgres(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// redact hides a password in a database URL, for messages and logs.
+func redact(db string) string {
+	u, err := url.Parse(db)
+	if err != nil || u.User == nil {
+		return db
+	}
+	return u.Redacted()
+}
+
+// OpenStore opens the store db names: a PostgreSQL URL or a SQLite file.
+func OpenStore(ctx context.Context, db string, log *slog.Logger) (hitl.Store, error) {
+	if IsPostgres(db) {
+		return postgres.Open(ctx, db, log)
+	}
+	return sqlite.Open(ctx, db)
 }
 
 // Server is one running hitl.
@@ -81,6 +104,9 @@ type Server struct {
 	CredentialsPath string
 }
 
+// DBName is the database for messages: the file, or the URL without its password.
+func (c *Config) DBName() string { return redact(c.DB) }
+
 // Open validates the configuration, opens the store, starts the engine and binds the address.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.MaxBodyBytes == 0 {
@@ -92,7 +118,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(ctx, cfg.DB)
+	st, err := OpenStore(ctx, cfg.DB, log)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/store/postgres"
 )
 
 func envOr(name, def string) string {
@@ -46,7 +47,7 @@ on this machine work with no set-up.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "hitl listening on %s (API %s/v1, database %s)\n", srv.URL(), srv.URL(), cfg.DB)
+			fmt.Fprintf(out, "hitl listening on %s (API %s/v1, database %s)\n", srv.URL(), srv.URL(), cfg.DBName())
 			if srv.AdminToken != "" {
 				fmt.Fprintf(out, "Created the first admin key. Its token is shown only now:\n\n    %s\n\n", srv.AdminToken)
 				if srv.CredentialsPath != "" {
@@ -59,10 +60,34 @@ on this machine work with no set-up.`,
 	maxBody, _ := strconv.ParseInt(envOr("HITL_MAX_BODY_BYTES", "1048576"), 10, 64)
 	f := cmd.Flags()
 	f.StringVar(&cfg.Addr, "addr", envOr("HITL_ADDR", "127.0.0.1:7447"), "address to listen on (HITL_ADDR)")
-	f.StringVar(&cfg.DB, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file (HITL_DB)")
+	f.StringVar(&cfg.DB, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL for several nodes (HITL_DB)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", maxBody, "largest request body accepted (HITL_MAX_BODY_BYTES)")
 	f.StringVar(&logLevel, "log-level", envOr("HITL_LOG_LEVEL", "info"), "debug, info, warn or error (HITL_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", envOr("HITL_LOG_FORMAT", "auto"), "text, json, or auto: text on a terminal, JSON otherwise (HITL_LOG_FORMAT)")
+	return cmd
+}
+
+func migrateCmd() *cobra.Command {
+	var db string
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Bring a PostgreSQL database's schema up to date, without serving",
+		Long: `Apply the schema migrations to a PostgreSQL database and exit. 'hitl serve' applies them
+too at start-up, under an advisory lock, so running this first is optional: it lets a
+deployment migrate once before it starts (or restarts) its nodes.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !server.IsPostgres(db) {
+				return usagef("--db must be a postgres:// URL (SQLite files migrate when served)")
+			}
+			if err := postgres.MigrateURL(cmd.Context(), db); err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "The database schema is up to date.")
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", os.Getenv("HITL_DB"), "postgres:// URL (HITL_DB)")
 	return cmd
 }
 

@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// followInterval is how often a node reads the log even without a hint, so a lost
+// notification or a dropped LISTEN connection delays a wake-up by at most this long.
+const followInterval = 500 * time.Millisecond
+
+// followPage is how many events one read of the log takes.
+const followPage = 1000
+
+// follow applies the events that every node commits, this one's included: it wakes this
+// node's waiters, keeps its deadlines in step (every node holds every deadline, so a node
+// that dies loses none), and refreshes the pending count from the store. Applying an event
+// twice is harmless: waking woken waiters and removing removed deadlines do nothing, and
+// events come in seq order, so an inquiry's deadline is added before it is removed.
+func (e *Engine) follow(ctx context.Context, w hitl.EventWatcher, after int64) {
+	hints := make(chan struct{}, 1)
+	e.running.Go(func() {
+		w.WatchEvents(ctx, func() {
+			select {
+			case hints <- struct{}{}:
+			default:
+			}
+		})
+	})
+	tick := time.NewTicker(followInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hints:
+		case <-tick.C:
+			if n, err := e.store.PendingCount(ctx); err == nil {
+				e.pending.Store(int64(n))
+			}
+		}
+		after = e.catchUp(ctx, after)
+	}
+}
+
+// catchUp applies the events after seq and returns the last seq applied.
+func (e *Engine) catchUp(ctx context.Context, after int64) int64 {
+	for {
+		evs, err := e.store.Events(ctx, hitl.EventFilter{After: after, Visibility: hitl.Visibility{All: true}, Limit: followPage})
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("reading the event log failed; retrying", "after", after, "err", err)
+			}
+			return after
+		}
+		at := time.Now()
+		for _, ev := range evs {
+			after = ev.Seq
+			e.applyFollowed(ev, at)
+		}
+		if len(evs) < followPage {
+			return after
+		}
+	}
+}
+
+func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
+	if ev.InquiryID == nil {
+		return
+	}
+	var inq hitl.Inquiry
+	if err := json.Unmarshal(ev.Data, &inq); err != nil {
+		e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
+		return
+	}
+	switch {
+	case ev.Type == hitl.EventInquiryCreated && inq.TimeoutAt != nil:
+		e.deadlines.add(inq.ID, *inq.TimeoutAt)
+	case inq.Status.Final():
+		e.deadlines.remove(inq.ID)
+		e.waiters.wake(&inq, at)
+	}
+}

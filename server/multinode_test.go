@@ -1,0 +1,338 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/store/postgres/pgtest"
+)
+
+// cluster is several nodes serving one PostgreSQL schema, each with its own pool, LISTEN
+// connection and port.
+type cluster struct {
+	url    string // the database
+	nodes  []*env
+	agent  []*client.Client // the agent's client on each node
+	human  []*client.Client // the responder's client on each node
+	tokens struct{ agent, human string }
+}
+
+func newCluster(t *testing.T, n int) *cluster {
+	t.Parallel()
+	c := &cluster{url: pgtest.Schema(t) + "&application_name=" + strings.ReplaceAll(t.Name(), "/", "_")}
+	for range n {
+		c.nodes = append(c.nodes, startDB(t, c.url, ""))
+	}
+	c.tokens.agent = c.nodes[0].token("bot", "agent")
+	c.tokens.human = c.nodes[0].token("vic", "responder")
+	for _, node := range c.nodes {
+		c.agent = append(c.agent, client.New(node.url, c.tokens.agent, nil))
+		c.human = append(c.human, client.New(node.url, c.tokens.human, nil))
+	}
+	return c
+}
+
+// events reads the whole log through a node.
+func (c *cluster) events(t *testing.T, types ...string) []*hitl.Event {
+	t.Helper()
+	var all []*hitl.Event
+	var after int64
+	for {
+		page, err := c.nodes[0].admin.Events(ctx, client.EventOptions{After: after, Types: types, Limit: 500})
+		must(t, err)
+		all = append(all, page.Data...)
+		if page.NextCursor == nil {
+			return all
+		}
+		after = page.Data[len(page.Data)-1].Seq
+	}
+}
+
+func TestNodesWakeEachOther(t *testing.T) {
+	c := newCluster(t, 3)
+	for round := range 5 {
+		inq := ask(t, c.agent[0], hitl.InquiryRequest{Prompt: fmt.Sprintf("round %d", round)})
+		woken := make(chan time.Time, 1)
+		go func() {
+			got, err := c.agent[0].Wait(ctx, inq.ID, 30*time.Second)
+			if err != nil || got.Status != hitl.StatusResponded {
+				t.Errorf("waiter on node 1: %v %v", got, err)
+			}
+			woken <- time.Now()
+		}()
+		time.Sleep(50 * time.Millisecond) // let it park
+		sent := time.Now()
+		_, err := c.human[1].Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
+		must(t, err)
+		select {
+		case at := <-woken:
+			t.Logf("round %d: woken on node 1 %s after the answer on node 2", round, at.Sub(sent))
+		case <-time.After(5 * time.Second):
+			t.Fatal("the waiter on node 1 was not woken by the answer on node 2")
+		}
+	}
+}
+
+func TestFirstAnswerWinsAcrossNodes(t *testing.T) {
+	c := newCluster(t, 3)
+	inq := ask(t, c.agent[0], hitl.InquiryRequest{Prompt: "Which one?"})
+	var (
+		wg            sync.WaitGroup
+		mu            sync.Mutex
+		ok, conflicts int
+		other         []error
+	)
+	start := make(chan struct{})
+	for i := range 60 {
+		wg.Go(func() {
+			<-start
+			_, err := c.human[i%3].Respond(ctx, inq.ID, json.RawMessage(fmt.Sprintf(`"answer %d"`, i)), "")
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ok++
+			case client.ErrorCode(err) == hitl.EConflict:
+				conflicts++
+			default:
+				other = append(other, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if ok != 1 || conflicts != 59 || len(other) != 0 {
+		t.Fatalf("%d won, %d conflicts, other errors %v", ok, conflicts, other)
+	}
+	if n := len(c.events(t, hitl.EventInquiryResponded)); n != 1 {
+		t.Fatalf("%d inquiry.responded events", n)
+	}
+
+	// Idempotency keys and exclusive sessions hold across nodes too.
+	var ids sync.Map
+	var created, excl sync.WaitGroup
+	var exclusiveWins, idemErrs int
+	var emu sync.Mutex
+	for i := range 30 {
+		created.Go(func() {
+			inq, _, err := c.agent[i%3].CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "once"}, client.CreateOptions{IdempotencyKey: "same-key"})
+			if err != nil {
+				emu.Lock()
+				idemErrs++
+				emu.Unlock()
+				return
+			}
+			ids.Store(inq.ID, true)
+		})
+		excl.Go(func() {
+			_, _, err := c.agent[i%3].CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "alone", Session: "shared-run", Exclusive: true}, client.CreateOptions{})
+			emu.Lock()
+			defer emu.Unlock()
+			if err == nil {
+				exclusiveWins++
+			} else if client.ErrorCode(err) != hitl.EConflict {
+				t.Errorf("exclusive create: %v", err)
+			}
+		})
+	}
+	created.Wait()
+	excl.Wait()
+	n := 0
+	ids.Range(func(_, _ any) bool { n++; return true })
+	if n != 1 || idemErrs != 0 {
+		t.Fatalf("one idempotency key made %d inquiries (%d errors)", n, idemErrs)
+	}
+	if exclusiveWins != 1 {
+		t.Fatalf("%d exclusive inquiries pending in one session", exclusiveWins)
+	}
+}
+
+func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
+	c := newCluster(t, 3)
+	const n = 1000
+	base := time.Now().Add(4 * time.Second).Truncate(time.Second).Add(time.Second)
+	deadline := map[int64]time.Time{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i := range n {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			at := base.Add(time.Duration(i) * time.Second / n)
+			inq := ask(t, c.agent[i%3], hitl.InquiryRequest{Prompt: "tick", TimeoutAt: &at})
+			mu.Lock()
+			deadline[inq.ID] = *inq.TimeoutAt
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if time.Now().After(base) {
+		t.Fatal("creating the inquiries took past their deadlines")
+	}
+	// Wait until every one has timed out.
+	var timeouts []*hitl.Event
+	for give := time.Now().Add(30 * time.Second); ; {
+		timeouts = c.events(t, hitl.EventInquiryTimeout)
+		if len(timeouts) >= n || time.Now().After(give) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	seen := map[int64]int{}
+	var worst time.Duration
+	for _, ev := range timeouts {
+		seen[*ev.InquiryID]++
+		late := ev.Time.Sub(deadline[*ev.InquiryID])
+		worst = max(worst, late)
+		if late < 0 || late > 200*time.Millisecond {
+			t.Errorf("inquiry %d timed out %s after its deadline", *ev.InquiryID, late)
+		}
+	}
+	for id := range deadline {
+		if seen[id] != 1 {
+			t.Fatalf("inquiry %d has %d inquiry.timeout events", id, seen[id])
+		}
+	}
+	t.Logf("%d deadlines within one second on 3 nodes: latest timeout %s after its deadline", n, worst)
+}
+
+func TestSurvivingNodesKeepADeadNodesDeadlines(t *testing.T) {
+	c := newCluster(t, 3)
+	at := time.Now().Add(1500 * time.Millisecond)
+	var ids []int64
+	for range 20 {
+		ids = append(ids, ask(t, c.agent[2], hitl.InquiryRequest{Prompt: "on node 3", TimeoutAt: &at}).ID)
+	}
+	time.Sleep(700 * time.Millisecond) // the other nodes read the creations from the log
+	c.nodes[2].stop()                  // node 3 goes away with the deadlines it holds
+	for _, id := range ids {
+		got, err := c.agent[0].Wait(ctx, id, 10*time.Second)
+		must(t, err)
+		if got.Status != hitl.StatusTimeout {
+			t.Fatalf("inquiry %d is %s after its node died", id, got.Status)
+		}
+		if late := got.UpdatedAt.Sub(*got.TimeoutAt); late > 200*time.Millisecond {
+			t.Fatalf("inquiry %d timed out %s late", id, late)
+		}
+	}
+	seen := map[int64]int{}
+	for _, ev := range c.events(t, hitl.EventInquiryTimeout) {
+		seen[*ev.InquiryID]++
+	}
+	for _, id := range ids {
+		if seen[id] != 1 {
+			t.Fatalf("inquiry %d has %d timeout events", id, seen[id])
+		}
+	}
+}
+
+func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
+	c := newCluster(t, 3)
+	appName := strings.ReplaceAll(t.Name(), "/", "_")
+	kill := func() int {
+		conn, err := pgx.Connect(ctx, c.url)
+		must(t, err)
+		defer conn.Close(ctx)
+		var n int
+		err = conn.QueryRow(ctx, `SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE application_name = $1 AND pid <> pg_backend_pid()`, appName).Scan(&n)
+		must(t, err)
+		return n
+	}
+
+	// Agents ask and wait (with the SDK's retries) while humans answer on every node.
+	const asks = 60
+	type outcome struct {
+		inq *hitl.Inquiry
+		err error
+	}
+	results := make(chan outcome, asks)
+	created := make(chan int64, asks)
+	askCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for i := range asks {
+		go func() {
+			inq, err := c.agent[i%3].Ask(askCtx, &hitl.InquiryRequest{Prompt: fmt.Sprintf("q%d", i)}, client.AskOptions{
+				PollWait: 2 * time.Second, OnCreated: func(inq *hitl.Inquiry) { created <- inq.ID }})
+			results <- outcome{inq, err}
+		}()
+	}
+	var acked sync.Map
+	var answering sync.WaitGroup
+	killed := false
+	for i := range asks {
+		id := <-created
+		if i == asks/2 {
+			if n := kill(); n == 0 {
+				t.Fatal("no connection was terminated")
+			}
+			killed = true
+		}
+		answering.Go(func() {
+			for try := 0; try < 50; try++ {
+				_, err := c.human[i%3].Respond(ctx, id, json.RawMessage(`"ok"`), "")
+				if err == nil || client.ErrorCode(err) == hitl.EConflict {
+					acked.Store(id, true)
+					return
+				}
+				if code := client.ErrorCode(err); code != hitl.EUnavailable && code != "" {
+					t.Errorf("answer during the outage: %v (want 503 unavailable, never %s)", err, code)
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			t.Errorf("inquiry %d could not be answered after the outage", id)
+		})
+	}
+	answering.Wait()
+	if !killed {
+		t.Fatal("the connections were never killed")
+	}
+	for range asks {
+		r := <-results
+		if r.err != nil {
+			t.Fatalf("an agent's Ask: %v", r.err)
+		}
+		if r.inq.Status != hitl.StatusResponded {
+			t.Fatalf("inquiry %d is %s", r.inq.ID, r.inq.Status)
+		}
+	}
+	// Every node is ready again, and every acknowledged answer is stored.
+	for i, node := range c.nodes {
+		if r := node.do("GET", "/readyz", "", ""); r.status != 200 {
+			t.Fatalf("node %d readyz: %d", i+1, r.status)
+		}
+	}
+	acked.Range(func(id, _ any) bool {
+		inq, err := c.nodes[0].admin.Inquiry(ctx, id.(int64))
+		must(t, err)
+		if inq.Status != hitl.StatusResponded {
+			t.Errorf("acknowledged answer to %d lost: %s", id, inq.Status)
+		}
+		return true
+	})
+	// A wake across nodes still works after the LISTEN connections were cut.
+	inq := ask(t, c.agent[0], hitl.InquiryRequest{Prompt: "after"})
+	done := make(chan error, 1)
+	go func() {
+		got, err := c.agent[0].Wait(ctx, inq.ID, 10*time.Second)
+		if err == nil && got.Status != hitl.StatusResponded {
+			err = fmt.Errorf("status %s", got.Status)
+		}
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	_, err := c.human[2].Respond(ctx, inq.ID, json.RawMessage(`"ok"`), "")
+	must(t, err)
+	must(t, <-done)
+}
