@@ -4,7 +4,8 @@
 // out, and how much memory each parked waiter costs.
 //
 // The server runs as a child process (`hitl serve` on a temporary SQLite database), so that
-// its memory is measured apart from the load generator's.
+// its memory is measured apart from the load generator's. On PostgreSQL (Options.DB) two nodes
+// serve a fresh schema of that database, which adds the cross-node wake latency.
 package bench
 
 import (
@@ -29,6 +30,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/store/postgres"
 )
 
 // Options size a run. Quick finishes in well under 30 s.
@@ -37,6 +39,8 @@ type Options struct {
 	Server []string
 	// Env is added to the server's environment.
 	Env []string
+	// DB is a postgres:// URL to measure on PostgreSQL with two nodes; empty for SQLite.
+	DB string
 
 	Waiters            int           // parked long polls for the wake latency (1,000)
 	PollingWaiters     int           // agents polling every PollInterval for the baseline (1,000)
@@ -68,20 +72,23 @@ type Latency struct {
 
 // Result is what a run measured; the JSON field names are part of the benchmark's contract.
 type Result struct {
-	WakeLatencyMS           Latency `json:"wake_latency_ms"`
-	PollingBaselineMS       Latency `json:"polling_baseline_wake_latency_ms"`
-	WakeSpeedup             float64 `json:"wake_speedup"`
-	RespondThroughputPerS   float64 `json:"respond_throughput_per_s"`
-	TimeoutLatenessMS       Latency `json:"timeout_lateness_ms"`
-	TimeoutObservedLateness Latency `json:"timeout_observed_lateness_ms"`
-	BytesPerWaiter          float64 `json:"bytes_per_waiter"`
-	Waiters                 int     `json:"waiters"`
-	PollingWaiters          int     `json:"polling_waiters"`
-	ThroughputClients       int     `json:"throughput_clients"`
-	Deadlines               int     `json:"deadlines"`
-	ParkedForMemory         int     `json:"parked_for_memory"`
-	CPUs                    int     `json:"cpus"`
-	DurationS               float64 `json:"duration_s"`
+	WakeLatencyMS           Latency  `json:"wake_latency_ms"`
+	PollingBaselineMS       Latency  `json:"polling_baseline_wake_latency_ms"`
+	WakeSpeedup             float64  `json:"wake_speedup"`
+	RespondThroughputPerS   float64  `json:"respond_throughput_per_s"`
+	TimeoutLatenessMS       Latency  `json:"timeout_lateness_ms"`
+	TimeoutObservedLateness Latency  `json:"timeout_observed_lateness_ms"`
+	BytesPerWaiter          float64  `json:"bytes_per_waiter"`
+	CrossNodeWakeLatencyMS  *Latency `json:"cross_node_wake_latency_ms,omitempty"`
+	Store                   string   `json:"store"`
+	Nodes                   int      `json:"nodes"`
+	Waiters                 int      `json:"waiters"`
+	PollingWaiters          int      `json:"polling_waiters"`
+	ThroughputClients       int      `json:"throughput_clients"`
+	Deadlines               int      `json:"deadlines"`
+	ParkedForMemory         int      `json:"parked_for_memory"`
+	CPUs                    int      `json:"cpus"`
+	DurationS               float64  `json:"duration_s"`
 }
 
 const adminToken = "bench-admin-token-0123456789"
@@ -103,7 +110,7 @@ func (r *run) say(format string, args ...any) {
 	}
 }
 
-// Run starts the server, measures, stops the server and returns the figures.
+// Run starts the server(s), measures, stops them and returns the figures.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	began := time.Now()
 	dir, err := os.MkdirTemp("", "hitl-bench-")
@@ -111,44 +118,62 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
+	db, nodes, store := filepath.Join(dir, "bench.db"), 1, "sqlite"
+	if o.DB != "" {
+		url, drop, err := postgres.TempSchema(ctx, o.DB, "hitl_bench_")
+		if err != nil {
+			return nil, fmt.Errorf("a schema for the benchmark: %w", err)
+		}
+		defer drop()
+		db, nodes, store = url, 2, "postgres"
 	}
-	args := append(slices.Clone(o.Server), "--addr", addr, "--db", filepath.Join(dir, "bench.db"), "--log-level", "error")
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Env = append(append(os.Environ(), o.Env...), "HITL_ADMIN_TOKEN="+adminToken, "HITL_CREDENTIALS="+filepath.Join(dir, "credentials.json"))
-	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the server: %w", err)
-	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
-	}()
-	r := &run{o: o, url: "http://" + addr, pid: cmd.Process.Pid}
+	r := &run{o: o}
 	// One transport for everything, allowed as many connections as there are parked waiters.
 	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 20000, IdleConnTimeout: time.Minute,
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
+	var urls []string
+	for i := range nodes {
+		url, stop, pid, err := startServer(ctx, o, db, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		if i == 0 {
+			r.url, r.pid = url, pid
+		}
+		urls = append(urls, url)
+	}
 	r.admin = client.New(r.url, adminToken, r.hc)
-	if err := r.ready(ctx); err != nil {
-		return nil, err
+	for _, url := range urls {
+		if err := ready(ctx, client.New(url, adminToken, r.hc)); err != nil {
+			return nil, err
+		}
 	}
 	if r.agent, err = r.key(ctx, "bench-agent", hitl.RoleAgent); err != nil {
 		return nil, err
 	}
-	if r.human, err = r.key(ctx, "bench-human", hitl.RoleResponder); err != nil {
+	var humanToken string
+	if r.human, humanToken, err = r.keyToken(ctx, "bench-human", hitl.RoleResponder); err != nil {
 		return nil, err
 	}
-	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines, CPUs: cpus()}
+	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
+		CPUs: cpus(), Store: store, Nodes: nodes}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
 		return nil, err
 	}
 	r.say("wake latency: %d parked waiters answered one by one ...", o.Waiters)
-	if res.WakeLatencyMS, err = r.wakeLatency(ctx); err != nil {
+	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human); err != nil {
 		return nil, err
+	}
+	if nodes > 1 {
+		r.say("cross-node wake latency: %d waiters on node 1 answered on node 2 ...", o.Waiters)
+		cross, err := r.wakeLatency(ctx, client.New(urls[1], humanToken, r.hc))
+		if err != nil {
+			return nil, err
+		}
+		res.CrossNodeWakeLatencyMS = &cross
 	}
 	r.say("polling baseline: %d agents polling every %s ...", o.PollingWaiters, o.PollInterval)
 	if res.PollingBaselineMS, err = r.pollingBaseline(ctx); err != nil {
@@ -165,6 +190,27 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// startServer runs one `hitl serve` on db and returns its URL, a function that stops it, and
+// its process id.
+func startServer(ctx context.Context, o Options, db, dir string) (string, func(), int, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return "", nil, 0, err
+	}
+	args := append(slices.Clone(o.Server), "--addr", addr, "--db", db, "--log-level", "error")
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(append(os.Environ(), o.Env...), "HITL_ADMIN_TOKEN="+adminToken, "HITL_CREDENTIALS="+filepath.Join(dir, "credentials.json"))
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, 0, fmt.Errorf("start the server: %w", err)
+	}
+	stop := func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+	return "http://" + addr, stop, cmd.Process.Pid, nil
+}
+
 func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -174,10 +220,10 @@ func freeAddr() (string, error) {
 	return l.Addr().String(), nil
 }
 
-func (r *run) ready(ctx context.Context) error {
+func ready(ctx context.Context, c *client.Client) error {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if r.admin.Ready(ctx) == nil {
+		if c.Ready(ctx) == nil {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -186,11 +232,17 @@ func (r *run) ready(ctx context.Context) error {
 }
 
 func (r *run) key(ctx context.Context, name, role string) (*client.Client, error) {
+	c, _, err := r.keyToken(ctx, name, role)
+	return c, err
+}
+
+// keyToken creates a key and returns a client of the first node with it, and its token.
+func (r *run) keyToken(ctx context.Context, name, role string) (*client.Client, string, error) {
 	k, err := r.admin.CreateKey(ctx, &hitl.KeyRequest{Name: name, Roles: []string{role}})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return client.New(r.url, k.Token, r.hc), nil
+	return client.New(r.url, k.Token, r.hc), k.Token, nil
 }
 
 // throughput runs create+respond loops for the duration and returns cycles per second. Every
@@ -302,8 +354,9 @@ func (r *run) metric(ctx context.Context, name string) (float64, error) {
 	return 0, fmt.Errorf("metric %s not found", name)
 }
 
-// wakeLatency: time from sending the answer to the parked waiter's long poll returning.
-func (r *run) wakeLatency(ctx context.Context) (Latency, error) {
+// wakeLatency: time from sending the answer (through answerer: on this node or another) to
+// the parked waiter's long poll returning.
+func (r *run) wakeLatency(ctx context.Context, answerer *client.Client) (Latency, error) {
 	ids, err := r.create(ctx, r.o.Waiters, func(int) *hitl.InquiryRequest { return &hitl.InquiryRequest{Prompt: "Go?"} })
 	if err != nil {
 		return Latency{}, err
@@ -315,7 +368,7 @@ func (r *run) wakeLatency(ctx context.Context) (Latency, error) {
 	sent := make([]time.Time, len(ids))
 	for i, id := range ids {
 		sent[i] = time.Now()
-		if _, err := r.human.Respond(ctx, id, json.RawMessage(`"go"`), ""); err != nil {
+		if _, err := answerer.Respond(ctx, id, json.RawMessage(`"go"`), ""); err != nil {
 			return Latency{}, err
 		}
 	}

@@ -15,6 +15,11 @@ const followInterval = 500 * time.Millisecond
 // followPage is how many events one read of the log takes.
 const followPage = 1000
 
+// followGap is the least time between two reads of the log. Under load every commit sends a
+// hint; reading at most once per gap takes the events of many commits at once, for a wake-up
+// delay of at most the gap.
+const followGap = 2 * time.Millisecond
+
 // follow applies the events that every node commits, this one's included: it wakes this
 // node's waiters, keeps its deadlines in step (every node holds every deadline, so a node
 // that dies loses none), and refreshes the pending count from the store. Applying an event
@@ -32,6 +37,7 @@ func (e *Engine) follow(ctx context.Context, w hitl.EventWatcher, after int64) {
 	})
 	tick := time.NewTicker(followInterval)
 	defer tick.Stop()
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -42,6 +48,10 @@ func (e *Engine) follow(ctx context.Context, w hitl.EventWatcher, after int64) {
 				e.pending.Store(int64(n))
 			}
 		}
+		if wait := followGap - time.Since(last); wait > 0 {
+			time.Sleep(wait)
+		}
+		last = time.Now()
 		after = e.catchUp(ctx, after)
 	}
 }

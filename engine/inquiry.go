@@ -229,49 +229,34 @@ func pendingInTx(tx hitl.Tx, id int64, now time.Time) (*hitl.Inquiry, error) {
 // same principal returns the inquiry (a safe retry); any other later call is a conflict that
 // carries the current state.
 func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
-	inq, err := e.store.Inquiry(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !canSee(p, inq) && !p.Has(hitl.RoleResponder) {
-		return nil, notFound(id)
-	}
-	if err := mayAnswer(p, inq); err != nil {
-		return nil, err
-	}
-	if inq.Status.Final() {
-		return answeredAlready(p, inq, req)
-	}
 	now := e.clock()
-	if inq.TimeoutAt != nil && !now.Before(*inq.TimeoutAt) {
-		return nil, e.late(ctx, id)
-	}
-	var bad problems
-	if hitl.IsNull(req.Response) {
-		bad.add("/response", "is required")
-	}
-	if n := utf8.RuneCountInString(req.Comment); n > maxComment {
-		bad.add("/comment", "is %d characters long; at most %d are allowed", n, maxComment)
-	}
-	if err := bad.err("invalid answer"); err != nil {
-		return nil, err
-	}
-	if fields := e.checkAnswer(inq, req.Response); fields != nil {
-		return nil, &hitl.Error{Code: hitl.EInvalidResponse, Message: invalidAnswerMessage(fields), Fields: fields}
-	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, req.Response); err != nil {
-		return nil, hitl.Errorf(hitl.EInvalid, "response is not valid JSON")
-	}
 	var evs []*hitl.Event
 	var out *hitl.Inquiry
-	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		cur, err := pendingInTx(tx, id, now)
+	// Every check runs on the inquiry as the transaction locked it: one read, and no answer
+	// can slip in between the checks and the write.
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		cur, err := tx.Inquiry(id)
+		if err != nil {
+			return err
+		}
+		if !canSee(p, cur) && !p.Has(hitl.RoleResponder) {
+			return notFound(id)
+		}
+		if err := mayAnswer(p, cur); err != nil {
+			return err
+		}
+		if cur.Status.Final() {
+			return errFinal{cur}
+		}
+		if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
+			return errLate{}
+		}
+		response, err := e.checkResponse(cur, req)
 		if err != nil {
 			return err
 		}
 		out = resolved(cur, hitl.StatusResponded, now)
-		out.Response = compact.Bytes()
+		out.Response = response
 		out.RespondedBy, out.RespondedAt = &p.Name, &now
 		if req.Comment != "" {
 			out.Comment = &req.Comment
@@ -295,6 +280,28 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	}
 	e.published(evs)
 	return out, nil
+}
+
+// checkResponse validates an answer to a pending inquiry and returns it compacted.
+func (e *Engine) checkResponse(inq *hitl.Inquiry, req *hitl.ResponseRequest) (json.RawMessage, error) {
+	var bad problems
+	if hitl.IsNull(req.Response) {
+		bad.add("/response", "is required")
+	}
+	if n := utf8.RuneCountInString(req.Comment); n > maxComment {
+		bad.add("/comment", "is %d characters long; at most %d are allowed", n, maxComment)
+	}
+	if err := bad.err("invalid answer"); err != nil {
+		return nil, err
+	}
+	if fields := e.checkAnswer(inq, req.Response); fields != nil {
+		return nil, &hitl.Error{Code: hitl.EInvalidResponse, Message: invalidAnswerMessage(fields), Fields: fields}
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, req.Response); err != nil {
+		return nil, hitl.Errorf(hitl.EInvalid, "response is not valid JSON")
+	}
+	return compact.Bytes(), nil
 }
 
 func invalidAnswerMessage(fields []hitl.FieldError) string {

@@ -10,17 +10,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-dev/hitl/bench"
+	"github.com/hitl-dev/hitl/server"
 )
 
 func benchCmd() *cobra.Command {
-	var quick, asJSON bool
+	var (
+		quick, asJSON bool
+		db            string
+	)
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure wake latency, throughput, deadline precision and memory on loopback",
 		Long: `Start a hitl server on a temporary SQLite database (as a child process) and measure:
 wake latency of parked waiters against a 2 s polling baseline, durable create+respond cycles
 per second with 64 clients, how late 10,000 deadlines within 2 s fire, and memory per
-parked waiter. The figures go to stdout as JSON (--json) and to stderr as a table.`,
+parked waiter. With --db postgres://..., two nodes serve a fresh schema of that database
+(dropped afterwards) and the cross-node wake latency is measured too. The figures go to
+stdout as JSON (--json) and to stderr as a table.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o := bench.Full()
@@ -32,6 +38,10 @@ parked waiter. The figures go to stdout as JSON (--json) and to stderr as a tabl
 				return err
 			}
 			o.Server = []string{self, "serve"}
+			if db != "" && !server.IsPostgres(db) {
+				return usagef("--db must be a postgres:// URL (without it the bench uses a temporary SQLite file)")
+			}
+			o.DB = db
 			o.Progress = cmd.ErrOrStderr()
 			res, err := bench.Run(cmd.Context(), o)
 			if err != nil {
@@ -48,6 +58,7 @@ parked waiter. The figures go to stdout as JSON (--json) and to stderr as a tabl
 	}
 	cmd.Flags().BoolVar(&quick, "quick", false, "a smaller run that finishes in under 30 s")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON on stdout")
+	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")
 	return cmd
 }
 
@@ -58,12 +69,15 @@ func printTable(w io.Writer, r *bench.Result) {
 	}
 	fmt.Fprintln(tw, "")
 	lat(fmt.Sprintf("wake latency (%d parked waiters)", r.Waiters), r.WakeLatencyMS)
+	if r.CrossNodeWakeLatencyMS != nil {
+		lat("cross-node wake latency (waiter on node 1, answer on node 2)", *r.CrossNodeWakeLatencyMS)
+	}
 	lat(fmt.Sprintf("polling baseline (%d agents, every 2 s)", r.PollingWaiters), r.PollingBaselineMS)
 	fmt.Fprintf(tw, "wake speedup\t%.0f×\t\t\n", r.WakeSpeedup)
 	fmt.Fprintf(tw, "durable create+respond cycles (%d clients)\t%.0f /s\t\t\n", r.ThroughputClients, r.RespondThroughputPerS)
 	lat(fmt.Sprintf("timeout lateness, server (%d deadlines in 2 s)", r.Deadlines), r.TimeoutLatenessMS)
 	lat("timeout lateness, as the waiting agent saw it", r.TimeoutObservedLateness)
 	fmt.Fprintf(tw, "memory per parked waiter (%d parked)\t%.0f bytes\t\t\n", r.ParkedForMemory, r.BytesPerWaiter)
-	fmt.Fprintf(tw, "run took %.1f s on %d CPUs\t\t\t\n", r.DurationS, r.CPUs)
+	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
 	tw.Flush()
 }

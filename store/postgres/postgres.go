@@ -142,36 +142,44 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Update runs fn in one transaction and appends its events at the end, in commit order.
+// Update runs fn in one transaction. The end of the transaction is one pipelined batch: take
+// the event lock, insert the events, NOTIFY, COMMIT; so the lock that orders events is held
+// only while the server runs that batch and flushes the commit, not across round trips.
 func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) (err error) {
-	tx, err := s.pool.Begin(ctx)
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return dbError(err, "begin")
+		return dbError(err, "connect")
 	}
+	// A connection left inside a transaction (after an error) is not reused: pgxpool closes
+	// connections released with a transaction open.
+	defer c.Release()
+	conn := c.Conn()
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("change panicked: %v", p)
 		}
-		if err != nil {
-			tx.Rollback(context.WithoutCancel(ctx))
+		if err != nil && conn.PgConn().TxStatus() != 'I' {
+			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
-	t := &txn{ctx: ctx, tx: tx}
+	t := &txn{ctx: ctx, conn: conn}
 	if err := fn(t); err != nil {
 		return err
 	}
-	if len(t.events) > 0 {
-		if err := appendEvents(ctx, tx, t.events); err != nil {
-			return err
-		}
+	if !t.begun && len(t.events) == 0 {
+		return nil // nothing was read or written
 	}
-	return dbError(tx.Commit(ctx), "commit")
+	b := t.first()
+	if len(t.events) > 0 {
+		queueEvents(b, t.events)
+	}
+	b.Queue("COMMIT")
+	return dbError(conn.SendBatch(ctx, b).Close(), "commit")
 }
 
-// appendEvents takes the event lock, inserts the events with the next seqs and notifies, in
-// one round trip; the lock is held until the commit that follows.
-func appendEvents(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
-	b := &pgx.Batch{}
+// queueEvents queues taking the event lock (held until the commit), inserting the events with
+// the next seqs, and notifying the last seq.
+func queueEvents(b *pgx.Batch, evs []*hitl.Event) {
 	b.Queue("SELECT pg_advisory_xact_lock($1)", eventLock)
 	for _, ev := range evs {
 		b.Queue(`INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data)
@@ -180,7 +188,6 @@ func appendEvents(ctx context.Context, tx pgx.Tx, evs []*hitl.Event) error {
 			QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
 	}
 	b.Queue("SELECT pg_notify($1, (SELECT MAX(seq) FROM events)::text)", Channel)
-	return dbError(tx.SendBatch(ctx, b).Close(), "events")
 }
 
 // dbError turns a driver error into a domain error: by SQLSTATE for what the database

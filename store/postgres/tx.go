@@ -3,19 +3,105 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hitl-dev/hitl"
 )
 
 // txn is the write side of one transaction. Inserts that may meet a uniqueness conflict use
 // ON CONFLICT DO NOTHING, so a conflict is reported without aborting the transaction.
+//
+// BEGIN is not sent on its own: it goes in one pipeline with the transaction's first
+// statement (see first), which saves a round trip per change.
 type txn struct {
 	ctx    context.Context
-	tx     pgx.Tx
+	conn   *pgx.Conn
+	begun  bool
 	events []*hitl.Event
+}
+
+// first returns a batch that starts with BEGIN when the transaction has not begun yet.
+func (t *txn) first() *pgx.Batch {
+	b := &pgx.Batch{}
+	if !t.begun {
+		b.Queue("BEGIN")
+		t.begun = true
+	}
+	return b
+}
+
+// results sends b and skips the BEGIN's result, if b has one.
+func (t *txn) results(b *pgx.Batch) pgx.BatchResults {
+	br := t.conn.SendBatch(t.ctx, b)
+	if b.Len() > 0 && b.QueuedQueries[0].SQL == "BEGIN" {
+		br.Exec()
+	}
+	return br
+}
+
+func (t *txn) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	b := t.first()
+	b.Queue(sql, args...)
+	br := t.results(b)
+	return batchRow{br.QueryRow(), br}
+}
+
+func (t *txn) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	b := t.first()
+	b.Queue(sql, args...)
+	br := t.results(b)
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return batchRows{rows, br}, nil
+}
+
+func (t *txn) Exec(sql string, args ...any) (pgconn.CommandTag, error) {
+	b := t.first()
+	b.Queue(sql, args...)
+	br := t.results(b)
+	tag, err := br.Exec()
+	if closeErr := br.Close(); err == nil {
+		err = closeErr
+	}
+	return tag, err
+}
+
+// SendBatch runs b after the BEGIN, if the transaction has not begun.
+func (t *txn) SendBatch(b *pgx.Batch) error {
+	all := t.first()
+	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
+	return t.results(all).Close()
+}
+
+// batchRow and batchRows close their batch once read.
+type batchRow struct {
+	row pgx.Row
+	br  pgx.BatchResults
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	if closeErr := r.br.Close(); err == nil {
+		err = closeErr
+	}
+	return err
+}
+
+type batchRows struct {
+	pgx.Rows
+	br pgx.BatchResults
+}
+
+func (r batchRows) Close() {
+	r.Rows.Close()
+	r.br.Close()
 }
 
 // querier is what reads need, from the pool or inside a transaction.
@@ -66,7 +152,7 @@ func queryInquiries(ctx context.Context, q querier, sql string, args ...any) ([]
 }
 
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) {
-	inq, err := scanInquiry(t.tx.QueryRow(t.ctx, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = $1 FOR UPDATE", id))
+	inq, err := scanInquiry(t.QueryRow(t.ctx, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = $1 FOR UPDATE", id))
 	return inq, dbError(err, "inquiry "+itoa64(id))
 }
 
@@ -75,12 +161,12 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	err = t.tx.QueryRow(t.ctx, `INSERT INTO inquiries
+	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, doc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
 		inq.Status, nullText(inq.Session), inq.Origin, inq.RequestType, inq.CreatedBy, len(inq.AssignedTo) == 0,
 		inq.Exclusive, inq.TimeoutAt, inq.CreatedAt, inq.UpdatedAt, string(doc)).Scan(&inq.ID)
-	if err == pgx.ErrNoRows {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}
 	if err != nil {
@@ -96,7 +182,7 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	return dbError(t.tx.SendBatch(t.ctx, b).Close(), "inquiry assignees and metadata")
+	return dbError(t.SendBatch(b), "inquiry assignees and metadata")
 }
 
 func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
@@ -104,7 +190,7 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	tag, err := t.tx.Exec(t.ctx, "UPDATE inquiries SET status = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'",
+	tag, err := t.Exec("UPDATE inquiries SET status = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'",
 		inq.Status, inq.UpdatedAt, string(doc), inq.ID)
 	if err != nil {
 		return dbError(err, "inquiry")
@@ -116,11 +202,11 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	return queryInquiries(t.ctx, t.tx, "SELECT i.id, i.doc FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
+	return queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
 }
 
 func (t *txn) Session(key string) (*hitl.Session, error) {
-	s, _, err := scanSession(t.tx.QueryRow(t.ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = $1 FOR UPDATE OF s", key))
+	s, _, err := scanSession(t.QueryRow(t.ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = $1 FOR UPDATE OF s", key))
 	return s, dbError(err, "session "+key)
 }
 
@@ -134,7 +220,7 @@ func storedSessionStatus(s hitl.SessionStatus) hitl.SessionStatus {
 
 func (t *txn) InsertSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
-	tag, err := t.tx.Exec(t.ctx, `INSERT INTO sessions
+	tag, err := t.Exec(`INSERT INTO sessions
 		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
 		s.Key, storedSessionStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
@@ -150,7 +236,7 @@ func (t *txn) InsertSession(s *hitl.Session) error {
 
 func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
-	tag, err := t.tx.Exec(t.ctx, `UPDATE sessions SET status = $1, agent = $2, state = $3, result = $4, error = $5,
+	tag, err := t.Exec(`UPDATE sessions SET status = $1, agent = $2, state = $3, result = $4, error = $5,
 		callback_url = $6, metadata = $7, updated_at = $8, completed_at = $9 WHERE key = $10`,
 		storedSessionStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.UpdatedAt, s.CompletedAt, s.Key)
@@ -168,12 +254,12 @@ func (t *txn) IdempotencyKey(principal, key string) (int64, string, error) {
 		id   int64
 		hash string
 	)
-	err := t.tx.QueryRow(t.ctx, "SELECT inquiry_id, request_hash FROM idempotency_keys WHERE principal = $1 AND key = $2", principal, key).Scan(&id, &hash)
+	err := t.QueryRow(t.ctx, "SELECT inquiry_id, request_hash FROM idempotency_keys WHERE principal = $1 AND key = $2", principal, key).Scan(&id, &hash)
 	return id, hash, dbError(err, "idempotency key")
 }
 
 func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error {
-	tag, err := t.tx.Exec(t.ctx, `INSERT INTO idempotency_keys (principal, key, request_hash, inquiry_id, created_at)
+	tag, err := t.Exec(`INSERT INTO idempotency_keys (principal, key, request_hash, inquiry_id, created_at)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, principal, key, requestHash, inquiryID, at)
 	if err != nil {
 		return dbError(err, "idempotency key")
@@ -191,7 +277,7 @@ func (t *txn) AppendEvent(ev *hitl.Event) error {
 }
 
 func (t *txn) InsertKey(k *hitl.Key, tokenHash string) error {
-	tag, err := t.tx.Exec(t.ctx, `INSERT INTO api_keys (id, name, roles, groups, token_hash, created_at)
+	tag, err := t.Exec(`INSERT INTO api_keys (id, name, roles, groups, token_hash, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, k.ID, k.Name, k.Roles, nonNil(k.Groups), tokenHash, k.CreatedAt)
 	if err != nil {
 		return dbError(err, "key")
@@ -210,7 +296,7 @@ func nonNil(ss []string) []string {
 }
 
 func (t *txn) SetKeyToken(id, tokenHash string) error {
-	tag, err := t.tx.Exec(t.ctx, "UPDATE api_keys SET token_hash = $1, revoked_at = NULL WHERE id = $2", tokenHash, id)
+	tag, err := t.Exec("UPDATE api_keys SET token_hash = $1, revoked_at = NULL WHERE id = $2", tokenHash, id)
 	if err != nil {
 		return dbError(err, "key")
 	}
@@ -221,7 +307,7 @@ func (t *txn) SetKeyToken(id, tokenHash string) error {
 }
 
 func (t *txn) RevokeKey(id string, at time.Time) error {
-	tag, err := t.tx.Exec(t.ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2", at, id)
+	tag, err := t.Exec("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2", at, id)
 	if err != nil {
 		return dbError(err, "key")
 	}
@@ -233,6 +319,6 @@ func (t *txn) RevokeKey(id string, at time.Time) error {
 
 func (t *txn) HasAdminKey() (bool, error) {
 	var has bool
-	err := t.tx.QueryRow(t.ctx, "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND 'admin' = ANY (roles))").Scan(&has)
+	err := t.QueryRow(t.ctx, "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND 'admin' = ANY (roles))").Scan(&has)
 	return has, dbError(err, "keys")
 }
