@@ -15,6 +15,11 @@ const (
 	EventSessionCompleted = "session.completed"
 	EventSessionFailed    = "session.failed"
 	EventSessionCancelled = "session.cancelled"
+	// Key events are the audit trail of API keys, visible to admins only. They also tell every
+	// node to forget what it remembers of a key.
+	EventKeyCreated = "key.created"
+	EventKeyUpdated = "key.updated"
+	EventKeyRevoked = "key.revoked"
 )
 
 // Event is one entry of the append-only log. Seq is assigned by the store, strictly

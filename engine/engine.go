@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +62,7 @@ type Engine struct {
 	limits     Limits
 	thresholds Thresholds
 	schemas    *schema.Cache
+	keys       keyCache
 	waiters    waiters
 	deadlines  *deadlines
 	pending    atomic.Int64
@@ -166,6 +168,8 @@ func newInquiryEvent(typ string, inq *hitl.Inquiry, actor string, at time.Time) 
 	return &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, InquiryID: &id, Session: inq.Session, Actor: actor, Data: data, Inquiry: inq}, nil
 }
 
+func isKeyEvent(ev *hitl.Event) bool { return strings.HasPrefix(ev.Type, "key.") }
+
 // newSessionEvent builds the event for a change of a session; Data is the session after it.
 func newSessionEvent(typ string, s *hitl.Session, actor string, at time.Time) (*hitl.Event, error) {
 	data, err := json.Marshal(s)
@@ -190,6 +194,10 @@ func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string,
 func (e *Engine) published(evs []*hitl.Event) {
 	at := time.Now()
 	for _, ev := range evs {
+		if isKeyEvent(ev) {
+			e.keyChanged(ev)
+			continue
+		}
 		inq := ev.Inquiry
 		if inq == nil {
 			continue

@@ -78,19 +78,37 @@ func (e *Engine) catchUp(ctx context.Context, after int64) int64 {
 }
 
 func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
+	if isKeyEvent(ev) {
+		e.keyChanged(ev)
+		return
+	}
 	if ev.InquiryID == nil {
 		return
 	}
-	var inq hitl.Inquiry
-	if err := json.Unmarshal(ev.Data, &inq); err != nil {
-		e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
-		return
-	}
-	switch {
-	case ev.Type == hitl.EventInquiryCreated && inq.TimeoutAt != nil:
-		e.deadlines.add(inq.ID, *inq.TimeoutAt)
-	case inq.Status.Final():
-		e.deadlines.remove(inq.ID)
+	id := *ev.InquiryID
+	switch ev.Type {
+	case hitl.EventInquiryCreated:
+		// Only the deadline is needed: decode just that.
+		var created struct {
+			TimeoutAt *time.Time `json:"timeout_at"`
+		}
+		if err := json.Unmarshal(ev.Data, &created); err != nil {
+			e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
+			return
+		}
+		if created.TimeoutAt != nil {
+			e.deadlines.add(id, *created.TimeoutAt)
+		}
+	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
+		e.deadlines.remove(id)
+		if !e.waiters.has(id) {
+			return // nobody here waits for it: no need to decode it
+		}
+		var inq hitl.Inquiry
+		if err := json.Unmarshal(ev.Data, &inq); err != nil {
+			e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
+			return
+		}
 		e.waiters.wake(&inq, at)
 	}
 }

@@ -6,9 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -44,14 +49,97 @@ func (e *Engine) Authenticate(ctx context.Context, token string) (*hitl.Principa
 	if token == "" {
 		return nil, hitl.Errorf(hitl.EUnauthorized, "missing credentials: send Authorization: Bearer <token> or X-API-Key")
 	}
-	k, err := e.store.KeyByTokenHash(ctx, hashToken(token))
+	hash := hashToken(token)
+	if p := e.keys.get(hash, e.now()); p != nil {
+		return p, nil
+	}
+	k, err := e.store.KeyByTokenHash(ctx, hash)
 	if hitl.ErrorCode(err) == hitl.ENotFound {
 		return nil, hitl.Errorf(hitl.EUnauthorized, "the token is unknown or revoked")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return k.Principal(), nil
+	p := k.Principal()
+	e.keys.put(hash, k.ID, p, e.now())
+	return p, nil
+}
+
+// keyCacheTTL bounds how long a principal is remembered without asking the store. A revoked
+// key is forgotten at once, through its key.revoked event, on every node; the TTL only limits
+// how long a cache entry lives at all.
+const keyCacheTTL = time.Minute
+
+const keyCacheMax = 10000
+
+// keyCache remembers the principals of tokens recently seen, by token hash, so that a request
+// does not cost a database round trip to authenticate.
+type keyCache struct {
+	mu sync.Mutex
+	m  map[string]cachedKey
+}
+
+type cachedKey struct {
+	keyID string
+	p     *hitl.Principal
+	at    time.Time
+}
+
+func (c *keyCache) get(hash string, now time.Time) *hitl.Principal {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k, ok := c.m[hash]
+	if !ok || now.Sub(k.at) > keyCacheTTL {
+		return nil
+	}
+	return k.p
+}
+
+func (c *keyCache) put(hash, keyID string, p *hitl.Principal, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= keyCacheMax {
+		c.m = make(map[string]cachedKey)
+	}
+	c.m[hash] = cachedKey{keyID: keyID, p: p, at: now}
+}
+
+// forget drops every entry of a key.
+func (c *keyCache) forget(keyID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for hash, k := range c.m {
+		if k.keyID == keyID {
+			delete(c.m, hash)
+		}
+	}
+}
+
+// keyChanged is called with every key event, from this node or another.
+func (e *Engine) keyChanged(ev *hitl.Event) {
+	var k struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(ev.Data, &k); err != nil || k.ID == "" {
+		e.log.Error("a key event cannot be read", "seq", ev.Seq, "err", err)
+		e.keys.mu.Lock()
+		e.keys.m = nil // forget everything rather than trust a key that may be revoked
+		e.keys.mu.Unlock()
+		return
+	}
+	e.keys.forget(k.ID)
+}
+
+// keyEvent records a change of a key in the log (without its token).
+func keyEvent(tx hitl.Tx, typ string, k *hitl.Key, actor string, at time.Time) (*hitl.Event, error) {
+	shown := *k
+	shown.Token = ""
+	data, err := json.Marshal(shown)
+	if err != nil {
+		return nil, err
+	}
+	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Actor: actor, Data: data}
+	return ev, tx.AppendEvent(ev)
 }
 
 // CreateKey makes a key for a principal and returns it with its token, shown this once.
@@ -81,9 +169,18 @@ func (e *Engine) CreateKey(ctx context.Context, p *hitl.Principal, req *hitl.Key
 	}
 	k := &hitl.Key{ID: newKeyID(), Name: req.Name, Roles: sortedSet(req.Roles), Groups: sortedSet(req.Groups), CreatedAt: e.clock()}
 	token := newToken()
-	if err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.InsertKey(k, hashToken(token)) }); err != nil {
+	var ev *hitl.Event
+	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+		if err = tx.InsertKey(k, hashToken(token)); err != nil {
+			return err
+		}
+		ev, err = keyEvent(tx, hitl.EventKeyCreated, k, p.Name, k.CreatedAt)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
+	e.published([]*hitl.Event{ev})
 	k.Token = token
 	e.log.Info("key created", "key_id", k.ID, "name", k.Name, "roles", strings.Join(k.Roles, ","), "actor", p.Name)
 	return k, nil
@@ -110,9 +207,19 @@ func (e *Engine) RevokeKey(ctx context.Context, p *hitl.Principal, id string) er
 	if err := mayAdmin(p); err != nil {
 		return err
 	}
-	if err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.RevokeKey(id, e.clock()) }); err != nil {
+	now := e.clock()
+	var ev *hitl.Event
+	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+		if err = tx.RevokeKey(id, now); err != nil {
+			return err
+		}
+		ev, err = keyEvent(tx, hitl.EventKeyRevoked, &hitl.Key{ID: id, RevokedAt: &now}, p.Name, now)
+		return err
+	})
+	if err != nil {
 		return err
 	}
+	e.published([]*hitl.Event{ev})
 	e.log.Info("key revoked", "key_id", id, "actor", p.Name)
 	return nil
 }
@@ -122,27 +229,48 @@ func (e *Engine) RevokeKey(ctx context.Context, p *hitl.Principal, id string) er
 // (shown once by the caller); otherwise it returns "".
 func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToken string, err error) {
 	now := e.clock()
+	var evs []*hitl.Event
 	if adminToken != "" {
 		if len(adminToken) < 16 {
 			return "", fmt.Errorf("HITL_ADMIN_TOKEN must be at least 16 characters")
 		}
-		return "", e.store.Update(ctx, func(tx hitl.Tx) error {
-			err := tx.SetKeyToken(envAdminKeyID, hashToken(adminToken))
-			if hitl.ErrorCode(err) != hitl.ENotFound {
+		hash := hashToken(adminToken)
+		if k, err := e.store.KeyByTokenHash(ctx, hash); err == nil && k.ID == envAdminKeyID {
+			return "", nil // already so
+		}
+		err = e.store.Update(ctx, func(tx hitl.Tx) error {
+			k := &hitl.Key{ID: envAdminKeyID, Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
+			typ := hitl.EventKeyUpdated
+			err := tx.SetKeyToken(envAdminKeyID, hash)
+			if hitl.ErrorCode(err) == hitl.ENotFound {
+				typ, err = hitl.EventKeyCreated, tx.InsertKey(k, hash)
+			}
+			if err != nil {
 				return err
 			}
-			k := &hitl.Key{ID: envAdminKeyID, Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
-			return tx.InsertKey(k, hashToken(adminToken))
+			ev, err := keyEvent(tx, typ, k, "HITL_ADMIN_TOKEN", now)
+			evs = []*hitl.Event{ev}
+			return err
+		})
+	} else {
+		err = e.store.Update(ctx, func(tx hitl.Tx) error {
+			has, err := tx.HasAdminKey()
+			if err != nil || has {
+				return err
+			}
+			newAdminToken = newToken()
+			k := &hitl.Key{ID: newKeyID(), Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
+			if err := tx.InsertKey(k, hashToken(newAdminToken)); err != nil {
+				return err
+			}
+			ev, err := keyEvent(tx, hitl.EventKeyCreated, k, "first start", now)
+			evs = []*hitl.Event{ev}
+			return err
 		})
 	}
-	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		has, err := tx.HasAdminKey()
-		if err != nil || has {
-			return err
-		}
-		newAdminToken = newToken()
-		k := &hitl.Key{ID: newKeyID(), Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
-		return tx.InsertKey(k, hashToken(newAdminToken))
-	})
-	return newAdminToken, err
+	if err != nil {
+		return "", err
+	}
+	e.published(evs)
+	return newAdminToken, nil
 }

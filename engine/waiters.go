@@ -47,6 +47,12 @@ func (w *waiters) remove(id int64, ch chan wake) {
 	w.mu.Unlock()
 }
 
+func (w *waiters) has(id int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.m[id]) > 0
+}
+
 func (w *waiters) wake(inq *hitl.Inquiry, at time.Time) {
 	w.mu.Lock()
 	set := w.m[inq.ID]

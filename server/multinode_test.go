@@ -336,3 +336,29 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 	must(t, err)
 	must(t, <-done)
 }
+
+func TestRevokedKeyIsRefusedOnEveryNode(t *testing.T) {
+	c := newCluster(t, 2)
+	k, err := c.nodes[0].admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
+	must(t, err)
+	onNode2 := client.New(c.nodes[1].url, k.Token, nil)
+	if _, err := onNode2.Me(ctx); err != nil { // node 2 now remembers the key
+		t.Fatal(err)
+	}
+	must(t, c.nodes[0].admin.RevokeKey(ctx, k.ID))
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, err := onNode2.Me(ctx)
+		if client.ErrorCode(err) == hitl.EUnauthorized {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node 2 still accepts a key revoked on node 1: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	evs := c.events(t, hitl.EventKeyRevoked)
+	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), k.ID) || strings.Contains(string(evs[0].Data), k.Token) {
+		t.Fatalf("key.revoked events: %+v", evs)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -72,7 +73,9 @@ func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
-	cfg.MaxConns = int32(max(8, 8*runtime.GOMAXPROCS(0)))
+	if !strings.Contains(url, "pool_max_conns") { // the URL's own setting wins
+		cfg.MaxConns = int32(max(8, 8*runtime.GOMAXPROCS(0)))
+	}
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	cfg.HealthCheckPeriod = 5 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -166,10 +169,11 @@ func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) (err error) 
 	if err := fn(t); err != nil {
 		return err
 	}
-	if !t.begun && len(t.events) == 0 {
+	if !t.begun && len(t.events) == 0 && t.deferred.Len() == 0 {
 		return nil // nothing was read or written
 	}
 	b := t.first()
+	b.QueuedQueries = append(b.QueuedQueries, t.deferred.QueuedQueries...)
 	if len(t.events) > 0 {
 		queueEvents(b, t.events)
 	}

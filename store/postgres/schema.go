@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +20,16 @@ func TempSchema(ctx context.Context, base, prefix string) (string, func() error,
 	if err != nil {
 		return "", nil, fmt.Errorf("database URL: %w", err)
 	}
+	// A plain connection knows none of pgxpool's pool_* settings.
+	plain := *u
+	pq := plain.Query()
+	for k := range pq {
+		if strings.HasPrefix(k, "pool_") {
+			pq.Del(k)
+		}
+	}
+	plain.RawQuery = pq.Encode()
+	base = plain.String()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
 		return "", nil, err

@@ -17,11 +17,27 @@ import (
 //
 // BEGIN is not sent on its own: it goes in one pipeline with the transaction's first
 // statement (see first), which saves a round trip per change.
+//
+// An inquiry read here FOR UPDATE while pending cannot change before the commit, so resolving
+// it cannot fail: that UPDATE waits and goes in the commit's pipeline (deferred).
 type txn struct {
-	ctx    context.Context
-	conn   *pgx.Conn
-	begun  bool
-	events []*hitl.Event
+	ctx      context.Context
+	conn     *pgx.Conn
+	begun    bool
+	events   []*hitl.Event
+	locked   map[int64]bool // pending inquiries this transaction holds the row lock of
+	deferred pgx.Batch
+}
+
+func (t *txn) lockPending(inqs ...*hitl.Inquiry) {
+	for _, inq := range inqs {
+		if inq.Status == hitl.StatusPending {
+			if t.locked == nil {
+				t.locked = make(map[int64]bool)
+			}
+			t.locked[inq.ID] = true
+		}
+	}
 }
 
 // first returns a batch that starts with BEGIN when the transaction has not begun yet.
@@ -153,7 +169,11 @@ func queryInquiries(ctx context.Context, q querier, sql string, args ...any) ([]
 
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) {
 	inq, err := scanInquiry(t.QueryRow(t.ctx, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = $1 FOR UPDATE", id))
-	return inq, dbError(err, "inquiry "+itoa64(id))
+	if err != nil {
+		return nil, dbError(err, "inquiry "+itoa64(id))
+	}
+	t.lockPending(inq)
+	return inq, nil
 }
 
 func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
@@ -190,8 +210,13 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	tag, err := t.Exec("UPDATE inquiries SET status = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'",
-		inq.Status, inq.UpdatedAt, string(doc), inq.ID)
+	const resolve = "UPDATE inquiries SET status = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'"
+	if t.locked[inq.ID] {
+		delete(t.locked, inq.ID) // resolving it again in this transaction is a conflict
+		t.deferred.Queue(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
+		return nil
+	}
+	tag, err := t.Exec(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
 	if err != nil {
 		return dbError(err, "inquiry")
 	}
@@ -202,7 +227,9 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	return queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
+	inqs, err := queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
+	t.lockPending(inqs...)
+	return inqs, err
 }
 
 func (t *txn) Session(key string) (*hitl.Session, error) {
