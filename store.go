@@ -12,7 +12,8 @@ import (
 // update that found the row no longer pending; any other failure is internal.
 type Store interface {
 	// Update runs fn in one transaction: everything fn writes commits together or not at all.
-	// When fn returns an error nothing it did is kept and that error is returned.
+	// When fn returns an error nothing it did is kept and that error is returned. A store may
+	// run fn more than once (to retry after a deadlock), so fn starts from scratch each time.
 	Update(ctx context.Context, fn func(Tx) error) error
 
 	// Inquiry returns one inquiry (ENotFound).
@@ -55,6 +56,10 @@ type Tx interface {
 	InsertInquiry(inq *Inquiry) error
 	// ResolveInquiry writes the final state of an inquiry that is still pending; EConflict otherwise.
 	ResolveInquiry(inq *Inquiry) error
+	// LockPending claims, among ids, the inquiries that are pending and that no other
+	// transaction holds, and returns them; the others are left out (they are final, or another
+	// node is resolving them right now).
+	LockPending(ids []int64) ([]*Inquiry, error)
 	// PendingInquiries lists a session's pending inquiries.
 	PendingInquiries(session string) ([]*Inquiry, error)
 

@@ -434,30 +434,34 @@ func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason, actor string, now time
 	return out, ev, err
 }
 
+// recheck is how soon a deadline is looked at again when another node held the inquiry while
+// this one wanted to time it out: usually the other node has timed it out by then (and the
+// recheck finds nothing to do); if its transaction failed, this node does it.
+const recheck = 100 * time.Millisecond
+
 // expire times out inquiries whose deadlines have passed, in one transaction: the fallback
-// value answers when the policy says so. An inquiry no longer pending is skipped, so timers on
-// several nodes, or a timer racing an answer, resolve it exactly once.
+// value answers when the policy says so. Inquiries that are final, or that another node is
+// resolving at this moment, are left out, so every inquiry times out exactly once.
 func (e *Engine) expire(ctx context.Context, ids []int64) {
 	now := e.clock()
 	var (
 		evs   []*hitl.Event
-		early []hitl.Deadline
+		later []hitl.Deadline
 	)
 	err := e.store.Update(ctx, func(tx hitl.Tx) error {
-		evs, early = nil, nil
-		for _, id := range ids {
-			cur, err := tx.Inquiry(id)
-			if hitl.ErrorCode(err) == hitl.ENotFound {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if cur.Status.Final() || cur.TimeoutAt == nil {
+		evs, later = nil, nil
+		claimed, err := tx.LockPending(ids)
+		if err != nil {
+			return err
+		}
+		done := make(map[int64]bool, len(claimed))
+		for _, cur := range claimed {
+			done[cur.ID] = true
+			if cur.TimeoutAt == nil {
 				continue
 			}
 			if now.Before(*cur.TimeoutAt) { // the wall clock is behind the timer
-				early = append(early, hitl.Deadline{InquiryID: id, At: *cur.TimeoutAt})
+				later = append(later, hitl.Deadline{InquiryID: cur.ID, At: *cur.TimeoutAt})
 				continue
 			}
 			out := resolved(cur, hitl.StatusTimeout, now)
@@ -474,6 +478,13 @@ func (e *Engine) expire(ctx context.Context, ids []int64) {
 			}
 			evs = append(evs, ev)
 		}
+		if e.following {
+			for _, id := range ids {
+				if !done[id] {
+					later = append(later, hitl.Deadline{InquiryID: id, At: now.Add(recheck)})
+				}
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -485,7 +496,7 @@ func (e *Engine) expire(ctx context.Context, ids []int64) {
 		}
 		return
 	}
-	for _, d := range early {
+	for _, d := range later {
 		e.deadlines.add(d.InquiryID, d.At)
 	}
 	e.published(evs)

@@ -41,7 +41,8 @@ func startDB(t *testing.T, db, addr string) *env {
 		addr = "127.0.0.1:0"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: db, AdminToken: adminToken}, slog.New(slog.DiscardHandler))
+	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: db, AdminToken: adminToken}, log)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
@@ -66,6 +67,14 @@ func startDB(t *testing.T, db, addr string) *env {
 func newEnv(t *testing.T) *env {
 	t.Parallel()
 	return start(t, t.TempDir(), "")
+}
+
+// testLog shows a server's warnings and errors in the test's log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // principal creates a key and returns a client with its token.

@@ -19,7 +19,8 @@ import (
 // cluster is several nodes serving one PostgreSQL schema, each with its own pool, LISTEN
 // connection and port.
 type cluster struct {
-	url    string // the database
+	db     string // the database, for plain connections
+	url    string // the same with the nodes' pool settings
 	nodes  []*env
 	agent  []*client.Client // the agent's client on each node
 	human  []*client.Client // the responder's client on each node
@@ -28,7 +29,9 @@ type cluster struct {
 
 func newCluster(t *testing.T, n int) *cluster {
 	t.Parallel()
-	c := &cluster{url: pgtest.Schema(t) + "&application_name=" + strings.ReplaceAll(t.Name(), "/", "_")}
+	// Small pools: several clusters run at once, within the database's connection limit.
+	c := &cluster{db: pgtest.Schema(t) + "&application_name=" + strings.ReplaceAll(t.Name(), "/", "_")}
+	c.url = c.db + "&pool_max_conns=4"
 	for range n {
 		c.nodes = append(c.nodes, startDB(t, c.url, ""))
 	}
@@ -240,7 +243,7 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 	c := newCluster(t, 3)
 	appName := strings.ReplaceAll(t.Name(), "/", "_")
 	kill := func() int {
-		conn, err := pgx.Connect(ctx, c.url)
+		conn, err := pgx.Connect(ctx, c.db)
 		must(t, err)
 		defer conn.Close(ctx)
 		var n int

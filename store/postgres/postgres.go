@@ -1,10 +1,12 @@
 // Package postgres is the store for several hitl nodes on one PostgreSQL database, with pgx.
 //
-// Every change is one transaction. Its events are inserted at the end, under a
-// transaction-scoped advisory lock, each with seq = the largest seq + 1: PostgreSQL releases
-// the lock only after the commit is visible, so seq order is commit order and a reader that
-// has seen seq N never later sees a smaller one appear, nor a gap. The same transaction
-// NOTIFYs the new seq, which other nodes take as a hint to read the log.
+// Each node writes through one connection that commits the changes arriving together in one
+// transaction, each change in its own savepoint (group commit), as the SQLite store does. The
+// events of a transaction are inserted at its end, under a transaction-scoped advisory lock,
+// each with seq = the largest seq + 1: PostgreSQL releases the lock only after the commit is
+// visible, so seq order is commit order and a reader that has seen seq N never later sees a
+// smaller one appear, nor a gap. The same transaction NOTIFYs the new seq, which other nodes
+// take as a hint to read the log.
 package postgres
 
 import (
@@ -44,6 +46,9 @@ const Channel = "hitl_events"
 type Store struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
+	ops  chan *op
+	quit chan struct{}
+	done chan struct{}
 }
 
 var (
@@ -65,7 +70,9 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &Store{pool: pool, log: log}, nil
+	s := &Store{pool: pool, log: log, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{})}
+	go s.writeLoop()
+	return s, nil
 }
 
 func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
@@ -131,8 +138,14 @@ func MigrateURL(ctx context.Context, url string) error {
 	return Migrate(ctx, pool)
 }
 
-// Close closes the pool.
+// Close finishes the changes already queued and closes the pool.
 func (s *Store) Close() error {
+	select {
+	case <-s.quit:
+	default:
+		close(s.quit)
+	}
+	<-s.done
 	s.pool.Close()
 	return nil
 }
@@ -145,40 +158,164 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Update runs fn in one transaction. The end of the transaction is one pipelined batch: take
-// the event lock, insert the events, NOTIFY, COMMIT; so the lock that orders events is held
-// only while the server runs that batch and flushes the commit, not across round trips.
-func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) (err error) {
+// Update queues fn for the node's writer and returns once the transaction holding it has
+// committed (or fn failed). Once queued, a change is waited for even if ctx ends, so that the
+// caller never reports a change as failed that did commit.
+func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
+	closed := hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
+	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case s.ops <- o:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.quit:
+		return closed
+	}
+	select {
+	case <-o.done:
+		return o.err
+	case <-s.done:
+		select {
+		case <-o.done:
+			return o.err
+		default:
+			return closed
+		}
+	}
+}
+
+// op is one change waiting for the writer.
+type op struct {
+	ctx  context.Context
+	fn   func(hitl.Tx) error
+	err  error
+	done chan struct{}
+}
+
+// maxBatch bounds how many changes share one transaction: the row locks a batch takes are held
+// until it commits, so batches stay short.
+const maxBatch = 64
+
+// batchTimeout bounds one batch, so that an unreachable database fails changes instead of
+// holding them.
+const batchTimeout = 30 * time.Second
+
+func (s *Store) writeLoop() {
+	defer close(s.done)
+	batch := make([]*op, 0, maxBatch)
+	for {
+		select {
+		case o := <-s.ops:
+			batch = append(batch[:0], o)
+		case <-s.quit:
+			for {
+				select {
+				case o := <-s.ops:
+					s.commit([]*op{o})
+				default:
+					return
+				}
+			}
+		}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case o := <-s.ops:
+				batch = append(batch, o)
+			default:
+				break fill
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+// commit runs a batch of changes in one transaction, each in its own savepoint, and commits
+// it with the kept changes' events in one pipelined batch: take the event lock, insert the
+// events, NOTIFY, COMMIT. The lock that orders events is held only while the server runs that
+// batch and flushes the commit, once for all the changes.
+func (s *Store) commit(batch []*op) {
+	defer func() {
+		for _, o := range batch {
+			close(o.done)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return dbError(err, "connect")
+		for _, o := range batch {
+			o.err = dbError(err, "connect")
+		}
+		return
 	}
 	// A connection left inside a transaction (after an error) is not reused: pgxpool closes
 	// connections released with a transaction open.
 	defer c.Release()
-	conn := c.Conn()
+	t := newTxn(ctx, c.Conn())
+	for _, o := range batch {
+		if err := o.ctx.Err(); err != nil {
+			o.err = err
+			continue
+		}
+		t.beginChange()
+		o.err = runChange(o.fn, t)
+		t.endChange(o.err == nil)
+	}
+	b := &pgx.Batch{}
+	if len(t.kept) > 0 {
+		queueEvents(b, t.kept)
+	}
+	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
+		if tag.String() != "COMMIT" {
+			return errors.New("the transaction was rolled back")
+		}
+		return nil
+	})
+	err = t.send(b).Close()
+	if err == nil {
+		err = t.broken
+	}
+	if err == nil {
+		// A change that lost a deadlock inside the batch was rolled back to its savepoint
+		// while the others went on: it runs again alone.
+		for _, o := range batch {
+			if len(batch) > 1 && retryable(o.err) {
+				s.commitAlone(o)
+			}
+		}
+		return
+	}
+	// The batch rolled back as a whole (deadlocked with another node's batch, say): when that
+	// can be cured, its changes run again, each in a transaction of its own.
+	if len(batch) > 1 && retryable(dbError(err, "commit")) {
+		s.log.Warn("a batch of changes deadlocked; running them one by one", "changes", len(batch))
+		for _, o := range batch {
+			s.commitAlone(o)
+		}
+		return
+	}
+	for _, o := range batch {
+		if o.err == nil {
+			o.err = dbError(err, "commit")
+		}
+	}
+}
+
+// commitAlone runs one change in its own transaction (its done is closed by the caller's batch).
+func (s *Store) commitAlone(o *op) {
+	alone := &op{ctx: o.ctx, fn: o.fn, done: make(chan struct{})}
+	s.commit([]*op{alone})
+	o.err = alone.err
+}
+
+func runChange(fn func(hitl.Tx) error, t *txn) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("change panicked: %v", p)
 		}
-		if err != nil && conn.PgConn().TxStatus() != 'I' {
-			conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
-		}
 	}()
-	t := &txn{ctx: ctx, conn: conn}
-	if err := fn(t); err != nil {
-		return err
-	}
-	if !t.begun && len(t.events) == 0 && t.deferred.Len() == 0 {
-		return nil // nothing was read or written
-	}
-	b := t.first()
-	b.QueuedQueries = append(b.QueuedQueries, t.deferred.QueuedQueries...)
-	if len(t.events) > 0 {
-		queueEvents(b, t.events)
-	}
-	b.Queue("COMMIT")
-	return dbError(conn.SendBatch(ctx, b).Close(), "commit")
+	return fn(t)
 }
 
 // queueEvents queues taking the event lock (held until the commit), inserting the events with
@@ -209,7 +346,7 @@ func dbError(err error, what string) error {
 		case pe.Code == "23505": // unique_violation
 			return hitl.Errorf(hitl.EConflict, "%s already exists", what)
 		case pe.Code == "40001" || pe.Code == "40P01": // serialization failure, deadlock
-			return hitl.Errorf(hitl.EUnavailable, "the database asked to retry: %s", what)
+			return errRetry{hitl.Errorf(hitl.EUnavailable, "the database asked to retry: %s", what)}
 		case pe.Code[:2] == "08" || pe.Code[:2] == "57" || pe.Code == "53300": // connection, shutdown, too many connections
 			return hitl.Errorf(hitl.EUnavailable, "the database is unavailable")
 		}
@@ -225,6 +362,15 @@ func dbError(err error, what string) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// errRetry marks a failure that running the change again cures: a deadlock with another
+// node's batch, or a serialization failure.
+type errRetry struct{ err *hitl.Error }
+
+func (e errRetry) Error() string { return e.err.Error() }
+func (e errRetry) Unwrap() error { return e.err }
+
+func retryable(err error) bool { return errors.As(err, &errRetry{}) }
 
 func nullText(s string) *string {
 	if s == "" {

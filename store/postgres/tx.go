@@ -12,21 +12,68 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// txn is the write side of one transaction. Inserts that may meet a uniqueness conflict use
-// ON CONFLICT DO NOTHING, so a conflict is reported without aborting the transaction.
+// txn is one change's view of its node's writer transaction, which holds many changes, each
+// in its own savepoint (see Store.commit). Inserts that may meet a uniqueness conflict use ON
+// CONFLICT DO NOTHING, so a conflict is reported without aborting anything.
 //
-// BEGIN is not sent on its own: it goes in one pipeline with the transaction's first
-// statement (see first), which saves a round trip per change.
+// Nothing is sent on its own that can wait: BEGIN, the savepoint commands and the deferred
+// writes of the changes before this one (the prefix) go in one pipeline with the next
+// statement, so a change costs about one round trip per statement it reads the answer of.
 //
-// An inquiry read here FOR UPDATE while pending cannot change before the commit, so resolving
-// it cannot fail: that UPDATE waits and goes in the commit's pipeline (deferred).
+// An inquiry read here FOR UPDATE while pending cannot change before the change ends, so
+// resolving it cannot fail: that UPDATE is deferred into the prefix of what comes next.
 type txn struct {
-	ctx      context.Context
-	conn     *pgx.Conn
-	begun    bool
+	ctx    context.Context
+	conn   *pgx.Conn
+	prefix []*pgx.QueuedQuery
+	// broken is the first failure of a prefix statement: the transaction cannot commit.
+	broken error
+	// sent: something of the current change has reached the server.
+	sent bool
+
+	// The current change: kept or dropped when it ends.
 	events   []*hitl.Event
-	locked   map[int64]bool // pending inquiries this transaction holds the row lock of
-	deferred pgx.Batch
+	locked   map[int64]bool // pending inquiries this change holds the row lock of
+	deferred []*pgx.QueuedQuery
+
+	// The events of the changes kept so far, appended when the transaction commits.
+	kept []*hitl.Event
+}
+
+func newTxn(ctx context.Context, conn *pgx.Conn) *txn {
+	t := &txn{ctx: ctx, conn: conn}
+	t.queue("BEGIN")
+	return t
+}
+
+func (t *txn) queue(sql string, args ...any) {
+	t.prefix = append(t.prefix, &pgx.QueuedQuery{SQL: sql, Arguments: args})
+}
+
+// beginChange starts a change in its own savepoint.
+func (t *txn) beginChange() {
+	t.queue("SAVEPOINT change")
+	t.events, t.locked, t.deferred, t.sent = nil, nil, nil, false
+}
+
+// endChange keeps the change (its deferred writes run first thing next) or rolls it back.
+func (t *txn) endChange(keep bool) {
+	switch {
+	case keep:
+		t.prefix = append(t.prefix, t.deferred...)
+		t.queue("RELEASE SAVEPOINT change")
+		t.kept = append(t.kept, t.events...)
+	case !t.sent:
+		t.prefix = t.prefix[:len(t.prefix)-1] // nothing of it reached the server: drop its SAVEPOINT
+	default:
+		// A failed statement leaves the transaction aborted until it is rolled back to the
+		// savepoint, and pgx prepares new statements before it sends a pipeline: roll back now,
+		// in the simple protocol, which prepares nothing.
+		if err := t.conn.PgConn().Exec(t.ctx, "ROLLBACK TO SAVEPOINT change; RELEASE SAVEPOINT change").Close(); err != nil && t.broken == nil {
+			t.broken = err
+		}
+	}
+	t.events, t.locked, t.deferred = nil, nil, nil
 }
 
 func (t *txn) lockPending(inqs ...*hitl.Inquiry) {
@@ -40,36 +87,34 @@ func (t *txn) lockPending(inqs ...*hitl.Inquiry) {
 	}
 }
 
-// first returns a batch that starts with BEGIN when the transaction has not begun yet.
-func (t *txn) first() *pgx.Batch {
-	b := &pgx.Batch{}
-	if !t.begun {
-		b.Queue("BEGIN")
-		t.begun = true
-	}
-	return b
-}
-
-// results sends b and skips the BEGIN's result, if b has one.
-func (t *txn) results(b *pgx.Batch) pgx.BatchResults {
-	br := t.conn.SendBatch(t.ctx, b)
-	if b.Len() > 0 && b.QueuedQueries[0].SQL == "BEGIN" {
-		br.Exec()
+// send sends the prefix and then b's queries in one pipeline, and returns the results of b's
+// queries (the prefix's are read here).
+func (t *txn) send(b *pgx.Batch) pgx.BatchResults {
+	n := len(t.prefix)
+	all := &pgx.Batch{QueuedQueries: append(t.prefix, b.QueuedQueries...)}
+	t.prefix, t.sent = nil, true
+	br := t.conn.SendBatch(t.ctx, all)
+	for range n {
+		if _, err := br.Exec(); err != nil && t.broken == nil {
+			t.broken = err
+		}
 	}
 	return br
 }
 
-func (t *txn) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	b := t.first()
+func (t *txn) one(sql string, args ...any) pgx.BatchResults {
+	b := &pgx.Batch{}
 	b.Queue(sql, args...)
-	br := t.results(b)
+	return t.send(b)
+}
+
+func (t *txn) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	br := t.one(sql, args...)
 	return batchRow{br.QueryRow(), br}
 }
 
 func (t *txn) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	b := t.first()
-	b.Queue(sql, args...)
-	br := t.results(b)
+	br := t.one(sql, args...)
 	rows, err := br.Query()
 	if err != nil {
 		br.Close()
@@ -79,9 +124,7 @@ func (t *txn) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, err
 }
 
 func (t *txn) Exec(sql string, args ...any) (pgconn.CommandTag, error) {
-	b := t.first()
-	b.Queue(sql, args...)
-	br := t.results(b)
+	br := t.one(sql, args...)
 	tag, err := br.Exec()
 	if closeErr := br.Close(); err == nil {
 		err = closeErr
@@ -89,12 +132,8 @@ func (t *txn) Exec(sql string, args ...any) (pgconn.CommandTag, error) {
 	return tag, err
 }
 
-// SendBatch runs b after the BEGIN, if the transaction has not begun.
-func (t *txn) SendBatch(b *pgx.Batch) error {
-	all := t.first()
-	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
-	return t.results(all).Close()
-}
+// SendBatch runs b's queries.
+func (t *txn) SendBatch(b *pgx.Batch) error { return t.send(b).Close() }
 
 // batchRow and batchRows close their batch once read.
 type batchRow struct {
@@ -212,8 +251,8 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	}
 	const resolve = "UPDATE inquiries SET status = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'"
 	if t.locked[inq.ID] {
-		delete(t.locked, inq.ID) // resolving it again in this transaction is a conflict
-		t.deferred.Queue(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
+		delete(t.locked, inq.ID) // resolving it again in this change is a conflict
+		t.deferred = append(t.deferred, &pgx.QueuedQuery{SQL: resolve, Arguments: []any{inq.Status, inq.UpdatedAt, string(doc), inq.ID}})
 		return nil
 	}
 	tag, err := t.Exec(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
@@ -224,6 +263,17 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 		return hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)
 	}
 	return nil
+}
+
+// LockPending skips rows another transaction holds: a node timing out an inquiry never waits
+// for (or deadlocks with) another node doing the same.
+func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	inqs, err := queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
+	t.lockPending(inqs...)
+	return inqs, err
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
@@ -297,7 +347,8 @@ func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID
 	return nil
 }
 
-// AppendEvent keeps the event for the end of the transaction, when it gets its seq.
+// AppendEvent keeps the event for the end of the transaction, when it gets its seq (if the
+// change is kept).
 func (t *txn) AppendEvent(ev *hitl.Event) error {
 	t.events = append(t.events, ev)
 	return nil

@@ -142,6 +142,18 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	return nil
 }
 
+// LockPending: the single writer holds every row already, so it only filters by status.
+func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.status = 'pending' AND i.id IN ("+placeholders(len(ids))+") ORDER BY i.id", args...)
+}
+
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
 	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
 }

@@ -536,3 +536,75 @@ func testDeadlines(t *testing.T, s hitl.Store) {
 		t.Fatalf("PendingDeadlines = %+v", ds)
 	}
 }
+
+// testFailedChangesBesideGood: changes that fail on a database error (here a foreign key) run
+// at the same time as good ones; a store that commits changes together must keep the good
+// ones and lose the failed ones, and go on working.
+func testFailedChangesBesideGood(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var good []int64
+	var badOK int
+	for i := range 40 {
+		wg.Go(func() {
+			inq := newInquiry(i)
+			if i%2 == 1 {
+				inq.Session = "no-such-session" // violates the foreign key
+			}
+			err := s.Update(ctx, func(tx hitl.Tx) error {
+				if err := tx.InsertInquiry(inq); err != nil {
+					return err
+				}
+				id := inq.ID
+				return tx.AppendEvent(&hitl.Event{ID: fmt.Sprintf("ev-%d-%d", i, time.Now().UnixNano()), Type: hitl.EventInquiryCreated, Time: base, InquiryID: &id, Actor: "a", Data: json.RawMessage(`{}`)})
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case i%2 == 0 && err != nil:
+				t.Errorf("a good change failed: %v", err)
+			case i%2 == 0:
+				good = append(good, inq.ID)
+			case err == nil:
+				badOK++
+			}
+		})
+	}
+	wg.Wait()
+	if badOK > 0 {
+		t.Fatalf("%d changes that violate a foreign key succeeded", badOK)
+	}
+	for _, id := range good {
+		if _, err := s.Inquiry(ctx, id); err != nil {
+			t.Fatalf("good change's inquiry %d: %v", id, err)
+		}
+	}
+	evs, err := s.Events(ctx, hitl.EventFilter{Visibility: hitl.Visibility{All: true}, Limit: 100})
+	must(t, err)
+	if len(evs) != len(good) {
+		t.Fatalf("%d events for %d good changes", len(evs), len(good))
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event seqs are not 1..n: %d at %d", ev.Seq, i)
+		}
+	}
+}
+
+func testLockPending(t *testing.T, s hitl.Store) {
+	a := insert(t, s, newInquiry(1))
+	b := insert(t, s, newInquiry(2))
+	c := insert(t, s, newInquiry(3))
+	must(t, resolve(t, s, b, hitl.StatusResponded))
+	must(t, s.Update(context.Background(), func(tx hitl.Tx) error {
+		got, err := tx.LockPending([]int64{a.ID, b.ID, c.ID, 9999})
+		if err != nil {
+			return err
+		}
+		if len(got) != 2 || got[0].ID != a.ID || got[1].ID != c.ID {
+			return fmt.Errorf("LockPending = %v, want the two pending ones", got)
+		}
+		return nil
+	}))
+}
