@@ -238,7 +238,7 @@ func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToke
 		if k, err := e.store.KeyByTokenHash(ctx, hash); err == nil && k.ID == envAdminKeyID {
 			return "", nil // already so
 		}
-		err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		setToken := func(tx hitl.Tx) error {
 			k := &hitl.Key{ID: envAdminKeyID, Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
 			typ := hitl.EventKeyUpdated
 			err := tx.SetKeyToken(envAdminKeyID, hash)
@@ -251,7 +251,12 @@ func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToke
 			ev, err := keyEvent(tx, typ, k, "HITL_ADMIN_TOKEN", now)
 			evs = []*hitl.Event{ev}
 			return err
-		})
+		}
+		err = e.store.Update(ctx, setToken)
+		if hitl.ErrorCode(err) == hitl.EConflict {
+			// Another node starting at the same moment created the key: set its token now.
+			err = e.store.Update(ctx, setToken)
+		}
 	} else {
 		err = e.store.Update(ctx, func(tx hitl.Tx) error {
 			has, err := tx.HasAdminKey()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/postgres/pgtest"
 )
 
@@ -363,5 +366,33 @@ func TestRevokedKeyIsRefusedOnEveryNode(t *testing.T) {
 	evs := c.events(t, hitl.EventKeyRevoked)
 	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), k.ID) || strings.Contains(string(evs[0].Data), k.Token) {
 		t.Fatalf("key.revoked events: %+v", evs)
+	}
+}
+
+func TestNodesStartingTogether(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Schema(t) + "&pool_max_conns=4"
+	// Migrated beforehand (as with `hitl migrate`), so the nodes' starts are not kept apart by
+	// the migration lock and really race.
+	must(t, postgres.MigrateURL(ctx, url))
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			ctx, cancel := context.WithCancel(ctx)
+			srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: url, AdminToken: adminToken}, slog.New(slog.DiscardHandler))
+			if err == nil {
+				go srv.Serve(ctx)
+				defer cancel()
+				_, err = client.New(srv.URL(), adminToken, nil).Me(ctx)
+			} else {
+				cancel()
+			}
+			errs <- err
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a node starting beside others: %v", err)
+		}
 	}
 }
