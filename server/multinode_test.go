@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -394,5 +397,112 @@ func TestNodesStartingTogether(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Fatalf("a node starting beside others: %v", err)
 		}
+	}
+}
+
+// proxy forwards TCP connections to target until it is cut; then it closes them all and
+// refuses new ones, as an unreachable database does, until it is restored.
+type proxy struct {
+	target string
+	addr   string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	p := &proxy{target: target}
+	p.restore(t)
+	t.Cleanup(p.cut)
+	return p
+}
+
+func (p *proxy) restore(t *testing.T) {
+	addr := p.addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	must(t, err)
+	p.mu.Lock()
+	p.ln, p.addr = ln, ln.Addr().String()
+	p.mu.Unlock()
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", p.target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ln.Close()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func TestUnreachableDatabaseIsUnavailableThenRecovers(t *testing.T) {
+	t.Parallel()
+	direct := pgtest.Schema(t)
+	u, err := url.Parse(direct)
+	must(t, err)
+	px := newProxy(t, u.Host)
+	u.Host = px.addr
+	node := startDB(t, u.String()+"&pool_max_conns=4", "")
+	agentTok := node.token("bot", "agent")
+	agent := client.New(node.url, agentTok, nil)
+	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "before"})
+
+	px.cut()
+	for _, path := range []string{"/readyz"} {
+		if r := node.do("GET", path, "", ""); r.status != 503 || r.code() != "unavailable" {
+			t.Fatalf("GET %s with the database gone: %d %s", path, r.status, r.text)
+		}
+	}
+	began := time.Now()
+	for _, req := range []struct{ method, path, body string }{
+		{"POST", "/v1/inquiries", `{"prompt":"during"}`},
+		{"GET", fmt.Sprintf("/v1/inquiries/%d", inq.ID), ""},
+		{"GET", "/v1/inquiries", ""},
+	} {
+		r := node.do(req.method, req.path, agentTok, req.body)
+		if r.status != 503 || r.code() != "unavailable" || strings.Contains(r.text, "dial") {
+			t.Fatalf("%s %s with the database gone: %d %s", req.method, req.path, r.status, r.text)
+		}
+	}
+	if d := time.Since(began); d > 20*time.Second {
+		t.Fatalf("requests during the outage took %s", d)
+	}
+
+	px.restore(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for node.do("GET", "/readyz", "", "").status != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("readyz did not come back after the database did")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	after := ask(t, agent, hitl.InquiryRequest{Prompt: "after"})
+	if _, err := agent.Inquiry(ctx, inq.ID); err != nil {
+		t.Fatal(err)
+	}
+	if after.ID <= inq.ID {
+		t.Fatalf("ids went backwards: %d after %d", after.ID, inq.ID)
 	}
 }
