@@ -16,11 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc64"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -354,7 +356,8 @@ func dbError(err error, what string) error {
 	}
 	var ne net.Error
 	var ce *pgconn.ConnectError
-	if errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, pgx.ErrTxClosed) {
+	lost := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET)
+	if lost || errors.As(err, &ne) || errors.As(err, &ce) || pgconn.SafeToRetry(err) || errors.Is(err, pgx.ErrTxClosed) {
 		return hitl.Errorf(hitl.EUnavailable, "the database is unavailable")
 	}
 	if pgconn.Timeout(err) {
