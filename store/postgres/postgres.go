@@ -33,6 +33,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/groupcommit"
 )
 
 //go:embed migrations/*.sql
@@ -46,11 +47,9 @@ const Channel = "hitl_events"
 
 // Store is the PostgreSQL implementation of hitl.Store.
 type Store struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
-	ops  chan *op
-	quit chan struct{}
-	done chan struct{}
+	pool    *pgxpool.Pool
+	log     *slog.Logger
+	changes *groupcommit.Queue
 }
 
 var (
@@ -72,8 +71,8 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, log: log, ops: make(chan *op, maxBatch), quit: make(chan struct{}), done: make(chan struct{})}
-	go s.writeLoop()
+	s := &Store{pool: pool, log: log}
+	s.changes = groupcommit.New(maxBatch, s.commit)
 	return s, nil
 }
 
@@ -142,12 +141,7 @@ func MigrateURL(ctx context.Context, url string) error {
 
 // Close finishes the changes already queued and closes the pool.
 func (s *Store) Close() error {
-	select {
-	case <-s.quit:
-	default:
-		close(s.quit)
-	}
-	<-s.done
+	s.changes.Close()
 	s.pool.Close()
 	return nil
 }
@@ -161,37 +155,9 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Update queues fn for the node's writer and returns once the transaction holding it has
-// committed (or fn failed). Once queued, a change is waited for even if ctx ends, so that the
-// caller never reports a change as failed that did commit.
+// committed (or fn failed).
 func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
-	closed := hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
-	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}
-	select {
-	case s.ops <- o:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.quit:
-		return closed
-	}
-	select {
-	case <-o.done:
-		return o.err
-	case <-s.done:
-		select {
-		case <-o.done:
-			return o.err
-		default:
-			return closed
-		}
-	}
-}
-
-// op is one change waiting for the writer.
-type op struct {
-	ctx  context.Context
-	fn   func(hitl.Tx) error
-	err  error
-	done chan struct{}
+	return s.changes.Update(ctx, fn)
 }
 
 // maxBatch bounds how many changes share one transaction: the row locks a batch takes are held
@@ -202,52 +168,17 @@ const maxBatch = 64
 // holding them.
 const batchTimeout = 30 * time.Second
 
-func (s *Store) writeLoop() {
-	defer close(s.done)
-	batch := make([]*op, 0, maxBatch)
-	for {
-		select {
-		case o := <-s.ops:
-			batch = append(batch[:0], o)
-		case <-s.quit:
-			for {
-				select {
-				case o := <-s.ops:
-					s.commit([]*op{o})
-				default:
-					return
-				}
-			}
-		}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case o := <-s.ops:
-				batch = append(batch, o)
-			default:
-				break fill
-			}
-		}
-		s.commit(batch)
-	}
-}
-
 // commit runs a batch of changes in one transaction, each in its own savepoint, and commits
 // it with the kept changes' events in one pipelined batch: take the event lock, insert the
 // events, NOTIFY, COMMIT. The lock that orders events is held only while the server runs that
 // batch and flushes the commit, once for all the changes.
-func (s *Store) commit(batch []*op) {
-	defer func() {
-		for _, o := range batch {
-			close(o.done)
-		}
-	}()
+func (s *Store) commit(batch []*groupcommit.Op) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		for _, o := range batch {
-			o.err = dbError(err, "connect")
+			o.Err = dbError(err, "connect")
 		}
 		return
 	}
@@ -256,13 +187,13 @@ func (s *Store) commit(batch []*op) {
 	defer c.Release()
 	t := newTxn(ctx, c.Conn())
 	for _, o := range batch {
-		if err := o.ctx.Err(); err != nil {
-			o.err = err
+		if err := o.Ctx.Err(); err != nil {
+			o.Err = err
 			continue
 		}
 		t.beginChange()
-		o.err = runChange(o.fn, t)
-		t.endChange(o.err == nil)
+		o.Err = runChange(o.Fn, t)
+		t.endChange(o.Err == nil)
 	}
 	b := &pgx.Batch{}
 	if len(t.kept) > 0 {
@@ -282,7 +213,7 @@ func (s *Store) commit(batch []*op) {
 		// A change that lost a deadlock inside the batch was rolled back to its savepoint
 		// while the others went on: it runs again alone.
 		for _, o := range batch {
-			if len(batch) > 1 && retryable(o.err) {
+			if len(batch) > 1 && retryable(o.Err) {
 				s.commitAlone(o)
 			}
 		}
@@ -298,17 +229,17 @@ func (s *Store) commit(batch []*op) {
 		return
 	}
 	for _, o := range batch {
-		if o.err == nil {
-			o.err = dbError(err, "commit")
+		if o.Err == nil {
+			o.Err = dbError(err, "commit")
 		}
 	}
 }
 
-// commitAlone runs one change in its own transaction (its done is closed by the caller's batch).
-func (s *Store) commitAlone(o *op) {
-	alone := &op{ctx: o.ctx, fn: o.fn, done: make(chan struct{})}
-	s.commit([]*op{alone})
-	o.err = alone.err
+// commitAlone runs one change of a batch again, in a transaction of its own.
+func (s *Store) commitAlone(o *groupcommit.Op) {
+	alone := &groupcommit.Op{Ctx: o.Ctx, Fn: o.Fn}
+	s.commit([]*groupcommit.Op{alone})
+	o.Err = alone.Err
 }
 
 func runChange(fn func(hitl.Tx) error, t *txn) (err error) {

@@ -27,6 +27,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/groupcommit"
 )
 
 //go:embed migrations/*.sql
@@ -39,18 +40,10 @@ const maxBatch = 256
 type Store struct {
 	writer  *sql.DB
 	reader  *sql.DB
-	ops     chan *op
+	changes *groupcommit.Queue
 	reads   chan func()
-	done    chan struct{}
 	quit    chan struct{}
 	readers sync.WaitGroup
-}
-
-type op struct {
-	ctx  context.Context
-	fn   func(hitl.Tx) error
-	err  error
-	done chan struct{}
 }
 
 var _ hitl.Store = (*Store)(nil)
@@ -103,8 +96,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	s := &Store{writer: writer, reader: reader, ops: make(chan *op, maxBatch), reads: make(chan func()), done: make(chan struct{}), quit: make(chan struct{})}
-	go s.writeLoop()
+	s := &Store{writer: writer, reader: reader, reads: make(chan func()), quit: make(chan struct{})}
+	s.changes = groupcommit.New(maxBatch, s.commit)
 	for range n {
 		s.readers.Go(func() {
 			for {
@@ -138,12 +131,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 
 // Close finishes the writes already queued and closes the database.
 func (s *Store) Close() error {
+	s.changes.Close()
 	select {
 	case <-s.quit:
 	default:
 		close(s.quit)
 	}
-	<-s.done
 	s.readers.Wait()
 	return errors.Join(s.writer.Close(), s.reader.Close())
 }
@@ -187,93 +180,35 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Update queues fn for the writer and returns once the transaction holding it has committed
-// (or fn failed). Once queued, a change is waited for even if ctx ends, so that the caller
-// never reports a change as failed that did commit.
+// (or fn failed).
 func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
-	closed := hitl.Errorf(hitl.EUnavailable, "the store is shutting down")
-	o := &op{ctx: ctx, fn: fn, done: make(chan struct{})}
-	select {
-	case s.ops <- o:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.quit:
-		return closed
-	}
-	select {
-	case <-o.done:
-		return o.err
-	case <-s.done:
-		// The writer has stopped. It answers every change it took before stopping, and
-		// closes done only after that; a change queued later was never run.
-		select {
-		case <-o.done:
-			return o.err
-		default:
-			return closed
-		}
-	}
-}
-
-func (s *Store) writeLoop() {
-	defer close(s.done)
-	batch := make([]*op, 0, maxBatch)
-	for {
-		select {
-		case o := <-s.ops:
-			batch = append(batch[:0], o)
-		case <-s.quit:
-			// Drain what was queued before the quit, then stop.
-			for {
-				select {
-				case o := <-s.ops:
-					s.commit([]*op{o})
-				default:
-					return
-				}
-			}
-		}
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case o := <-s.ops:
-				batch = append(batch, o)
-			default:
-				break fill
-			}
-		}
-		s.commit(batch)
-	}
+	return s.changes.Update(ctx, fn)
 }
 
 // commit runs a batch of changes in one transaction, each in its own savepoint.
-func (s *Store) commit(batch []*op) {
-	defer func() {
-		for _, o := range batch {
-			close(o.done)
-		}
-	}()
+func (s *Store) commit(batch []*groupcommit.Op) {
 	ctx := context.Background()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		for _, o := range batch {
-			o.err = fmt.Errorf("begin: %w", err)
+			o.Err = fmt.Errorf("begin: %w", err)
 		}
 		return
 	}
 	for _, o := range batch {
-		o.err = s.runOne(ctx, tx, o)
+		o.Err = s.runOne(ctx, tx, o)
 	}
 	if err := tx.Commit(); err != nil {
 		for _, o := range batch {
-			if o.err == nil {
-				o.err = fmt.Errorf("commit: %w", err)
+			if o.Err == nil {
+				o.Err = fmt.Errorf("commit: %w", err)
 			}
 		}
 	}
 }
 
-func (s *Store) runOne(ctx context.Context, tx *sql.Tx, o *op) (err error) {
-	if err := o.ctx.Err(); err != nil {
+func (s *Store) runOne(ctx context.Context, tx *sql.Tx, o *groupcommit.Op) (err error) {
+	if err := o.Ctx.Err(); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT change"); err != nil {
@@ -292,7 +227,7 @@ func (s *Store) runOne(ctx context.Context, tx *sql.Tx, o *op) (err error) {
 			err = relErr
 		}
 	}()
-	return o.fn(&txn{ctx: ctx, tx: tx})
+	return o.Fn(&txn{ctx: ctx, tx: tx})
 }
 
 // dbError turns a driver error into a domain error by its SQLite result code.
