@@ -20,6 +20,8 @@ type Principal struct {
 	Name   string   `json:"name"`
 	Roles  []string `json:"roles"`
 	Groups []string `json:"groups"`
+	// KeyID is the key the caller authenticated with (to end its streams when it is revoked).
+	KeyID string `json:"-"`
 }
 
 // Has reports whether the principal holds the role.
@@ -52,7 +54,7 @@ type Key struct {
 
 // Principal returns the principal the key speaks for.
 func (k *Key) Principal() *Principal {
-	return &Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups}
+	return &Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups, KeyID: k.ID}
 }
 
 // KeyRequest creates a key (POST /v1/keys).

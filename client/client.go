@@ -290,8 +290,8 @@ type EventOptions struct {
 	Limit     int
 }
 
-// Events returns events after o.After that the caller may see, in seq order.
-func (c *Client) Events(ctx context.Context, o EventOptions) (*Page[*hitl.Event], error) {
+// EventPage returns a page of the events after o.After that the caller may see, in seq order.
+func (c *Client) EventPage(ctx context.Context, o EventOptions) (*Page[*hitl.Event], error) {
 	q := url.Values{}
 	q.Set("after", strconv.FormatInt(o.After, 10))
 	if len(o.Types) > 0 {

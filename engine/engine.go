@@ -63,9 +63,13 @@ type Engine struct {
 	thresholds Thresholds
 	schemas    *schema.Cache
 	keys       keyCache
-	waiters    waiters
-	deadlines  *deadlines
-	pending    atomic.Int64
+	hub        hub
+	// kick wakes the follower; lastLocalSeq is the newest seq committed by this node.
+	kick         chan struct{}
+	lastLocalSeq atomic.Int64
+	waiters      waiters
+	deadlines    *deadlines
+	pending      atomic.Int64
 	// following: the store is shared with other nodes, and the event log, read by follow,
 	// keeps this node in step with them.
 	following bool
@@ -96,6 +100,7 @@ func New(store hitl.Store, o Options) *Engine {
 		e.thresholds = *o.Thresholds
 	}
 	e.draining = make(chan struct{})
+	e.kick = make(chan struct{}, 1)
 	e.waiters.m = make(map[int64]map[chan wake]struct{})
 	e.deadlines = newDeadlines(e.now, e.expire)
 	return e
@@ -105,12 +110,9 @@ func New(store hitl.Store, o Options) *Engine {
 // on a store shared by several nodes it also follows the event log.
 func (e *Engine) Start(ctx context.Context) error {
 	watcher, shared := e.store.(hitl.EventWatcher)
-	var after int64
-	if shared {
-		var err error
-		if after, err = e.store.LastEventSeq(ctx); err != nil {
-			return err
-		}
+	after, err := e.store.LastEventSeq(ctx)
+	if err != nil {
+		return err
 	}
 	n, err := e.store.PendingCount(ctx)
 	if err != nil {
@@ -127,10 +129,8 @@ func (e *Engine) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel
 	e.running.Go(func() { e.deadlines.run(runCtx) })
-	if shared {
-		e.following = true
-		e.running.Go(func() { e.follow(runCtx, watcher, after) })
-	}
+	e.following = shared
+	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds))
 	return nil
 }
@@ -194,6 +194,8 @@ func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string,
 func (e *Engine) published(evs []*hitl.Event) {
 	at := time.Now()
 	for _, ev := range evs {
+		for cur := e.lastLocalSeq.Load(); ev.Seq > cur && !e.lastLocalSeq.CompareAndSwap(cur, ev.Seq); cur = e.lastLocalSeq.Load() {
+		}
 		if isKeyEvent(ev) {
 			e.keyChanged(ev)
 			continue
@@ -220,4 +222,10 @@ func (e *Engine) published(evs []*hitl.Event) {
 			e.waiters.wake(inq, at)
 		}
 	}
+	if len(evs) > 0 {
+		e.kickFollower()
+	}
 }
+
+// Draining is closed when the engine drains for shutdown: streams end then.
+func (e *Engine) Draining() <-chan struct{} { return e.draining }

@@ -202,3 +202,73 @@ func TestBootstrap(t *testing.T) {
 	}
 	stop()
 }
+
+func TestSlowSubscriberIsResetOthersKeepUp(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	admin := &hitl.Principal{Name: "root", Roles: []string{hitl.RoleAdmin}}
+	slow, err := e.Subscribe(ctx, admin, engine.StreamFilter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const readers, events = 100, 1600 // events: a multiple of the 8 creators
+	var wg sync.WaitGroup
+	counts := make([]int, readers)
+	for i := range readers {
+		sub, err := e.Subscribe(ctx, admin, engine.StreamFilter{}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			defer sub.Close()
+			var last int64
+			for ev := range sub.Events {
+				if ev.Seq <= last {
+					t.Errorf("subscriber %d: seq %d after %d", i, ev.Seq, last)
+				}
+				last = ev.Seq
+				if counts[i]++; counts[i] == events {
+					return
+				}
+			}
+		})
+	}
+	var creators sync.WaitGroup
+	for range 8 {
+		creators.Go(func() {
+			for range events / 8 {
+				if _, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "x"}, ""); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	creators.Wait()
+	wg.Wait()
+	for i, n := range counts {
+		if n != events {
+			t.Fatalf("subscriber %d received %d of %d events", i, n, events)
+		}
+	}
+	// The slow one never read: it was cut off with the seq to resume after.
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case _, ok := <-slow.Events:
+			if ok {
+				continue // what was buffered for it before the cut
+			}
+			after, reset := slow.Reset()
+			if !reset {
+				t.Fatal("the slow subscriber ended without a reset")
+			}
+			if after < 0 || after >= events {
+				t.Fatalf("resume after %d", after)
+			}
+			return
+		case <-deadline:
+			t.Fatal("the slow subscriber was not cut off")
+		}
+	}
+}

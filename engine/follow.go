@@ -20,21 +20,20 @@ const followPage = 1000
 // delay of at most the gap.
 const followGap = 2 * time.Millisecond
 
-// follow applies the events that every node commits, this one's included: it wakes this
-// node's waiters, keeps its deadlines in step (every node holds every deadline, so a node
-// that dies loses none), and refreshes the pending count from the store. Applying an event
-// twice is harmless: waking woken waiters and removing removed deadlines do nothing, and
-// events come in seq order, so an inquiry's deadline is added before it is removed.
+// follow reads the event log in seq order and applies each event: it feeds the live streams
+// (every store), and on a store shared with other nodes it also wakes this node's waiters,
+// keeps its deadlines in step (every node holds every deadline, so a node that dies loses
+// none) and refreshes the pending count. It reads on each commit of this node, on each hint
+// of another node, and at least every followInterval. Applying an event twice is harmless:
+// waking woken waiters and removing removed deadlines do nothing, streams skip seqs they have
+// sent, and events come in seq order, so an inquiry's deadline is added before it is removed.
+//
+// On a store of its own with nobody subscribed it does not read at all: it moves its position
+// to the newest seq committed here, which a new subscription's replay covers.
 func (e *Engine) follow(ctx context.Context, w hitl.EventWatcher, after int64) {
-	hints := make(chan struct{}, 1)
-	e.running.Go(func() {
-		w.WatchEvents(ctx, func() {
-			select {
-			case hints <- struct{}{}:
-			default:
-			}
-		})
-	})
+	if w != nil {
+		e.running.Go(func() { w.WatchEvents(ctx, e.kickFollower) })
+	}
 	tick := time.NewTicker(followInterval)
 	defer tick.Stop()
 	var last time.Time
@@ -42,17 +41,30 @@ func (e *Engine) follow(ctx context.Context, w hitl.EventWatcher, after int64) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-hints:
+		case <-e.kick:
 		case <-tick.C:
-			if n, err := e.store.PendingCount(ctx); err == nil {
-				e.pending.Store(int64(n))
+			if e.following {
+				if n, err := e.store.PendingCount(ctx); err == nil {
+					e.pending.Store(int64(n))
+				}
 			}
+		}
+		if !e.following && e.hub.idle(func() { after = max(after, e.lastLocalSeq.Load()) }) {
+			continue
 		}
 		if wait := followGap - time.Since(last); wait > 0 {
 			time.Sleep(wait)
 		}
 		last = time.Now()
 		after = e.catchUp(ctx, after)
+	}
+}
+
+// kickFollower asks the follower to read the log now.
+func (e *Engine) kickFollower() {
+	select {
+	case e.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -67,14 +79,33 @@ func (e *Engine) catchUp(ctx context.Context, after int64) int64 {
 			return after
 		}
 		at := time.Now()
+		streaming := !e.hub.idle(func() {})
 		for _, ev := range evs {
 			after = ev.Seq
-			e.applyFollowed(ev, at)
+			if e.following {
+				e.applyFollowed(ev, at)
+			}
+			if streaming {
+				inq, sess := decodeForStream(ev)
+				e.hub.publish(ev, inq, sess, revokedKeyID(ev))
+			}
 		}
 		if len(evs) < followPage {
 			return after
 		}
 	}
+}
+
+// revokedKeyID is the key a key.revoked event revokes, "" for other events.
+func revokedKeyID(ev *hitl.Event) string {
+	if ev.Type != hitl.EventKeyRevoked {
+		return ""
+	}
+	var k struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal(ev.Data, &k)
+	return k.ID
 }
 
 func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {

@@ -85,6 +85,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/sessions/{key}/cancel", h: s.cancelSession},
 
 		{method: "GET", path: "/v1/events", h: s.listEvents},
+		{method: "GET", path: "/v1/events/stream", h: s.stream},
 		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
 	}
 }

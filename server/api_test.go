@@ -98,7 +98,7 @@ func TestAskAssignAnswerWithSeveralPrincipals(t *testing.T) {
 	wantCode(t, second(agent.Cancel(ctx, inq.ID, "too late")), hitl.EConflict)
 
 	// The log has the creation and the answer, and the agent sees them.
-	evs, err := agent.Events(ctx, client.EventOptions{InquiryID: inq.ID})
+	evs, err := agent.EventPage(ctx, client.EventOptions{InquiryID: inq.ID})
 	must(t, err)
 	var types []string
 	for _, ev := range evs.Data {
@@ -113,7 +113,7 @@ func TestAskAssignAnswerWithSeveralPrincipals(t *testing.T) {
 		t.Fatalf("responded event: %+v", evs.Data[1])
 	}
 	// bob may see no event of it.
-	bobEvents, err := bob.Events(ctx, client.EventOptions{})
+	bobEvents, err := bob.EventPage(ctx, client.EventOptions{})
 	must(t, err)
 	if len(bobEvents.Data) != 0 {
 		t.Fatalf("bob sees %d events", len(bobEvents.Data))
@@ -184,7 +184,7 @@ func TestFiftyConcurrentAnswersOneWins(t *testing.T) {
 	if ok != 1 || conflicts != 49 || len(other) != 0 {
 		t.Fatalf("%d succeeded, %d conflicts, others %v; want 1 and 49", ok, conflicts, other)
 	}
-	evs, err := e.admin.Events(ctx, client.EventOptions{InquiryID: inq.ID, Types: []string{hitl.EventInquiryResponded}})
+	evs, err := e.admin.EventPage(ctx, client.EventOptions{InquiryID: inq.ID, Types: []string{hitl.EventInquiryResponded}})
 	must(t, err)
 	if len(evs.Data) != 1 {
 		t.Fatalf("%d inquiry.responded events, want 1", len(evs.Data))
@@ -392,7 +392,7 @@ func TestSessions(t *testing.T) {
 	if len(list.Data) != 0 {
 		t.Fatalf("a stranger agent lists %d sessions", len(list.Data))
 	}
-	evs, err := agent.Events(ctx, client.EventOptions{Session: "run-9"})
+	evs, err := agent.EventPage(ctx, client.EventOptions{Session: "run-9"})
 	must(t, err)
 	if n := len(evs.Data); n != 2 || evs.Data[1].Type != hitl.EventSessionFailed {
 		t.Fatalf("run-9 events: %d", n)

@@ -145,7 +145,7 @@ func TestBadInput(t *testing.T) {
 	if len(page.Data) != 2 {
 		t.Fatalf("%d inquiries stored, want 2", len(page.Data))
 	}
-	evs, err := e.admin.Events(ctx, client.EventOptions{Types: []string{hitl.EventInquiryCreated}})
+	evs, err := e.admin.EventPage(ctx, client.EventOptions{Types: []string{hitl.EventInquiryCreated}})
 	must(t, err)
 	if len(evs.Data) != 2 {
 		t.Fatalf("%d inquiry.created events, want 2", len(evs.Data))

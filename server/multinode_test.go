@@ -56,7 +56,7 @@ func (c *cluster) events(t *testing.T, types ...string) []*hitl.Event {
 	var all []*hitl.Event
 	var after int64
 	for {
-		page, err := c.nodes[0].admin.Events(ctx, client.EventOptions{After: after, Types: types, Limit: 500})
+		page, err := c.nodes[0].admin.EventPage(ctx, client.EventOptions{After: after, Types: types, Limit: 500})
 		must(t, err)
 		all = append(all, page.Data...)
 		if page.NextCursor == nil {

@@ -149,7 +149,7 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	created, finals := map[int64]int{}, map[int64]string{}
 	var last int64
 	for {
-		page, err := admin.Events(ctx, client.EventOptions{After: last, Limit: 500})
+		page, err := admin.EventPage(ctx, client.EventOptions{After: last, Limit: 500})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// streamBuffer is how many events a subscriber may fall behind before it is reset: the hub
+// never blocks on a slow client, and never drops an event silently.
+const streamBuffer = 1024
+
+// StreamFilter selects the events a subscription receives, beyond what its principal may see.
+type StreamFilter struct {
+	Types      []string
+	Session    string
+	InquiryID  int64
+	AssignedTo []string // inquiries assigned to any of these entries
+}
+
+// Subscription is one stream of events, in seq order: the stored ones after a seq first, then
+// live ones as they commit, with no gap and no duplicate.
+type Subscription struct {
+	// Events delivers the events; it is closed when the subscription ends (see Reset).
+	Events <-chan *hitl.Event
+	events chan *hitl.Event // fed by the hub, buffered
+	p      *hitl.Principal
+	filter StreamFilter
+	hub    *hub
+	mu     sync.Mutex
+	last   int64 // the last seq the hub delivered
+	ended  bool
+	reset  bool  // the hub ended it because it fell behind
+	sent   int64 // the last seq sent on Events
+}
+
+// Reset reports, once Events is closed, whether the subscriber fell too far behind and was
+// cut off, and the seq it has received everything up to (where to resume).
+func (s *Subscription) Reset() (resumeAfter int64, overflowed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent, s.reset
+}
+
+// Close ends the subscription.
+func (s *Subscription) Close() { s.hub.remove(s) }
+
+// hub fans the event log out to live subscriptions.
+type hub struct {
+	mu   sync.Mutex
+	subs map[*Subscription]struct{}
+}
+
+func (h *hub) add(s *Subscription) {
+	h.mu.Lock()
+	if h.subs == nil {
+		h.subs = make(map[*Subscription]struct{})
+	}
+	h.subs[s] = struct{}{}
+	h.mu.Unlock()
+}
+
+func (h *hub) remove(s *Subscription) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+	s.end(false)
+}
+
+// idle runs fn and reports true when nothing subscribes; it holds the hub's lock meanwhile,
+// so no subscription starts in between.
+func (h *hub) idle(fn func()) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) > 0 {
+		return false
+	}
+	fn()
+	return true
+}
+
+// end closes the hub's side of the subscription once; reset marks an overflow.
+func (s *Subscription) end(reset bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended, s.reset = true, reset
+	close(s.events)
+}
+
+// publish delivers one event of the log, in seq order, to every subscription that may see it.
+func (h *hub) publish(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, revokedKey string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if revokedKey != "" && s.p.KeyID == revokedKey {
+			delete(h.subs, s)
+			s.end(false) // a revoked token's streams end at once
+			continue
+		}
+		if !s.wants(ev, inq, sess) {
+			continue
+		}
+		s.mu.Lock()
+		skip := ev.Seq <= s.last || s.ended
+		s.mu.Unlock()
+		if skip {
+			continue
+		}
+		select {
+		case s.events <- ev:
+			s.mu.Lock()
+			s.last = ev.Seq
+			s.mu.Unlock()
+		default:
+			delete(h.subs, s)
+			s.end(true)
+		}
+	}
+}
+
+// wants applies the subscription's filter and its principal's visibility, the same rule as
+// the lists: inquiry events with their inquiry, session events to the session's creator, key
+// events to admins.
+func (s *Subscription) wants(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session) bool {
+	f := s.filter
+	if len(f.Types) > 0 && !slices.Contains(f.Types, ev.Type) {
+		return false
+	}
+	if f.Session != "" && ev.Session != f.Session {
+		return false
+	}
+	if f.InquiryID != 0 && (ev.InquiryID == nil || *ev.InquiryID != f.InquiryID) {
+		return false
+	}
+	switch {
+	case inq != nil:
+		if len(f.AssignedTo) > 0 && !slices.ContainsFunc(inq.AssignedTo, func(a string) bool { return slices.Contains(f.AssignedTo, a) }) {
+			return false
+		}
+		return canSee(s.p, inq)
+	case len(f.AssignedTo) > 0 || f.InquiryID != 0:
+		return false
+	case sess != nil:
+		return s.p.IsAdmin() || (s.p.Has(hitl.RoleAgent) && sess.CreatedBy == s.p.Name)
+	default:
+		return s.p.IsAdmin()
+	}
+}
+
+// decodeForStream reads what visibility needs from an event: its inquiry or its session.
+func decodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
+	switch {
+	case ev.InquiryID != nil:
+		var inq hitl.Inquiry
+		if json.Unmarshal(ev.Data, &inq) == nil {
+			return &inq, nil
+		}
+	case ev.Session != "":
+		var s hitl.Session
+		if json.Unmarshal(ev.Data, &s) == nil {
+			return nil, &s
+		}
+	}
+	return nil, nil
+}
+
+// Subscribe opens a stream of the events p may see that pass f, after seq after. It is
+// registered before the stored events are read, so no event falls between the two.
+func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilter, after int64) (*Subscription, error) {
+	if after < 0 {
+		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
+	}
+	out := make(chan *hitl.Event)
+	s := &Subscription{Events: out, events: make(chan *hitl.Event, streamBuffer), p: p, filter: f, hub: &e.hub}
+	e.hub.add(s)
+	e.kickFollower()
+	go s.run(ctx, e, out, after)
+	return s, nil
+}
+
+// run sends the stored events after after, then the live ones, skipping what it has sent.
+func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *hitl.Event, after int64) {
+	defer close(out)
+	defer s.hub.remove(s)
+	send := func(ev *hitl.Event) bool {
+		select {
+		case out <- ev:
+			s.mu.Lock()
+			s.sent = ev.Seq
+			s.mu.Unlock()
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	last := after
+	s.mu.Lock()
+	s.sent = after
+	s.mu.Unlock()
+	for {
+		evs, err := e.store.Events(ctx, hitl.EventFilter{After: last, Types: s.filter.Types, Session: s.filter.Session,
+			InquiryID: s.filter.InquiryID, Visibility: visibility(s.p), Limit: 500})
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("replaying events for a stream failed", "err", err)
+			}
+			return
+		}
+		for _, ev := range evs {
+			last = ev.Seq
+			if inq, sess := decodeForStream(ev); s.wants(ev, inq, sess) && !send(ev) {
+				return
+			}
+		}
+		if len(evs) < 500 {
+			break
+		}
+	}
+	for ev := range s.events {
+		if ev.Seq <= last {
+			continue
+		}
+		last = ev.Seq
+		if !send(ev) {
+			return
+		}
+	}
+}

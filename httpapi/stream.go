@@ -1,0 +1,109 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+)
+
+// heartbeat keeps idle streams open through proxies and tells clients the server is there.
+const heartbeat = 15 * time.Second
+
+// streamParams reads the filters of a stream (those of GET /v1/events) and where to start:
+// Last-Event-ID, else ?after=, else 0.
+func streamParams(r *http.Request, p *hitl.Principal) (engine.StreamFilter, int64, error) {
+	q := r.URL.Query()
+	f := engine.StreamFilter{Session: q.Get("session")}
+	for _, t := range q["type"] {
+		f.Types = append(f.Types, strings.Split(t, ",")...)
+	}
+	for _, a := range q["assigned_to"] {
+		if a == "me" {
+			f.AssignedTo = append(f.AssignedTo, p.Entries()...)
+		} else {
+			f.AssignedTo = append(f.AssignedTo, a)
+		}
+	}
+	if id := q.Get("inquiry_id"); id != "" {
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil || n <= 0 {
+			return f, 0, hitl.Errorf(hitl.EInvalid, "inquiry_id must be an inquiry id")
+		}
+		f.InquiryID = n
+	}
+	from := r.Header.Get("Last-Event-ID")
+	if from == "" {
+		from = q.Get("after")
+	}
+	var after int64
+	if from != "" {
+		n, err := strconv.ParseInt(strings.TrimSpace(from), 10, 64)
+		if err != nil || n < 0 {
+			return f, 0, hitl.Errorf(hitl.EInvalid, "Last-Event-ID and after must be an event seq (a whole number ≥ 0)")
+		}
+		after = n
+	}
+	return f, after, nil
+}
+
+// stream serves GET /v1/events/stream as Server-Sent Events: the stored events after the
+// starting seq, then live ones, each with its seq as id and its type as event. A client that
+// falls too far behind gets "event: reset" with the seq to resume after, and is disconnected.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	f, after, err := streamParams(r, p)
+	if err != nil {
+		return err
+	}
+	sub, err := s.engine.Subscribe(r.Context(), p, f, after)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": hitl event stream\n\n")
+	if err := rc.Flush(); err != nil {
+		return nil
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case ev, ok := <-sub.Events:
+			if !ok {
+				if resume, reset := sub.Reset(); reset {
+					fmt.Fprintf(w, "event: reset\ndata: {\"resume_after\":%d}\n\n", resume)
+					rc.Flush()
+				}
+				return nil
+			}
+			data, err := json.Marshal(ev)
+			if err != nil {
+				return nil
+			}
+			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, data)
+			if rc.Flush() != nil {
+				return nil
+			}
+		case <-tick.C:
+			fmt.Fprint(w, ": ping\n\n")
+			if rc.Flush() != nil {
+				return nil
+			}
+		case <-s.engine.Draining():
+			return nil
+		case <-r.Context().Done():
+			return nil
+		}
+	}
+}
