@@ -19,6 +19,7 @@ import (
 // StreamOptions filter a live stream of events.
 type StreamOptions struct {
 	After      int64 // start after this seq (0: from the beginning of the log)
+	FromNow    bool  // start at the end of the log: only new events (After is ignored)
 	Types      []string
 	Session    string
 	InquiryID  int64
@@ -48,7 +49,11 @@ func (o StreamOptions) query() string {
 // missed or repeated. The channel closes when ctx ends or the server refuses the stream for
 // good (a revoked token, say); the first connection's refusal is returned as the error.
 func (c *Client) Events(ctx context.Context, o StreamOptions) (<-chan *hitl.Event, error) {
-	resp, err := c.openStream(ctx, o, o.After)
+	from := strconv.FormatInt(o.After, 10)
+	if o.FromNow {
+		from = "now"
+	}
+	resp, err := c.openStream(ctx, o, from)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +80,7 @@ func (c *Client) Events(ctx context.Context, o StreamOptions) (<-chan *hitl.Even
 			case <-time.After(backoff):
 			}
 			backoff = min(2*backoff, 2*time.Second)
-			resp, err = c.openStream(ctx, o, after)
+			resp, err = c.openStream(ctx, o, strconv.FormatInt(after, 10))
 			if err != nil && !retryable(ctx, err) {
 				return
 			}
@@ -84,13 +89,13 @@ func (c *Client) Events(ctx context.Context, o StreamOptions) (<-chan *hitl.Even
 	return out, nil
 }
 
-func (c *Client) openStream(ctx context.Context, o StreamOptions, after int64) (*http.Response, error) {
+func (c *Client) openStream(ctx context.Context, o StreamOptions, after string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/v1/events/stream?"+o.query(), nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	req.Header.Set("Last-Event-ID", after)
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
@@ -122,7 +127,18 @@ func readStream(ctx context.Context, body io.Reader, after int64, out chan<- *hi
 		switch {
 		case line == "":
 			if data.Len() > 0 {
-				if typ == "reset" {
+				switch typ {
+				case "start": // where the stream starts
+					var s struct {
+						After int64 `json:"after"`
+					}
+					if json.Unmarshal([]byte(data.String()), &s) == nil {
+						after = s.After
+					}
+					typ = ""
+					data.Reset()
+					continue
+				case "reset": // this client fell behind: resume where it says
 					var r struct {
 						ResumeAfter int64 `json:"resume_after"`
 					}

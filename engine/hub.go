@@ -21,9 +21,14 @@ type StreamFilter struct {
 	AssignedTo []string // inquiries assigned to any of these entries
 }
 
+// FromNow, as Subscribe's after, starts a stream at the end of the log: only new events.
+const FromNow = -1
+
 // Subscription is one stream of events, in seq order: the stored ones after a seq first, then
 // live ones as they commit, with no gap and no duplicate.
 type Subscription struct {
+	// After is the seq the stream starts after.
+	After int64
 	// Events delivers the events; it is closed when the subscription ends (see Reset).
 	Events <-chan *hitl.Event
 	events chan *hitl.Event // fed by the hub, buffered
@@ -173,12 +178,20 @@ func decodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
 // Subscribe opens a stream of the events p may see that pass f, after seq after. It is
 // registered before the stored events are read, so no event falls between the two.
 func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilter, after int64) (*Subscription, error) {
-	if after < 0 {
+	if after < FromNow {
 		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
 	}
 	out := make(chan *hitl.Event)
 	s := &Subscription{Events: out, events: make(chan *hitl.Event, streamBuffer), p: p, filter: f, hub: &e.hub}
 	e.hub.add(s)
+	if after == FromNow {
+		var err error
+		if after, err = e.store.LastEventSeq(ctx); err != nil {
+			e.hub.remove(s)
+			return nil, err
+		}
+	}
+	s.After = after
 	e.kickFollower()
 	go s.run(ctx, e, out, after)
 	return s, nil

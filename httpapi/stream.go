@@ -42,6 +42,9 @@ func streamParams(r *http.Request, p *hitl.Principal) (engine.StreamFilter, int6
 		from = q.Get("after")
 	}
 	var after int64
+	if from == "now" {
+		return f, engine.FromNow, nil
+	}
 	if from != "" {
 		n, err := strconv.ParseInt(strings.TrimSpace(from), 10, 64)
 		if err != nil || n < 0 {
@@ -71,7 +74,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": hitl event stream\n\n")
+	// The first message says where the stream starts: clients resume after it, or after the
+	// last event they received.
+	fmt.Fprintf(w, "event: start\ndata: {\"after\":%d}\n\n", sub.After)
 	if err := rc.Flush(); err != nil {
 		return nil
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -197,4 +199,38 @@ func TestListShowKeysWhoami(t *testing.T) {
 	if code, _, errOut := cli(t, "whoami"); code != exitError || !strings.Contains(errOut, "unknown or revoked") {
 		t.Fatalf("bad token: %d %q", code, errOut)
 	}
+}
+
+func TestTailPrintsNewEvents(t *testing.T) {
+	admin, _ := startServer(t)
+	ctx := context.Background()
+	if _, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "old news"}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r, w := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(tctx, []string{"tail", "--type", "inquiry.created"}, strings.NewReader(""), w, io.Discard)
+		w.Close()
+	}()
+	lines := bufio.NewScanner(r)
+	// Ask until tail, once connected, prints one: it starts at the end of the log, so the
+	// first line it prints must be a fresh one, never the old one.
+	go func() {
+		for tctx.Err() == nil {
+			admin.CreateInquiry(tctx, &hitl.InquiryRequest{Prompt: "fresh news"}, client.CreateOptions{})
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	if !lines.Scan() {
+		t.Fatal("tail printed nothing")
+	}
+	if line := lines.Text(); !strings.Contains(line, "fresh news") || strings.Contains(line, "old news") || !strings.Contains(line, "inquiry.created") {
+		t.Fatalf("tail printed %q", line)
+	}
+	cancel()
+	go io.Copy(io.Discard, r)
+	<-done
 }
