@@ -49,18 +49,20 @@ type Options struct {
 	ThroughputDuration time.Duration // 10 s
 	Deadlines          int           // inquiries timing out within DeadlineWindow (10,000)
 	DeadlineWindow     time.Duration // 2 s
+	Subscribers        int           // SSE streams one event fans out to (1,000)
+	FanoutEvents       int           // events sent to them, one at a time (10)
 	Progress           io.Writer     // where to say what is running; nil for silence
 }
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
 	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second}
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second}
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5}
 }
 
 // Latency is a distribution in milliseconds.
@@ -80,6 +82,8 @@ type Result struct {
 	TimeoutObservedLateness Latency  `json:"timeout_observed_lateness_ms"`
 	BytesPerWaiter          float64  `json:"bytes_per_waiter"`
 	CrossNodeWakeLatencyMS  *Latency `json:"cross_node_wake_latency_ms,omitempty"`
+	StreamFanoutLatencyMS   Latency  `json:"stream_fanout_latency_ms"`
+	Subscribers             int      `json:"subscribers"`
 	Store                   string   `json:"store"`
 	Nodes                   int      `json:"nodes"`
 	Waiters                 int      `json:"waiters"`
@@ -157,7 +161,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
-		CPUs: cpus(), Store: store, Nodes: nodes}
+		Subscribers: o.Subscribers, CPUs: cpus(), Store: store, Nodes: nodes}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
@@ -184,6 +188,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.say("deadlines and memory: %d inquiries timing out within %s, each with a parked waiter ...", o.Deadlines, o.DeadlineWindow)
 	if err := r.deadlines(ctx, res); err != nil {
+		return nil, err
+	}
+	// After the memory figure: memory the streams leave behind would hide the waiters' growth.
+	r.say("stream fan-out: %d events, each to %d SSE subscribers ...", o.FanoutEvents, o.Subscribers)
+	if res.StreamFanoutLatencyMS, err = r.fanout(ctx); err != nil {
 		return nil, err
 	}
 	res.DurationS = round(time.Since(began).Seconds())
@@ -474,6 +483,65 @@ func (r *run) deadlines(ctx context.Context, res *Result) error {
 	res.TimeoutLatenessMS = summarize(server)
 	res.TimeoutObservedLateness = summarize(observed)
 	return nil
+}
+
+// fanout: time from creating an inquiry to its event reaching each of many SSE subscribers.
+func (r *run) fanout(ctx context.Context) (Latency, error) {
+	if r.o.Subscribers == 0 {
+		return Latency{}, nil
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type arrival struct {
+		inquiry int64
+		at      time.Time
+	}
+	arrivals := make(chan arrival, r.o.Subscribers*r.o.FanoutEvents)
+	for range r.o.Subscribers {
+		events, err := r.agent.Events(sctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
+		if err != nil {
+			return Latency{}, err
+		}
+		go func() {
+			for ev := range events {
+				arrivals <- arrival{*ev.InquiryID, time.Now()}
+			}
+		}()
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n, err := r.metric(ctx, "hitl_streams")
+		if err != nil {
+			return Latency{}, err
+		}
+		if int(n) >= r.o.Subscribers {
+			break
+		}
+		if time.Now().After(deadline) {
+			return Latency{}, fmt.Errorf("only %d of %d streams opened within 60 s", int(n), r.o.Subscribers)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var lat []time.Duration
+	for range r.o.FanoutEvents {
+		sent := time.Now()
+		inq, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "fan out"}, client.CreateOptions{})
+		if err != nil {
+			return Latency{}, err
+		}
+		for range r.o.Subscribers {
+			select {
+			case a := <-arrivals:
+				if a.inquiry != inq.ID {
+					return Latency{}, fmt.Errorf("a subscriber received inquiry %d, want %d", a.inquiry, inq.ID)
+				}
+				lat = append(lat, a.at.Sub(sent))
+			case <-time.After(30 * time.Second):
+				return Latency{}, errors.New("not every subscriber received the event within 30 s")
+			}
+		}
+	}
+	return summarize(lat), nil
 }
 
 // rss reads the resident memory of a process, in bytes.

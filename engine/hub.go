@@ -68,6 +68,12 @@ func (h *hub) add(s *Subscription) {
 	h.mu.Unlock()
 }
 
+func (h *hub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
 func (h *hub) remove(s *Subscription) {
 	h.mu.Lock()
 	delete(h.subs, s)
@@ -174,6 +180,9 @@ func decodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
 	}
 	return nil, nil
 }
+
+// Streams returns the number of open event streams, for the metrics gauge.
+func (e *Engine) Streams() int { return e.hub.count() }
 
 // Subscribe opens a stream of the events p may see that pass f, after seq after. It is
 // registered before the stored events are read, so no event falls between the two.

@@ -38,7 +38,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			described = append(described, strings.ToUpper(method)+" "+path)
 		}
 	}
-	s := New(nil, metrics.New(metrics.Gauges{Pending: func() float64 { return 0 }, Waiting: func() float64 { return 0 }}), nil, Config{})
+	s := New(nil, metrics.New(metrics.Gauges{Pending: func() float64 { return 0 }, Waiting: func() float64 { return 0 }, Streams: func() float64 { return 0 }}), nil, Config{})
 	for _, rt := range s.routes() {
 		served = append(served, rt.method+" "+rt.path)
 	}

@@ -27,6 +27,7 @@ type Metrics struct {
 type Gauges struct {
 	Pending func() float64 // inquiries waiting for an answer
 	Waiting func() float64 // agents parked on a wait
+	Streams func() float64 // open event streams
 }
 
 // New registers the collectors.
@@ -58,6 +59,7 @@ func New(g Gauges) *Metrics {
 	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.wakeLatency, m.httpRequests, m.httpDuration,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, g.Pending),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_waiters", Help: "Agents parked on a wait (long polls)."}, g.Waiting),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -127,6 +127,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
 		Waiting: func() float64 { return float64(eng.Waiting()) },
+		Streams: func() float64 { return float64(eng.Streams()) },
 	})
 	eng = engine.New(st, engine.Options{Logger: log, Metrics: m})
 	s.engine = eng

@@ -14,7 +14,7 @@ import (
 // the JSON it prints. The figures themselves are measured by `hitl bench`, not asserted here.
 func TestBenchReportsEveryFigure(t *testing.T) {
 	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
-		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond,
+		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2,
 		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}}
 	res, err := bench.Run(context.Background(), o)
 	if err != nil {
@@ -23,7 +23,7 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	b, _ := json.Marshal(res)
 	var fields map[string]any
 	json.Unmarshal(b, &fields)
-	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms"} {
+	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms"} {
 		l, ok := fields[name].(map[string]any)
 		if !ok || l["p50"].(float64) < 0 || l["p99"].(float64) < l["p50"].(float64) || l["max"].(float64) < l["p99"].(float64) {
 			t.Errorf("%s = %v", name, fields[name])
