@@ -19,6 +19,8 @@ type StreamFilter struct {
 	Session    string
 	InquiryID  int64
 	AssignedTo []string // inquiries assigned to any of these entries
+	// AnswerableBy: inquiries that are unassigned or assigned to any of these entries.
+	AnswerableBy []string
 }
 
 // FromNow, as Subscribe's after, starts a stream at the end of the log: only new events.
@@ -151,11 +153,17 @@ func (s *Subscription) wants(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Sessi
 	}
 	switch {
 	case inq != nil:
-		if len(f.AssignedTo) > 0 && !slices.ContainsFunc(inq.AssignedTo, func(a string) bool { return slices.Contains(f.AssignedTo, a) }) {
+		assigned := func(entries []string) bool {
+			return slices.ContainsFunc(inq.AssignedTo, func(a string) bool { return slices.Contains(entries, a) })
+		}
+		if len(f.AssignedTo) > 0 && !assigned(f.AssignedTo) {
+			return false
+		}
+		if len(f.AnswerableBy) > 0 && len(inq.AssignedTo) > 0 && !assigned(f.AnswerableBy) {
 			return false
 		}
 		return canSee(s.p, inq)
-	case len(f.AssignedTo) > 0 || f.InquiryID != 0:
+	case len(f.AssignedTo) > 0 || len(f.AnswerableBy) > 0 || f.InquiryID != 0:
 		return false
 	case sess != nil:
 		return s.p.IsAdmin() || (s.p.Has(hitl.RoleAgent) && sess.CreatedBy == s.p.Name)

@@ -86,6 +86,7 @@ func (s *Server) routes() []route {
 
 		{method: "GET", path: "/v1/events", h: s.listEvents},
 		{method: "GET", path: "/v1/events/stream", h: s.stream},
+		{method: "GET", path: "/v1/ws", h: s.ws},
 		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
 	}
 }

@@ -163,3 +163,6 @@ func ask(t *testing.T, c *client.Client, req hitl.InquiryRequest) *hitl.Inquiry 
 	}
 	return inq
 }
+
+// clientFor returns a client of the server with a token.
+func clientFor(e *env, token string) *client.Client { return client.New(e.url, token, nil) }

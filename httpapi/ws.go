@@ -1,0 +1,299 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+)
+
+// The WebSocket protocol of GET /v1/ws (the Attune seed's shape).
+//
+// Client → server:
+//
+//	{"type": "subscribe", "id": "optional name", "filters": {"entity_type": "inquiry",
+//	  "user_id": "alice", "session": "...", "inquiry_id": 42, "after": 0}}
+//	{"type": "unsubscribe", "id": "the name"}   (no id: every subscription)
+//
+// Server → client: one message per event,
+//
+//	{"id": SEQ, "subscription": "name", "entity_type": "inquiry", "entity": "42",
+//	 "activity": "created", "content": {...the inquiry...}}
+//
+// and {"type": "subscribed"|"unsubscribed"|"reset"|"error", "subscription": ..., ...}.
+type wsRequest struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Filters struct {
+		EntityType string `json:"entity_type"`
+		UserID     string `json:"user_id"`
+		Session    string `json:"session"`
+		InquiryID  int64  `json:"inquiry_id"`
+		After      *int64 `json:"after"`
+	} `json:"filters"`
+}
+
+type wsEvent struct {
+	ID           int64           `json:"id"`
+	Subscription string          `json:"subscription"`
+	EntityType   string          `json:"entity_type"`
+	Entity       string          `json:"entity"`
+	Activity     string          `json:"activity"`
+	Content      json.RawMessage `json:"content"`
+}
+
+type wsNotice struct {
+	Type         string `json:"type"`
+	Subscription string `json:"subscription,omitempty"`
+	ResumeAfter  *int64 `json:"resume_after,omitempty"`
+	Message      string `json:"message,omitempty"`
+}
+
+// wsPing is how often the server pings; a client that does not answer is disconnected.
+const wsPing = 20 * time.Second
+
+// wsMaxMessage bounds what a client may send in one message.
+const wsMaxMessage = 64 << 10
+
+// entityTypes maps the seed's entity types to event type prefixes.
+var entityTypes = map[string]string{"inquiry": "inquiry.", "session": "session.", "key": "key."}
+
+// ws serves GET /v1/ws: several event subscriptions over one WebSocket, each with the
+// replay-then-live behaviour of the SSE stream.
+func (s *Server) ws(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return nil // Accept has answered the request
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(wsMaxMessage)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sess := &wsSession{ctx: ctx, cancel: cancel, engine: s.engine, p: p, out: make(chan any, 64), subs: map[string]*wsSub{}}
+	go sess.write(c)
+	defer sess.closeAll()
+	for {
+		_, data, err := c.Read(ctx)
+		if err != nil {
+			return nil // the client went away, or the session ended
+		}
+		sess.handle(data)
+	}
+}
+
+// wsSession is one socket's subscriptions.
+type wsSession struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	engine *engine.Engine
+	p      *hitl.Principal
+	out    chan any
+	mu     sync.Mutex
+	subs   map[string]*wsSub
+	named  int
+}
+
+type wsSub struct {
+	sub     *engine.Subscription
+	leaving bool // ended by the client's unsubscribe
+}
+
+func (ws *wsSession) send(m any) {
+	select {
+	case ws.out <- m:
+	case <-ws.ctx.Done():
+	}
+}
+
+func (ws *wsSession) fail(format string, args ...any) {
+	ws.send(wsNotice{Type: "error", Message: fmt.Sprintf(format, args...)})
+}
+
+// write sends queued messages, pings the client, and ends the socket with the session.
+func (ws *wsSession) write(c *websocket.Conn) {
+	ping := time.NewTicker(wsPing)
+	defer ping.Stop()
+	for {
+		select {
+		case m := <-ws.out:
+			data, err := json.Marshal(m)
+			if err == nil {
+				wctx, cancel := context.WithTimeout(ws.ctx, 10*time.Second)
+				err = c.Write(wctx, websocket.MessageText, data)
+				cancel()
+			}
+			if err != nil {
+				ws.cancel()
+				return
+			}
+		case <-ping.C:
+			pctx, cancel := context.WithTimeout(ws.ctx, 10*time.Second)
+			err := c.Ping(pctx)
+			cancel()
+			if err != nil {
+				ws.cancel()
+				return
+			}
+		case <-ws.engine.Draining():
+			c.Close(websocket.StatusGoingAway, "the server is shutting down")
+			ws.cancel()
+			return
+		case <-ws.ctx.Done():
+			return
+		}
+	}
+}
+
+func (ws *wsSession) handle(data []byte) {
+	var req wsRequest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		ws.fail("malformed message: %v", decodeError(err))
+		return
+	}
+	switch req.Type {
+	case "subscribe":
+		ws.subscribe(req)
+	case "unsubscribe":
+		ws.unsubscribe(req.ID)
+	default:
+		ws.fail("unknown message type %q: send subscribe or unsubscribe", req.Type)
+	}
+}
+
+func (ws *wsSession) subscribe(req wsRequest) {
+	f := engine.StreamFilter{Session: req.Filters.Session, InquiryID: req.Filters.InquiryID}
+	if et := req.Filters.EntityType; et != "" {
+		prefix, ok := entityTypes[et]
+		if !ok {
+			ws.fail("entity_type must be inquiry, session or key")
+			return
+		}
+		for _, t := range allEventTypes {
+			if strings.HasPrefix(t, prefix) {
+				f.Types = append(f.Types, t)
+			}
+		}
+	}
+	if u := req.Filters.UserID; u != "" {
+		f.AnswerableBy = []string{u}
+		if u == ws.p.Name {
+			f.AnswerableBy = ws.p.Entries()
+		}
+	}
+	after := int64(engine.FromNow)
+	if req.Filters.After != nil {
+		after = *req.Filters.After
+	}
+	ws.mu.Lock()
+	id := req.ID
+	if id == "" {
+		ws.named++
+		id = strconv.Itoa(ws.named)
+	}
+	_, taken := ws.subs[id]
+	ws.mu.Unlock()
+	if taken {
+		ws.fail("subscription %q exists already", id)
+		return
+	}
+	sub, err := ws.engine.Subscribe(ws.ctx, ws.p, f, after)
+	if err != nil {
+		ws.fail("%s", hitl.ErrorMessage(err))
+		return
+	}
+	s := &wsSub{sub: sub}
+	ws.mu.Lock()
+	ws.subs[id] = s
+	ws.mu.Unlock()
+	resume := sub.After
+	ws.send(wsNotice{Type: "subscribed", Subscription: id, ResumeAfter: &resume})
+	go ws.forward(id, s)
+}
+
+// forward sends a subscription's events until it ends: by the client's unsubscribe, by
+// falling behind (reset), or because its token was revoked (the socket then closes).
+func (ws *wsSession) forward(id string, s *wsSub) {
+	for ev := range s.sub.Events {
+		ws.send(wsEvent{ID: ev.Seq, Subscription: id, EntityType: entityOf(ev), Entity: entityID(ev), Activity: activityOf(ev), Content: ev.Data})
+	}
+	ws.mu.Lock()
+	leaving := s.leaving
+	delete(ws.subs, id)
+	ws.mu.Unlock()
+	if resume, reset := s.sub.Reset(); reset {
+		ws.send(wsNotice{Type: "reset", Subscription: id, ResumeAfter: &resume})
+		return
+	}
+	if !leaving && ws.ctx.Err() == nil {
+		ws.cancel() // ended by the server (a revoked token): the socket goes too
+	}
+}
+
+func (ws *wsSession) unsubscribe(id string) {
+	ws.mu.Lock()
+	var ended []string
+	for name, s := range ws.subs {
+		if id == "" || name == id {
+			s.leaving = true
+			s.sub.Close()
+			ended = append(ended, name)
+		}
+	}
+	ws.mu.Unlock()
+	if len(ended) == 0 {
+		ws.fail("no subscription %q", id)
+		return
+	}
+	for _, name := range ended {
+		ws.send(wsNotice{Type: "unsubscribed", Subscription: name})
+	}
+}
+
+func (ws *wsSession) closeAll() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for _, s := range ws.subs {
+		s.leaving = true
+		s.sub.Close()
+	}
+}
+
+var allEventTypes = []string{hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
+	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled,
+	hitl.EventKeyCreated, hitl.EventKeyUpdated, hitl.EventKeyRevoked}
+
+func entityOf(ev *hitl.Event) string {
+	kind, _, _ := strings.Cut(ev.Type, ".")
+	return kind
+}
+
+func activityOf(ev *hitl.Event) string {
+	_, act, _ := strings.Cut(ev.Type, ".")
+	return act
+}
+
+func entityID(ev *hitl.Event) string {
+	switch {
+	case ev.InquiryID != nil:
+		return strconv.FormatInt(*ev.InquiryID, 10)
+	case ev.Session != "":
+		return ev.Session
+	}
+	var k struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal(ev.Data, &k)
+	return k.ID
+}

@@ -1,0 +1,132 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/hitl-dev/hitl"
+)
+
+type wsMsg struct {
+	Type         string          `json:"type"`
+	ID           int64           `json:"id"`
+	Subscription string          `json:"subscription"`
+	EntityType   string          `json:"entity_type"`
+	Entity       string          `json:"entity"`
+	Activity     string          `json:"activity"`
+	Content      json.RawMessage `json:"content"`
+	ResumeAfter  *int64          `json:"resume_after"`
+	Message      string          `json:"message"`
+}
+
+func dialWS(t *testing.T, e *env, token string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/v1/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
+	must(t, err)
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+func wsSend(t *testing.T, c *websocket.Conn, msg string) {
+	t.Helper()
+	must(t, c.Write(ctx, websocket.MessageText, []byte(msg)))
+}
+
+func wsRead(t *testing.T, c *websocket.Conn) wsMsg {
+	t.Helper()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, data, err := c.Read(rctx)
+	must(t, err)
+	var m wsMsg
+	must(t, json.Unmarshal(data, &m))
+	return m
+}
+
+func TestWebSocketSubscriptions(t *testing.T) {
+	e := newEnv(t)
+	agentTok := e.token("bot", "agent")
+	agent := clientFor(e, agentTok)
+	first := ask(t, agent, hitl.InquiryRequest{Prompt: "before"})
+
+	c := dialWS(t, e, agentTok)
+	wsSend(t, c, `{"type":"subscribe","id":"all","filters":{"entity_type":"inquiry","after":0}}`)
+	if m := wsRead(t, c); m.Type != "subscribed" || m.Subscription != "all" {
+		t.Fatalf("subscribe answer: %+v", m)
+	}
+	if m := wsRead(t, c); m.Entity != itoa(first.ID) || m.Activity != "created" || m.EntityType != "inquiry" || m.Subscription != "all" {
+		t.Fatalf("replayed event: %+v", m)
+	}
+	// A second subscription on the same socket, only for one session, from now.
+	wsSend(t, c, `{"type":"subscribe","id":"run-7","filters":{"session":"run-7"}}`)
+	if m := wsRead(t, c); m.Type != "subscribed" || m.Subscription != "run-7" {
+		t.Fatalf("second subscribe: %+v", m)
+	}
+	inRun := ask(t, agent, hitl.InquiryRequest{Prompt: "in run 7", Session: "run-7"})
+	got := map[string]int{}
+	for range 3 { // session.updated and inquiry.created for run-7; inquiry.created for "all"
+		m := wsRead(t, c)
+		got[m.Subscription+" "+m.EntityType+"."+m.Activity]++
+		if m.EntityType == "inquiry" {
+			var inq hitl.Inquiry
+			must(t, json.Unmarshal(m.Content, &inq))
+			if inq.ID != inRun.ID {
+				t.Fatalf("event about inquiry %d", inq.ID)
+			}
+		}
+	}
+	if got["all inquiry.created"] != 1 || got["run-7 inquiry.created"] != 1 || got["run-7 session.updated"] != 1 {
+		t.Fatalf("live events: %v", got)
+	}
+	wsSend(t, c, `{"type":"unsubscribe","id":"run-7"}`)
+	if m := wsRead(t, c); m.Type != "unsubscribed" || m.Subscription != "run-7" {
+		t.Fatalf("unsubscribe answer: %+v", m)
+	}
+	wsSend(t, c, `{"type":"subscribe","bogus":1}`)
+	if m := wsRead(t, c); m.Type != "error" || !strings.Contains(m.Message, "bogus") {
+		t.Fatalf("bad message answer: %+v", m)
+	}
+	wsSend(t, c, `{"type":"dance"}`)
+	if m := wsRead(t, c); m.Type != "error" {
+		t.Fatalf("unknown type answer: %+v", m)
+	}
+	// Still working after the bad messages: the remaining subscription gets the next event.
+	last := ask(t, agent, hitl.InquiryRequest{Prompt: "after"})
+	if m := wsRead(t, c); m.Subscription != "all" || m.Entity != itoa(last.ID) {
+		t.Fatalf("after unsubscribe: %+v", m)
+	}
+}
+
+func TestWebSocketUserIDFilterAndVisibility(t *testing.T) {
+	e := newEnv(t)
+	agent := clientFor(e, e.token("bot", "agent"))
+	aliceTok := e.token("alice", "responder")
+	c := dialWS(t, e, aliceTok)
+	wsSend(t, c, `{"type":"subscribe","filters":{"entity_type":"inquiry","user_id":"alice"}}`)
+	if m := wsRead(t, c); m.Type != "subscribed" {
+		t.Fatalf("%+v", m)
+	}
+	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
+	forAlice := ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
+	open := ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
+	for _, want := range []int64{forAlice.ID, open.ID} {
+		if m := wsRead(t, c); m.Entity != itoa(want) {
+			t.Fatalf("alice received inquiry %s, want %d", m.Entity, want)
+		}
+	}
+	if r := e.do("GET", "/v1/ws", "", ""); r.status != 401 {
+		t.Fatalf("a socket without a token: %d", r.status)
+	}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
