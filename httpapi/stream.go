@@ -15,6 +15,10 @@ import (
 // heartbeat keeps idle streams open through proxies and tells clients the server is there.
 const heartbeat = 15 * time.Second
 
+// streamWriteTimeout ends a stream whose client stops reading: a write that cannot finish in
+// this time means the client is gone or stuck.
+const streamWriteTimeout = 30 * time.Second
+
 // streamParams reads the filters of a stream (those of GET /v1/events) and where to start:
 // Last-Event-ID, else ?after=, else 0.
 func streamParams(r *http.Request, p *hitl.Principal) (engine.StreamFilter, int64, error) {
@@ -73,6 +77,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
+	rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	w.WriteHeader(http.StatusOK)
 	// The first message says where the stream starts: clients resume after it, or after the
 	// last event they received.
@@ -83,6 +88,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	for {
+		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		select {
 		case ev, ok := <-sub.Events:
 			if !ok {
