@@ -292,17 +292,8 @@ type EventOptions struct {
 
 // EventPage returns a page of the events after o.After that the caller may see, in seq order.
 func (c *Client) EventPage(ctx context.Context, o EventOptions) (*Page[*hitl.Event], error) {
-	q := url.Values{}
+	q := eventFilter(o.Types, o.Session, o.InquiryID)
 	q.Set("after", strconv.FormatInt(o.After, 10))
-	if len(o.Types) > 0 {
-		q.Set("type", strings.Join(o.Types, ","))
-	}
-	if o.Session != "" {
-		q.Set("session", o.Session)
-	}
-	if o.InquiryID > 0 {
-		q.Set("inquiry_id", strconv.FormatInt(o.InquiryID, 10))
-	}
 	if o.Limit > 0 {
 		q.Set("limit", strconv.Itoa(o.Limit))
 	}

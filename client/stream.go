@@ -26,17 +26,23 @@ type StreamOptions struct {
 	AssignedTo []string // names, group:NAME, or "me"
 }
 
-func (o StreamOptions) query() string {
+// eventFilter is the query of the filters the event page and the stream share.
+func eventFilter(types []string, session string, inquiryID int64) url.Values {
 	q := url.Values{}
-	if len(o.Types) > 0 {
-		q.Set("type", strings.Join(o.Types, ","))
+	if len(types) > 0 {
+		q.Set("type", strings.Join(types, ","))
 	}
-	if o.Session != "" {
-		q.Set("session", o.Session)
+	if session != "" {
+		q.Set("session", session)
 	}
-	if o.InquiryID > 0 {
-		q.Set("inquiry_id", strconv.FormatInt(o.InquiryID, 10))
+	if inquiryID > 0 {
+		q.Set("inquiry_id", strconv.FormatInt(inquiryID, 10))
 	}
+	return q
+}
+
+func (o StreamOptions) query() string {
+	q := eventFilter(o.Types, o.Session, o.InquiryID)
 	for _, a := range o.AssignedTo {
 		q.Add("assigned_to", a)
 	}
