@@ -30,6 +30,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"IdempotencyKeys":         testIdempotencyKeys,
 		"Keys":                    testKeys,
 		"Deadlines":               testDeadlines,
+		"FailedChangesBesideGood": testFailedChangesBesideGood,
+		"LockPending":             testLockPending,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
