@@ -1,12 +1,14 @@
 package httpapi_test
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
@@ -108,4 +110,33 @@ func itoa(n int64) string {
 		n /= 10
 	}
 	return string(b)
+}
+
+// TestStreamHeartbeat: an idle stream gets comment lines, which clients ignore.
+func TestStreamHeartbeat(t *testing.T) {
+	_, e := newHandler(t)
+	srv := httptest.NewServer(httpapi.New(e, nil, nil, httpapi.Config{Heartbeat: 20 * time.Millisecond}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/events/stream?after=now", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	pings := 0
+	for pings < 2 && lines.Scan() {
+		if lines.Text() == ": ping" {
+			pings++
+		}
+	}
+	if pings < 2 {
+		t.Fatalf("saw %d heartbeats: %v", pings, lines.Err())
+	}
 }

@@ -16,9 +16,10 @@ import (
 	"github.com/hitl-dev/hitl/metrics"
 )
 
-// Config bounds what a request may send.
+// Config bounds what a request may send, and paces the streams.
 type Config struct {
-	MaxBodyBytes int64 // default 1 MiB
+	MaxBodyBytes int64         // default 1 MiB
+	Heartbeat    time.Duration // comment lines on idle event streams (default 15 s)
 }
 
 // Server is the HTTP front of one engine.
@@ -44,6 +45,9 @@ type route struct {
 func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Server {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = 15 * time.Second
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

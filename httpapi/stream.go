@@ -12,9 +12,6 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 )
 
-// heartbeat keeps idle streams open through proxies and tells clients the server is there.
-const heartbeat = 15 * time.Second
-
 // streamWriteTimeout ends a stream whose client stops reading: a write that cannot finish in
 // this time means the client is gone or stuck.
 const streamWriteTimeout = 30 * time.Second
@@ -85,7 +82,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
-	tick := time.NewTicker(heartbeat)
+	// Heartbeats keep idle streams open through proxies and tell clients the server is there.
+	tick := time.NewTicker(s.cfg.Heartbeat)
 	defer tick.Stop()
 	for {
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))

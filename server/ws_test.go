@@ -130,3 +130,25 @@ func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+func TestWebSocketClosesWhenItsTokenIsRevoked(t *testing.T) {
+	e := newEnv(t)
+	k, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
+	must(t, err)
+	c := dialWS(t, e, k.Token)
+	wsSend(t, c, `{"type":"subscribe","filters":{}}`)
+	if m := wsRead(t, c); m.Type != "subscribed" {
+		t.Fatalf("%+v", m)
+	}
+	must(t, e.admin.RevokeKey(ctx, k.ID))
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := c.Read(rctx); err != nil {
+			if rctx.Err() != nil {
+				t.Fatal("the socket of a revoked token stayed open")
+			}
+			return // closed by the server
+		}
+	}
+}
