@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -134,6 +135,29 @@ type InquiryFilter struct {
 type Page struct {
 	Cursor string
 	Limit  int
+}
+
+// After is the position the cursor stands for (0 for the first page). Cursors are positive
+// integers that a store gives out; anything else is EInvalid.
+func (p Page) After() (int64, error) {
+	if p.Cursor == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(p.Cursor, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, Errorf(EInvalid, "cursor is not one this server gave out")
+	}
+	return n, nil
+}
+
+// PageOf trims items, queried with one more than the limit (which tells whether a next page
+// exists), and returns the cursor of the next page ("" for the last page).
+func PageOf[T any](items []T, limit int, position func(T) int64) ([]T, string) {
+	if len(items) <= limit {
+		return items, ""
+	}
+	items = items[:limit]
+	return items, strconv.FormatInt(position(items[len(items)-1]), 10)
 }
 
 // Visibility narrows what a principal may see: nothing narrows an admin's view.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -152,35 +151,10 @@ func TestFiftyConcurrentAnswersOneWins(t *testing.T) {
 	agent := e.principal("bot", []string{"agent"})
 	human := e.principal("dave", []string{"responder"})
 	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "Pick a number"})
-	var (
-		wg            sync.WaitGroup
-		mu            sync.Mutex
-		ok, conflicts int
-		other         []error
-	)
-	start := make(chan struct{})
-	for i := range 50 {
-		wg.Go(func() {
-			<-start
-			_, err := human.Respond(ctx, inq.ID, json.RawMessage(fmt.Sprintf(`"answer %d"`, i)), "")
-			mu.Lock()
-			defer mu.Unlock()
-			switch client.ErrorCode(err) {
-			case "":
-				if err == nil {
-					ok++
-				} else {
-					other = append(other, err)
-				}
-			case hitl.EConflict:
-				conflicts++
-			default:
-				other = append(other, err)
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
+	ok, conflicts, other := answerRace(50, func(i int) error {
+		_, err := human.Respond(ctx, inq.ID, json.RawMessage(fmt.Sprintf(`"answer %d"`, i)), "")
+		return err
+	})
 	if ok != 1 || conflicts != 49 || len(other) != 0 {
 		t.Fatalf("%d succeeded, %d conflicts, others %v; want 1 and 49", ok, conflicts, other)
 	}

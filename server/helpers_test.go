@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hitl-dev/hitl"
@@ -166,3 +167,32 @@ func ask(t *testing.T, c *client.Client, req hitl.InquiryRequest) *hitl.Inquiry 
 
 // clientFor returns a client of the server with a token.
 func clientFor(e *env, token string) *client.Client { return client.New(e.url, token, nil) }
+
+// answerRace sends n answers to one inquiry at the same moment, answer i through respond(i),
+// and counts how they ended: successes, conflicts, and any other error.
+func answerRace(n int, respond func(i int) error) (ok, conflicts int, other []error) {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		start = make(chan struct{})
+	)
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			err := respond(i)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ok++
+			case client.ErrorCode(err) == hitl.EConflict:
+				conflicts++
+			default:
+				other = append(other, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	return ok, conflicts, other
+}

@@ -94,31 +94,10 @@ func TestNodesWakeEachOther(t *testing.T) {
 func TestFirstAnswerWinsAcrossNodes(t *testing.T) {
 	c := newCluster(t, 3)
 	inq := ask(t, c.agent[0], hitl.InquiryRequest{Prompt: "Which one?"})
-	var (
-		wg            sync.WaitGroup
-		mu            sync.Mutex
-		ok, conflicts int
-		other         []error
-	)
-	start := make(chan struct{})
-	for i := range 60 {
-		wg.Go(func() {
-			<-start
-			_, err := c.human[i%3].Respond(ctx, inq.ID, json.RawMessage(fmt.Sprintf(`"answer %d"`, i)), "")
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				ok++
-			case client.ErrorCode(err) == hitl.EConflict:
-				conflicts++
-			default:
-				other = append(other, err)
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
+	ok, conflicts, other := answerRace(60, func(i int) error {
+		_, err := c.human[i%3].Respond(ctx, inq.ID, json.RawMessage(fmt.Sprintf(`"answer %d"`, i)), "")
+		return err
+	})
 	if ok != 1 || conflicts != 59 || len(other) != 0 {
 		t.Fatalf("%d won, %d conflicts, other errors %v", ok, conflicts, other)
 	}

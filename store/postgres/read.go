@@ -50,27 +50,6 @@ func (w *where) visibleCond(v hitl.Visibility) string {
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
-func parseCursor(c string) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(c, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, hitl.Errorf(hitl.EInvalid, "cursor is not one this server gave out")
-	}
-	return n, nil
-}
-
-// cursorPage trims a list queried with one item more than the limit (which tells whether a
-// next page exists) and returns the cursor of the next page, or "".
-func cursorPage[T any](items []T, limit int, cursorOf func(T) int64) ([]T, string) {
-	if len(items) <= limit {
-		return items, ""
-	}
-	items = items[:limit]
-	return items, itoa64(cursorOf(items[len(items)-1]))
-}
-
 func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 	inq, err := scanInquiry(s.pool.QueryRow(ctx, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = $1", id))
 	return inq, dbError(err, "inquiry "+itoa64(id))
@@ -78,7 +57,7 @@ func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 
 func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
 	var w where
-	cursor, err := parseCursor(f.Page.Cursor)
+	cursor, err := f.Page.After()
 	if err != nil {
 		return nil, "", err
 	}
@@ -111,7 +90,7 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 	if err != nil {
 		return nil, "", err
 	}
-	items, next := cursorPage(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
+	items, next := hitl.PageOf(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
 	return items, next, nil
 }
 
@@ -186,7 +165,7 @@ func (s *Store) Session(ctx context.Context, key string) (*hitl.Session, error) 
 
 func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
 	var w where
-	cursor, err := parseCursor(f.Page.Cursor)
+	cursor, err := f.Page.After()
 	if err != nil {
 		return nil, "", err
 	}
@@ -227,7 +206,7 @@ func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Ses
 	if err := rows.Err(); err != nil {
 		return nil, "", dbError(err, "sessions")
 	}
-	items, next := cursorPage(items, f.Page.Limit, func(r row) int64 { return r.ord })
+	items, next := hitl.PageOf(items, f.Page.Limit, func(r row) int64 { return r.ord })
 	out := make([]*hitl.Session, len(items))
 	for i, r := range items {
 		out[i] = r.s

@@ -287,20 +287,12 @@ func (t *txn) Session(key string) (*hitl.Session, error) {
 	return s, dbError(err, "session "+key)
 }
 
-// storedSessionStatus keeps awaiting_input out of the table: it is derived from pending inquiries.
-func storedSessionStatus(s hitl.SessionStatus) hitl.SessionStatus {
-	if s == hitl.SessionAwaitingInput {
-		return hitl.SessionRunning
-	}
-	return s
-}
-
 func (t *txn) InsertSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	tag, err := t.Exec(`INSERT INTO sessions
 		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
-		s.Key, storedSessionStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
+		s.Key, s.Status.Stored(), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.CreatedAt, s.UpdatedAt, s.CompletedAt)
 	if err != nil {
 		return dbError(err, "session "+s.Key)
@@ -315,7 +307,7 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	tag, err := t.Exec(`UPDATE sessions SET status = $1, agent = $2, state = $3, result = $4, error = $5,
 		callback_url = $6, metadata = $7, updated_at = $8, completed_at = $9 WHERE key = $10`,
-		storedSessionStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
+		s.Status.Stored(), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.UpdatedAt, s.CompletedAt, s.Key)
 	if err != nil {
 		return dbError(err, "session")

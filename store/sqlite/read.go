@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	"github.com/hitl-dev/hitl"
@@ -64,27 +63,6 @@ func (w *where) visible(v hitl.Visibility) {
 	w.add("("+strings.Join(ors, " OR ")+")", args...)
 }
 
-// cursorPage trims a list queried with one item more than the limit (which tells whether a
-// next page exists) and returns the cursor of the next page, or "".
-func cursorPage[T any](items []T, limit int, cursorOf func(T) int64) ([]T, string) {
-	if len(items) <= limit {
-		return items, ""
-	}
-	items = items[:limit]
-	return items, strconv.FormatInt(cursorOf(items[len(items)-1]), 10)
-}
-
-func parseCursor(c string) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(c, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, hitl.Errorf(hitl.EInvalid, "cursor is not one this server gave out")
-	}
-	return n, nil
-}
-
 func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 	return onReader(s, ctx, func() (*hitl.Inquiry, error) { return getInquiry(ctx, s.reader, id) })
 }
@@ -103,7 +81,7 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 
 func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
 	var w where
-	cursor, err := parseCursor(f.Page.Cursor)
+	cursor, err := f.Page.After()
 	if err != nil {
 		return nil, "", err
 	}
@@ -143,7 +121,7 @@ func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 	if err != nil {
 		return nil, "", err
 	}
-	items, next := cursorPage(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
+	items, next := hitl.PageOf(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
 	return items, next, nil
 }
 
@@ -246,7 +224,7 @@ func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Ses
 
 func (s *Store) sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
 	var w where
-	cursor, err := parseCursor(f.Page.Cursor)
+	cursor, err := f.Page.After()
 	if err != nil {
 		return nil, "", err
 	}
@@ -286,7 +264,7 @@ func (s *Store) sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Ses
 	if err := rows.Err(); err != nil {
 		return nil, "", dbError(err, "sessions")
 	}
-	items, next := cursorPage(items, f.Page.Limit, func(r row) int64 { return r.rowid })
+	items, next := hitl.PageOf(items, f.Page.Limit, func(r row) int64 { return r.rowid })
 	out := make([]*hitl.Session, len(items))
 	for i, r := range items {
 		out[i] = r.s

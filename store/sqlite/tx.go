@@ -165,7 +165,7 @@ func (t *txn) InsertSession(s *hitl.Session) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO sessions
 		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.Key, storedSessionStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
+		s.Key, s.Status.Stored(), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
 		nullString(s.CallbackURL), meta, micros(s.CreatedAt), micros(s.UpdatedAt), nullMicros(s.CompletedAt))
 	return dbError(err, "session "+s.Key)
 }
@@ -174,7 +174,7 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE sessions SET status = ?, agent = ?, state = ?, result = ?, error = ?,
 		callback_url = ?, metadata = ?, updated_at = ?, completed_at = ? WHERE key = ?`,
-		storedSessionStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
+		s.Status.Stored(), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
 		nullString(s.CallbackURL), meta, micros(s.UpdatedAt), nullMicros(s.CompletedAt), s.Key)
 	if err != nil {
 		return dbError(err, "session")
@@ -183,14 +183,6 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 		return hitl.Errorf(hitl.ENotFound, "session %s not found", s.Key)
 	}
 	return nil
-}
-
-// storedSessionStatus keeps awaiting_input out of the table: it is derived from pending inquiries.
-func storedSessionStatus(s hitl.SessionStatus) hitl.SessionStatus {
-	if s == hitl.SessionAwaitingInput {
-		return hitl.SessionRunning
-	}
-	return s
 }
 
 func (t *txn) IdempotencyKey(principal, key string) (int64, string, error) {
