@@ -106,8 +106,8 @@ func New(store hitl.Store, o Options) *Engine {
 	return e
 }
 
-// Start loads the pending deadlines (timing out at once what is overdue) and runs the timers;
-// on a store shared by several nodes it also follows the event log.
+// Start loads the pending deadlines (timing out at once what is overdue), runs the timers, and
+// follows the event log (for the streams, and on a shared store for the other nodes' changes).
 func (e *Engine) Start(ctx context.Context) error {
 	watcher, shared := e.store.(hitl.EventWatcher)
 	after, err := e.store.LastEventSeq(ctx)
@@ -158,33 +158,27 @@ func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
 
 func (e *Engine) clock() time.Time { return hitl.UTC(e.now()) }
 
-// newInquiryEvent builds the event for a change of an inquiry; Data is the inquiry after the change.
-func newInquiryEvent(typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
+func isKeyEvent(ev *hitl.Event) bool { return strings.HasPrefix(ev.Type, "key.") }
+
+// appendInquiryEvent records the change of inq in the transaction's event log; its data is
+// the inquiry after the change.
+func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
 	data, err := json.Marshal(inq)
 	if err != nil {
 		return nil, err
 	}
 	id := inq.ID
-	return &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, InquiryID: &id, Session: inq.Session, Actor: actor, Data: data, Inquiry: inq}, nil
+	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, InquiryID: &id, Session: inq.Session, Actor: actor, Data: data, Inquiry: inq}
+	return ev, tx.AppendEvent(ev)
 }
 
-func isKeyEvent(ev *hitl.Event) bool { return strings.HasPrefix(ev.Type, "key.") }
-
-// newSessionEvent builds the event for a change of a session; Data is the session after it.
-func newSessionEvent(typ string, s *hitl.Session, actor string, at time.Time) (*hitl.Event, error) {
+// appendSessionEvent records the change of a session; its data is the session after it.
+func appendSessionEvent(tx hitl.Tx, typ string, s *hitl.Session, actor string, at time.Time) (*hitl.Event, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return nil, err
 	}
-	return &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Session: s.Key, Actor: actor, Data: data}, nil
-}
-
-// appendInquiryEvent records the change of inq in the transaction's event log.
-func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
-	ev, err := newInquiryEvent(typ, inq, actor, at)
-	if err != nil {
-		return nil, err
-	}
+	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Session: s.Key, Actor: actor, Data: data}
 	return ev, tx.AppendEvent(ev)
 }
 

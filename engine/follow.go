@@ -79,7 +79,7 @@ func (e *Engine) catchUp(ctx context.Context, after int64) int64 {
 			return after
 		}
 		at := time.Now()
-		streaming := !e.hub.idle(func() {})
+		streaming := e.hub.count() > 0
 		for _, ev := range evs {
 			after = ev.Seq
 			if e.following {

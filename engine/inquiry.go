@@ -140,10 +140,7 @@ func (e *Engine) joinSession(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry, n
 			Metadata: map[string]string{}, CreatedAt: now, UpdatedAt: now}
 		switch err = tx.InsertSession(s); {
 		case err == nil:
-			if ev, err = newSessionEvent(hitl.EventSessionUpdated, s, p.Name, now); err != nil {
-				return nil, err
-			}
-			if err := tx.AppendEvent(ev); err != nil {
+			if ev, err = appendSessionEvent(tx, hitl.EventSessionUpdated, s, p.Name, now); err != nil {
 				return nil, err
 			}
 		case hitl.ErrorCode(err) == hitl.EConflict:

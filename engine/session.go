@@ -92,12 +92,9 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 		if err != nil {
 			return err
 		}
-		ev, err := newSessionEvent(hitl.EventSessionUpdated, s, p.Name, now)
-		if err != nil {
-			return err
-		}
+		ev, err := appendSessionEvent(tx, hitl.EventSessionUpdated, s, p.Name, now)
 		evs = []*hitl.Event{ev}
-		return tx.AppendEvent(ev)
+		return err
 	})
 	if err != nil {
 		return nil, false, err
@@ -204,13 +201,10 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 		if err := tx.UpdateSession(s); err != nil {
 			return err
 		}
-		ev, err := newSessionEvent(sessionEventType[end.Status], s, p.Name, now)
-		if err != nil {
-			return err
-		}
+		ev, err := appendSessionEvent(tx, sessionEventType[end.Status], s, p.Name, now)
 		evs = append(evs, ev)
 		out = s
-		return tx.AppendEvent(ev)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -449,15 +449,23 @@ func TestOperationalEndpoints(t *testing.T) {
 	agent := e.principal("bot", []string{"agent"})
 	human := e.principal("jo", []string{"responder"})
 	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "ok?"})
-	go agent.Wait(ctx, inq.ID, 10*time.Second)
-	time.Sleep(50 * time.Millisecond)
+	woken := make(chan struct{})
+	go func() {
+		agent.Wait(ctx, inq.ID, 10*time.Second)
+		close(woken)
+	}()
+	for !strings.Contains(e.do("GET", "/metrics", "", "").text, "\nhitl_waiters 1\n") {
+		time.Sleep(5 * time.Millisecond) // until the waiter is parked
+	}
 	_, err := human.Respond(ctx, inq.ID, json.RawMessage(`"ok"`), "")
 	must(t, err)
+	<-woken
 	ask(t, agent, hitl.InquiryRequest{Prompt: "still pending"})
 	m := e.do("GET", "/metrics", "", "").text
 	for _, want := range []string{
 		"hitl_inquiries_created_total 2", `hitl_inquiries_resolved_total{status="responded"} 1`, "hitl_inquiries_pending 1",
-		"hitl_human_response_seconds_count 1", "hitl_wake_latency_seconds_count", `hitl_http_requests_total{route="POST /v1/inquiries",status="201"} 2`,
+		"hitl_human_response_seconds_count 1", "hitl_wake_latency_seconds_count 1", "\nhitl_waiters 0\n", "\nhitl_streams 0\n",
+		`hitl_http_requests_total{route="POST /v1/inquiries",status="201"} 2`,
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q", want)

@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/store/postgres/pgtest"
 )
 
 // TestMain lets the test binary stand in for the hitl binary: with HITL_TEST_RUN_MAIN=1 it
@@ -233,4 +234,58 @@ func TestTailPrintsNewEvents(t *testing.T) {
 	cancel()
 	go io.Copy(io.Discard, r)
 	<-done
+}
+
+// TestFirstStartWritesTheAdminKey runs `hitl serve` on an empty database: it prints the new
+// admin token once and saves it, with the URL, in a credentials file only its owner can read,
+// which the other commands then use with no set-up.
+func TestFirstStartWritesTheAdminKey(t *testing.T) {
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "credentials.json")
+	t.Setenv("HITL_CREDENTIALS", creds)
+	t.Setenv("HITL_ADMIN_TOKEN", "")
+	t.Setenv("HITL_URL", "")
+	t.Setenv("HITL_TOKEN", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "hitl.db"), "--log-level", "error"}, strings.NewReader(""), &out, io.Discard)
+	}()
+	var saved struct{ URL, Token string }
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(creds); err == nil && json.Unmarshal(b, &saved) == nil && saved.Token != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve wrote no credentials file")
+		}
+	}
+	fi, err := os.Stat(creds)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("credentials file mode %v (%v), want 600", fi.Mode().Perm(), err)
+	}
+	if code, stdout, errOut := cli(t, "whoami"); code != 0 || !strings.Contains(stdout, `"admin"`) {
+		t.Fatalf("whoami with the saved credentials: %d %q %q", code, stdout, errOut)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("serve exited %d", code)
+	}
+	if !strings.Contains(out.String(), saved.Token) || !strings.Contains(out.String(), saved.URL) {
+		t.Fatalf("serve did not print the token and URL it saved:\n%s", out.String())
+	}
+}
+
+func TestMigrate(t *testing.T) {
+	url := pgtest.Schema(t)
+	if code, _, errOut := cli(t, "migrate", "--db", url); code != exitOK || !strings.Contains(errOut, "up to date") {
+		t.Fatalf("migrate: %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "migrate", "--db", url); code != exitOK {
+		t.Fatalf("migrating again: %d %q", code, errOut)
+	}
+	if code, _, _ := cli(t, "migrate", "--db", filepath.Join(t.TempDir(), "hitl.db")); code != exitUsage {
+		t.Fatalf("migrate of a SQLite file: exit %d, want %d", code, exitUsage)
+	}
 }
