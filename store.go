@@ -42,6 +42,17 @@ type Store interface {
 	// Keys lists every key, revoked ones included, oldest first.
 	Keys(ctx context.Context) ([]*Key, error)
 
+	// Webhooks lists every webhook, oldest first, without secrets.
+	Webhooks(ctx context.Context) ([]*Webhook, error)
+	// Webhook returns one webhook without its secret (ENotFound).
+	Webhook(ctx context.Context, id string) (*Webhook, error)
+	// Deliveries lists deliveries newest first.
+	Deliveries(ctx context.Context, f DeliveryFilter) ([]*Delivery, string, error)
+	// OutboxCursor is the seq up to which the event log has been turned into deliveries.
+	OutboxCursor(ctx context.Context) (int64, error)
+	// SessionsByKey returns the sessions among keys that exist, in no particular order.
+	SessionsByKey(ctx context.Context, keys []string) ([]*Session, error)
+
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error
 	Close() error
@@ -87,6 +98,26 @@ type Tx interface {
 	RevokeKey(id string, at time.Time) error
 	// HasAdminKey reports whether any unrevoked key holds the admin role.
 	HasAdminKey() (bool, error)
+
+	// InsertWebhook stores a webhook with its secret (EConflict if the ID exists).
+	InsertWebhook(w *Webhook) error
+	// DeleteWebhook removes a webhook and its deliveries (ENotFound).
+	DeleteWebhook(id string) error
+	// AdvanceOutboxCursor moves the outbox cursor from one seq to another; EConflict when it
+	// no longer stands at from (another node moved it) or another node is moving it now.
+	AdvanceOutboxCursor(from, to int64) error
+	// InsertDelivery stores a new delivery (EConflict if the ID exists).
+	InsertDelivery(d *Delivery) error
+	// ClaimDeliveries leases the deliveries due and returns them with payload and secret.
+	ClaimDeliveries(c Claim) ([]*Delivery, error)
+	// SaveAttempt writes the outcome of an attempt: status, attempts, the next attempt's time
+	// and the last_* fields (ENotFound when the delivery is gone with its webhook).
+	SaveAttempt(d *Delivery) error
+	// RetryDelivery makes a delivered or failed delivery pending again, due at, with a new
+	// round of retries (ENotFound; EConflict when it is pending).
+	RetryDelivery(id string, at time.Time) (*Delivery, error)
+	// Setting returns a named setting, storing init first when there is none.
+	Setting(name, init string) (string, error)
 }
 
 // Deadline is when a pending inquiry times out.

@@ -278,6 +278,8 @@ func dbError(err error, what string) error {
 		switch {
 		case pe.Code == "23505": // unique_violation
 			return hitl.Errorf(hitl.EConflict, "%s already exists", what)
+		case pe.Code == "55P03": // lock_not_available: another node holds the row (NOWAIT)
+			return hitl.Errorf(hitl.EConflict, "%s is being changed by another node", what)
 		case pe.Code == "40001" || pe.Code == "40P01": // serialization failure, deadlock
 			return errRetry{hitl.Errorf(hitl.EUnavailable, "the database asked to retry: %s", what)}
 		case pe.Code[:2] == "08" || pe.Code[:2] == "57" || pe.Code == "53300": // connection, shutdown, too many connections

@@ -32,6 +32,9 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Deadlines":               testDeadlines,
 		"FailedChangesBesideGood": testFailedChangesBesideGood,
 		"LockPending":             testLockPending,
+		"Webhooks":                testWebhooks,
+		"ClaimDeliveries":         testClaimDeliveries,
+		"OutboxCursor":            testOutboxCursor,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,253 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Webhooks and the outbox of deliveries.
+
+func (t *txn) InsertWebhook(w *hitl.Webhook) error {
+	tag, err := t.Exec(`INSERT INTO webhooks (id, url, events, description, secret, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+		w.ID, w.URL, nonNil(w.Events), w.Description, w.Secret, w.CreatedBy, w.CreatedAt)
+	return oneRow(tag, err, hitl.EConflict, "webhook "+w.ID+" already exists")
+}
+
+func (t *txn) DeleteWebhook(id string) error {
+	tag, err := t.Exec("DELETE FROM webhooks WHERE id = $1", id)
+	return oneRow(tag, err, hitl.ENotFound, "webhook "+id+" not found")
+}
+
+// oneRow reports a statement that touched no row as code, with message.
+func oneRow(tag pgconn.CommandTag, err error, code, message string) error {
+	if err != nil {
+		return dbError(err, message)
+	}
+	if tag.RowsAffected() == 0 {
+		return hitl.Errorf(code, "%s", message)
+	}
+	return nil
+}
+
+// AdvanceOutboxCursor takes the cursor's row lock without waiting: when another node holds it,
+// that node is moving the cursor, and this one's deliveries would be duplicates.
+func (t *txn) AdvanceOutboxCursor(from, to int64) error {
+	var seq int64
+	if err := t.QueryRow(t.ctx, "SELECT seq FROM outbox_cursor WHERE id = 1 FOR UPDATE NOWAIT").Scan(&seq); err != nil {
+		return dbError(err, "outbox cursor")
+	}
+	if seq != from {
+		return hitl.Errorf(hitl.EConflict, "the outbox cursor has moved")
+	}
+	_, err := t.Exec("UPDATE outbox_cursor SET seq = $1 WHERE id = 1", to)
+	return dbError(err, "outbox cursor")
+}
+
+func (t *txn) InsertDelivery(d *hitl.Delivery) error {
+	tag, err := t.Exec(`INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
+		event_type, inquiry_id, session, payload, status, attempts, next_attempt_at, last_attempt_at, last_status,
+		last_error, last_response, created_at, retry_from, delivered_at)
+		VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+		ON CONFLICT DO NOTHING`,
+		d.ID, d.Kind, d.WebhookID, d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
+		d.Session, string(d.Payload), d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus,
+		d.LastError, d.LastResponse, d.CreatedAt, d.RetryFrom, d.DeliveredAt)
+	return oneRow(tag, err, hitl.EConflict, "delivery "+d.ID+" already exists")
+}
+
+// ClaimDeliveries skips rows another node is claiming, so two dispatchers never take the same.
+func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
+	rows, err := queryDeliveryRows(t.ctx, t, `UPDATE deliveries d SET next_attempt_at = $1
+		FROM (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $2 AND NOT (target = ANY ($3))
+			ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) due
+		WHERE d.id = due.id
+		RETURNING `+deliveryColumns+`, COALESCE((SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id), '')`,
+		true, c.LeaseUntil, c.Now, nonNil(c.Busy), c.Limit)
+	ds := make([]*hitl.Delivery, len(rows))
+	for i, r := range rows {
+		ds[i] = r.d
+	}
+	return ds, err
+}
+
+func (t *txn) SaveAttempt(d *hitl.Delivery) error {
+	tag, err := t.Exec(`UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3,
+		last_attempt_at = $4, last_status = $5, last_error = $6, last_response = $7, delivered_at = $8 WHERE id = $9`,
+		d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus, d.LastError, d.LastResponse, d.DeliveredAt, d.ID)
+	return oneRow(tag, err, hitl.ENotFound, "delivery "+d.ID+" not found")
+}
+
+func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
+	d, _, err := scanDelivery(t.QueryRow(t.ctx, "SELECT "+deliveryColumns+" FROM deliveries d WHERE d.id = $1 FOR UPDATE", id), false)
+	if err != nil {
+		return nil, dbError(err, "delivery "+id)
+	}
+	if d.Status == hitl.DeliveryPending {
+		return nil, hitl.Errorf(hitl.EConflict, "delivery %s is pending already", id)
+	}
+	d.Status, d.NextAttemptAt, d.RetryFrom = hitl.DeliveryPending, &at, at
+	_, err = t.Exec("UPDATE deliveries SET status = 'pending', next_attempt_at = $1, retry_from = $1 WHERE id = $2", at, id)
+	return d, dbError(err, "delivery "+id)
+}
+
+func (t *txn) Setting(name, init string) (string, error) {
+	var v string
+	err := t.QueryRow(t.ctx, `WITH ins AS (INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING value)
+		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = $1`, name, init).Scan(&v)
+	return v, dbError(err, "setting "+name)
+}
+
+const webhookColumns = "id, url, events, description, created_by, created_at"
+
+func scanWebhook(row pgx.Row) (*hitl.Webhook, error) {
+	var w hitl.Webhook
+	if err := row.Scan(&w.ID, &w.URL, &w.Events, &w.Description, &w.CreatedBy, &w.CreatedAt); err != nil {
+		return nil, err
+	}
+	w.CreatedAt = w.CreatedAt.UTC()
+	return &w, nil
+}
+
+func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks ORDER BY created_at, id")
+	if err != nil {
+		return nil, dbError(err, "webhooks")
+	}
+	defer rows.Close()
+	var out []*hitl.Webhook
+	for rows.Next() {
+		w, err := scanWebhook(rows)
+		if err != nil {
+			return nil, dbError(err, "webhooks")
+		}
+		out = append(out, w)
+	}
+	return out, dbError(rows.Err(), "webhooks")
+}
+
+func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
+	w, err := scanWebhook(s.pool.QueryRow(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE id = $1", id))
+	return w, dbError(err, "webhook "+id)
+}
+
+const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
+	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
+	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at`
+
+// scanDelivery reads deliveryColumns, and the secret after them when withSecret.
+func scanDelivery(row pgx.Row, withSecret bool) (*hitl.Delivery, int64, error) {
+	var (
+		d                  hitl.Delivery
+		ord                int64
+		webhookID, session *string
+		payload            string
+	)
+	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
+		&d.InquiryID, &session, &payload, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastAttemptAt, &d.LastStatus,
+		&d.LastError, &d.LastResponse, &d.CreatedAt, &d.RetryFrom, &d.DeliveredAt}
+	if withSecret {
+		dest = append(dest, &d.Secret)
+	}
+	if err := row.Scan(dest...); err != nil {
+		return nil, 0, err
+	}
+	if webhookID != nil {
+		d.WebhookID = *webhookID
+	}
+	if session != nil {
+		d.Session = *session
+	}
+	d.Payload = json.RawMessage(payload)
+	d.NextAttemptAt, d.LastAttemptAt, d.DeliveredAt = utcPtr(d.NextAttemptAt), utcPtr(d.LastAttemptAt), utcPtr(d.DeliveredAt)
+	d.CreatedAt, d.RetryFrom = d.CreatedAt.UTC(), d.RetryFrom.UTC()
+	return &d, ord, nil
+}
+
+type deliveryRow struct {
+	d   *hitl.Delivery
+	ord int64
+}
+
+func queryDeliveryRows(ctx context.Context, q querier, sql string, withSecret bool, args ...any) ([]deliveryRow, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, dbError(err, "deliveries")
+	}
+	defer rows.Close()
+	var out []deliveryRow
+	for rows.Next() {
+		d, ord, err := scanDelivery(rows, withSecret)
+		if err != nil {
+			return nil, dbError(err, "deliveries")
+		}
+		out = append(out, deliveryRow{d, ord})
+	}
+	return out, dbError(rows.Err(), "deliveries")
+}
+
+func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.Delivery, string, error) {
+	var w where
+	cursor, err := f.Page.After()
+	if err != nil {
+		return nil, "", err
+	}
+	if cursor > 0 {
+		w.add("d.ord < " + w.arg(cursor))
+	}
+	if f.WebhookID != "" {
+		w.add("d.webhook_id = " + w.arg(f.WebhookID))
+	}
+	if f.Status != "" {
+		w.add("d.status = " + w.arg(string(f.Status)))
+	}
+	if f.InquiryID != 0 {
+		w.add("d.inquiry_id = " + w.arg(f.InquiryID))
+	}
+	if f.Session != "" {
+		w.add("d.session = " + w.arg(f.Session))
+	}
+	limit := w.arg(f.Page.Limit + 1)
+	rows, err := queryDeliveryRows(ctx, s.pool, "SELECT "+deliveryColumns+" FROM deliveries d"+w.String()+" ORDER BY d.ord DESC LIMIT "+limit, false, w.args...)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, next := hitl.PageOf(rows, f.Page.Limit, func(r deliveryRow) int64 { return r.ord })
+	out := make([]*hitl.Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = r.d
+	}
+	return out, next, nil
+}
+
+func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.pool.QueryRow(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)
+	return seq, dbError(err, "outbox cursor")
+}
+
+func (s *Store) SessionsByKey(ctx context.Context, keys []string) ([]*hitl.Session, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = ANY ($1)", keys)
+	if err != nil {
+		return nil, dbError(err, "sessions")
+	}
+	defer rows.Close()
+	var out []*hitl.Session
+	for rows.Next() {
+		sess, _, err := scanSession(rows)
+		if err != nil {
+			return nil, dbError(err, "sessions")
+		}
+		out = append(out, sess)
+	}
+	return out, dbError(rows.Err(), "sessions")
+}

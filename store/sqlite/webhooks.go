@@ -1,0 +1,299 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Webhooks and the outbox of deliveries.
+
+func (t *txn) InsertWebhook(w *hitl.Webhook) error {
+	events, err := json.Marshal(w.Events)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO webhooks (id, url, events, description, secret, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, w.ID, w.URL, string(events), w.Description, w.Secret, w.CreatedBy, micros(w.CreatedAt))
+	return dbError(err, "webhook "+w.ID)
+}
+
+func (t *txn) DeleteWebhook(id string) error {
+	res, err := t.tx.ExecContext(t.ctx, "DELETE FROM webhooks WHERE id = ?", id)
+	return affectedOne(res, err, "webhook "+id)
+}
+
+func (t *txn) AdvanceOutboxCursor(from, to int64) error {
+	res, err := t.tx.ExecContext(t.ctx, "UPDATE outbox_cursor SET seq = ? WHERE id = 1 AND seq = ?", to, from)
+	if n, _ := rowsAffected(res, err); err == nil && n == 0 {
+		return hitl.Errorf(hitl.EConflict, "the outbox cursor has moved")
+	}
+	return dbError(err, "outbox cursor")
+}
+
+func (t *txn) InsertDelivery(d *hitl.Delivery) error {
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
+		event_type, inquiry_id, session, payload, status, attempts, next_attempt_at, last_attempt_at, last_status,
+		last_error, last_response, created_at, retry_from, delivered_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		d.ID, d.Kind, emptyNull(d.WebhookID), d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
+		emptyNull(d.Session), string(d.Payload), d.Status, d.Attempts, nullMicros(d.NextAttemptAt),
+		nullMicros(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse, micros(d.CreatedAt),
+		micros(d.RetryFrom), nullMicros(d.DeliveredAt))
+	return dbError(err, "delivery "+d.ID)
+}
+
+func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
+	var w where
+	w.add("d.status = 'pending' AND d.next_attempt_at <= ?", micros(c.Now))
+	if len(c.Busy) > 0 {
+		w.add("d.target NOT IN ("+placeholders(len(c.Busy))+")", anyArgs(c.Busy)...)
+	}
+	rows, err := queryDeliveryRows(t.ctx, t.tx, "SELECT "+deliveryColumns+", COALESCE(wh.secret, '') FROM deliveries d LEFT JOIN webhooks wh ON wh.id = d.webhook_id"+
+		w.String()+" ORDER BY d.next_attempt_at LIMIT ?", true, append(w.args, c.Limit)...)
+	if err != nil {
+		return nil, err
+	}
+	ds := make([]*hitl.Delivery, len(rows))
+	for i, r := range rows {
+		d := r.d
+		ds[i] = d
+		lease := c.LeaseUntil
+		d.NextAttemptAt = &lease
+		if _, err := t.tx.ExecContext(t.ctx, "UPDATE deliveries SET next_attempt_at = ? WHERE id = ?", micros(lease), d.ID); err != nil {
+			return nil, dbError(err, "delivery "+d.ID)
+		}
+	}
+	return ds, nil
+}
+
+func (t *txn) SaveAttempt(d *hitl.Delivery) error {
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
+		last_attempt_at = ?, last_status = ?, last_error = ?, last_response = ?, delivered_at = ? WHERE id = ?`,
+		d.Status, d.Attempts, nullMicros(d.NextAttemptAt), nullMicros(d.LastAttemptAt), d.LastStatus, d.LastError,
+		d.LastResponse, nullMicros(d.DeliveredAt), d.ID)
+	return affectedOne(res, err, "delivery "+d.ID)
+}
+
+func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
+	d, err := getDelivery(t.ctx, t.tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if d.Status == hitl.DeliveryPending {
+		return nil, hitl.Errorf(hitl.EConflict, "delivery %s is pending already", id)
+	}
+	d.Status, d.NextAttemptAt, d.RetryFrom = hitl.DeliveryPending, &at, at
+	_, err = t.tx.ExecContext(t.ctx, "UPDATE deliveries SET status = 'pending', next_attempt_at = ?, retry_from = ? WHERE id = ?",
+		micros(at), micros(at), id)
+	return d, dbError(err, "delivery "+id)
+}
+
+func (t *txn) Setting(name, init string) (string, error) {
+	if _, err := t.tx.ExecContext(t.ctx, "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT DO NOTHING", name, init); err != nil {
+		return "", dbError(err, "setting "+name)
+	}
+	var v string
+	err := t.tx.QueryRowContext(t.ctx, "SELECT value FROM settings WHERE name = ?", name).Scan(&v)
+	return v, dbError(err, "setting "+name)
+}
+
+func rowsAffected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// affectedOne turns an update or delete that found no row into ENotFound.
+func affectedOne(res sql.Result, err error, what string) error {
+	n, err := rowsAffected(res, err)
+	if err == nil && n == 0 {
+		return hitl.Errorf(hitl.ENotFound, "%s not found", what)
+	}
+	return dbError(err, what)
+}
+
+func emptyNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+const webhookColumns = "id, url, events, description, created_by, created_at"
+
+func scanWebhook(sc interface{ Scan(...any) error }) (*hitl.Webhook, error) {
+	var (
+		w       hitl.Webhook
+		events  string
+		created int64
+	)
+	if err := sc.Scan(&w.ID, &w.URL, &events, &w.Description, &w.CreatedBy, &created); err != nil {
+		return nil, err
+	}
+	w.CreatedAt = fromMicros(created)
+	return &w, json.Unmarshal([]byte(events), &w.Events)
+}
+
+func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
+	return onReader(s, ctx, func() ([]*hitl.Webhook, error) {
+		rows, err := s.reader.QueryContext(ctx, "SELECT "+webhookColumns+" FROM webhooks ORDER BY created_at, id")
+		if err != nil {
+			return nil, dbError(err, "webhooks")
+		}
+		defer rows.Close()
+		var out []*hitl.Webhook
+		for rows.Next() {
+			w, err := scanWebhook(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, w)
+		}
+		return out, dbError(rows.Err(), "webhooks")
+	})
+}
+
+func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
+	return onReader(s, ctx, func() (*hitl.Webhook, error) {
+		w, err := scanWebhook(s.reader.QueryRowContext(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE id = ?", id))
+		return w, dbError(err, "webhook "+id)
+	})
+}
+
+const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
+	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
+	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at`
+
+// scanDelivery reads deliveryColumns, and the secret after them when withSecret.
+func scanDelivery(sc interface{ Scan(...any) error }, withSecret bool) (*hitl.Delivery, int64, error) {
+	var (
+		d                       hitl.Delivery
+		ord, created, retryFrom int64
+		webhookID, session      sql.NullString
+		inquiryID               sql.NullInt64
+		next, last, delivered   sql.NullInt64
+		payload                 string
+	)
+	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
+		&inquiryID, &session, &payload, &d.Status, &d.Attempts, &next, &last, &d.LastStatus,
+		&d.LastError, &d.LastResponse, &created, &retryFrom, &delivered}
+	if withSecret {
+		dest = append(dest, &d.Secret)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return nil, 0, err
+	}
+	d.WebhookID, d.Session, d.Payload = webhookID.String, session.String, json.RawMessage(payload)
+	if inquiryID.Valid {
+		d.InquiryID = &inquiryID.Int64
+	}
+	d.NextAttemptAt, d.LastAttemptAt, d.DeliveredAt = timeOrNil(next), timeOrNil(last), timeOrNil(delivered)
+	d.CreatedAt, d.RetryFrom = fromMicros(created), fromMicros(retryFrom)
+	return &d, ord, nil
+}
+
+func timeOrNil(us sql.NullInt64) *time.Time {
+	if !us.Valid {
+		return nil
+	}
+	t := fromMicros(us.Int64)
+	return &t
+}
+
+type deliveryRow struct {
+	d   *hitl.Delivery
+	ord int64
+}
+
+func queryDeliveryRows(ctx context.Context, q querier, query string, withSecret bool, args ...any) ([]deliveryRow, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbError(err, "deliveries")
+	}
+	defer rows.Close()
+	var out []deliveryRow
+	for rows.Next() {
+		d, ord, err := scanDelivery(rows, withSecret)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, deliveryRow{d, ord})
+	}
+	return out, dbError(rows.Err(), "deliveries")
+}
+
+func getDelivery(ctx context.Context, q querier, id string) (*hitl.Delivery, error) {
+	d, _, err := scanDelivery(q.QueryRowContext(ctx, "SELECT "+deliveryColumns+" FROM deliveries d WHERE d.id = ?", id), false)
+	return d, dbError(err, "delivery "+id)
+}
+
+func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.Delivery, string, error) {
+	type page struct {
+		items []*hitl.Delivery
+		next  string
+	}
+	p, err := onReader(s, ctx, func() (page, error) {
+		var w where
+		cursor, err := f.Page.After()
+		if err != nil {
+			return page{}, err
+		}
+		if cursor > 0 {
+			w.add("d.ord < ?", cursor)
+		}
+		if f.WebhookID != "" {
+			w.add("d.webhook_id = ?", f.WebhookID)
+		}
+		if f.Status != "" {
+			w.add("d.status = ?", f.Status)
+		}
+		if f.InquiryID != 0 {
+			w.add("d.inquiry_id = ?", f.InquiryID)
+		}
+		if f.Session != "" {
+			w.add("d.session = ?", f.Session)
+		}
+		rows, err := queryDeliveryRows(ctx, s.reader, "SELECT "+deliveryColumns+" FROM deliveries d"+w.String()+" ORDER BY d.ord DESC LIMIT ?",
+			false, append(w.args, f.Page.Limit+1)...)
+		if err != nil {
+			return page{}, err
+		}
+		rows, next := hitl.PageOf(rows, f.Page.Limit, func(r deliveryRow) int64 { return r.ord })
+		out := make([]*hitl.Delivery, len(rows))
+		for i, r := range rows {
+			out[i] = r.d
+		}
+		return page{out, next}, nil
+	})
+	return p.items, p.next, err
+}
+
+func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
+	return onReader(s, ctx, func() (int64, error) {
+		var seq int64
+		err := s.reader.QueryRowContext(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)
+		return seq, dbError(err, "outbox cursor")
+	})
+}
+
+func (s *Store) SessionsByKey(ctx context.Context, keys []string) ([]*hitl.Session, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return onReader(s, ctx, func() ([]*hitl.Session, error) {
+		rows, err := s.reader.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key IN ("+placeholders(len(keys))+")", anyArgs(keys)...)
+		if err != nil {
+			return nil, dbError(err, "sessions")
+		}
+		defer rows.Close()
+		var out []*hitl.Session
+		for rows.Next() {
+			sess, _, err := scanSession(rows)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sess)
+		}
+		return out, dbError(rows.Err(), "sessions")
+	})
+}

@@ -1,0 +1,182 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+func newDelivery(n int, webhookID, target string) *hitl.Delivery {
+	at := base.Add(time.Duration(n) * time.Second)
+	return &hitl.Delivery{
+		ID: fmt.Sprintf("msg_%d", n), Kind: hitl.DeliveryWebhook, WebhookID: webhookID, URL: "https://example.com/hook",
+		Target: target, EventSeq: int64(n), EventID: fmt.Sprintf("ev-%d", n), EventType: hitl.EventInquiryCreated,
+		Payload: json.RawMessage(`{"n":` + fmt.Sprint(n) + `}`), Status: hitl.DeliveryPending, NextAttemptAt: &at,
+		CreatedAt: at, RetryFrom: at,
+	}
+}
+
+func testWebhooks(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	w := &hitl.Webhook{ID: "wh_1", URL: "https://example.com/hook", Events: []string{hitl.EventInquiryCreated},
+		Description: "ops", Secret: "whsec_c2VjcmV0", CreatedBy: "root", CreatedAt: base}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertWebhook(w) }))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertWebhook(w) }); code(err) != hitl.EConflict {
+		t.Fatalf("second insert of the same ID: %v, want conflict", err)
+	}
+	got, err := s.Webhook(ctx, "wh_1")
+	must(t, err)
+	if got.Secret != "" || got.URL != w.URL || got.Description != "ops" || len(got.Events) != 1 || !got.CreatedAt.Equal(base) {
+		t.Fatalf("read back %+v (a store never returns the secret)", got)
+	}
+	list, err := s.Webhooks(ctx)
+	must(t, err)
+	if len(list) != 1 || list[0].Secret != "" {
+		t.Fatalf("list %+v", list)
+	}
+
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertDelivery(newDelivery(1, "wh_1", "wh_1")) }))
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		d := newDelivery(2, "", "example.com")
+		d.Kind, d.Session = hitl.DeliverySessionCallback, "s1"
+		return tx.InsertDelivery(d)
+	}))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertDelivery(newDelivery(1, "wh_1", "wh_1")) }); code(err) != hitl.EConflict {
+		t.Fatalf("duplicate delivery ID: %v, want conflict", err)
+	}
+	ds, _, err := s.Deliveries(ctx, hitl.DeliveryFilter{WebhookID: "wh_1", Page: hitl.Page{Limit: 10}})
+	must(t, err)
+	if len(ds) != 1 || ds[0].ID != "msg_1" || string(ds[0].Payload) != `{"n":1}` || ds[0].Secret != "" {
+		t.Fatalf("webhook's deliveries %+v", ds)
+	}
+	ds, _, err = s.Deliveries(ctx, hitl.DeliveryFilter{Session: "s1", Page: hitl.Page{Limit: 10}})
+	must(t, err)
+	if len(ds) != 1 || ds[0].WebhookID != "" || ds[0].Kind != hitl.DeliverySessionCallback {
+		t.Fatalf("session's deliveries %+v", ds)
+	}
+	page1, next, err := s.Deliveries(ctx, hitl.DeliveryFilter{Page: hitl.Page{Limit: 1}})
+	must(t, err)
+	page2, _, err := s.Deliveries(ctx, hitl.DeliveryFilter{Page: hitl.Page{Limit: 1, Cursor: next}})
+	must(t, err)
+	if len(page1) != 1 || len(page2) != 1 || page1[0].ID != "msg_2" || page2[0].ID != "msg_1" {
+		t.Fatalf("pages newest first: %v then %v", page1, page2)
+	}
+
+	// Deleting a webhook takes its deliveries with it.
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteWebhook("wh_1") }))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteWebhook("wh_1") }); code(err) != hitl.ENotFound {
+		t.Fatalf("deleting twice: %v, want not found", err)
+	}
+	all, _, err := s.Deliveries(ctx, hitl.DeliveryFilter{Page: hitl.Page{Limit: 10}})
+	must(t, err)
+	if len(all) != 1 || all[0].ID != "msg_2" {
+		t.Fatalf("after delete %+v", all)
+	}
+}
+
+func testClaimDeliveries(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		return tx.InsertWebhook(&hitl.Webhook{ID: "wh_a", URL: "https://a.example/", Events: []string{}, Secret: "whsec_YQ==", CreatedBy: "root", CreatedAt: base})
+	}))
+	for n, target := range map[int]string{1: "wh_a", 2: "wh_a", 3: "b.example", 50: "wh_a"} {
+		d := newDelivery(n, "", target)
+		if target == "wh_a" {
+			d.WebhookID = "wh_a"
+		}
+		must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertDelivery(d) }))
+	}
+	claim := func(c hitl.Claim) []*hitl.Delivery {
+		t.Helper()
+		var ds []*hitl.Delivery
+		must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { ds, err = tx.ClaimDeliveries(c); return err }))
+		return ds
+	}
+	now := base.Add(10 * time.Second)
+	lease := now.Add(15 * time.Second)
+	// Due: 1, 2, 3 (50 is later). The busy target wh_a is left out.
+	got := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, Busy: []string{"wh_a"}})
+	if len(got) != 1 || got[0].ID != "msg_3" || got[0].Secret != "" {
+		t.Fatalf("claim with wh_a busy: %+v", got)
+	}
+	got = claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10})
+	if len(got) != 2 || got[0].ID != "msg_1" || got[1].ID != "msg_2" || got[0].Secret != "whsec_YQ==" || string(got[0].Payload) != `{"n":1}` {
+		t.Fatalf("claim: %+v", got)
+	}
+	if again := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10}); len(again) != 0 {
+		t.Fatalf("claimed twice before the lease ended: %+v", again)
+	}
+	// A lease that ends makes the delivery due again: its dispatcher died.
+	if again := claim(hitl.Claim{Now: lease, LeaseUntil: lease.Add(time.Minute), Limit: 10}); len(again) != 3 {
+		t.Fatalf("after the lease: %d claimed, want 3", len(again))
+	}
+
+	d := got[0]
+	at := now.Add(time.Second)
+	d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.DeliveredAt = hitl.DeliveryDelivered, 1, nil, &at, &at
+	d.LastStatus, d.LastResponse = 204, "ok"
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.SaveAttempt(d) }))
+	ds, _, err := s.Deliveries(ctx, hitl.DeliveryFilter{Status: hitl.DeliveryDelivered, Page: hitl.Page{Limit: 10}})
+	must(t, err)
+	if len(ds) != 1 || ds[0].Attempts != 1 || ds[0].LastStatus != 204 || ds[0].NextAttemptAt != nil || !ds[0].DeliveredAt.Equal(at) {
+		t.Fatalf("after the attempt: %+v", ds)
+	}
+
+	var retried *hitl.Delivery
+	if err := s.Update(ctx, func(tx hitl.Tx) (err error) { _, err = tx.RetryDelivery("msg_2", at); return err }); code(err) != hitl.EConflict {
+		t.Fatalf("retrying a pending delivery: %v, want conflict", err)
+	}
+	if err := s.Update(ctx, func(tx hitl.Tx) (err error) { _, err = tx.RetryDelivery("msg_404", at); return err }); code(err) != hitl.ENotFound {
+		t.Fatalf("retrying an unknown delivery: %v, want not found", err)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { retried, err = tx.RetryDelivery(d.ID, at); return err }))
+	if retried.Status != hitl.DeliveryPending || !retried.NextAttemptAt.Equal(at) || !retried.RetryFrom.Equal(at) {
+		t.Fatalf("retried %+v", retried)
+	}
+	if again := claim(hitl.Claim{Now: at, LeaseUntil: lease, Limit: 10}); len(again) != 1 || again[0].ID != d.ID || again[0].Attempts != 1 {
+		t.Fatalf("claim after the retry by hand: %+v", again)
+	}
+}
+
+func testOutboxCursor(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	seq, err := s.OutboxCursor(ctx)
+	must(t, err)
+	if seq != 0 {
+		t.Fatalf("an empty store's cursor is %d", seq)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.AdvanceOutboxCursor(0, 7) }))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.AdvanceOutboxCursor(0, 9) }); code(err) != hitl.EConflict {
+		t.Fatalf("advancing from a stale position: %v, want conflict", err)
+	}
+	// A change that fails after moving the cursor leaves it where it was.
+	if err := s.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.AdvanceOutboxCursor(7, 12); err != nil {
+			return err
+		}
+		return hitl.Errorf(hitl.EInvalid, "changed my mind")
+	}); code(err) != hitl.EInvalid {
+		t.Fatal(err)
+	}
+	if seq, _ = s.OutboxCursor(ctx); seq != 7 {
+		t.Fatalf("cursor %d, want 7", seq)
+	}
+
+	var first, second string
+	must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { first, err = tx.Setting("callback_secret", "one"); return err }))
+	must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { second, err = tx.Setting("callback_secret", "two"); return err }))
+	if first != "one" || second != "one" {
+		t.Fatalf("setting: %q then %q, want the first value kept", first, second)
+	}
+
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertSession(newSession("k1")) }))
+	ss, err := s.SessionsByKey(ctx, []string{"k1", "missing"})
+	must(t, err)
+	if len(ss) != 1 || ss[0].Key != "k1" {
+		t.Fatalf("sessions by key: %+v", ss)
+	}
+}
