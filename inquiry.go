@@ -10,26 +10,28 @@ import (
 
 // Inquiry is one question from an agent (or workflow step) to a human.
 type Inquiry struct {
-	ID              int64             `json:"id"`
-	Status          Status            `json:"status"`
-	Prompt          string            `json:"prompt"`
-	RequestType     RequestType       `json:"request_type"`
-	ResponseSchema  json.RawMessage   `json:"response_schema"`
-	Options         []Option          `json:"options"`
-	Multiple        bool              `json:"multiple"`
-	Context         json.RawMessage   `json:"context"`
-	Session         string            `json:"session"`
-	Origin          string            `json:"origin"`
-	CreatedBy       string            `json:"created_by"`
-	AssignedTo      []string          `json:"assigned_to"`
-	ChannelHint     string            `json:"channel_hint"`
-	Confidence      *float64          `json:"confidence"`
-	TimeoutAt       *time.Time        `json:"timeout_at"`
-	FallbackPolicy  FallbackPolicy    `json:"fallback_policy"`
-	FallbackValue   json.RawMessage   `json:"fallback_value"`
-	Exclusive       bool              `json:"exclusive"`
-	ToolCall        *ToolCall         `json:"tool_call"`
-	ToolResult      *ToolResult       `json:"tool_result"`
+	ID             int64           `json:"id"`
+	Status         Status          `json:"status"`
+	Prompt         string          `json:"prompt"`
+	RequestType    RequestType     `json:"request_type"`
+	ResponseSchema json.RawMessage `json:"response_schema"`
+	Options        []Option        `json:"options"`
+	Multiple       bool            `json:"multiple"`
+	Context        json.RawMessage `json:"context"`
+	Session        string          `json:"session"`
+	Origin         string          `json:"origin"`
+	CreatedBy      string          `json:"created_by"`
+	AssignedTo     []string        `json:"assigned_to"`
+	ChannelHint    string          `json:"channel_hint"`
+	Confidence     *float64        `json:"confidence"`
+	TimeoutAt      *time.Time      `json:"timeout_at"`
+	FallbackPolicy FallbackPolicy  `json:"fallback_policy"`
+	FallbackValue  json.RawMessage `json:"fallback_value"`
+	Exclusive      bool            `json:"exclusive"`
+	ToolCall       *ToolCall       `json:"tool_call"`
+	ToolResult     *ToolResult     `json:"tool_result"`
+	// CallbackURL receives this inquiry's events (the resume callback); omitted when unset.
+	CallbackURL     string            `json:"callback_url,omitempty"`
 	Response        json.RawMessage   `json:"response"`
 	FallbackApplied bool              `json:"fallback_applied"`
 	RespondedBy     *string           `json:"responded_by"`

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -51,6 +52,14 @@ type Options struct {
 	Metrics    *metrics.Metrics
 	Limits     Limits
 	Thresholds *Thresholds
+	// AllowPrivateURLs lets webhooks and callbacks reach loopback and private addresses
+	// (tests, local use); by default they are refused.
+	AllowPrivateURLs bool
+	// CallbackSecret signs resume callbacks (whsec_...); empty: one generated at the first
+	// start and kept in the store, shared by every node.
+	CallbackSecret string
+	// Source is the CloudEvents source of deliveries: the server's public URL (default "urn:hitl").
+	Source string
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -69,6 +78,11 @@ type Engine struct {
 	lastLocalSeq atomic.Int64
 	waiters      waiters
 	deadlines    *deadlines
+	outbox       outbox
+	// For deliveries: see Options.
+	allowPrivate   bool
+	callbackSecret string
+	source         string
 	pending      atomic.Int64
 	// following: the store is shared with other nodes, and the event log, read by follow,
 	// keeps this node in step with them.
@@ -82,7 +96,11 @@ type Engine struct {
 
 // New returns an engine over store. Call Start before serving and Stop when done.
 func New(store hitl.Store, o Options) *Engine {
-	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096)}
+	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096),
+		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source}
+	if e.source == "" {
+		e.source = "urn:hitl"
+	}
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -101,6 +119,8 @@ func New(store hitl.Store, o Options) *Engine {
 	}
 	e.draining = make(chan struct{})
 	e.kick = make(chan struct{}, 1)
+	e.outbox.kick = make(chan struct{}, 1)
+	e.outbox.ready = make(chan struct{}, 1)
 	e.waiters.m = make(map[int64]map[chan wake]struct{})
 	e.deadlines = newDeadlines(e.now, e.expire)
 	return e
@@ -126,11 +146,21 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, d := range ds {
 		e.deadlines.add(d.InquiryID, d.At)
 	}
+	if e.callbackSecret == "" {
+		err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+			e.callbackSecret, err = tx.Setting("callback_secret", notify.NewSecret())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel
 	e.running.Go(func() { e.deadlines.run(runCtx) })
 	e.following = shared
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
+	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds))
 	return nil
 }
@@ -218,6 +248,7 @@ func (e *Engine) published(evs []*hitl.Event) {
 	}
 	if len(evs) > 0 {
 		e.kickFollower()
+		e.kickOutbox()
 	}
 }
 

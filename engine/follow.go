@@ -78,6 +78,9 @@ func (e *Engine) catchUp(ctx context.Context, after int64) int64 {
 			}
 			return after
 		}
+		if e.following && len(evs) > 0 {
+			e.kickOutbox() // the other nodes' events too may ask for deliveries
+		}
 		at := time.Now()
 		streaming := e.hub.count() > 0
 		for _, ev := range evs {

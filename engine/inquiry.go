@@ -32,7 +32,7 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 	}
 	hash := requestHash(req)
 	now := e.clock()
-	inq, buildErr := e.buildInquiry(p, req, now)
+	inq, buildErr := e.buildInquiry(ctx, p, req, now)
 	if buildErr != nil {
 		// A retry of a request that was valid when first sent (say, with a timeout_at that
 		// has passed since) still gets its inquiry back.

@@ -43,7 +43,7 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 		bad.add("/state", "is %d bytes; at most %d are allowed", len(req.State), e.limits.StateBytes)
 	}
 	if req.CallbackURL != "" {
-		bad.add("/callback_url", "resume callbacks are not built yet in this version; leave callback_url out")
+		e.checkURL(ctx, &bad, "/callback_url", req.CallbackURL)
 	}
 	checkMetadata(&bad, "/metadata", req.Metadata)
 	if err := bad.err("invalid session"); err != nil {
@@ -79,6 +79,10 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 		}
 		if req.Metadata != nil {
 			s.Metadata = req.Metadata
+		}
+		if req.CallbackURL != "" {
+			u := req.CallbackURL
+			s.CallbackURL = &u
 		}
 		s.UpdatedAt = now
 		if created {

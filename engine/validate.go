@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -82,7 +83,7 @@ func answerSchema(inq *hitl.Inquiry) json.RawMessage {
 
 // buildInquiry checks an agent's request and turns it into a new pending inquiry. It reports
 // every problem at once, each with the JSON path of the field.
-func (e *Engine) buildInquiry(p *hitl.Principal, req *hitl.InquiryRequest, now time.Time) (*hitl.Inquiry, error) {
+func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest, now time.Time) (*hitl.Inquiry, error) {
 	var bad problems
 	switch n := utf8.RuneCountInString(req.Prompt); {
 	case strings.TrimSpace(req.Prompt) == "":
@@ -95,7 +96,7 @@ func (e *Engine) buildInquiry(p *hitl.Principal, req *hitl.InquiryRequest, now t
 		Context: req.Context, Session: req.Session, Origin: req.Origin, CreatedBy: p.Name,
 		AssignedTo: req.AssignedTo, ChannelHint: req.ChannelHint, Confidence: req.Confidence,
 		FallbackPolicy: req.FallbackPolicy, FallbackValue: req.FallbackValue, Exclusive: req.Exclusive,
-		ToolCall: req.ToolCall, Metadata: req.Metadata, CreatedAt: now, UpdatedAt: now,
+		ToolCall: req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
 	}
 	switch {
 	case inq.RequestType == "" && len(req.Options) > 0:
@@ -134,7 +135,7 @@ func (e *Engine) buildInquiry(p *hitl.Principal, req *hitl.InquiryRequest, now t
 	checkAssignees(&bad, inq.AssignedTo)
 	checkMetadata(&bad, "/metadata", inq.Metadata)
 	if req.CallbackURL != "" {
-		bad.add("/callback_url", "resume callbacks are not built yet in this version; leave callback_url out")
+		e.checkURL(ctx, &bad, "/callback_url", req.CallbackURL)
 	}
 	if tc := inq.ToolCall; tc != nil && (tc.ID == "" || tc.Name == "") {
 		bad.add("/tool_call", "needs an id and a name")

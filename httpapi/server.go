@@ -92,6 +92,15 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/events/stream", h: s.stream},
 		{method: "GET", path: "/v1/ws", h: s.ws},
 		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
+
+		{method: "POST", path: "/v1/webhooks", h: s.createWebhook},
+		{method: "GET", path: "/v1/webhooks", h: s.listWebhooks},
+		{method: "GET", path: "/v1/webhooks/{id}", h: s.getWebhook},
+		{method: "DELETE", path: "/v1/webhooks/{id}", h: s.deleteWebhook},
+		{method: "GET", path: "/v1/webhooks/{id}/deliveries", h: s.listDeliveries},
+		{method: "GET", path: "/v1/deliveries", h: s.listDeliveries},
+		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
+		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
 	}
 }
 

@@ -29,6 +29,21 @@ func NewSecret() string {
 	return secretPrefix + base64.StdEncoding.EncodeToString(key)
 }
 
+// CheckSecret reports whether secret is a usable signing secret: whsec_ and the base64 of
+// 16 to 64 bytes.
+func CheckSecret(secret string) error {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, secretPrefix))
+	switch {
+	case !strings.HasPrefix(secret, secretPrefix):
+		return errors.New("must start with " + secretPrefix)
+	case err != nil:
+		return errors.New("must be " + secretPrefix + " and base64")
+	case len(key) < 16 || len(key) > 64:
+		return fmt.Errorf("its key is %d bytes; want 16 to 64", len(key))
+	}
+	return nil
+}
+
 // Sign returns the webhook-signature header value for one delivery attempt: "v1," and the
 // base64 HMAC-SHA256, keyed with the secret's decoded bytes, of "id.timestamp.body".
 func Sign(secret, id string, timestamp time.Time, body []byte) (string, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
@@ -33,6 +34,24 @@ type Config struct {
 	// WriteCredentials: write the first admin token and the URL to the credentials file.
 	WriteCredentials bool
 	ShutdownTimeout  time.Duration
+	// PublicURL is how others reach this server (HITL_PUBLIC_URL): the source of the
+	// CloudEvents that webhooks carry.
+	PublicURL string
+	Webhooks  WebhookConfig
+}
+
+// WebhookConfig tunes the delivery of webhooks and resume callbacks. Zero values take the defaults.
+type WebhookConfig struct {
+	// AllowPrivate lets webhooks and callbacks reach loopback and private addresses
+	// (HITL_WEBHOOK_ALLOW_PRIVATE; tests and local use).
+	AllowPrivate bool
+	// CallbackSecret signs resume callbacks (HITL_CALLBACK_SECRET, whsec_...); by default one
+	// is generated at the first start and kept in the database.
+	CallbackSecret string
+	// Concurrency bounds the attempts in flight (default 16).
+	Concurrency int
+	// Retries: RetryBase after the first failure, doubling up to RetryMax, for RetryFor.
+	RetryBase, RetryMax, RetryFor time.Duration
 }
 
 // DefaultDB is the database file when none is given: $XDG_DATA_HOME/hitl/hitl.db, else ~/.local/share/hitl/hitl.db.
@@ -65,6 +84,23 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, errors.New("max body bytes: at least 1024"))
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", c.PublicURL))
+		}
+	}
+	w := c.Webhooks
+	if w.CallbackSecret != "" {
+		if err := notify.CheckSecret(w.CallbackSecret); err != nil {
+			errs = append(errs, fmt.Errorf("callback secret (HITL_CALLBACK_SECRET): %w", err))
+		}
+	}
+	if w.Concurrency < 0 || w.RetryBase < 0 || w.RetryMax < 0 || w.RetryFor < 0 {
+		errs = append(errs, errors.New("webhook concurrency and retry durations: must not be negative"))
+	}
+	if w.RetryBase > 0 && w.RetryMax > 0 && w.RetryMax < w.RetryBase {
+		errs = append(errs, errors.New("webhook retry max: must be at least the retry base"))
 	}
 	return errors.Join(errs...)
 }
@@ -129,7 +165,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		Waiting: func() float64 { return float64(eng.Waiting()) },
 		Streams: func() float64 { return float64(eng.Streams()) },
 	})
-	eng = engine.New(st, engine.Options{Logger: log, Metrics: m})
+	eng = engine.New(st, engine.Options{Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
+		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		st.Close()
@@ -180,6 +217,13 @@ func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(s.listener) }()
+	w := s.cfg.Webhooks
+	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
+		Concurrency: w.Concurrency, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log})
+	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
+	dispatched := make(chan struct{})
+	go func() { dispatcher.Run(dctx); close(dispatched) }()
 	var serveErr error
 	select {
 	case serveErr = <-errc:
@@ -190,6 +234,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	shutErr := s.http.Shutdown(sctx)
+	stopDispatch()
+	<-dispatched
 	s.engine.Stop()
 	closeErr := s.store.Close()
 	if errors.Is(serveErr, http.ErrServerClosed) {

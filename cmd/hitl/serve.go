@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,9 +23,38 @@ func envOr(name, def string) string {
 	return def
 }
 
+// envFlags reads flag defaults from HITL_* variables and remembers the ones it could not read.
+type envFlags struct{ errs []error }
+
+func (e *envFlags) err() error { return errors.Join(e.errs...) }
+
+func (e *envFlags) parse(name string, parse func(string) error) {
+	if v := os.Getenv(name); v != "" {
+		if err := parse(v); err != nil {
+			e.errs = append(e.errs, fmt.Errorf("%s=%q: %w", name, v, err))
+		}
+	}
+}
+
+func (e *envFlags) bool(name string) (b bool) {
+	e.parse(name, func(v string) (err error) { b, err = strconv.ParseBool(v); return err })
+	return b
+}
+
+func (e *envFlags) int(name string, def int) int {
+	e.parse(name, func(v string) (err error) { def, err = strconv.Atoi(v); return err })
+	return def
+}
+
+func (e *envFlags) duration(name string, def time.Duration) time.Duration {
+	e.parse(name, func(v string) (err error) { def, err = time.ParseDuration(v); return err })
+	return def
+}
+
 func serveCmd() *cobra.Command {
 	cfg := server.Config{WriteCredentials: true}
 	var logLevel, logFormat string
+	var env envFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hitl server",
@@ -35,11 +66,15 @@ admin key, prints its token once and writes it with the server URL to the creden
 on this machine work with no set-up.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := env.err(); err != nil {
+				return usageError{err}
+			}
 			log, err := newLogger(cmd.ErrOrStderr(), logLevel, logFormat)
 			if err != nil {
 				return usageError{err}
 			}
 			cfg.AdminToken = os.Getenv("HITL_ADMIN_TOKEN")
+			cfg.Webhooks.CallbackSecret = os.Getenv("HITL_CALLBACK_SECRET")
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			srv, err := server.Open(ctx, cfg, log)
@@ -59,6 +94,13 @@ on this machine work with no set-up.`,
 	}
 	maxBody, _ := strconv.ParseInt(envOr("HITL_MAX_BODY_BYTES", "1048576"), 10, 64)
 	f := cmd.Flags()
+	w := &cfg.Webhooks
+	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
+	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks and callbacks reach loopback and private addresses (HITL_WEBHOOK_ALLOW_PRIVATE)")
+	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", 16), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")
+	f.DurationVar(&w.RetryBase, "webhook-retry-base", env.duration("HITL_WEBHOOK_RETRY_BASE", 5*time.Second), "wait after a delivery's first failed attempt, doubled after each (HITL_WEBHOOK_RETRY_BASE)")
+	f.DurationVar(&w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", time.Hour), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
+	f.DurationVar(&w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", 24*time.Hour), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
 	f.StringVar(&cfg.Addr, "addr", envOr("HITL_ADDR", "127.0.0.1:7447"), "address to listen on (HITL_ADDR)")
 	f.StringVar(&cfg.DB, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL for several nodes (HITL_DB)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", maxBody, "largest request body accepted (HITL_MAX_BODY_BYTES)")

@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/notify"
+)
+
+// The outbox. The event log, written in the same transaction as every change, is what must
+// be delivered; this file turns it, in seq order, into deliveries: one row per event and URL
+// (webhooks whose events include its type, the inquiry's callback_url, its session's). Each
+// page of deliveries commits in one transaction with the outbox cursor, the seq up to which
+// the log has been read, so a crash at any point loses nothing and duplicates nothing.
+//
+// Every node reads the log; the first to move the cursor past a page wins, and the others
+// learn that from a conflict and start again from where the winner left it.
+
+const (
+	// outboxPage is how many events one transaction turns into deliveries.
+	outboxPage = 500
+	// outboxGap is the least time between two reads of the log, so that under load one read
+	// takes the events of many commits.
+	outboxGap = 5 * time.Millisecond
+	// outboxInterval is how often the log is read without a hint (for the other nodes'
+	// events, and to save the cursor).
+	outboxInterval = time.Second
+	// outboxSaveEvery is how often the cursor is saved when the events read asked for no
+	// delivery. Reading them again after a crash finds no delivery either, so saving at once
+	// would only cost a write per page.
+	outboxSaveEvery = time.Second
+)
+
+// outbox is the position of this node's reading of the log.
+type outbox struct {
+	kick    chan struct{}
+	ready   chan struct{} // deliveries were added or made due
+	saved   int64         // the cursor as stored, as far as this node knows
+	read    int64         // events up to here asked for nothing beyond what is stored
+	savedAt time.Time
+	stale   bool // another node moved the cursor: read it again
+}
+
+func (e *Engine) kickOutbox() {
+	select {
+	case e.outbox.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (e *Engine) deliveriesReady() {
+	select {
+	case e.outbox.ready <- struct{}{}:
+	default:
+	}
+}
+
+// DeliveriesReady receives when deliveries were added or retried by hand on this node, for the
+// dispatcher to look for work at once rather than at its next poll.
+func (e *Engine) DeliveriesReady() <-chan struct{} { return e.outbox.ready }
+
+func (e *Engine) runOutbox(ctx context.Context) {
+	e.outbox.stale = true
+	tick := time.NewTicker(outboxInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.outbox.kick:
+			time.Sleep(outboxGap)
+		case <-tick.C:
+		}
+		if err := e.expandOutbox(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("turning events into deliveries failed; retrying", "after", e.outbox.read, "err", err)
+		}
+	}
+}
+
+// expandOutbox turns the events after the cursor into deliveries, page by page.
+func (e *Engine) expandOutbox(ctx context.Context) error {
+	o := &e.outbox
+	if o.stale {
+		seq, err := e.store.OutboxCursor(ctx)
+		if err != nil {
+			return err
+		}
+		o.saved, o.read, o.stale = seq, seq, false
+	}
+	var webhooks []*hitl.Webhook
+	for first := true; ; first = false {
+		evs, err := e.store.Events(ctx, hitl.EventFilter{After: o.read, Visibility: hitl.Visibility{All: true}, Limit: outboxPage})
+		if err != nil {
+			return err
+		}
+		if len(evs) == 0 {
+			break
+		}
+		if first {
+			if webhooks, err = e.store.Webhooks(ctx); err != nil {
+				return err
+			}
+		}
+		ds, err := e.deliveriesFor(ctx, evs, webhooks)
+		if err != nil {
+			return err
+		}
+		o.read = evs[len(evs)-1].Seq
+		if len(ds) > 0 {
+			if err := e.saveOutbox(ctx, ds); err != nil {
+				return err
+			}
+		}
+		if len(evs) < outboxPage {
+			break
+		}
+	}
+	if o.read > o.saved && time.Since(o.savedAt) >= outboxSaveEvery {
+		return e.saveOutbox(ctx, nil)
+	}
+	return nil
+}
+
+// saveOutbox stores ds and moves the cursor to what has been read, in one transaction.
+func (e *Engine) saveOutbox(ctx context.Context, ds []*hitl.Delivery) error {
+	o := &e.outbox
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.AdvanceOutboxCursor(o.saved, o.read); err != nil {
+			return err
+		}
+		for _, d := range ds {
+			if err := tx.InsertDelivery(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if hitl.ErrorCode(err) == hitl.EConflict {
+		o.stale = true // another node has made these deliveries, or is making them now
+		return nil
+	}
+	if err != nil {
+		o.stale = true
+		return err
+	}
+	o.saved, o.savedAt = o.read, time.Now()
+	if len(ds) > 0 {
+		e.deliveriesReady()
+	}
+	return nil
+}
+
+// resumeData is what a resume callback carries: the inquiry after the change (null for a
+// session's own events) and the session with its saved state (null outside a session), so
+// that an agent that did not stay alive can pick up from the callback alone.
+type resumeData struct {
+	Inquiry json.RawMessage `json:"inquiry"`
+	Session json.RawMessage `json:"session"`
+}
+
+// deliveriesFor lists the deliveries that the events ask for.
+func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks []*hitl.Webhook) ([]*hitl.Delivery, error) {
+	sessions, err := e.sessionsOf(ctx, evs)
+	if err != nil {
+		return nil, err
+	}
+	now := e.clock()
+	var out []*hitl.Delivery
+	add := func(kind hitl.DeliveryKind, ev *hitl.Event, to, target, webhookID string, data json.RawMessage) error {
+		body, err := json.Marshal(notify.NewCloudEvent(ev, e.source, data))
+		if err != nil {
+			return err
+		}
+		out = append(out, &hitl.Delivery{
+			ID: "msg_" + strings.ReplaceAll(uuid.NewString(), "-", ""), Kind: kind, WebhookID: webhookID, URL: to,
+			Target: target, EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID,
+			Session: ev.Session, Payload: body, Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
+		})
+		return nil
+	}
+	for _, ev := range evs {
+		if !slices.Contains(webhookEventTypes, ev.Type) {
+			continue
+		}
+		for _, w := range webhooks {
+			// A webhook receives the events from its creation on.
+			if slices.Contains(w.Events, ev.Type) && !ev.Time.Before(w.CreatedAt) {
+				if err := add(hitl.DeliveryWebhook, ev, w.URL, w.ID, w.ID, ev.Data); err != nil {
+					return nil, err
+				}
+			}
+		}
+		inquiryURL, sessionURL, data, err := callbacksOf(ev, sessions[ev.Session])
+		if err != nil {
+			e.log.Error("an event cannot be read for its callbacks", "seq", ev.Seq, "err", err)
+			continue
+		}
+		if inquiryURL != "" {
+			if err := add(hitl.DeliveryInquiryCallback, ev, inquiryURL, hostOf(inquiryURL), "", data); err != nil {
+				return nil, err
+			}
+		}
+		if sessionURL != "" && sessionURL != inquiryURL {
+			if err := add(hitl.DeliverySessionCallback, ev, sessionURL, hostOf(sessionURL), "", data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// sessionsOf reads the sessions of the inquiry events among evs (session events carry their
+// session), as JSON, by key.
+func (e *Engine) sessionsOf(ctx context.Context, evs []*hitl.Event) (map[string]json.RawMessage, error) {
+	var keys []string
+	for _, ev := range evs {
+		if ev.InquiryID != nil && ev.Session != "" && !slices.Contains(keys, ev.Session) {
+			keys = append(keys, ev.Session)
+		}
+	}
+	ss, err := e.store.SessionsByKey(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(ss))
+	for _, s := range ss {
+		if out[s.Key], err = json.Marshal(s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// callbacksOf returns the callback URLs an event goes to and the resume data they receive.
+// session is the event's session as JSON, for inquiry events.
+func callbacksOf(ev *hitl.Event, session json.RawMessage) (inquiryURL, sessionURL string, data json.RawMessage, err error) {
+	var withURL struct {
+		CallbackURL *string `json:"callback_url"`
+	}
+	resume := resumeData{Inquiry: json.RawMessage("null"), Session: json.RawMessage("null")}
+	if ev.InquiryID == nil {
+		resume.Session = ev.Data
+		if err := json.Unmarshal(ev.Data, &withURL); err != nil {
+			return "", "", nil, err
+		}
+		sessionURL = deref(withURL.CallbackURL)
+	} else {
+		resume.Inquiry = ev.Data
+		// Most inquiries have no callback: skip decoding those.
+		if bytes.Contains(ev.Data, []byte(`"callback_url"`)) {
+			if err := json.Unmarshal(ev.Data, &withURL); err != nil {
+				return "", "", nil, err
+			}
+			inquiryURL = deref(withURL.CallbackURL)
+		}
+		if session != nil {
+			resume.Session = session
+			withURL.CallbackURL = nil
+			if err := json.Unmarshal(session, &withURL); err != nil {
+				return "", "", nil, err
+			}
+			sessionURL = deref(withURL.CallbackURL)
+		}
+	}
+	if inquiryURL == "" && sessionURL == "" {
+		return "", "", nil, nil
+	}
+	data, err = json.Marshal(resume)
+	return inquiryURL, sessionURL, data, err
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// hostOf is the target of a callback: deliveries to one host share its limit of attempts in flight.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Host
+}

@@ -1,0 +1,282 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// DispatchOptions configure a Dispatcher. Zero values take the defaults.
+type DispatchOptions struct {
+	// Concurrency bounds the attempts in flight (default 16); PerTarget bounds those to one
+	// webhook or callback host (default 4), so a slow receiver holds at most that many.
+	Concurrency, PerTarget int
+	// RetryBase is the wait after the first failed attempt (default 5 s); each failure doubles
+	// it, with ±25 % jitter, up to RetryMax (default 1 h). A delivery is failed once the next
+	// attempt would come later than RetryFor (default 24 h) after its first.
+	RetryBase, RetryMax, RetryFor time.Duration
+	// Poll is how often the store is asked for due deliveries without a hint (default 1 s):
+	// the retries other nodes scheduled, and the leases of nodes that died.
+	Poll time.Duration
+	// AllowPrivate lets deliveries reach loopback and private addresses.
+	AllowPrivate bool
+	// CallbackSecret signs resume callbacks; webhooks are signed with their own secret.
+	CallbackSecret string
+	Logger         *slog.Logger
+	// Now is the clock of the delivery times (default time.Now).
+	Now func() time.Time
+}
+
+// leaseMargin is how long past an attempt's timeout its claim holds: a node that dies
+// mid-attempt leaves the delivery to be sent again that long after.
+const leaseMargin = 5 * time.Second
+
+// Dispatcher sends the outbox's deliveries, at least once each: it claims due deliveries,
+// posts each with Standard Webhooks headers, and records the outcome or the next retry.
+type Dispatcher struct {
+	store  hitl.Store
+	o      DispatchOptions
+	client *http.Client
+	ready  <-chan struct{}
+	done   chan attemptDone
+}
+
+type attemptDone struct {
+	target string
+	next   time.Time // when this delivery is due again; zero when it is not
+}
+
+// NewDispatcher returns a dispatcher over store; ready receives when deliveries were added.
+func NewDispatcher(store hitl.Store, ready <-chan struct{}, o DispatchOptions) *Dispatcher {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.PerTarget <= 0 {
+		o.PerTarget = 4
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = 5 * time.Second
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = time.Hour
+	}
+	if o.RetryFor <= 0 {
+		o.RetryFor = 24 * time.Hour
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Dispatcher{store: store, o: o, client: NewClient(o.AllowPrivate), ready: ready, done: make(chan attemptDone, o.Concurrency)}
+}
+
+// Run delivers until ctx ends, then waits for the attempts in flight, which a cancelled ctx
+// cuts short: those deliveries are left due, to be sent again.
+func (d *Dispatcher) Run(ctx context.Context) {
+	inFlight := map[string]int{}
+	total := 0
+	nextDue := time.Time{} // the earliest retry this dispatcher scheduled
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	finish := func(a attemptDone) {
+		total--
+		if inFlight[a.target]--; inFlight[a.target] == 0 {
+			delete(inFlight, a.target)
+		}
+		if !a.next.IsZero() && (nextDue.IsZero() || a.next.Before(nextDue)) {
+			nextDue = a.next
+		}
+	}
+	for {
+		if free := d.o.Concurrency - total; free > 0 {
+			for _, del := range d.claim(ctx, free, inFlight) {
+				inFlight[del.Target]++
+				total++
+				go func() { d.done <- d.attempt(ctx, del) }()
+			}
+		}
+		wait := d.o.Poll
+		if now := d.o.Now(); !nextDue.IsZero() {
+			wait = min(wait, max(nextDue.Sub(now), 0))
+			if !nextDue.After(now) {
+				nextDue = time.Time{}
+			}
+		}
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			for ; total > 0; total-- {
+				<-d.done
+			}
+			return
+		case <-d.ready:
+		case a := <-d.done:
+			finish(a)
+		case <-timer.C:
+		}
+	}
+}
+
+// claim leases up to n due deliveries, none beyond a target's limit of attempts in flight.
+func (d *Dispatcher) claim(ctx context.Context, n int, inFlight map[string]int) []*hitl.Delivery {
+	var busy []string
+	for target, k := range inFlight {
+		if k >= d.o.PerTarget {
+			busy = append(busy, target)
+		}
+	}
+	now := d.o.Now()
+	var claimed []*hitl.Delivery
+	err := d.store.Update(ctx, func(tx hitl.Tx) (err error) {
+		claimed, err = tx.ClaimDeliveries(hitl.Claim{Now: now, LeaseUntil: now.Add(AttemptTimeout + leaseMargin), Limit: n, Busy: busy})
+		return err
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			d.o.Logger.Warn("claiming deliveries failed; retrying", "err", err)
+		}
+		return nil
+	}
+	// One claim may hold more of a target than its limit allows: give those back.
+	var keep, release []*hitl.Delivery
+	counts := map[string]int{}
+	for _, del := range claimed {
+		if counts[del.Target]++; inFlight[del.Target]+counts[del.Target] > d.o.PerTarget {
+			del.NextAttemptAt = &now
+			release = append(release, del)
+			continue
+		}
+		keep = append(keep, del)
+	}
+	if len(release) > 0 {
+		d.save(release...)
+	}
+	return keep
+}
+
+// save records deliveries' state; it runs even while shutting down, so that nothing is lost.
+func (d *Dispatcher) save(ds ...*hitl.Delivery) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := d.store.Update(ctx, func(tx hitl.Tx) error {
+		for _, del := range ds {
+			// A delivery gone with its webhook has nothing left to record.
+			if err := tx.SaveAttempt(del); err != nil && hitl.ErrorCode(err) != hitl.ENotFound {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		d.o.Logger.Error("recording deliveries failed; their leases will make them due again", "err", err)
+	}
+}
+
+// attempt posts one delivery and records the outcome.
+func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDone {
+	secret := del.Secret
+	if del.Kind != hitl.DeliveryWebhook {
+		secret = d.o.CallbackSecret
+	}
+	at := hitl.UTC(d.o.Now())
+	status, response, retryAfter, err := d.post(ctx, del, secret, at)
+	if ctx.Err() != nil {
+		// Shutting down: this attempt does not count; the delivery is due at once on restart.
+		del.NextAttemptAt = &at
+		d.save(del)
+		return attemptDone{target: del.Target}
+	}
+	del.Attempts++
+	del.LastAttemptAt, del.LastStatus, del.LastResponse, del.LastError = &at, status, response, ""
+	if err != nil {
+		del.LastError = err.Error()
+	}
+	switch {
+	case err == nil && status >= 200 && status < 300:
+		del.Status, del.NextAttemptAt, del.DeliveredAt = hitl.DeliveryDelivered, nil, &at
+	case status == http.StatusGone: // the receiver says this URL is gone for good
+		del.Status, del.NextAttemptAt = hitl.DeliveryFailed, nil
+	default:
+		next := at.Add(d.backoff(del.Attempts, retryAfter))
+		if next.After(del.RetryFrom.Add(d.o.RetryFor)) {
+			del.Status, del.NextAttemptAt = hitl.DeliveryFailed, nil
+		} else {
+			del.NextAttemptAt = &next
+		}
+	}
+	d.save(del)
+	d.o.Logger.Debug("delivery attempt", "delivery_id", del.ID, "url", del.URL, "status", status, "outcome", del.Status, "attempts", del.Attempts, "err", err)
+	done := attemptDone{target: del.Target}
+	if del.NextAttemptAt != nil {
+		done.next = *del.NextAttemptAt
+	}
+	return done
+}
+
+// post sends the delivery's payload once. A status outside 2xx is not an error here; the
+// answer's Retry-After, in seconds, is returned.
+func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string, at time.Time) (status int, response string, retryAfter time.Duration, err error) {
+	headers, err := Headers(secret, del.ID, at, del.Payload)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, del.URL, bytes.NewReader(del.Payload))
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("the URL cannot be requested: %w", err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("User-Agent", "hitl-webhooks/1")
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return 0, "", 0, attemptError(err)
+	}
+	defer resp.Body.Close()
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+		retryAfter = time.Duration(s) * time.Second
+	}
+	return resp.StatusCode, ReadLimited(resp.Body), retryAfter, nil
+}
+
+// attemptError says why an attempt got no answer, without the Go call chain.
+func attemptError(err error) error {
+	var ue *url.Error
+	switch {
+	case errors.Is(err, ErrPrivateAddress):
+		return ErrPrivateAddress
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ue) && ue.Timeout():
+		return fmt.Errorf("no answer within %s", AttemptTimeout)
+	case errors.As(err, &ue):
+		return ue.Err
+	}
+	return err
+}
+
+// backoff is the wait before attempt n+1: RetryBase doubled n-1 times, ±25 % jitter so that
+// retries to one receiver spread out, at most RetryMax, and at least what the receiver asked.
+func (d *Dispatcher) backoff(n int, atLeast time.Duration) time.Duration {
+	wait := d.o.RetryBase
+	for i := 1; i < n && wait < d.o.RetryMax; i++ {
+		wait *= 2
+	}
+	wait = min(wait, d.o.RetryMax)
+	wait = time.Duration(float64(wait) * (0.75 + rand.Float64()/2))
+	return min(max(wait, atLeast), d.o.RetryMax)
+}
