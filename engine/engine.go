@@ -83,7 +83,7 @@ type Engine struct {
 	allowPrivate   bool
 	callbackSecret string
 	source         string
-	pending      atomic.Int64
+	pending        atomic.Int64
 	// following: the store is shared with other nodes, and the event log, read by follow,
 	// keeps this node in step with them.
 	following bool
