@@ -24,6 +24,8 @@ type DispatchOptions struct {
 	// it, with ±25 % jitter, up to RetryMax (default 1 h). A delivery is failed once the next
 	// attempt would come later than RetryFor (default 24 h) after its first.
 	RetryBase, RetryMax, RetryFor time.Duration
+	// AttemptTimeout bounds one attempt, connection included (default 10 s).
+	AttemptTimeout time.Duration
 	// Poll is how often the store is asked for due deliveries without a hint (default 1 s):
 	// the retries other nodes scheduled, and the leases of nodes that died.
 	Poll time.Duration
@@ -72,6 +74,9 @@ func NewDispatcher(store hitl.Store, ready <-chan struct{}, o DispatchOptions) *
 	if o.RetryFor <= 0 {
 		o.RetryFor = 24 * time.Hour
 	}
+	if o.AttemptTimeout <= 0 {
+		o.AttemptTimeout = DefaultAttemptTimeout
+	}
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
@@ -81,7 +86,7 @@ func NewDispatcher(store hitl.Store, ready <-chan struct{}, o DispatchOptions) *
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Dispatcher{store: store, o: o, client: NewClient(o.AllowPrivate), ready: ready, done: make(chan attemptDone, o.Concurrency)}
+	return &Dispatcher{store: store, o: o, client: NewClient(o.AllowPrivate, o.AttemptTimeout), ready: ready, done: make(chan attemptDone, o.Concurrency)}
 }
 
 // Run delivers until ctx ends, then waits for the attempts in flight, which a cancelled ctx
@@ -142,7 +147,7 @@ func (d *Dispatcher) claim(ctx context.Context, n int, inFlight map[string]int) 
 	now := d.o.Now()
 	var claimed []*hitl.Delivery
 	err := d.store.Update(ctx, func(tx hitl.Tx) (err error) {
-		claimed, err = tx.ClaimDeliveries(hitl.Claim{Now: now, LeaseUntil: now.Add(AttemptTimeout + leaseMargin), Limit: n, Busy: busy})
+		claimed, err = tx.ClaimDeliveries(hitl.Claim{Now: now, LeaseUntil: now.Add(d.o.AttemptTimeout + leaseMargin), Limit: n, Busy: busy})
 		return err
 	})
 	if err != nil {
@@ -234,7 +239,7 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 	if err != nil {
 		return 0, "", 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	ctx, cancel := context.WithTimeout(ctx, d.o.AttemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, del.URL, bytes.NewReader(del.Payload))
 	if err != nil {
@@ -246,7 +251,7 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 	req.Header.Set("User-Agent", "hitl-webhooks/1")
 	resp, err := d.client.Do(req)
 	if err != nil {
-		return 0, "", 0, attemptError(err)
+		return 0, "", 0, attemptError(err, d.o.AttemptTimeout)
 	}
 	defer resp.Body.Close()
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
@@ -256,13 +261,13 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 }
 
 // attemptError says why an attempt got no answer, without the Go call chain.
-func attemptError(err error) error {
+func attemptError(err error, timeout time.Duration) error {
 	var ue *url.Error
 	switch {
 	case errors.Is(err, ErrPrivateAddress):
 		return ErrPrivateAddress
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ue) && ue.Timeout():
-		return fmt.Errorf("no answer within %s", AttemptTimeout)
+		return fmt.Errorf("no answer within %s", timeout)
 	case errors.As(err, &ue):
 		return ue.Err
 	}

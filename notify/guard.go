@@ -61,17 +61,17 @@ func CheckURL(ctx context.Context, raw string, allowPrivate bool) error {
 	return nil
 }
 
-// AttemptTimeout bounds one delivery attempt, connection included.
-const AttemptTimeout = 10 * time.Second
+// DefaultAttemptTimeout bounds one delivery attempt, connection included.
+const DefaultAttemptTimeout = 10 * time.Second
 
 // ResponseLimit is how much of a receiver's answer is read (for the delivery log).
 const ResponseLimit = 4 << 10
 
-// NewClient returns the HTTP client deliveries use: a timeout per attempt, no redirects
+// NewClient returns the HTTP client deliveries use: timeout per attempt, no redirects
 // followed, and, unless allowPrivate, no connection to a non-public address, whatever the
 // name resolved to.
-func NewClient(allowPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: AttemptTimeout}
+func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	dialer := &net.Dialer{Timeout: timeout}
 	if !allowPrivate {
 		dialer.Control = func(network, address string, _ syscall.RawConn) error {
 			ap, err := netip.ParseAddrPort(address)
@@ -82,12 +82,12 @@ func NewClient(allowPrivate bool) *http.Client {
 		}
 	}
 	return &http.Client{
-		Timeout: AttemptTimeout,
+		Timeout: timeout,
 		Transport: &http.Transport{
 			Proxy:                 nil, // a proxy would hide the address from the guard
 			DialContext:           dialer.DialContext,
-			TLSHandshakeTimeout:   AttemptTimeout,
-			ResponseHeaderTimeout: AttemptTimeout,
+			TLSHandshakeTimeout:   timeout,
+			ResponseHeaderTimeout: timeout,
 			MaxIdleConnsPerHost:   4,
 			IdleConnTimeout:       time.Minute,
 		},

@@ -117,10 +117,10 @@ func TestClientRefusesPrivateAddressesAtDialAndFollowsNoRedirects(t *testing.T) 
 	defer srv.Close()
 	// By name, so only the dial-time check can catch it (as with DNS rebinding).
 	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	if _, err := NewClient(false).Get(byName); !errors.Is(err, ErrPrivateAddress) {
+	if _, err := NewClient(false, DefaultAttemptTimeout).Get(byName); !errors.Is(err, ErrPrivateAddress) {
 		t.Fatalf("a connection to loopback by name: %v", err)
 	}
-	resp, err := NewClient(true).Get(byName + "/redirect")
+	resp, err := NewClient(true, DefaultAttemptTimeout).Get(byName + "/redirect")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestClientRefusesPrivateAddressesAtDialAndFollowsNoRedirects(t *testing.T) 
 	if resp.StatusCode != http.StatusFound {
 		t.Fatalf("a redirect was followed: %d", resp.StatusCode)
 	}
-	resp, err = NewClient(true).Get(byName)
+	resp, err = NewClient(true, DefaultAttemptTimeout).Get(byName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,12 +38,19 @@ func start(t *testing.T, dir, addr string) *env {
 // startDB runs a server on a database (a SQLite file or a postgres:// URL) until the test ends.
 func startDB(t *testing.T, db, addr string) *env {
 	t.Helper()
-	if addr == "" {
-		addr = "127.0.0.1:0"
+	return startConfig(t, server.Config{Addr: addr, DB: db})
+}
+
+// startConfig runs a server with cfg (any free port when cfg.Addr is empty, the test's admin token).
+func startConfig(t *testing.T, cfg server.Config) *env {
+	t.Helper()
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
 	}
+	cfg.AdminToken = adminToken
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: db, AdminToken: adminToken}, log)
+	srv, err := server.Open(ctx, cfg, log)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

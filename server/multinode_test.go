@@ -39,7 +39,7 @@ func newCluster(t *testing.T, n int) *cluster {
 	c := &cluster{db: pgtest.Schema(t) + "&application_name=" + strings.ReplaceAll(t.Name(), "/", "_")}
 	c.url = c.db + "&pool_max_conns=4"
 	for range n {
-		c.nodes = append(c.nodes, startDB(t, c.url, ""))
+		c.nodes = append(c.nodes, startConfig(t, server.Config{DB: c.url, Webhooks: fastWebhooks}))
 	}
 	c.tokens.agent = c.nodes[0].token("bot", "agent")
 	c.tokens.human = c.nodes[0].token("vic", "responder")

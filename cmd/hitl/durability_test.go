@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,9 +20,9 @@ import (
 )
 
 // serverProcess runs `hitl serve` as a child process (this test binary standing in for hitl).
-func serverProcess(t *testing.T, addr, db string) *exec.Cmd {
+func serverProcess(t *testing.T, addr, db string, flags ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--addr", addr, "--db", db, "--log-level", "warn")
+	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", addr, "--db", db, "--log-level", "warn"}, flags...)...)
 	cmd.Env = append(os.Environ(), "HITL_TEST_RUN_MAIN=1", "HITL_ADMIN_TOKEN="+adminToken,
 		"HITL_CREDENTIALS="+filepath.Join(filepath.Dir(db), "credentials.json"))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -195,5 +197,115 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	proc.Process.Signal(syscall.SIGTERM)
 	if err := proc.Wait(); err != nil {
 		t.Fatalf("graceful stop: %v", err)
+	}
+}
+
+// TestDeliveriesSurviveSIGKILL kills the server between two attempts of a delivery, and again
+// during an attempt: after each restart the delivery is sent again, with the same webhook-id,
+// until the receiver takes it.
+func TestDeliveriesSurviveSIGKILL(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, addr := filepath.Join(dir, "hitl.db"), freeAddr(t)
+	flags := []string{"--webhook-allow-private", "--webhook-timeout", "1s", "--webhook-retry-base", "200ms", "--webhook-retry-max", "200ms"}
+	proc := serverProcess(t, addr, db, flags...)
+	defer func() { proc.Process.Kill(); proc.Wait() }()
+
+	var (
+		mu     sync.Mutex
+		answer = http.StatusInternalServerError // 0: never answer
+		got    = map[string][]int{}             // webhook-id → the statuses it was answered with
+		seen   = make(chan struct{}, 100)
+		stop   = make(chan struct{})
+	)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		status := answer
+		got[r.Header.Get("webhook-id")] = append(got[r.Header.Get("webhook-id")], status)
+		mu.Unlock()
+		select {
+		case seen <- struct{}{}:
+		default:
+		}
+		if status == 0 {
+			select {
+			case <-r.Context().Done():
+			case <-stop:
+			}
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	defer rc.Close()
+	defer close(stop)
+	setAnswer := func(status int) {
+		mu.Lock()
+		answer = status
+		mu.Unlock()
+	}
+
+	admin := client.New("http://"+addr, adminToken, nil)
+	wh, err := admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL, Events: []string{"inquiry.created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			p, err := admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID, Status: "delivered"})
+			if err == nil && len(p.Data) == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d deliveries not delivered after the restart", n)
+			}
+		}
+	}
+	restart := func() {
+		proc.Process.Signal(syscall.SIGKILL)
+		proc.Wait()
+		proc = serverProcess(t, addr, db, flags...)
+		admin = client.New("http://"+addr, adminToken, nil)
+	}
+
+	// Between two attempts: the first one failed and is recorded.
+	if _, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "one"}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	<-seen
+	for {
+		p, err := admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID})
+		if err == nil && len(p.Data) == 1 && p.Data[0].Attempts >= 1 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	restart()
+	setAnswer(http.StatusOK)
+	delivered(1)
+
+	// During an attempt: the receiver holds the request when the server dies. The claim's
+	// lease ends (attempt timeout + 5 s) and the restarted server sends it again.
+	setAnswer(0)
+	if _, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "two"}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for len(seen) > 0 {
+		<-seen
+	}
+	<-seen
+	restart()
+	setAnswer(http.StatusOK)
+	delivered(2)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("%d webhook-ids, want 2 (one per event, kept across restarts): %v", len(got), got)
+	}
+	for id, statuses := range got {
+		if len(statuses) < 2 || statuses[len(statuses)-1] != http.StatusOK {
+			t.Fatalf("webhook-id %s was answered %v: want a failed or cut attempt, then a success", id, statuses)
+		}
 	}
 }
