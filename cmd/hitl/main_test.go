@@ -44,7 +44,8 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 func startServer(t *testing.T) (*client.Client, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
-	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "hitl.db"), AdminToken: adminToken}, slog.New(slog.DiscardHandler))
+	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "hitl.db"), AdminToken: adminToken,
+		Webhooks: server.WebhookConfig{AllowPrivate: true}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
