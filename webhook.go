@@ -96,12 +96,14 @@ type DeliveryFilter struct {
 	Page      Page
 }
 
-// Claim asks for the deliveries due at Now, at most Limit, leaving out those of the targets
-// in Busy; the claimed ones are leased until LeaseUntil, after which another dispatcher may
-// take them over (at-least-once when a node dies mid-delivery).
+// Claim asks for the deliveries due at Now, oldest due first, at most Limit, and of each
+// target at most PerTarget less its InFlight. The claimed ones are leased until LeaseUntil,
+// after which another dispatcher may take them over (at-least-once when a node dies
+// mid-delivery).
 type Claim struct {
 	Now        time.Time
 	LeaseUntil time.Time
 	Limit      int
-	Busy       []string
+	PerTarget  int
+	InFlight   map[string]int
 }

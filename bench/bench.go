@@ -51,18 +51,19 @@ type Options struct {
 	DeadlineWindow     time.Duration // 2 s
 	Subscribers        int           // SSE streams one event fans out to (1,000)
 	FanoutEvents       int           // events sent to them, one at a time (10)
+	WebhookEvents      int           // events delivered to a local webhook receiver (5,000)
 	Progress           io.Writer     // where to say what is running; nil for silence
 }
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
 	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10}
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5}
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000}
 }
 
 // Latency is a distribution in milliseconds.
@@ -84,6 +85,9 @@ type Result struct {
 	CrossNodeWakeLatencyMS  *Latency `json:"cross_node_wake_latency_ms,omitempty"`
 	StreamFanoutLatencyMS   Latency  `json:"stream_fanout_latency_ms"`
 	Subscribers             int      `json:"subscribers"`
+	WebhookDeliveriesPerS   float64  `json:"webhook_deliveries_per_s"`
+	WebhookLatencyMS        Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
+	WebhookEvents           int      `json:"webhook_events"`
 	Store                   string   `json:"store"`
 	Nodes                   int      `json:"nodes"`
 	Waiters                 int      `json:"waiters"`
@@ -161,7 +165,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
-		Subscribers: o.Subscribers, CPUs: cpus(), Store: store, Nodes: nodes}
+		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, CPUs: cpus(), Store: store, Nodes: nodes}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
@@ -195,6 +199,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if res.StreamFanoutLatencyMS, err = r.fanout(ctx); err != nil {
 		return nil, err
 	}
+	r.say("webhooks: %d events delivered to a local receiver ...", o.WebhookEvents)
+	if res.WebhookDeliveriesPerS, res.WebhookLatencyMS, err = r.webhooks(ctx); err != nil {
+		return nil, err
+	}
 	res.DurationS = round(time.Since(began).Seconds())
 	return res, nil
 }
@@ -206,7 +214,8 @@ func startServer(ctx context.Context, o Options, db, dir string) (string, func()
 	if err != nil {
 		return "", nil, 0, err
 	}
-	args := append(slices.Clone(o.Server), "--addr", addr, "--db", db, "--log-level", "error")
+	// Private addresses allowed: the webhook receiver is on loopback.
+	args := append(slices.Clone(o.Server), "--addr", addr, "--db", db, "--log-level", "error", "--webhook-allow-private")
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(append(os.Environ(), o.Env...), "HITL_ADMIN_TOKEN="+adminToken, "HITL_CREDENTIALS="+filepath.Join(dir, "credentials.json"))
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
@@ -542,6 +551,78 @@ func (r *run) fanout(ctx context.Context) (Latency, error) {
 		}
 	}
 	return summarize(lat), nil
+}
+
+// webhooks subscribes a receiver on loopback to inquiry.created and creates WebhookEvents
+// inquiries as fast as it can: the deliveries per second run from the first creation to the
+// last delivery the receiver acknowledged. Then it creates 50 more one at a time, each after
+// the last was delivered, for the latency from the creation's answer to the delivery's arrival.
+func (r *run) webhooks(ctx context.Context) (float64, Latency, error) {
+	n := r.o.WebhookEvents
+	if n == 0 {
+		return 0, Latency{}, nil
+	}
+	var (
+		mu       sync.Mutex
+		seen     = map[string]bool{}
+		arrivals = make(chan time.Time, n+100)
+	)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, Latency{}, err
+	}
+	receiver := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		at := time.Now()
+		mu.Lock()
+		defer mu.Unlock()
+		if id := req.Header.Get("webhook-id"); !seen[id] {
+			seen[id] = true
+			arrivals <- at
+		}
+	})}
+	go receiver.Serve(l)
+	defer receiver.Close()
+	wh, err := r.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: "http://" + l.Addr().String() + "/hook", Events: []string{hitl.EventInquiryCreated}})
+	if err != nil {
+		return 0, Latency{}, err
+	}
+	defer r.admin.DeleteWebhook(context.WithoutCancel(ctx), wh.ID)
+	arrival := func() (time.Time, error) {
+		select {
+		case at := <-arrivals:
+			return at, nil
+		case <-time.After(60 * time.Second):
+			return time.Time{}, errors.New("a webhook delivery did not arrive within 60 s")
+		}
+	}
+
+	started := time.Now()
+	if _, err := r.create(ctx, n, func(i int) *hitl.InquiryRequest {
+		return &hitl.InquiryRequest{Prompt: fmt.Sprintf("webhook %d", i)}
+	}); err != nil {
+		return 0, Latency{}, err
+	}
+	var last time.Time
+	for range n {
+		if last, err = arrival(); err != nil {
+			return 0, Latency{}, err
+		}
+	}
+	perS := round(float64(n) / last.Sub(started).Seconds())
+
+	var lat []time.Duration
+	for range 50 {
+		if _, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "webhook latency"}, client.CreateOptions{}); err != nil {
+			return 0, Latency{}, err
+		}
+		sent := time.Now()
+		at, err := arrival()
+		if err != nil {
+			return 0, Latency{}, err
+		}
+		lat = append(lat, at.Sub(sent))
+	}
+	return perS, summarize(lat), nil
 }
 
 // rss reads the resident memory of a process, in bytes.

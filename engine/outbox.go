@@ -29,7 +29,7 @@ const (
 	outboxPage = 500
 	// outboxGap is the least time between two reads of the log, so that under load one read
 	// takes the events of many commits.
-	outboxGap = 5 * time.Millisecond
+	outboxGap = time.Millisecond
 	// outboxInterval is how often the log is read without a hint (for the other nodes'
 	// events, and to save the cursor).
 	outboxInterval = time.Second

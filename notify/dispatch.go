@@ -17,8 +17,8 @@ import (
 
 // DispatchOptions configure a Dispatcher. Zero values take the defaults.
 type DispatchOptions struct {
-	// Concurrency bounds the attempts in flight (default 16); PerTarget bounds those to one
-	// webhook or callback host (default 4), so a slow receiver holds at most that many.
+	// Concurrency bounds the attempts in flight (default 64); PerTarget bounds those to one
+	// webhook or callback host (default 16), so that a slow receiver holds at most that many.
 	Concurrency, PerTarget int
 	// RetryBase is the wait after the first failed attempt (default 5 s); each failure doubles
 	// it, with ±25 % jitter, up to RetryMax (default 1 h). A delivery is failed once the next
@@ -60,10 +60,10 @@ type attemptDone struct {
 // NewDispatcher returns a dispatcher over store; ready receives when deliveries were added.
 func NewDispatcher(store hitl.Store, ready <-chan struct{}, o DispatchOptions) *Dispatcher {
 	if o.Concurrency <= 0 {
-		o.Concurrency = 16
+		o.Concurrency = 64
 	}
 	if o.PerTarget <= 0 {
-		o.PerTarget = 4
+		o.PerTarget = 16
 	}
 	if o.RetryBase <= 0 {
 		o.RetryBase = 5 * time.Second
@@ -97,15 +97,6 @@ func (d *Dispatcher) Run(ctx context.Context) {
 	nextDue := time.Time{} // the earliest retry this dispatcher scheduled
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	finish := func(a attemptDone) {
-		total--
-		if inFlight[a.target]--; inFlight[a.target] == 0 {
-			delete(inFlight, a.target)
-		}
-		if !a.next.IsZero() && (nextDue.IsZero() || a.next.Before(nextDue)) {
-			nextDue = a.next
-		}
-	}
 	for {
 		if free := d.o.Concurrency - total; free > 0 {
 			for _, del := range d.claim(ctx, free, inFlight) {
@@ -130,47 +121,39 @@ func (d *Dispatcher) Run(ctx context.Context) {
 			return
 		case <-d.ready:
 		case a := <-d.done:
-			finish(a)
+			// Take every attempt that has ended, so that one claim refills all their slots.
+			for more := true; more; {
+				total--
+				if inFlight[a.target]--; inFlight[a.target] == 0 {
+					delete(inFlight, a.target)
+				}
+				if !a.next.IsZero() && (nextDue.IsZero() || a.next.Before(nextDue)) {
+					nextDue = a.next
+				}
+				select {
+				case a = <-d.done:
+				default:
+					more = false
+				}
+			}
 		case <-timer.C:
 		}
 	}
 }
 
-// claim leases up to n due deliveries, none beyond a target's limit of attempts in flight.
+// claim leases up to n due deliveries, none beyond a target's room for attempts in flight.
 func (d *Dispatcher) claim(ctx context.Context, n int, inFlight map[string]int) []*hitl.Delivery {
-	var busy []string
-	for target, k := range inFlight {
-		if k >= d.o.PerTarget {
-			busy = append(busy, target)
-		}
-	}
 	now := d.o.Now()
 	var claimed []*hitl.Delivery
 	err := d.store.Update(ctx, func(tx hitl.Tx) (err error) {
-		claimed, err = tx.ClaimDeliveries(hitl.Claim{Now: now, LeaseUntil: now.Add(d.o.AttemptTimeout + leaseMargin), Limit: n, Busy: busy})
+		claimed, err = tx.ClaimDeliveries(hitl.Claim{Now: now, LeaseUntil: now.Add(d.o.AttemptTimeout + leaseMargin), Limit: n,
+			PerTarget: d.o.PerTarget, InFlight: inFlight})
 		return err
 	})
-	if err != nil {
-		if ctx.Err() == nil {
-			d.o.Logger.Warn("claiming deliveries failed; retrying", "err", err)
-		}
-		return nil
+	if err != nil && ctx.Err() == nil {
+		d.o.Logger.Warn("claiming deliveries failed; retrying", "err", err)
 	}
-	// One claim may hold more of a target than its limit allows: give those back.
-	var keep, release []*hitl.Delivery
-	counts := map[string]int{}
-	for _, del := range claimed {
-		if counts[del.Target]++; inFlight[del.Target]+counts[del.Target] > d.o.PerTarget {
-			del.NextAttemptAt = &now
-			release = append(release, del)
-			continue
-		}
-		keep = append(keep, del)
-	}
-	if len(release) > 0 {
-		d.save(release...)
-	}
-	return keep
+	return claimed
 }
 
 // save records deliveries' state; it runs even while shutting down, so that nothing is lost.

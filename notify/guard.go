@@ -88,7 +88,7 @@ func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 			DialContext:           dialer.DialContext,
 			TLSHandshakeTimeout:   timeout,
 			ResponseHeaderTimeout: timeout,
-			MaxIdleConnsPerHost:   4,
+			MaxIdleConnsPerHost:   16, // as many as a target may have attempts in flight by default
 			IdleConnTimeout:       time.Minute,
 		},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

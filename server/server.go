@@ -48,8 +48,9 @@ type WebhookConfig struct {
 	// CallbackSecret signs resume callbacks (HITL_CALLBACK_SECRET, whsec_...); by default one
 	// is generated at the first start and kept in the database.
 	CallbackSecret string
-	// Concurrency bounds the attempts in flight (default 16).
-	Concurrency int
+	// Concurrency bounds the attempts in flight (default 64); PerTarget those to one webhook
+	// or callback host (default 16).
+	Concurrency, PerTarget int
 	// AttemptTimeout bounds one attempt (default 10 s).
 	AttemptTimeout time.Duration
 	// Retries: RetryBase after the first failure, doubling up to RetryMax, for RetryFor.
@@ -98,7 +99,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("callback secret (HITL_CALLBACK_SECRET): %w", err))
 		}
 	}
-	if w.Concurrency < 0 || w.AttemptTimeout < 0 || w.RetryBase < 0 || w.RetryMax < 0 || w.RetryFor < 0 {
+	if w.Concurrency < 0 || w.PerTarget < 0 || w.AttemptTimeout < 0 || w.RetryBase < 0 || w.RetryMax < 0 || w.RetryFor < 0 {
 		errs = append(errs, errors.New("webhook concurrency and retry durations: must not be negative"))
 	}
 	if w.RetryBase > 0 && w.RetryMax > 0 && w.RetryMax < w.RetryBase {
@@ -221,7 +222,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { errc <- s.http.Serve(s.listener) }()
 	w := s.cfg.Webhooks
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
-		Concurrency: w.Concurrency, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
+		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log})
 	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
 	dispatched := make(chan struct{})

@@ -177,7 +177,9 @@ func TestWebhookRetriedUntilAccepted(t *testing.T) {
 }
 
 func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
-	e := webhookEnv(t, fastWebhooks)
+	w := fastWebhooks
+	w.Concurrency, w.PerTarget = 16, 4
+	e := webhookEnv(t, w)
 	// The slow receiver never answers a delivery's first attempt: each times out and is retried.
 	seen := map[string]bool{}
 	slow := newReceiver(t, func(_ int, r received) int {

@@ -24,7 +24,8 @@ func benchCmd() *cobra.Command {
 		Long: `Start a hitl server on a temporary SQLite database (as a child process) and measure:
 wake latency of parked waiters against a 2 s polling baseline, durable create+respond cycles
 per second with 64 clients, how late 10,000 deadlines within 2 s fire, and memory per
-parked waiter. With --db postgres://..., two nodes serve a fresh schema of that database
+parked waiter, the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
+second to a local receiver. With --db postgres://..., two nodes serve a fresh schema of that database
 (dropped afterwards) and the cross-node wake latency is measured too. The figures go to
 stdout as JSON (--json) and to stderr as a table.`,
 		Args: exactArgs(0, "no arguments"),
@@ -78,6 +79,8 @@ func printTable(w io.Writer, r *bench.Result) {
 	lat(fmt.Sprintf("timeout lateness, server (%d deadlines in 2 s)", r.Deadlines), r.TimeoutLatenessMS)
 	lat("timeout lateness, as the waiting agent saw it", r.TimeoutObservedLateness)
 	lat(fmt.Sprintf("stream fan-out (one event to %d SSE subscribers)", r.Subscribers), r.StreamFanoutLatencyMS)
+	fmt.Fprintf(tw, "webhook deliveries (%d events to a local receiver)\t%.0f /s\t\t\n", r.WebhookEvents, r.WebhookDeliveriesPerS)
+	lat("webhook delivery latency (one event at a time)", r.WebhookLatencyMS)
 	fmt.Fprintf(tw, "memory per parked waiter (%d parked)\t%.0f bytes\t\t\n", r.ParkedForMemory, r.BytesPerWaiter)
 	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
 	tw.Flush()

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -62,14 +64,25 @@ func (t *txn) InsertDelivery(d *hitl.Delivery) error {
 	return oneRow(tag, err, hitl.EConflict, "delivery "+d.ID+" already exists")
 }
 
-// ClaimDeliveries skips rows another node is claiming, so two dispatchers never take the same.
+// ClaimDeliveries ranks the due deliveries of each target, to take no more of one than its
+// room, and skips rows another node is claiming, so two dispatchers never take the same.
 func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
+	targets, rooms := []string{}, []int{}
+	for target, n := range c.InFlight {
+		targets, rooms = append(targets, target), append(rooms, c.PerTarget-n)
+	}
 	rows, err := queryDeliveryRows(t.ctx, t, `UPDATE deliveries d SET next_attempt_at = $1
-		FROM (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $2 AND NOT (target = ANY ($3))
-			ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) due
+		FROM (SELECT id FROM deliveries WHERE id IN (
+				SELECT w.id FROM (SELECT id, target, next_attempt_at,
+						ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
+						FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $2) w
+					LEFT JOIN unnest($3::text[], $4::int[]) AS r (target, room) ON r.target = w.target
+				WHERE w.rank <= COALESCE(r.room, $5) ORDER BY w.next_attempt_at LIMIT $6)
+			ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED) due
 		WHERE d.id = due.id
 		RETURNING `+deliveryColumns+`, COALESCE((SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id), '')`,
-		true, c.LeaseUntil, c.Now, nonNil(c.Busy), c.Limit)
+		true, c.LeaseUntil, c.Now, targets, rooms, c.PerTarget, c.Limit)
+	slices.SortFunc(rows, func(a, b deliveryRow) int { return cmp.Compare(a.ord, b.ord) }) // RETURNING keeps no order
 	ds := make([]*hitl.Delivery, len(rows))
 	for i, r := range rows {
 		ds[i] = r.d

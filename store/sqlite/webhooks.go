@@ -46,14 +46,25 @@ func (t *txn) InsertDelivery(d *hitl.Delivery) error {
 	return dbError(err, "delivery "+d.ID)
 }
 
+// ClaimDeliveries ranks the due deliveries of each target, to take no more of one than its room.
 func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
-	var w where
-	w.add("d.status = 'pending' AND d.next_attempt_at <= ?", micros(c.Now))
-	if len(c.Busy) > 0 {
-		w.add("d.target NOT IN ("+placeholders(len(c.Busy))+")", anyArgs(c.Busy)...)
+	room := "?"
+	args := []any{micros(c.Now)}
+	if len(c.InFlight) > 0 {
+		room = "CASE target"
+		for target, n := range c.InFlight {
+			room += " WHEN ? THEN ?"
+			args = append(args, target, c.PerTarget-n)
+		}
+		room += " ELSE ? END"
 	}
+	args = append(args, c.PerTarget, c.Limit)
 	rows, err := queryDeliveryRows(t.ctx, t.tx, "SELECT "+deliveryColumns+", COALESCE(wh.secret, '') FROM deliveries d LEFT JOIN webhooks wh ON wh.id = d.webhook_id"+
-		w.String()+" ORDER BY d.next_attempt_at LIMIT ?", true, append(w.args, c.Limit)...)
+		` WHERE d.id IN (SELECT id FROM (SELECT id, target, next_attempt_at,
+				ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
+				FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?)
+			WHERE rank <= `+room+` ORDER BY next_attempt_at LIMIT ?)
+		ORDER BY d.next_attempt_at, d.ord`, true, args...)
 	if err != nil {
 		return nil, err
 	}

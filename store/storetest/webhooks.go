@@ -98,20 +98,24 @@ func testClaimDeliveries(t *testing.T, s hitl.Store) {
 	}
 	now := base.Add(10 * time.Second)
 	lease := now.Add(15 * time.Second)
-	// Due: 1, 2, 3 (50 is later). The busy target wh_a is left out.
-	got := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, Busy: []string{"wh_a"}})
+	// Due: 1, 2, 3 (50 is later). wh_a has no room: its 2 slots are taken.
+	got := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, PerTarget: 2, InFlight: map[string]int{"wh_a": 2}})
 	if len(got) != 1 || got[0].ID != "msg_3" || got[0].Secret != "" {
-		t.Fatalf("claim with wh_a busy: %+v", got)
+		t.Fatalf("claim with wh_a full: %+v", got)
 	}
-	got = claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10})
-	if len(got) != 2 || got[0].ID != "msg_1" || got[1].ID != "msg_2" || got[0].Secret != "whsec_YQ==" || string(got[0].Payload) != `{"n":1}` {
-		t.Fatalf("claim: %+v", got)
+	// Room for one of each target: wh_a's first due.
+	got = claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, PerTarget: 1})
+	if len(got) != 1 || got[0].ID != "msg_1" || got[0].Secret != "whsec_YQ==" || string(got[0].Payload) != `{"n":1}` {
+		t.Fatalf("claim of one per target: %+v", got)
 	}
-	if again := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10}); len(again) != 0 {
+	if more := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, PerTarget: 5}); len(more) != 1 || more[0].ID != "msg_2" {
+		t.Fatalf("claim of the rest: %+v", more)
+	}
+	if again := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, PerTarget: 5}); len(again) != 0 {
 		t.Fatalf("claimed twice before the lease ended: %+v", again)
 	}
 	// A lease that ends makes the delivery due again: its dispatcher died.
-	if again := claim(hitl.Claim{Now: lease, LeaseUntil: lease.Add(time.Minute), Limit: 10}); len(again) != 3 {
+	if again := claim(hitl.Claim{Now: lease, LeaseUntil: lease.Add(time.Minute), Limit: 10, PerTarget: 5}); len(again) != 3 {
 		t.Fatalf("after the lease: %d claimed, want 3", len(again))
 	}
 
@@ -137,7 +141,7 @@ func testClaimDeliveries(t *testing.T, s hitl.Store) {
 	if retried.Status != hitl.DeliveryPending || !retried.NextAttemptAt.Equal(at) || !retried.RetryFrom.Equal(at) {
 		t.Fatalf("retried %+v", retried)
 	}
-	if again := claim(hitl.Claim{Now: at, LeaseUntil: lease, Limit: 10}); len(again) != 1 || again[0].ID != d.ID || again[0].Attempts != 1 {
+	if again := claim(hitl.Claim{Now: at, LeaseUntil: lease, Limit: 10, PerTarget: 5}); len(again) != 1 || again[0].ID != d.ID || again[0].Attempts != 1 {
 		t.Fatalf("claim after the retry by hand: %+v", again)
 	}
 }
