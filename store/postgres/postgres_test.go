@@ -2,7 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/store/postgres"
@@ -42,5 +46,79 @@ func TestNodesMigratingTogether(t *testing.T) {
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	if _, err := postgres.Open(context.Background(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=2", nil); err == nil {
 		t.Fatal("opening an unreachable database succeeded")
+	}
+}
+
+// TestNodesNeverClaimTheSameDelivery: two nodes claim from one outbox as fast as they can;
+// each delivery goes to exactly one of them, although a row one node claimed and committed
+// still looks due in the snapshot the other started from.
+func TestNodesNeverClaimTheSameDelivery(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Schema(t)
+	var nodes []*postgres.Store
+	for range 2 {
+		s, err := postgres.Open(ctx, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		nodes = append(nodes, s)
+	}
+	const n = 600
+	now := time.Now().UTC()
+	err := nodes[0].Update(ctx, func(tx hitl.Tx) error {
+		for i := range n {
+			err := tx.InsertDelivery(&hitl.Delivery{ID: fmt.Sprintf("msg_%d", i), Kind: hitl.DeliveryInquiryCallback,
+				URL: "https://example.com/", Target: fmt.Sprintf("host%d", i%3), EventSeq: int64(i), EventID: fmt.Sprint(i),
+				EventType: hitl.EventInquiryCreated, Payload: json.RawMessage(`{}`), Status: hitl.DeliveryPending,
+				NextAttemptAt: &now, CreatedAt: now, RetryFrom: now})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu      sync.Mutex
+		claimed = map[string]int{}
+		wg      sync.WaitGroup
+	)
+	for _, s := range nodes {
+		for range 4 { // several claims in flight per node, as its dispatcher's do in one commit
+			wg.Go(func() {
+				for {
+					var got []*hitl.Delivery
+					err := s.Update(ctx, func(tx hitl.Tx) (err error) {
+						got, err = tx.ClaimDeliveries(hitl.Claim{Now: time.Now(), LeaseUntil: time.Now().Add(time.Minute), Limit: 7, PerTarget: 5})
+						return err
+					})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					for _, d := range got {
+						claimed[d.ID]++
+					}
+					done := len(claimed) == n
+					mu.Unlock()
+					if done {
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if len(claimed) != n {
+		t.Fatalf("%d of %d deliveries claimed", len(claimed), n)
+	}
+	for id, k := range claimed {
+		if k != 1 {
+			t.Fatalf("delivery %s claimed %d times", id, k)
+		}
 	}
 }

@@ -78,6 +78,8 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 						FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $2) w
 					LEFT JOIN unnest($3::text[], $4::int[]) AS r (target, room) ON r.target = w.target
 				WHERE w.rank <= COALESCE(r.room, $5) ORDER BY w.next_attempt_at LIMIT $6)
+				-- Checked again on the row as locked: another node may have claimed it since.
+				AND status = 'pending' AND next_attempt_at <= $2
 			ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED) due
 		WHERE d.id = due.id
 		RETURNING `+deliveryColumns+`, COALESCE((SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id), '')`,
