@@ -107,3 +107,19 @@ type Claim struct {
 	PerTarget  int
 	InFlight   map[string]int
 }
+
+// Full lists the targets with no room left.
+func (c Claim) Full() []string {
+	full := []string{}
+	for target, n := range c.InFlight {
+		if n >= c.PerTarget {
+			full = append(full, target)
+		}
+	}
+	return full
+}
+
+// ClaimWindow is how many of the oldest due deliveries of targets with room a claim ranks
+// per delivery it may take: enough to fill the limit across targets, while a long backlog
+// costs each claim no more than that.
+const ClaimWindow = 4

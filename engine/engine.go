@@ -212,6 +212,17 @@ func appendSessionEvent(tx hitl.Tx, typ string, s *hitl.Session, actor string, a
 	return ev, tx.AppendEvent(ev)
 }
 
+// appendAuditEvent records a change of what only admins see (a key, a webhook): an event about
+// no inquiry and no session, whose data is shown (stripped of secrets by the caller).
+func appendAuditEvent(tx hitl.Tx, typ string, shown any, actor string, at time.Time) (*hitl.Event, error) {
+	data, err := json.Marshal(shown)
+	if err != nil {
+		return nil, err
+	}
+	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Actor: actor, Data: data}
+	return ev, tx.AppendEvent(ev)
+}
+
 // published is called after a commit with the events it held: it wakes waiters at once and
 // keeps the timers (and, on a store of its own, the pending count) in step. On a shared store
 // follow applies the same events again, and those of the other nodes.

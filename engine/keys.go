@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/hitl-dev/hitl"
 )
 
@@ -134,12 +132,7 @@ func (e *Engine) keyChanged(ev *hitl.Event) {
 func keyEvent(tx hitl.Tx, typ string, k *hitl.Key, actor string, at time.Time) (*hitl.Event, error) {
 	shown := *k
 	shown.Token = ""
-	data, err := json.Marshal(shown)
-	if err != nil {
-		return nil, err
-	}
-	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Actor: actor, Data: data}
-	return ev, tx.AppendEvent(ev)
+	return appendAuditEvent(tx, typ, shown, actor, at)
 }
 
 // CreateKey makes a key for a principal and returns it with its token, shown this once.

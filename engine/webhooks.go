@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/notify"
@@ -98,12 +95,7 @@ func (e *Engine) CreateWebhook(ctx context.Context, p *hitl.Principal, req *hitl
 func webhookEvent(tx hitl.Tx, typ string, w *hitl.Webhook, actor string, at time.Time) (*hitl.Event, error) {
 	shown := *w
 	shown.Secret = ""
-	data, err := json.Marshal(shown)
-	if err != nil {
-		return nil, err
-	}
-	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, Actor: actor, Data: data}
-	return ev, tx.AppendEvent(ev)
+	return appendAuditEvent(tx, typ, shown, actor, at)
 }
 
 // Webhooks lists the webhooks (admin), without secrets.

@@ -64,8 +64,9 @@ func (t *txn) InsertDelivery(d *hitl.Delivery) error {
 	return oneRow(tag, err, hitl.EConflict, "delivery "+d.ID+" already exists")
 }
 
-// ClaimDeliveries ranks the due deliveries of each target, to take no more of one than its
-// room, and skips rows another node is claiming, so two dispatchers never take the same.
+// ClaimDeliveries ranks, among the oldest due deliveries of the targets with room, those of
+// each target, to take no more of one than its room; it skips rows another node is claiming,
+// so two dispatchers never take the same.
 func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 	targets, rooms := []string{}, []int{}
 	for target, n := range c.InFlight {
@@ -75,7 +76,9 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 		FROM (SELECT id FROM deliveries WHERE id IN (
 				SELECT w.id FROM (SELECT id, target, next_attempt_at,
 						ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
-						FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $2) w
+						FROM (SELECT id, target, next_attempt_at, ord FROM deliveries
+							WHERE status = 'pending' AND next_attempt_at <= $2 AND target <> ALL ($7)
+							ORDER BY next_attempt_at LIMIT $8) oldest) w
 					LEFT JOIN unnest($3::text[], $4::int[]) AS r (target, room) ON r.target = w.target
 				WHERE w.rank <= COALESCE(r.room, $5) ORDER BY w.next_attempt_at LIMIT $6)
 				-- Checked again on the row as locked: another node may have claimed it since.
@@ -83,7 +86,7 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 			ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED) due
 		WHERE d.id = due.id
 		RETURNING `+deliveryColumns+`, COALESCE((SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id), '')`,
-		true, c.LeaseUntil, c.Now, targets, rooms, c.PerTarget, c.Limit)
+		true, c.LeaseUntil, c.Now, targets, rooms, c.PerTarget, c.Limit, c.Full(), c.Limit*hitl.ClaimWindow)
 	slices.SortFunc(rows, func(a, b deliveryRow) int { return cmp.Compare(a.ord, b.ord) }) // RETURNING keeps no order
 	ds := make([]*hitl.Delivery, len(rows))
 	for i, r := range rows {

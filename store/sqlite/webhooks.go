@@ -46,10 +46,16 @@ func (t *txn) InsertDelivery(d *hitl.Delivery) error {
 	return dbError(err, "delivery "+d.ID)
 }
 
-// ClaimDeliveries ranks the due deliveries of each target, to take no more of one than its room.
+// ClaimDeliveries ranks, among the oldest due deliveries of the targets with room, those of
+// each target, to take no more of one than its room.
 func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
+	var due where
+	due.add("status = 'pending' AND next_attempt_at <= ?", micros(c.Now))
+	if full := c.Full(); len(full) > 0 {
+		due.add("target NOT IN ("+placeholders(len(full))+")", anyArgs(full)...)
+	}
+	args := append(due.args, c.Limit*hitl.ClaimWindow)
 	room := "?"
-	args := []any{micros(c.Now)}
 	if len(c.InFlight) > 0 {
 		room = "CASE target"
 		for target, n := range c.InFlight {
@@ -62,7 +68,7 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 	rows, err := queryDeliveryRows(t.ctx, t.tx, "SELECT "+deliveryColumns+", COALESCE(wh.secret, '') FROM deliveries d LEFT JOIN webhooks wh ON wh.id = d.webhook_id"+
 		` WHERE d.id IN (SELECT id FROM (SELECT id, target, next_attempt_at,
 				ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
-				FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?)
+				FROM (SELECT id, target, next_attempt_at, ord FROM deliveries`+due.String()+` ORDER BY next_attempt_at LIMIT ?))
 			WHERE rank <= `+room+` ORDER BY next_attempt_at LIMIT ?)
 		ORDER BY d.next_attempt_at, d.ord`, true, args...)
 	if err != nil {
