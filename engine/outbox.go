@@ -28,8 +28,11 @@ const (
 	// outboxPage is how many events one transaction turns into deliveries.
 	outboxPage = 500
 	// outboxGap is the least time between two reads of the log, so that under load one read
-	// takes the events of many commits.
-	outboxGap = time.Millisecond
+	// takes the events of many commits. outboxQuietGap replaces it while the events read ask
+	// for no delivery (no webhook, no callback): a busy log that nobody subscribed to is read
+	// in a few large pages rather than on every commit.
+	outboxGap      = time.Millisecond
+	outboxQuietGap = 25 * time.Millisecond
 	// outboxInterval is how often the log is read without a hint (for the other nodes'
 	// events, and to save the cursor).
 	outboxInterval = time.Second
@@ -47,6 +50,7 @@ type outbox struct {
 	read    int64         // events up to here asked for nothing beyond what is stored
 	savedAt time.Time
 	stale   bool // another node moved the cursor: read it again
+	quiet   bool // the last read found events and no delivery among them
 }
 
 func (e *Engine) kickOutbox() {
@@ -76,7 +80,11 @@ func (e *Engine) runOutbox(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-e.outbox.kick:
-			time.Sleep(outboxGap)
+			if e.outbox.quiet {
+				time.Sleep(outboxQuietGap)
+			} else {
+				time.Sleep(outboxGap)
+			}
 		case <-tick.C:
 		}
 		if err := e.expandOutbox(ctx); err != nil && ctx.Err() == nil {
@@ -96,6 +104,8 @@ func (e *Engine) expandOutbox(ctx context.Context) error {
 		o.saved, o.read, o.stale = seq, seq, false
 	}
 	var webhooks []*hitl.Webhook
+	read, delivering := false, false
+	defer func() { o.quiet = read && !delivering }()
 	for first := true; ; first = false {
 		evs, err := e.store.Events(ctx, hitl.EventFilter{After: o.read, Visibility: hitl.Visibility{All: true}, Limit: outboxPage})
 		if err != nil {
@@ -104,6 +114,7 @@ func (e *Engine) expandOutbox(ctx context.Context) error {
 		if len(evs) == 0 {
 			break
 		}
+		read = true
 		if first {
 			if webhooks, err = e.store.Webhooks(ctx); err != nil {
 				return err
@@ -115,6 +126,7 @@ func (e *Engine) expandOutbox(ctx context.Context) error {
 		}
 		o.read = evs[len(evs)-1].Seq
 		if len(ds) > 0 {
+			delivering = true
 			if err := e.saveOutbox(ctx, ds); err != nil {
 				return err
 			}

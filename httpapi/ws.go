@@ -66,7 +66,7 @@ const wsPing = 20 * time.Second
 const wsMaxMessage = 64 << 10
 
 // entityTypes maps the seed's entity types to event type prefixes.
-var entityTypes = map[string]string{"inquiry": "inquiry.", "session": "session.", "key": "key."}
+var entityTypes = map[string]string{"inquiry": "inquiry.", "session": "session.", "key": "key.", "webhook": "webhook."}
 
 // ws serves GET /v1/ws: several event subscriptions over one WebSocket, each with the
 // replay-then-live behaviour of the SSE stream.
@@ -177,7 +177,7 @@ func (ws *wsSession) subscribe(req wsRequest) {
 	if et := req.Filters.EntityType; et != "" {
 		prefix, ok := entityTypes[et]
 		if !ok {
-			ws.fail("entity_type must be inquiry, session or key")
+			ws.fail("entity_type must be inquiry, session, key or webhook")
 			return
 		}
 		for _, t := range allEventTypes {

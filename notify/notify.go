@@ -1,7 +1,7 @@
-// Package notify is what hitl needs to call other servers safely: Standard Webhooks
-// signatures, CloudEvents bodies, and an HTTP client that refuses private addresses.
-//
-// The outbox and its dispatcher (webhooks and resume callbacks) build on it.
+// Package notify calls other servers for hitl, safely: the dispatcher that sends the outbox's
+// deliveries (webhooks and resume callbacks) at least once, with Standard Webhooks signatures
+// and CloudEvents bodies, through an HTTP client that refuses private addresses. Which event
+// goes where is the engine's decision (engine/outbox.go); this package only delivers.
 package notify
 
 import (

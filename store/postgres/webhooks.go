@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
@@ -115,10 +116,14 @@ func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
 	return d, dbError(err, "delivery "+id)
 }
 
+// Setting reads the value in a statement of its own when the insert meets another's: a node
+// starting beside this one may have inserted it after this statement's snapshot was taken.
 func (t *txn) Setting(name, init string) (string, error) {
 	var v string
-	err := t.QueryRow(t.ctx, `WITH ins AS (INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING value)
-		SELECT value FROM ins UNION ALL SELECT value FROM settings WHERE name = $1`, name, init).Scan(&v)
+	err := t.QueryRow(t.ctx, "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING value", name, init).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = t.QueryRow(t.ctx, "SELECT value FROM settings WHERE name = $1", name).Scan(&v)
+	}
 	return v, dbError(err, "setting "+name)
 }
 
