@@ -28,6 +28,9 @@ type Client struct {
 	http    *http.Client
 	// RequestTimeout bounds every request but long polls, which get their wait plus this.
 	RequestTimeout time.Duration
+	// GiveUpAfter bounds how long the tool and agent helpers keep trying to reach a server that
+	// does not answer before they return an error rather than hang (default 15 s).
+	GiveUpAfter time.Duration
 }
 
 // New returns a client for the server at baseURL (like http://127.0.0.1:7447).
@@ -43,7 +46,7 @@ func New(baseURL, token string, httpClient *http.Client) *Client {
 			ResponseHeaderTimeout: 0, // long polls: bounded per request by the context instead
 		}}
 	}
-	return &Client{baseURL: strings.TrimRight(baseURL, "/"), token: token, http: httpClient, RequestTimeout: 30 * time.Second}
+	return &Client{baseURL: strings.TrimRight(baseURL, "/"), token: token, http: httpClient, RequestTimeout: 30 * time.Second, GiveUpAfter: 15 * time.Second}
 }
 
 // Error is a problem the server answered with.
@@ -62,11 +65,16 @@ func (e *Error) Error() string {
 	return e.Detail
 }
 
-// ErrorCode returns the problem code of a server error, "" for any other error.
+// ErrorCode returns the problem code of a server error, or of what the client refused before
+// asking the server (a *hitl.Error); "" for any other error.
 func ErrorCode(err error) string {
 	var e *Error
-	if errors.As(err, &e) {
+	var he *hitl.Error
+	switch {
+	case errors.As(err, &e):
 		return e.Code
+	case errors.As(err, &he):
+		return he.Code
 	}
 	return ""
 }

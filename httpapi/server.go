@@ -101,6 +101,7 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/deliveries", h: s.listDeliveries},
 		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
 		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
+		{method: "GET", path: "/v1/tools/{name}", h: s.tool},
 	}
 }
 
