@@ -71,7 +71,7 @@ var ToolInputSchema = json.RawMessage(`{
       "description": "approval: yes or no; selection: pick among options; input: a value; clarification: free text."},
     "options": {"type": "array", "minItems": 2, "maxItems": 50,
       "items": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["value"], "properties": {
-        "value": {}, "label": {"type": "string"}, "description": {"type": "string"}}}]},
+        "value": {"type": "string"}, "label": {"type": "string"}, "description": {"type": "string"}}}]},
       "description": "The choices of a selection."},
     "multiple": {"type": "boolean", "description": "A selection that allows several options."},
     "response_schema": {"type": "object", "description": "A JSON Schema the answer must fit, for structured input."},

@@ -32,6 +32,9 @@ func (e *CancelledError) Error() string {
 	return fmt.Sprintf("inquiry %d was cancelled", e.Inquiry.ID)
 }
 
+// defaultPollWait is how long each long poll of a wait lasts.
+const defaultPollWait = 30 * time.Second
+
 // AskOptions tune Ask.
 type AskOptions struct {
 	// IdempotencyKey identifies this question across retries and restarts of the asker; a
@@ -53,7 +56,7 @@ func (c *Client) Ask(ctx context.Context, req *hitl.InquiryRequest, o AskOptions
 		o.IdempotencyKey = NewIdempotencyKey()
 	}
 	if o.PollWait <= 0 {
-		o.PollWait = 30 * time.Second
+		o.PollWait = defaultPollWait
 	}
 	var inq *hitl.Inquiry
 	err := retry(ctx, func() (err error) {

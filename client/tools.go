@@ -2,9 +2,7 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net/url"
-	"time"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -34,24 +32,9 @@ func (c *Client) HandleToolCall(ctx context.Context, name, callID string, argume
 		return hitl.ToolResult{}, err
 	}
 	req := args.InquiryRequest(&hitl.ToolCall{ID: callID, Name: name, Arguments: arguments})
-	reachCtx, cancel := context.WithTimeout(ctx, c.GiveUpAfter)
-	defer cancel()
-	var inq *hitl.Inquiry
-	err = retry(reachCtx, func() (err error) {
-		inq, _, err = c.CreateInquiry(reachCtx, req, CreateOptions{IdempotencyKey: "tool-call:" + callID})
-		return err
-	})
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return hitl.ToolResult{}, hitl.Errorf(hitl.EUnavailable, "the hitl server at %s did not answer within %s", c.baseURL, c.GiveUpAfter)
-	}
+	inq, err := c.askBounded(ctx, req, "tool-call:"+callID, nil)
 	if err != nil {
 		return hitl.ToolResult{}, err
-	}
-	for inq.Status == hitl.StatusPending {
-		id := inq.ID
-		if err := retry(ctx, func() (err error) { inq, err = c.Wait(ctx, id, 30*time.Second); return err }); err != nil {
-			return hitl.ToolResult{}, err
-		}
 	}
 	if inq.ToolResult == nil {
 		return hitl.ToolResult{}, hitl.Errorf(hitl.EInternal, "inquiry %d came back without its tool result", inq.ID)

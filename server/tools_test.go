@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -172,4 +175,62 @@ func errorPaths(err error) string {
 		}
 	}
 	return strings.Join(paths, " ")
+}
+
+func TestAgentHooksAndOutcomes(t *testing.T) {
+	e := newEnv(t)
+	agentClient := e.principal("bot", []string{"agent"})
+	human := e.principal("ann", []string{"responder"})
+	var calls []string
+	agent := &client.Agent{Client: agentClient, Name: "refund-agent", Session: "refund-42", Hooks: client.Hooks{
+		OnEngagementDecision: func(_ context.Context, s client.Signals, d *client.Decision) {
+			calls = append(calls, "decision:"+d.Mode)
+			if s.Risk > 0.95 {
+				d.ShouldAsk = true // this agent always asks about the riskiest actions
+			}
+		},
+		OnInputRequested:    func(_ context.Context, inq *hitl.Inquiry) { calls = append(calls, "requested:"+inq.Origin+":"+inq.Session) },
+		OnInputReceived:     func(_ context.Context, inq *hitl.Inquiry) { calls = append(calls, "received:"+*inq.RespondedBy) },
+		OnSuspensionExpired: func(_ context.Context, inq *hitl.Inquiry) { calls = append(calls, "expired") },
+	}}
+	d, err := agent.ShouldRequestInput(ctx, client.Signals{Confidence: 0.9, Risk: 0.99, Reversibility: 0.05})
+	must(t, err)
+	if d.Mode != "defer" || !d.ShouldAsk {
+		t.Fatalf("decision %+v: want defer, overridden by the hook to ask", d)
+	}
+
+	go func() {
+		inq := pendingByPrompt(t, human, "Refund $499?")
+		human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":false,"comment":"fraud"}`), "")
+	}()
+	answer, err := agent.RequestInput(ctx, hitl.InquiryRequest{Prompt: "Refund $499?", RequestType: hitl.RequestApproval})
+	must(t, err)
+	if string(answer) != `{"approved":false,"comment":"fraud"}` {
+		t.Fatalf("answer %s", answer)
+	}
+	one := int64(1)
+	answer, err = agent.RequestInput(ctx, hitl.InquiryRequest{Prompt: "Refund $20?", RequestType: hitl.RequestApproval, TimeoutSeconds: &one,
+		FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`{"approved":false}`)})
+	must(t, err)
+	if string(answer) != `{"approved":false}` {
+		t.Fatalf("fallback answer %s", answer)
+	}
+	_, err = agent.RequestInput(ctx, hitl.InquiryRequest{Prompt: "Refund $5?", TimeoutSeconds: &one})
+	var te *client.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("no answer under policy fail: %v, want a *TimeoutError", err)
+	}
+	want := []string{"decision:defer", "requested:refund-agent:refund-42", "received:ann", "requested:refund-agent:refund-42", "expired",
+		"requested:refund-agent:refund-42", "expired"}
+	if fmt.Sprint(calls) != fmt.Sprint(want) {
+		t.Fatalf("hooks called %v, want %v", calls, want)
+	}
+	if _, err := agent.RequestInput(ctx, hitl.InquiryRequest{Prompt: ""}); client.ErrorCode(err) != hitl.EInvalid {
+		t.Fatalf("a blank prompt: %v", err)
+	}
+	down := &client.Agent{Client: client.New("http://127.0.0.1:1", "token", nil)}
+	down.Client.GiveUpAfter = 300 * time.Millisecond
+	if _, err := down.RequestInput(ctx, hitl.InquiryRequest{Prompt: "x"}); client.ErrorCode(err) != hitl.EUnavailable {
+		t.Fatalf("a server that is down: %v", err)
+	}
 }
