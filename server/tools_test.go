@@ -189,7 +189,9 @@ func TestAgentHooksAndOutcomes(t *testing.T) {
 				d.ShouldAsk = true // this agent always asks about the riskiest actions
 			}
 		},
-		OnInputRequested:    func(_ context.Context, inq *hitl.Inquiry) { calls = append(calls, "requested:"+inq.Origin+":"+inq.Session) },
+		OnInputRequested: func(_ context.Context, inq *hitl.Inquiry) {
+			calls = append(calls, "requested:"+inq.Origin+":"+inq.Session)
+		},
 		OnInputReceived:     func(_ context.Context, inq *hitl.Inquiry) { calls = append(calls, "received:"+*inq.RespondedBy) },
 		OnSuspensionExpired: func(_ context.Context, inq *hitl.Inquiry) { calls = append(calls, "expired") },
 	}}
