@@ -1,0 +1,182 @@
+"""Tests of the Python client against a real hitl server, started here.
+
+HITL_BIN names a built hitl binary; without it the tests build one with `go build`.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+
+import hitl  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+ADMIN_TOKEN = "python-test-admin-token-0123456789"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        binary = os.environ.get("HITL_BIN")
+        if not binary:
+            binary = os.path.join(cls.dir.name, "hitl")
+            subprocess.run(["go", "build", "-o", binary, "./cmd/hitl"], cwd=ROOT, check=True)
+        port = free_port()
+        env = dict(os.environ, HITL_ADMIN_TOKEN=ADMIN_TOKEN, HITL_CREDENTIALS=os.path.join(cls.dir.name, "credentials.json"))
+        cls.server = subprocess.Popen(
+            [binary, "serve", "--addr", "127.0.0.1:%d" % port, "--db", os.path.join(cls.dir.name, "hitl.db"), "--log-level", "warn"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+        )
+        cls.url = "http://127.0.0.1:%d" % port
+        admin = hitl.Client(cls.url, ADMIN_TOKEN)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                admin._request("GET", "/readyz")
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        cls.admin = admin
+        cls.agent = hitl.Client(cls.url, cls.key("py-agent", "agent"))
+        cls.human = hitl.Client(cls.url, cls.key("py-human", "responder"))
+
+    @classmethod
+    def key(cls, name, role):
+        return cls.admin._request("POST", "/v1/keys", {"name": name, "roles": [role]})["token"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.terminate()
+        cls.server.wait(timeout=20)
+        cls.dir.cleanup()
+
+    def answer_when_asked(self, prompt, response, comment=None):
+        """A human who answers the pending question with this prompt, in the background."""
+
+        def run():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                for inq in self.human.list_inquiries(status="pending")["data"]:
+                    if inq["prompt"] == prompt:
+                        self.human.respond(inq["id"], response, comment)
+                        return
+                time.sleep(0.02)
+
+        t = threading.Thread(target=run)
+        t.start()
+        return t
+
+    def test_approval(self):
+        t = self.answer_when_asked("Refund $499 for order 12345?", {"approved": True, "comment": "ok"})
+        answer = self.agent.request_input(
+            "Refund $499 for order 12345?", context={"order_id": "12345", "amount": 499}, request_type="approval"
+        )
+        t.join()
+        self.assertEqual(answer, {"approved": True, "comment": "ok"})
+
+    def test_selection(self):
+        t = self.answer_when_asked("Which venue?", "bergen")
+        answer = self.agent.request_input("Which venue?", options=["oslo", "bergen", "tromso"])
+        t.join()
+        self.assertEqual(answer, "bergen")
+
+    def test_deadline_with_fallback_and_without(self):
+        answer = self.agent.request_input(
+            "Approve the budget?", request_type="approval", timeout_seconds=1,
+            fallback_policy="complete_with_fallback", fallback_value={"approved": False},
+        )
+        self.assertEqual(answer, {"approved": False})
+        with self.assertRaises(hitl.InputTimeoutError) as cm:
+            self.agent.request_input("Anything to add?", timeout_seconds=1)
+        self.assertEqual(cm.exception.inquiry["status"], "timeout")
+
+    def test_cancelled(self):
+        def cancel():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                for inq in self.agent.list_inquiries(status="pending")["data"]:
+                    if inq["prompt"] == "Rename the service?":
+                        self.agent.cancel(inq["id"], "decided without it")
+                        return
+                time.sleep(0.02)
+
+        t = threading.Thread(target=cancel)
+        t.start()
+        with self.assertRaises(hitl.InputCancelledError) as cm:
+            self.agent.request_input("Rename the service?")
+        t.join()
+        self.assertIn("decided without it", str(cm.exception))
+
+    def test_refused_requests_carry_the_servers_message(self):
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.request_input("   ")
+        self.assertEqual(cm.exception.status, 400)
+        self.assertEqual(cm.exception.code, "invalid")
+        self.assertIn("/prompt", [e["path"] for e in cm.exception.errors])
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.request_input("x", response_schema={"type": "nonsense"})
+        self.assertIn("/response_schema", str(cm.exception))
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.human.request_input("Can a responder ask?")
+        self.assertEqual(cm.exception.code, "forbidden")
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.human.respond(999999, "x")
+        self.assertEqual(cm.exception.code, "not_found")
+        with self.assertRaises(hitl.HitlError) as cm:
+            hitl.Client(self.url, "wrong-token").list_inquiries()
+        self.assertEqual(cm.exception.status, 401)
+
+    def test_idempotency_key_asks_once(self):
+        first = self.agent.create_inquiry({"prompt": "Once?"}, idempotency_key="py-once")
+        again = self.agent.create_inquiry({"prompt": "Once?"}, idempotency_key="py-once")
+        self.assertEqual(first["id"], again["id"])
+        self.agent.cancel(first["id"])
+
+    def test_should_request_input(self):
+        d = self.agent.should_request_input(confidence=0.55, risk=0.7, reversibility=0.8)
+        self.assertEqual(d["mode"], "require_input")
+        self.assertTrue(d["should_ask"])
+        d = self.agent.should_request_input(confidence=0.95, risk=0.1, reversibility=0.9)
+        self.assertEqual(d["mode"], "autonomous")
+        self.assertFalse(d["should_ask"])
+
+    def test_request_user_input_tool(self):
+        t = self.answer_when_asked("Which date?", "2026-12-04")
+        text = self.agent.request_user_input("Which date?", context="the venue is free on both", options=["2026-12-04", "2026-12-11"])
+        t.join()
+        self.assertEqual(json.loads(text), "2026-12-04")
+        # Bound to a model's tool call: the tool result of the call.
+        call = {"id": "call_py_1", "name": "request_user_input", "arguments": {"prompt": "Ship it?"}}
+        text = self.agent.request_user_input("Ship it?", request_type="approval", timeout_seconds=1, tool_call=call)
+        self.assertIn("did not answer", text)
+        defs = self.agent.tool_definitions()
+        self.assertEqual(defs["openai"]["function"]["name"], "request_user_input")
+        self.assertEqual(defs["anthropic"]["input_schema"]["required"], ["prompt"])
+
+    def test_server_down_is_an_error_not_a_hang(self):
+        down = hitl.Client("http://127.0.0.1:%d" % free_port(), "token", give_up_after=0.5)
+        start = time.monotonic()
+        with self.assertRaises(hitl.ServerUnavailableError):
+            down.request_input("Anyone there?")
+        self.assertLess(time.monotonic() - start, 5)
+
+
+if __name__ == "__main__":
+    unittest.main()
