@@ -20,6 +20,7 @@ import (
 type Config struct {
 	MaxBodyBytes int64         // default 1 MiB
 	Heartbeat    time.Duration // comment lines on idle event streams (default 15 s)
+	MCPWaitBound time.Duration // how long an MCP tool call waits for the human (default 45 s)
 }
 
 // Server is the HTTP front of one engine.
@@ -29,6 +30,8 @@ type Server struct {
 	log     *slog.Logger
 	cfg     Config
 	mux     *http.ServeMux
+	// mcpHandler serves POST /mcp.
+	mcpHandler http.Handler
 }
 
 // handler serves one authenticated route; a returned error becomes a problem response.
@@ -53,6 +56,7 @@ func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Se
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{engine: e, metrics: m, log: log, cfg: cfg, mux: http.NewServeMux()}
+	s.mcpHandler = s.newMCPHandler()
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
 	}
@@ -102,6 +106,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
 		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
 		{method: "GET", path: "/v1/tools/{name}", h: s.tool},
+		{method: "POST", path: "/mcp", h: s.mcp},
 	}
 }
 

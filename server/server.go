@@ -38,6 +38,9 @@ type Config struct {
 	// CloudEvents that webhooks carry.
 	PublicURL string
 	Webhooks  WebhookConfig
+	// MCPWaitBound is how long a tool call at /mcp waits for the human before it returns
+	// "pending" (HITL_MCP_WAIT_BOUND, default 45 s).
+	MCPWaitBound time.Duration
 }
 
 // WebhookConfig tunes the delivery of webhooks and resume callbacks. Zero values take the defaults.
@@ -92,6 +95,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", c.PublicURL))
 		}
+	}
+	if c.MCPWaitBound < 0 || c.MCPWaitBound > 5*time.Minute {
+		errs = append(errs, errors.New("MCP wait bound: from 0 (the default) to 5m"))
 	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
@@ -185,7 +191,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s.http = &http.Server{
-		Handler:           httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes}),
+		Handler:           httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),

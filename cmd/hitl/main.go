@@ -75,7 +75,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), cancelCmd(), keysCmd(), webhooksCmd(), whoamiCmd(), benchCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), cancelCmd(), keysCmd(), webhooksCmd(), whoamiCmd(), mcpCmd(), benchCmd())
 	return root
 }
 

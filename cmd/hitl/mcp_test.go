@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+)
+
+// TestMCPOverStdio runs `hitl mcp` as an MCP client does, a child process on stdin and
+// stdout, and drives it with the go-sdk's client.
+func TestMCPOverStdio(t *testing.T) {
+	admin, url := startServer(t)
+	ctx := context.Background()
+	human, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "ann", Roles: []string{"responder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "mcp", "--wait-bound", "2s")
+	cmd.Env = append(os.Environ(), "HITL_TEST_RUN_MAIN=1", "HITL_URL="+url, "HITL_TOKEN="+agent.Token)
+	cmd.Stderr = os.Stderr
+	session, err := sdk.NewClient(&sdk.Implementation{Name: "stdio-test", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+
+	humanClient := client.New(url, human.Token, nil)
+	go func() {
+		for range 200 {
+			p, err := humanClient.Inquiries(ctx, client.ListOptions{Status: "pending"})
+			if err == nil && len(p.Data) == 1 {
+				humanClient.Respond(ctx, p.Data[0].ID, json.RawMessage(`"blue"`), "")
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input",
+		Arguments: map[string]any{"prompt": "Which colour?", "request_type": "selection", "options": []string{"red", "blue"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if res.IsError || !strings.Contains(text, `"blue"`) {
+		t.Fatalf("request_user_input over stdio: %q", text)
+	}
+	var got struct {
+		Status string `json:"status"`
+		Answer string `json:"answer"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if json.Unmarshal(b, &got); got.Status != "responded" || got.Answer != "blue" {
+		t.Fatalf("structured content %s", b)
+	}
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 2 {
+		t.Fatalf("an agent's token gets 2 tools, got %d", len(tools.Tools))
+	}
+	if code, _, errOut := cli(t, "mcp", "--wait-bound", "10m"); code != exitUsage || !strings.Contains(errOut, "wait-bound") {
+		t.Fatalf("a bad bound: %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,287 @@
+// Package mcp is hitl's Model Context Protocol server: the tools through which an agent asks a
+// human (request_user_input, get_user_input) and, with a responder's token, answers
+// (list_pending_inquiries, respond_to_inquiry). It runs over stdio (`hitl mcp`, talking to a
+// hitl server through the Go client) and over streamable HTTP at /mcp on `hitl serve` (on the
+// engine, as the request's principal).
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+)
+
+// Backend is what the tools need of hitl, as one principal.
+type Backend interface {
+	CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error)
+	// Wait returns the inquiry when it is final or timeout passed.
+	Wait(ctx context.Context, id int64, timeout time.Duration) (*hitl.Inquiry, error)
+	// Pending lists pending inquiries the principal may see, newest first.
+	Pending(ctx context.Context, limit int) ([]*hitl.Inquiry, error)
+	Respond(ctx context.Context, id int64, response json.RawMessage, comment string) (*hitl.Inquiry, error)
+}
+
+// DefaultWaitBound is how long request_user_input waits before it returns "still pending":
+// below the 60 s after which many MCP clients give up on a tool call.
+const DefaultWaitBound = 45 * time.Second
+
+// progressEvery is how often a waiting tool call reports progress, when the client asked for it.
+const progressEvery = 5 * time.Second
+
+// Options configure a server.
+type Options struct {
+	// WaitBound is the longest a tool call waits for the human (default DefaultWaitBound).
+	WaitBound time.Duration
+	// Responder adds list_pending_inquiries and respond_to_inquiry, for principals that answer.
+	Responder bool
+	// Version is reported to clients.
+	Version string
+}
+
+// NewServer returns an MCP server whose tools act through b.
+func NewServer(b Backend, o Options) *sdk.Server {
+	if o.WaitBound <= 0 {
+		o.WaitBound = DefaultWaitBound
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	t := &tools{b: b, bound: o.WaitBound}
+	s := sdk.NewServer(&sdk.Implementation{Name: "hitl", Title: "hitl: ask a human", Version: o.Version}, &sdk.ServerOptions{
+		Instructions: "Use request_user_input when you need a human's decision, choice or missing fact before going on. " +
+			"If it returns status pending, call get_user_input with the inquiry_id until the answer comes.",
+	})
+	s.AddTool(&sdk.Tool{Name: hitl.ToolRequestUserInput, Description: hitl.ToolDescription + fmt.Sprintf(
+		" It waits up to %s; if the human has not answered by then it returns status pending with an inquiry_id: call get_user_input with it.",
+		o.WaitBound.Round(time.Second)),
+		InputSchema: hitl.ToolInputSchema, OutputSchema: resultSchema}, t.requestUserInput)
+	s.AddTool(&sdk.Tool{Name: "get_user_input", Description: fmt.Sprintf(
+		"Get the human's answer to a question asked with request_user_input, waiting up to wait_seconds (at most %d) for it.",
+		int(o.WaitBound.Seconds())), InputSchema: getInputSchema, OutputSchema: resultSchema}, t.getUserInput)
+	if o.Responder {
+		s.AddTool(&sdk.Tool{Name: "list_pending_inquiries", Description: "List the questions waiting for an answer that you may answer, newest first.",
+			InputSchema: listSchema, OutputSchema: listOutputSchema}, t.listPending)
+		s.AddTool(&sdk.Tool{Name: "respond_to_inquiry", Description: "Answer a pending question. The answer must fit its response_schema; the first answer wins.",
+			InputSchema: respondSchema, OutputSchema: json.RawMessage(`{"type":"object"}`)}, t.respond)
+	}
+	return s
+}
+
+var (
+	resultSchema = json.RawMessage(`{"type":"object","required":["inquiry_id","status","message"],"properties":{
+		"inquiry_id":{"type":"integer"},
+		"status":{"type":"string","enum":["pending","responded","timeout","cancelled"]},
+		"answer":{"description":"The human's answer, or the fallback value when the deadline passed under a fallback policy."},
+		"fallback_applied":{"type":"boolean"},
+		"responded_by":{"type":"string"},
+		"comment":{"type":"string"},
+		"message":{"type":"string"}}}`)
+	getInputSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["inquiry_id"],"properties":{
+		"inquiry_id":{"type":"integer","minimum":1},
+		"wait_seconds":{"type":"integer","minimum":0,"maximum":45}}}`)
+	listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
+		"limit":{"type":"integer","minimum":1,"maximum":100}}}`)
+	listOutputSchema = json.RawMessage(`{"type":"object","required":["inquiries"],"properties":{"inquiries":{"type":"array","items":{"type":"object"}}}}`)
+	respondSchema    = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["inquiry_id","response"],"properties":{
+		"inquiry_id":{"type":"integer","minimum":1},
+		"response":{"description":"The answer, as JSON that fits the inquiry's response_schema."},
+		"comment":{"type":"string"}}}`)
+)
+
+type tools struct {
+	b     Backend
+	bound time.Duration
+}
+
+// result is the structured result of request_user_input and get_user_input.
+type result struct {
+	InquiryID       int64           `json:"inquiry_id"`
+	Status          hitl.Status     `json:"status"`
+	Answer          json.RawMessage `json:"answer,omitempty"`
+	FallbackApplied bool            `json:"fallback_applied,omitempty"`
+	RespondedBy     string          `json:"responded_by,omitempty"`
+	Comment         string          `json:"comment,omitempty"`
+	Message         string          `json:"message"`
+}
+
+func resultOf(inq *hitl.Inquiry) result {
+	r := result{InquiryID: inq.ID, Status: inq.Status, FallbackApplied: inq.FallbackApplied}
+	if inq.RespondedBy != nil {
+		r.RespondedBy = *inq.RespondedBy
+	}
+	if inq.Comment != nil {
+		r.Comment = *inq.Comment
+	}
+	switch {
+	case inq.Status == hitl.StatusPending:
+		r.Message = fmt.Sprintf("The human has not answered inquiry %d yet. Call get_user_input with inquiry_id %d to keep waiting.", inq.ID, inq.ID)
+	case inq.Status == hitl.StatusResponded:
+		r.Answer = inq.Response
+		r.Message = fmt.Sprintf("The human answered: %s", inq.Response)
+	case inq.Status == hitl.StatusTimeout && inq.FallbackApplied:
+		r.Answer = inq.Response
+		r.Message = fmt.Sprintf("The human did not answer before the deadline; the fallback answer applies: %s", inq.Response)
+	case inq.Status == hitl.StatusTimeout:
+		r.Message = "The human did not answer before the deadline; there is no answer. Do not go ahead as if they had agreed."
+	case inq.CancelReason != nil:
+		r.Message = "The question was cancelled before the human answered: " + *inq.CancelReason
+	default:
+		r.Message = "The question was cancelled before the human answered."
+	}
+	return r
+}
+
+// structured returns v as the tool's structured content, and as JSON text for clients that
+// read only text, after a line a model reads first.
+func structured(line string, v any) (*sdk.CallToolResult, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: line + "\n" + string(body)}}, StructuredContent: json.RawMessage(body)}, nil
+}
+
+// toolError is how the tools report what went wrong: a tool result the model can read, with
+// the server's message and every field that failed.
+func toolError(err error) (*sdk.CallToolResult, error) {
+	msg := err.Error()
+	var fields []hitl.FieldError
+	var ce *client.Error
+	var he *hitl.Error
+	switch {
+	case errors.As(err, &ce):
+		fields = ce.Errors
+	case errors.As(err, &he):
+		msg, fields = hitl.ErrorMessage(err), he.Fields
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	for _, f := range fields {
+		fmt.Fprintf(&b, "\n%s: %s", f.Path, f.Message)
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, nil
+}
+
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return hitl.Errorf(hitl.EInvalid, "the arguments are not valid: %v", err)
+	}
+	return nil
+}
+
+func (t *tools) requestUserInput(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	args, err := hitl.ParseToolArguments(req.Params.Arguments)
+	if err != nil {
+		return toolError(err)
+	}
+	// One key per call: the backend's retries of this call never ask twice.
+	inq, err := t.b.CreateInquiry(ctx, args.InquiryRequest(nil), "mcp-"+client.NewIdempotencyKey())
+	if err != nil {
+		return toolError(err)
+	}
+	return t.await(ctx, req, inq, t.bound)
+}
+
+func (t *tools) getUserInput(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var args struct {
+		InquiryID   int64 `json:"inquiry_id"`
+		WaitSeconds *int  `json:"wait_seconds"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
+		return toolError(err)
+	}
+	if args.InquiryID <= 0 {
+		return toolError(hitl.Errorf(hitl.EInvalid, "inquiry_id must be the id request_user_input returned"))
+	}
+	wait := t.bound
+	if args.WaitSeconds != nil {
+		if *args.WaitSeconds < 0 || time.Duration(*args.WaitSeconds)*time.Second > t.bound {
+			return toolError(hitl.Errorf(hitl.EInvalid, "wait_seconds must be from 0 to %d", int(t.bound.Seconds())))
+		}
+		wait = time.Duration(*args.WaitSeconds) * time.Second
+	}
+	inq, err := t.b.Wait(ctx, args.InquiryID, 0)
+	if err != nil {
+		return toolError(err)
+	}
+	return t.await(ctx, req, inq, wait)
+}
+
+// await waits for inq to be final, for at most bound, reporting progress every few seconds
+// when the client gave a progress token.
+func (t *tools) await(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.Inquiry, bound time.Duration) (*sdk.CallToolResult, error) {
+	start := time.Now()
+	token := req.Params.GetProgressToken()
+	for inq.Status == hitl.StatusPending {
+		left := bound - time.Since(start)
+		if left <= 0 {
+			break
+		}
+		var err error
+		if inq, err = t.b.Wait(ctx, inq.ID, min(left, progressEvery)); err != nil {
+			return toolError(err)
+		}
+		if token != nil && inq.Status == hitl.StatusPending && req.Session != nil {
+			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+				Progress: time.Since(start).Seconds(), Total: bound.Seconds(),
+				Message: fmt.Sprintf("waiting for a human to answer inquiry %d", inq.ID)})
+		}
+	}
+	r := resultOf(inq)
+	return structured(r.Message, r)
+}
+
+func (t *tools) listPending(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var args struct {
+		Limit int `json:"limit"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
+		return toolError(err)
+	}
+	if args.Limit == 0 {
+		args.Limit = 20
+	}
+	if args.Limit < 1 || args.Limit > 100 {
+		return toolError(hitl.Errorf(hitl.EInvalid, "limit must be from 1 to 100"))
+	}
+	inqs, err := t.b.Pending(ctx, args.Limit)
+	if err != nil {
+		return toolError(err)
+	}
+	if inqs == nil {
+		inqs = []*hitl.Inquiry{}
+	}
+	return structured(fmt.Sprintf("%d questions wait for an answer.", len(inqs)), map[string]any{"inquiries": inqs})
+}
+
+func (t *tools) respond(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var args struct {
+		InquiryID int64           `json:"inquiry_id"`
+		Response  json.RawMessage `json:"response"`
+		Comment   string          `json:"comment"`
+	}
+	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
+		return toolError(err)
+	}
+	if args.InquiryID <= 0 || len(args.Response) == 0 {
+		return toolError(hitl.Errorf(hitl.EInvalid, "inquiry_id and response are required"))
+	}
+	inq, err := t.b.Respond(ctx, args.InquiryID, args.Response, args.Comment)
+	if err != nil {
+		return toolError(err)
+	}
+	return structured(fmt.Sprintf("Inquiry %d answered.", inq.ID), inq)
+}

@@ -1,0 +1,181 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/server"
+)
+
+// bearer adds a token to every request of the MCP client.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpSession connects the go-sdk's client to /mcp with a token; progress counts the
+// progress notifications it receives.
+func mcpSession(t *testing.T, e *env, token string, progress *atomic.Int64) (*sdk.ClientSession, error) {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "hitl-test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, _ *sdk.ProgressNotificationClientRequest) {
+			if progress != nil {
+				progress.Add(1)
+			}
+		}})
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(token)}}, nil)
+	if err == nil {
+		t.Cleanup(func() { s.Close() })
+	}
+	return s, err
+}
+
+func toolNames(t *testing.T, s *sdk.ClientSession) []string {
+	t.Helper()
+	res, err := s.ListTools(ctx, nil)
+	must(t, err)
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// structuredOf decodes a tool result's structured content.
+func structuredOf(t *testing.T, res *sdk.CallToolResult) map[string]any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", res.Content[0].(*sdk.TextContent).Text)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	must(t, err)
+	var m map[string]any
+	must(t, json.Unmarshal(b, &m))
+	return m
+}
+
+func toolErrorText(t *testing.T, res *sdk.CallToolResult, err error) string {
+	t.Helper()
+	must(t, err)
+	if !res.IsError {
+		t.Fatalf("want a tool error, got %+v", res.StructuredContent)
+	}
+	return res.Content[0].(*sdk.TextContent).Text
+}
+
+func TestMCPOverStreamableHTTP(t *testing.T) {
+	t.Parallel()
+	e := startConfig(t, server.Config{DB: filepath.Join(t.TempDir(), "hitl.db"), MCPWaitBound: time.Second})
+	human := e.principal("ann", []string{"responder"})
+	var progress atomic.Int64
+	agent, err := mcpSession(t, e, e.token("bot", "agent"), &progress)
+	must(t, err)
+	if names := toolNames(t, agent); strings.Join(names, ",") != "get_user_input,request_user_input" {
+		t.Fatalf("an agent's tools: %v", names)
+	}
+
+	// Answered within the bound.
+	go func() {
+		inq := pendingByPrompt(t, human, "Ship 2.5?")
+		human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
+	}()
+	res, err := agent.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input",
+		Arguments: map[string]any{"prompt": "Ship 2.5?", "request_type": "approval", "context": "all green"}})
+	must(t, err)
+	got := structuredOf(t, res)
+	if got["status"] != "responded" || got["answer"].(map[string]any)["approved"] != true || got["responded_by"] != "ann" {
+		t.Fatalf("answered: %v", got)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, `{"approved":true}`) {
+		t.Fatalf("text content %q", text)
+	}
+
+	// Not answered within the bound: pending, with progress reported; get_user_input later.
+	params := &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{"prompt": "Which venue?", "options": []string{"hall", "roof"}}}
+	params.SetProgressToken("venue-1")
+	res, err = agent.CallTool(ctx, params)
+	must(t, err)
+	pending := structuredOf(t, res)
+	id := int64(pending["inquiry_id"].(float64))
+	if pending["status"] != "pending" || !strings.Contains(pending["message"].(string), "get_user_input") || progress.Load() == 0 {
+		t.Fatalf("past the bound: %v (progress notifications: %d)", pending, progress.Load())
+	}
+	_, err = human.Respond(ctx, id, json.RawMessage(`"roof"`), "")
+	must(t, err)
+	res, err = agent.CallTool(ctx, &sdk.CallToolParams{Name: "get_user_input", Arguments: map[string]any{"inquiry_id": id, "wait_seconds": 1}})
+	must(t, err)
+	if got := structuredOf(t, res); got["status"] != "responded" || got["answer"] != "roof" {
+		t.Fatalf("get_user_input: %v", got)
+	}
+
+	// Bad calls come back as tool errors with the server's message.
+	for _, c := range []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"request_user_input", map[string]any{"prompt": 5}, "prompt"},
+		{"request_user_input", map[string]any{"prompt": "x", "response_schema": map[string]any{"type": "nonsense"}}, "/response_schema"},
+		{"request_user_input", map[string]any{"prompt": "x", "urgency": "high"}, "urgency"},
+		{"get_user_input", map[string]any{"inquiry_id": 999999}, "not found"},
+		{"get_user_input", map[string]any{"inquiry_id": id, "wait_seconds": 600}, "wait_seconds"},
+	} {
+		res, err := agent.CallTool(ctx, &sdk.CallToolParams{Name: c.name, Arguments: c.args})
+		if text := toolErrorText(t, res, err); !strings.Contains(text, c.want) {
+			t.Errorf("%s %v: %q, want it to mention %q", c.name, c.args, text, c.want)
+		}
+	}
+
+	if _, err := mcpSession(t, e, "not-a-token", nil); err == nil {
+		t.Fatal("connected with a bad token")
+	}
+}
+
+func TestMCPResponder(t *testing.T) {
+	e := newEnv(t)
+	agent := e.principal("bot", []string{"agent"})
+	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "Which date?", Options: []hitl.Option{{Value: "fri"}, {Value: "sat"}}})
+	responder, err := mcpSession(t, e, e.token("ann", "responder"), nil)
+	must(t, err)
+	if names := toolNames(t, responder); !slices.Contains(names, "list_pending_inquiries") || !slices.Contains(names, "respond_to_inquiry") {
+		t.Fatalf("a responder's tools: %v", names)
+	}
+	res, err := responder.CallTool(ctx, &sdk.CallToolParams{Name: "list_pending_inquiries", Arguments: map[string]any{}})
+	must(t, err)
+	list := structuredOf(t, res)["inquiries"].([]any)
+	if len(list) != 1 || list[0].(map[string]any)["prompt"] != "Which date?" {
+		t.Fatalf("pending: %v", list)
+	}
+	res, err = responder.CallTool(ctx, &sdk.CallToolParams{Name: "respond_to_inquiry", Arguments: map[string]any{"inquiry_id": inq.ID, "response": "sun"}})
+	if text := toolErrorText(t, res, err); !strings.Contains(text, "does not fit") {
+		t.Fatalf("an answer outside the options: %q", text)
+	}
+	res, err = responder.CallTool(ctx, &sdk.CallToolParams{Name: "respond_to_inquiry", Arguments: map[string]any{"inquiry_id": inq.ID, "response": "sat", "comment": "by MCP"}})
+	must(t, err)
+	if got := structuredOf(t, res); got["status"] != "responded" {
+		t.Fatalf("respond_to_inquiry: %v", got)
+	}
+	final, err := agent.Inquiry(ctx, inq.ID)
+	must(t, err)
+	if string(final.Response) != `"sat"` || *final.RespondedBy != "ann" {
+		t.Fatalf("the inquiry after the MCP answer: %+v", final)
+	}
+	res, err = responder.CallTool(ctx, &sdk.CallToolParams{Name: "respond_to_inquiry", Arguments: map[string]any{"inquiry_id": inq.ID, "response": "fri"}})
+	if text := toolErrorText(t, res, err); !strings.Contains(text, "already") {
+		t.Fatalf("a second answer: %q", text)
+	}
+}
