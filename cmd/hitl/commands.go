@@ -129,9 +129,14 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
+			stopSpinner := func() {}
 			inq, err := c.Ask(cmd.Context(), &req, client.AskOptions{OnCreated: func(inq *hitl.Inquiry) {
 				fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
+				if isTerminal(stderr) {
+					stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
+				}
 			}})
+			stopSpinner()
 			if err != nil {
 				return err
 			}
@@ -320,7 +325,9 @@ func respondCmd() *cobra.Command {
 		Short: "Answer an inquiry",
 		Long: `Answer an inquiry with a JSON value. A value that is not JSON is sent as a JSON string,
 so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --reject
-(with --comment) build the answer.`,
+(with --comment) build the answer. With no answer on a terminal, a form built from the
+inquiry's options or schema asks for it (ACCESSIBLE=1: plain prompts, one per line, which
+also read answers piped in).`,
 		Example: `  hitl respond 7 --approve --comment "LGTM"
   hitl respond 8 '"Garden"'
   hitl respond 9 '{"amount": 120, "currency": "EUR"}'`,
@@ -332,8 +339,8 @@ so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --rejec
 				return usagef("--approve and --reject exclude each other")
 			case (approve || reject) && len(args) == 2:
 				return usagef("give either a JSON answer or --approve/--reject")
-			case !approve && !reject && len(args) == 1:
-				return usagef("expected an answer: JSON, or --approve/--reject")
+			case !approve && !reject && len(args) == 1 && !isTerminal(cmd.InOrStdin()) && !accessible():
+				return usagef("expected an answer: JSON, or --approve/--reject (on a terminal, a form asks for it)")
 			}
 			return nil
 		},
@@ -344,6 +351,17 @@ so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --rejec
 			}
 			var answer json.RawMessage
 			switch {
+			case len(args) == 1 && !approve && !reject:
+				inq, err := c.Inquiry(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				if inq.Status.Final() {
+					return fmt.Errorf("inquiry %d is %s already", id, inq.Status)
+				}
+				if answer, err = askForm(inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
+					return err
+				}
 			case approve || reject:
 				v := map[string]any{"approved": approve}
 				if comment != "" {

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+)
+
+// cliInput runs the hitl command in-process with input on its stdin.
+func cliInput(t *testing.T, input string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(input), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// TestRespondForm answers through huh's accessible prompts, driven by piped input: one form
+// per kind of schema, with invalid entries re-asked.
+func TestRespondForm(t *testing.T) {
+	admin, _ := startServer(t)
+	t.Setenv("ACCESSIBLE", "1")
+	ctx := context.Background()
+	for _, c := range []struct {
+		name  string
+		req   hitl.InquiryRequest
+		input string
+		want  string
+	}{
+		{"approval: a confirm and a comment", hitl.InquiryRequest{Prompt: "Deploy?", RequestType: hitl.RequestApproval}, "y\nLGTM\n", `{"approved":true,"comment":"LGTM"}`},
+		{"selection", hitl.InquiryRequest{Prompt: "Which city?", Options: []hitl.Option{{Value: "oslo"}, {Value: "bergen", Label: "Bergen", Description: "rainy"}, {Value: "tromso"}}}, "2\n", `"bergen"`},
+		{"multiple selection", hitl.InquiryRequest{Prompt: "Which days?", Multiple: true, Options: []hitl.Option{{Value: "fri"}, {Value: "sat"}, {Value: "sun"}}}, "1\n3\n0\n", `["fri","sun"]`},
+		{"an integer within bounds, re-asked", hitl.InquiryRequest{Prompt: "How many seats?", ResponseSchema: json.RawMessage(`{"type":"integer","minimum":1,"maximum":10}`)}, "many\n42\n7\n", `7`},
+		{"a string with a pattern, re-asked", hitl.InquiryRequest{Prompt: "Airport code?", ResponseSchema: json.RawMessage(`{"type":"string","pattern":"^[A-Z]{3}$","maxLength":3}`)}, "osl\nOSL\n", `"OSL"`},
+		{"a boolean", hitl.InquiryRequest{Prompt: "Vegetarian?", ResponseSchema: json.RawMessage(`{"type":"boolean"}`)}, "n\n", `false`},
+		{"a flat object, optional field left empty", hitl.InquiryRequest{Prompt: "Budget", ResponseSchema: json.RawMessage(`{"type":"object","required":["amount","currency"],"properties":{"amount":{"type":"number","minimum":0},"currency":{"enum":["EUR","USD"]},"note":{"type":"string","maxLength":50}}}`)}, "1200.5\n2\n\n", `{"amount":1200.5,"currency":"USD"}`},
+		{"beyond a form: JSON, validated by the server", hitl.InquiryRequest{Prompt: "Guests", ResponseSchema: json.RawMessage(`{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}}}}`)}, "not json\n[{\"name\":\"Ann\"}]\n", `[{"name":"Ann"}]`},
+	} {
+		inq, _, err := admin.CreateInquiry(ctx, &c.req, client.CreateOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		code, _, errOut := cliInput(t, c.input, "respond", fmt.Sprint(inq.ID))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		got, err := admin.Inquiry(ctx, inq.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		json.Unmarshal(got.Response, &a)
+		json.Unmarshal([]byte(c.want), &b)
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%s: answered %s, want %s", c.name, got.Response, c.want)
+		}
+	}
+	// A final inquiry is not asked again.
+	p, _ := admin.Inquiries(ctx, client.ListOptions{Limit: 1})
+	if code, _, errOut := cliInput(t, "y\n", "respond", fmt.Sprint(p.Data[0].ID)); code != exitError || !strings.Contains(errOut, "responded already") {
+		t.Fatalf("answering a final inquiry: %d %q", code, errOut)
+	}
+	// Without a terminal and without ACCESSIBLE, the answer must be given.
+	t.Setenv("ACCESSIBLE", "")
+	if code, _, errOut := cliInput(t, "", "respond", "1"); code != exitUsage || !strings.Contains(errOut, "form") {
+		t.Fatalf("no answer, no terminal: %d %q", code, errOut)
+	}
+}
+
+// TestAskShowsNoSpinnerOffTerminal: piped, hitl ask prints plain lines only.
+func TestAskShowsNoSpinnerOffTerminal(t *testing.T) {
+	startServer(t)
+	code, out, errOut := cli(t, "ask", "Anyone?", "--timeout", "1s")
+	if code != exitTimeout || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	if strings.ContainsAny(errOut, "\r\033⠋⠙⠹") {
+		t.Fatalf("spinner output off a terminal: %q", errOut)
+	}
+}
