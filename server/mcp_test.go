@@ -154,7 +154,11 @@ func TestMCPResponder(t *testing.T) {
 	if names := toolNames(t, responder); !slices.Contains(names, "list_pending_inquiries") || !slices.Contains(names, "respond_to_inquiry") {
 		t.Fatalf("a responder's tools: %v", names)
 	}
-	res, err := responder.CallTool(ctx, &sdk.CallToolParams{Name: "list_pending_inquiries", Arguments: map[string]any{}})
+	res, err := responder.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{"prompt": "May a responder ask?"}})
+	if text := toolErrorText(t, res, err); !strings.Contains(text, "agent role") {
+		t.Fatalf("a responder asking: %q", text)
+	}
+	res, err = responder.CallTool(ctx, &sdk.CallToolParams{Name: "list_pending_inquiries", Arguments: map[string]any{}})
 	must(t, err)
 	list := structuredOf(t, res)["inquiries"].([]any)
 	if len(list) != 1 || list[0].(map[string]any)["prompt"] != "Which date?" {
