@@ -271,7 +271,7 @@ func dbError(err error, what string) error {
 		return nil
 	}
 	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows) {
-		return hitl.Errorf(hitl.ENotFound, "%s not found", what)
+		return notFound(what)
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {

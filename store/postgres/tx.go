@@ -256,13 +256,7 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 		return nil
 	}
 	tag, err := t.Exec(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
-	if err != nil {
-		return dbError(err, "inquiry")
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)
-	}
-	return nil
+	return oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
 }
 
 // LockPending skips rows another transaction holds: a node timing out an inquiry never waits
@@ -294,13 +288,7 @@ func (t *txn) InsertSession(s *hitl.Session) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
 		s.Key, s.Status.Stored(), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.CreatedAt, s.UpdatedAt, s.CompletedAt)
-	if err != nil {
-		return dbError(err, "session "+s.Key)
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.EConflict, "session %s already exists", s.Key)
-	}
-	return nil
+	return oneRow(tag, err, "session "+s.Key, hitl.Errorf(hitl.EConflict, "session %s already exists", s.Key))
 }
 
 func (t *txn) UpdateSession(s *hitl.Session) error {
@@ -309,13 +297,7 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 		callback_url = $6, metadata = $7, updated_at = $8, completed_at = $9 WHERE key = $10`,
 		s.Status.Stored(), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.UpdatedAt, s.CompletedAt, s.Key)
-	if err != nil {
-		return dbError(err, "session")
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.ENotFound, "session %s not found", s.Key)
-	}
-	return nil
+	return oneRow(tag, err, "session", notFound("session "+s.Key))
 }
 
 func (t *txn) IdempotencyKey(principal, key string) (int64, string, error) {
@@ -330,13 +312,7 @@ func (t *txn) IdempotencyKey(principal, key string) (int64, string, error) {
 func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error {
 	tag, err := t.Exec(`INSERT INTO idempotency_keys (principal, key, request_hash, inquiry_id, created_at)
 		VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, principal, key, requestHash, inquiryID, at)
-	if err != nil {
-		return dbError(err, "idempotency key")
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.EConflict, "idempotency key %q already exists", key)
-	}
-	return nil
+	return oneRow(tag, err, "idempotency key", hitl.Errorf(hitl.EConflict, "idempotency key %q already exists", key))
 }
 
 // AppendEvent keeps the event for the end of the transaction, when it gets its seq (if the
@@ -349,13 +325,7 @@ func (t *txn) AppendEvent(ev *hitl.Event) error {
 func (t *txn) InsertKey(k *hitl.Key, tokenHash string) error {
 	tag, err := t.Exec(`INSERT INTO api_keys (id, name, roles, groups, token_hash, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, k.ID, k.Name, k.Roles, nonNil(k.Groups), tokenHash, k.CreatedAt)
-	if err != nil {
-		return dbError(err, "key")
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.EConflict, "key %s already exists", k.ID)
-	}
-	return nil
+	return oneRow(tag, err, "key", hitl.Errorf(hitl.EConflict, "key %s already exists", k.ID))
 }
 
 func nonNil(ss []string) []string {
@@ -367,24 +337,12 @@ func nonNil(ss []string) []string {
 
 func (t *txn) SetKeyToken(id, tokenHash string) error {
 	tag, err := t.Exec("UPDATE api_keys SET token_hash = $1, revoked_at = NULL WHERE id = $2", tokenHash, id)
-	if err != nil {
-		return dbError(err, "key")
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.ENotFound, "key %s not found", id)
-	}
-	return nil
+	return oneRow(tag, err, "key", notFound("key "+id))
 }
 
 func (t *txn) RevokeKey(id string, at time.Time) error {
 	tag, err := t.Exec("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2", at, id)
-	if err != nil {
-		return dbError(err, "key")
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(hitl.ENotFound, "key %s not found", id)
-	}
-	return nil
+	return oneRow(tag, err, "key", notFound("key "+id))
 }
 
 func (t *txn) HasAdminKey() (bool, error) {
@@ -392,3 +350,17 @@ func (t *txn) HasAdminKey() (bool, error) {
 	err := t.QueryRow(t.ctx, "SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL AND 'admin' = ANY (roles))").Scan(&has)
 	return has, dbError(err, "keys")
 }
+
+// oneRow reports a statement that touched no row as none (an insert that met a conflict, an
+// update of a row that is not there); what names the row in any other error.
+func oneRow(tag pgconn.CommandTag, err error, what string, none error) error {
+	if err != nil {
+		return dbError(err, what)
+	}
+	if tag.RowsAffected() == 0 {
+		return none
+	}
+	return nil
+}
+
+func notFound(what string) error { return hitl.Errorf(hitl.ENotFound, "%s not found", what) }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -20,23 +19,12 @@ func (t *txn) InsertWebhook(w *hitl.Webhook) error {
 	tag, err := t.Exec(`INSERT INTO webhooks (id, url, events, description, secret, created_by, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
 		w.ID, w.URL, nonNil(w.Events), w.Description, w.Secret, w.CreatedBy, w.CreatedAt)
-	return oneRow(tag, err, hitl.EConflict, "webhook "+w.ID+" already exists")
+	return oneRow(tag, err, "webhook", hitl.Errorf(hitl.EConflict, "webhook %s already exists", w.ID))
 }
 
 func (t *txn) DeleteWebhook(id string) error {
 	tag, err := t.Exec("DELETE FROM webhooks WHERE id = $1", id)
-	return oneRow(tag, err, hitl.ENotFound, "webhook "+id+" not found")
-}
-
-// oneRow reports a statement that touched no row as code, with message.
-func oneRow(tag pgconn.CommandTag, err error, code, message string) error {
-	if err != nil {
-		return dbError(err, message)
-	}
-	if tag.RowsAffected() == 0 {
-		return hitl.Errorf(code, "%s", message)
-	}
-	return nil
+	return oneRow(tag, err, "webhook", notFound("webhook "+id))
 }
 
 // AdvanceOutboxCursor takes the cursor's row lock without waiting: when another node holds it,
@@ -62,7 +50,7 @@ func (t *txn) InsertDelivery(d *hitl.Delivery) error {
 		d.ID, d.Kind, d.WebhookID, d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
 		d.Session, string(d.Payload), d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus,
 		d.LastError, d.LastResponse, d.CreatedAt, d.RetryFrom, d.DeliveredAt)
-	return oneRow(tag, err, hitl.EConflict, "delivery "+d.ID+" already exists")
+	return oneRow(tag, err, "delivery", hitl.Errorf(hitl.EConflict, "delivery %s already exists", d.ID))
 }
 
 // ClaimDeliveries ranks, among the oldest due deliveries of the targets with room, those of
@@ -100,7 +88,7 @@ func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 	tag, err := t.Exec(`UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3,
 		last_attempt_at = $4, last_status = $5, last_error = $6, last_response = $7, delivered_at = $8 WHERE id = $9`,
 		d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus, d.LastError, d.LastResponse, d.DeliveredAt, d.ID)
-	return oneRow(tag, err, hitl.ENotFound, "delivery "+d.ID+" not found")
+	return oneRow(tag, err, "delivery", notFound("delivery "+d.ID))
 }
 
 func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {

@@ -236,7 +236,7 @@ func dbError(err error, what string) error {
 		return nil
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return hitl.Errorf(hitl.ENotFound, "%s not found", what)
+		return notFound(what)
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {

@@ -133,13 +133,7 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	}
 	res, err := t.tx.ExecContext(t.ctx, "UPDATE inquiries SET status = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'",
 		inq.Status, micros(inq.UpdatedAt), doc, inq.ID)
-	if err != nil {
-		return dbError(err, "inquiry")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)
-	}
-	return nil
+	return oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
 }
 
 // LockPending: the single writer holds every row already, so it only filters by status.
@@ -176,13 +170,7 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 		callback_url = ?, metadata = ?, updated_at = ?, completed_at = ? WHERE key = ?`,
 		s.Status.Stored(), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
 		nullString(s.CallbackURL), meta, micros(s.UpdatedAt), nullMicros(s.CompletedAt), s.Key)
-	if err != nil {
-		return dbError(err, "session")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return hitl.Errorf(hitl.ENotFound, "session %s not found", s.Key)
-	}
-	return nil
+	return oneRow(res, err, "session", notFound("session "+s.Key))
 }
 
 func (t *txn) IdempotencyKey(principal, key string) (int64, string, error) {
@@ -224,24 +212,12 @@ func (t *txn) InsertKey(k *hitl.Key, tokenHash string) error {
 
 func (t *txn) SetKeyToken(id, tokenHash string) error {
 	res, err := t.tx.ExecContext(t.ctx, "UPDATE api_keys SET token_hash = ?, revoked_at = NULL WHERE id = ?", tokenHash, id)
-	if err != nil {
-		return dbError(err, "key")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return hitl.Errorf(hitl.ENotFound, "key %s not found", id)
-	}
-	return nil
+	return oneRow(res, err, "key", notFound("key "+id))
 }
 
 func (t *txn) RevokeKey(id string, at time.Time) error {
 	res, err := t.tx.ExecContext(t.ctx, "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", micros(at), id)
-	if err != nil {
-		return dbError(err, "key")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return hitl.Errorf(hitl.ENotFound, "key %s not found", id)
-	}
-	return nil
+	return oneRow(res, err, "key", notFound("key "+id))
 }
 
 func (t *txn) HasAdminKey() (bool, error) {
@@ -250,3 +226,18 @@ func (t *txn) HasAdminKey() (bool, error) {
 		WHERE api_keys.revoked_at IS NULL AND r.value = 'admin'`).Scan(&n)
 	return n > 0, dbError(err, "keys")
 }
+
+// oneRow reports a statement that touched no row as none (an update of a row that is not
+// there, a conditional update whose condition no longer holds); what names the row in any
+// other error.
+func oneRow(res sql.Result, err error, what string, none error) error {
+	if err != nil {
+		return dbError(err, what)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return none
+	}
+	return nil
+}
+
+func notFound(what string) error { return hitl.Errorf(hitl.ENotFound, "%s not found", what) }

@@ -23,15 +23,12 @@ func (t *txn) InsertWebhook(w *hitl.Webhook) error {
 
 func (t *txn) DeleteWebhook(id string) error {
 	res, err := t.tx.ExecContext(t.ctx, "DELETE FROM webhooks WHERE id = ?", id)
-	return affectedOne(res, err, "webhook "+id)
+	return oneRow(res, err, "webhook", notFound("webhook "+id))
 }
 
 func (t *txn) AdvanceOutboxCursor(from, to int64) error {
 	res, err := t.tx.ExecContext(t.ctx, "UPDATE outbox_cursor SET seq = ? WHERE id = 1 AND seq = ?", to, from)
-	if n, _ := rowsAffected(res, err); err == nil && n == 0 {
-		return hitl.Errorf(hitl.EConflict, "the outbox cursor has moved")
-	}
-	return dbError(err, "outbox cursor")
+	return oneRow(res, err, "outbox cursor", hitl.Errorf(hitl.EConflict, "the outbox cursor has moved"))
 }
 
 func (t *txn) InsertDelivery(d *hitl.Delivery) error {
@@ -92,7 +89,7 @@ func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 		last_attempt_at = ?, last_status = ?, last_error = ?, last_response = ?, delivered_at = ? WHERE id = ?`,
 		d.Status, d.Attempts, nullMicros(d.NextAttemptAt), nullMicros(d.LastAttemptAt), d.LastStatus, d.LastError,
 		d.LastResponse, nullMicros(d.DeliveredAt), d.ID)
-	return affectedOne(res, err, "delivery "+d.ID)
+	return oneRow(res, err, "delivery", notFound("delivery "+d.ID))
 }
 
 func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
@@ -116,22 +113,6 @@ func (t *txn) Setting(name, init string) (string, error) {
 	var v string
 	err := t.tx.QueryRowContext(t.ctx, "SELECT value FROM settings WHERE name = ?", name).Scan(&v)
 	return v, dbError(err, "setting "+name)
-}
-
-func rowsAffected(res sql.Result, err error) (int64, error) {
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
-}
-
-// affectedOne turns an update or delete that found no row into ENotFound.
-func affectedOne(res sql.Result, err error, what string) error {
-	n, err := rowsAffected(res, err)
-	if err == nil && n == 0 {
-		return hitl.Errorf(hitl.ENotFound, "%s not found", what)
-	}
-	return dbError(err, what)
 }
 
 func emptyNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
