@@ -110,11 +110,5 @@ func (c *Client) askBounded(ctx context.Context, req *hitl.InquiryRequest, idemp
 	if created != nil {
 		created(inq)
 	}
-	for inq.Status == hitl.StatusPending {
-		id := inq.ID
-		if err := retry(ctx, func() (err error) { inq, err = c.Wait(ctx, id, defaultPollWait); return err }); err != nil {
-			return nil, err
-		}
-	}
-	return inq, nil
+	return c.waitFinal(ctx, inq, defaultPollWait)
 }

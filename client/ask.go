@@ -69,17 +69,21 @@ func (c *Client) Ask(ctx context.Context, req *hitl.InquiryRequest, o AskOptions
 	if o.OnCreated != nil {
 		o.OnCreated(inq)
 	}
+	if inq, err = c.waitFinal(ctx, inq, o.PollWait); err != nil {
+		return nil, err
+	}
+	return inq, Outcome(inq)
+}
+
+// waitFinal long-polls until inq is final, riding out dropped connections and restarts.
+func (c *Client) waitFinal(ctx context.Context, inq *hitl.Inquiry, pollWait time.Duration) (*hitl.Inquiry, error) {
 	for inq.Status == hitl.StatusPending {
 		id := inq.ID
-		err := retry(ctx, func() (err error) {
-			inq, err = c.Wait(ctx, id, o.PollWait)
-			return err
-		})
-		if err != nil {
+		if err := retry(ctx, func() (err error) { inq, err = c.Wait(ctx, id, pollWait); return err }); err != nil {
 			return nil, err
 		}
 	}
-	return inq, Outcome(inq)
+	return inq, nil
 }
 
 // Outcome is nil for an answered inquiry (or one a fallback answered), else the typed error.

@@ -127,8 +127,8 @@ func (e *Engine) expandOutbox(ctx context.Context) error {
 		o.read = evs[len(evs)-1].Seq
 		if len(ds) > 0 {
 			delivering = true
-			if err := e.saveOutbox(ctx, ds); err != nil {
-				return err
+			if err := e.saveOutbox(ctx, ds); err != nil || o.stale {
+				return err // stale: another node moved the cursor; start again from where it left it
 			}
 		}
 		if len(evs) < outboxPage {
@@ -230,8 +230,8 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 }
 
 // sessionsOf reads the sessions of the inquiry events among evs (session events carry their
-// session), as JSON, by key.
-func (e *Engine) sessionsOf(ctx context.Context, evs []*hitl.Event) (map[string]json.RawMessage, error) {
+// session), by key.
+func (e *Engine) sessionsOf(ctx context.Context, evs []*hitl.Event) (map[string]*hitl.Session, error) {
 	var keys []string
 	for _, ev := range evs {
 		if ev.InquiryID != nil && ev.Session != "" && !slices.Contains(keys, ev.Session) {
@@ -242,18 +242,16 @@ func (e *Engine) sessionsOf(ctx context.Context, evs []*hitl.Event) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]json.RawMessage, len(ss))
+	out := make(map[string]*hitl.Session, len(ss))
 	for _, s := range ss {
-		if out[s.Key], err = json.Marshal(s); err != nil {
-			return nil, err
-		}
+		out[s.Key] = s
 	}
 	return out, nil
 }
 
 // callbacksOf returns the callback URLs an event goes to and the resume data they receive.
-// session is the event's session as JSON, for inquiry events.
-func callbacksOf(ev *hitl.Event, session json.RawMessage) (inquiryURL, sessionURL string, data json.RawMessage, err error) {
+// session is the event's session, for inquiry events; it is encoded only for a callback.
+func callbacksOf(ev *hitl.Event, session *hitl.Session) (inquiryURL, sessionURL string, data json.RawMessage, err error) {
 	var withURL struct {
 		CallbackURL *string `json:"callback_url"`
 	}
@@ -274,16 +272,16 @@ func callbacksOf(ev *hitl.Event, session json.RawMessage) (inquiryURL, sessionUR
 			inquiryURL = deref(withURL.CallbackURL)
 		}
 		if session != nil {
-			resume.Session = session
-			withURL.CallbackURL = nil
-			if err := json.Unmarshal(session, &withURL); err != nil {
-				return "", "", nil, err
-			}
-			sessionURL = deref(withURL.CallbackURL)
+			sessionURL = deref(session.CallbackURL)
 		}
 	}
 	if inquiryURL == "" && sessionURL == "" {
 		return "", "", nil, nil
+	}
+	if ev.InquiryID != nil && session != nil {
+		if resume.Session, err = json.Marshal(session); err != nil {
+			return "", "", nil, err
+		}
 	}
 	data, err = json.Marshal(resume)
 	return inquiryURL, sessionURL, data, err

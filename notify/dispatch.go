@@ -156,21 +156,14 @@ func (d *Dispatcher) claim(ctx context.Context, n int, inFlight map[string]int) 
 	return claimed
 }
 
-// save records deliveries' state; it runs even while shutting down, so that nothing is lost.
-func (d *Dispatcher) save(ds ...*hitl.Delivery) {
+// save records a delivery's state; it runs even while shutting down, so that nothing is lost.
+func (d *Dispatcher) save(del *hitl.Delivery) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := d.store.Update(ctx, func(tx hitl.Tx) error {
-		for _, del := range ds {
-			// A delivery gone with its webhook has nothing left to record.
-			if err := tx.SaveAttempt(del); err != nil && hitl.ErrorCode(err) != hitl.ENotFound {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		d.o.Logger.Error("recording deliveries failed; their leases will make them due again", "err", err)
+	err := d.store.Update(ctx, func(tx hitl.Tx) error { return tx.SaveAttempt(del) })
+	// A delivery gone with its webhook has nothing left to record.
+	if err != nil && hitl.ErrorCode(err) != hitl.ENotFound {
+		d.o.Logger.Error("recording a delivery failed; its lease will make it due again", "delivery_id", del.ID, "err", err)
 	}
 }
 

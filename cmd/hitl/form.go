@@ -18,16 +18,6 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// isTerminal reports whether r or w is a terminal (a character device).
-func isTerminal(f any) bool {
-	file, ok := f.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := file.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // accessible is huh's convention: ACCESSIBLE set means plain prompts, one per line, instead
 // of a redrawn form — for screen readers, and for answers piped in.
 func accessible() bool { return os.Getenv("ACCESSIBLE") != "" }

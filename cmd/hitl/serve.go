@@ -144,10 +144,8 @@ func newLogger(w interface{ Write([]byte) (int, error) }, level, format string) 
 	opts := &slog.HandlerOptions{Level: lv}
 	if format == "auto" {
 		format = "json"
-		if f, ok := w.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				format = "text"
-			}
+		if isTerminal(w) {
+			format = "text"
 		}
 	}
 	switch format {
