@@ -65,7 +65,7 @@ func NewServer(b Backend, o Options) *sdk.Server {
 		InputSchema: hitl.ToolInputSchema, OutputSchema: resultSchema}, t.requestUserInput)
 	s.AddTool(&sdk.Tool{Name: "get_user_input", Description: fmt.Sprintf(
 		"Get the human's answer to a question asked with request_user_input, waiting up to wait_seconds (at most %d) for it.",
-		int(o.WaitBound.Seconds())), InputSchema: getInputSchema, OutputSchema: resultSchema}, t.getUserInput)
+		int(o.WaitBound.Seconds())), InputSchema: getInputSchema(o.WaitBound), OutputSchema: resultSchema}, t.getUserInput)
 	if o.Responder {
 		s.AddTool(&sdk.Tool{Name: "list_pending_inquiries", Description: "List the questions waiting for an answer that you may answer, newest first.",
 			InputSchema: listSchema, OutputSchema: listOutputSchema}, t.listPending)
@@ -84,9 +84,6 @@ var (
 		"responded_by":{"type":"string"},
 		"comment":{"type":"string"},
 		"message":{"type":"string"}}}`)
-	getInputSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"required":["inquiry_id"],"properties":{
-		"inquiry_id":{"type":"integer","minimum":1},
-		"wait_seconds":{"type":"integer","minimum":0,"maximum":45}}}`)
 	listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","minimum":1,"maximum":100}}}`)
 	listOutputSchema = json.RawMessage(`{"type":"object","required":["inquiries"],"properties":{"inquiries":{"type":"array","items":{"type":"object"}}}}`)
@@ -95,6 +92,13 @@ var (
 		"response":{"description":"The answer, as JSON that fits the inquiry's response_schema."},
 		"comment":{"type":"string"}}}`)
 )
+
+// getInputSchema is get_user_input's arguments; wait_seconds goes up to the bound.
+func getInputSchema(bound time.Duration) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":["inquiry_id"],"properties":{
+		"inquiry_id":{"type":"integer","minimum":1},
+		"wait_seconds":{"type":"integer","minimum":0,"maximum":%d}}}`, int(bound.Seconds())))
+}
 
 type tools struct {
 	b     Backend

@@ -137,3 +137,24 @@ func TestClientRefusesPrivateAddressesAtDialAndFollowsNoRedirects(t *testing.T) 
 		t.Fatalf("read %d bytes of the answer, want %d", len(body), ResponseLimit)
 	}
 }
+
+// TestBackoff: the wait doubles from the base, within ±25 % jitter, up to the ceiling, and is
+// at least what the receiver asked for (never beyond the ceiling).
+func TestBackoff(t *testing.T) {
+	d := NewDispatcher(nil, nil, DispatchOptions{RetryBase: 5 * time.Second, RetryMax: time.Hour})
+	for n := 1; n <= 40; n++ {
+		want := min(5*time.Second<<min(n-1, 20), time.Hour)
+		for range 20 {
+			got := d.backoff(n, 0)
+			if got < want*3/4 || got > min(want*5/4, time.Hour) {
+				t.Fatalf("attempt %d: waited %s, want %s ±25%% and at most 1h", n, got, want)
+			}
+		}
+	}
+	if got := d.backoff(1, 10*time.Minute); got != 10*time.Minute {
+		t.Fatalf("Retry-After 10m after the first attempt: %s", got)
+	}
+	if got := d.backoff(1, 3*time.Hour); got != time.Hour {
+		t.Fatalf("Retry-After beyond the ceiling: %s", got)
+	}
+}

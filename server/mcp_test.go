@@ -87,6 +87,13 @@ func TestMCPOverStreamableHTTP(t *testing.T) {
 	if names := toolNames(t, agent); strings.Join(names, ",") != "get_user_input,request_user_input" {
 		t.Fatalf("an agent's tools: %v", names)
 	}
+	tools, err := agent.ListTools(ctx, nil)
+	must(t, err)
+	for _, tool := range tools.Tools {
+		if tool.OutputSchema == nil || tool.InputSchema == nil {
+			t.Fatalf("tool %s publishes no output or input schema", tool.Name)
+		}
+	}
 
 	// Answered within the bound.
 	go func() {

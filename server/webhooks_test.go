@@ -473,3 +473,32 @@ func TestWebhooksAcrossNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiverSaysGoneOrLater: 410 Gone fails a delivery at once; Retry-After sets the next
+// attempt's time.
+func TestReceiverSaysGoneOrLater(t *testing.T) {
+	e := webhookEnv(t, server.WebhookConfig{AllowPrivate: true, RetryBase: 20 * time.Millisecond, RetryMax: 2 * time.Hour})
+	gone := newReceiver(t, func(int, received) int { return http.StatusGone })
+	later := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer later.Close()
+	goneHook, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: gone.URL, Events: []string{"inquiry.created"}})
+	must(t, err)
+	laterHook, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: later.URL, Events: []string{"inquiry.created"}})
+	must(t, err)
+	ask(t, e.principal("bot", []string{"agent"}), hitl.InquiryRequest{Prompt: "hello?"})
+	eventually(t, "both first attempts", func() bool {
+		g := deliveries(t, e, client.DeliveryOptions{WebhookID: goneHook.ID})
+		l := deliveries(t, e, client.DeliveryOptions{WebhookID: laterHook.ID})
+		return len(g) == 1 && g[0].Attempts == 1 && len(l) == 1 && l[0].Attempts == 1
+	})
+	if d := deliveries(t, e, client.DeliveryOptions{WebhookID: goneHook.ID})[0]; d.Status != hitl.DeliveryFailed || d.LastStatus != 410 || d.NextAttemptAt != nil {
+		t.Fatalf("after 410: %+v, want failed with no next attempt", d)
+	}
+	d := deliveries(t, e, client.DeliveryOptions{WebhookID: laterHook.ID})[0]
+	if wait := d.NextAttemptAt.Sub(*d.LastAttemptAt); d.Status != hitl.DeliveryPending || wait < time.Hour-time.Second || wait > time.Hour+time.Second {
+		t.Fatalf("after Retry-After 3600: %+v, next attempt %s later, want 1h", d, wait)
+	}
+}

@@ -75,4 +75,20 @@ func TestMCPOverStdio(t *testing.T) {
 	if code, _, errOut := cli(t, "mcp", "--wait-bound", "10m"); code != exitUsage || !strings.Contains(errOut, "wait-bound") {
 		t.Fatalf("a bad bound: %d %q", code, errOut)
 	}
+	// A server that is down: an error at once, not an MCP server that fails every call.
+	t.Setenv("HITL_URL", "http://127.0.0.1:1")
+	if code, _, errOut := cli(t, "mcp"); code != exitError || !strings.Contains(errOut, "HITL_URL") {
+		t.Fatalf("hitl mcp with the server down: %d %q", code, errOut)
+	}
+}
+
+// TestServeRefusesUnreadableEnvironment: a HITL_* variable that cannot be read stops serve
+// with a usage error naming it, rather than running on a default.
+func TestServeRefusesUnreadableEnvironment(t *testing.T) {
+	t.Setenv("HITL_WEBHOOK_RETRY_BASE", "soon")
+	t.Setenv("HITL_WEBHOOK_ALLOW_PRIVATE", "perhaps")
+	code, _, errOut := cli(t, "serve", "--addr", "127.0.0.1:0", "--db", t.TempDir()+"/x.db")
+	if code != exitUsage || !strings.Contains(errOut, "HITL_WEBHOOK_RETRY_BASE") || !strings.Contains(errOut, "HITL_WEBHOOK_ALLOW_PRIVATE") {
+		t.Fatalf("unreadable environment: %d %q", code, errOut)
+	}
 }
