@@ -83,12 +83,3 @@ func (s *Server) callbackSecret(w http.ResponseWriter, r *http.Request, p *hitl.
 	}
 	return writeJSON(w, http.StatusOK, map[string]string{"secret": secret})
 }
-
-// ---- tools
-
-func (s *Server) tool(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	if name := r.PathValue("name"); name != hitl.ToolRequestUserInput {
-		return hitl.UnknownTool(name)
-	}
-	return writeJSON(w, http.StatusOK, hitl.RequestUserInputDefinitions())
-}
