@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -129,8 +130,30 @@ type InquiryFilter struct {
 	Metadata      map[string]string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
-	Visibility    Visibility
-	Page          Page
+	// Text keeps inquiries whose prompt contains it, ignoring case.
+	Text       string
+	Order      InquiryOrder
+	Visibility Visibility
+	Page       Page
+}
+
+// InquiryOrder is the order of a list of inquiries.
+type InquiryOrder string
+
+const (
+	// OrderNewest lists the newest first (the default).
+	OrderNewest InquiryOrder = ""
+	// OrderDeadline lists the soonest deadline first, then those without one; ties oldest first.
+	OrderDeadline InquiryOrder = "deadline"
+)
+
+// Valid reports whether o is a known order.
+func (o InquiryOrder) Valid() bool { return o == OrderNewest || o == OrderDeadline }
+
+// LikePattern is a SQL LIKE pattern matching text anywhere, with \ as the escape character.
+func LikePattern(text string) string {
+	r := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+	return "%" + r.Replace(text) + "%"
 }
 
 // Page is a cursor page request: items after Cursor (exclusive), at most Limit.
@@ -170,4 +193,24 @@ type Visibility struct {
 	// Responder: the principal sees what is unassigned or assigned to one of these entries.
 	Responder    bool
 	AnswerableBy []string
+}
+
+// AnswerLinkRequest asks for a link that lets one person answer one inquiry without an API key
+// (POST /v1/inquiries/{id}/links), for email and chat.
+type AnswerLinkRequest struct {
+	// For is who answers through the link: the name recorded as responded_by.
+	For string `json:"for"`
+	// Groups are the person's groups, for inquiries assigned to group:NAME.
+	Groups []string `json:"groups,omitempty"`
+	// TTLSeconds is how long the link works (default 7 days, at most 30).
+	TTLSeconds int64 `json:"ttl_seconds,omitempty"`
+}
+
+// AnswerLink is a signed link token; the page is /a/{token}.
+type AnswerLink struct {
+	Token     string    `json:"token"`
+	URL       string    `json:"url,omitempty"`
+	InquiryID int64     `json:"inquiry_id"`
+	For       string    `json:"for"`
+	ExpiresAt time.Time `json:"expires_at"`
 }

@@ -18,8 +18,11 @@ type Store interface {
 
 	// Inquiry returns one inquiry (ENotFound).
 	Inquiry(ctx context.Context, id int64) (*Inquiry, error)
-	// Inquiries lists newest first, filtered and narrowed to what Visibility allows.
+	// Inquiries lists in the filter's order (newest first by default), filtered and narrowed to
+	// what Visibility allows.
 	Inquiries(ctx context.Context, f InquiryFilter) ([]*Inquiry, string, error)
+	// CountInquiries counts what Inquiries would list on all its pages.
+	CountInquiries(ctx context.Context, f InquiryFilter) (int, error)
 	// PendingCount counts the inquiries waiting for an answer.
 	PendingCount(ctx context.Context) (int, error)
 	// PendingDeadlines lists every pending inquiry that has a deadline, for the timers.

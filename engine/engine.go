@@ -82,8 +82,10 @@ type Engine struct {
 	// For deliveries: see Options.
 	allowPrivate   bool
 	callbackSecret string
-	source         string
-	pending        atomic.Int64
+	// linkSecret signs answer links; every node reads the same one from the store.
+	linkSecret string
+	source     string
+	pending    atomic.Int64
 	// following: the store is shared with other nodes, and the event log, read by follow,
 	// keeps this node in step with them.
 	following bool
@@ -146,14 +148,17 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, d := range ds {
 		e.deadlines.add(d.InquiryID, d.At)
 	}
-	if e.callbackSecret == "" {
-		err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
-			e.callbackSecret, err = tx.Setting("callback_secret", notify.NewSecret())
-			return err
-		})
-		if err != nil {
-			return err
+	err = e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+		if e.callbackSecret == "" {
+			if e.callbackSecret, err = tx.Setting("callback_secret", notify.NewSecret()); err != nil {
+				return err
+			}
 		}
+		e.linkSecret, err = tx.Setting("link_secret", newLinkSecret())
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel

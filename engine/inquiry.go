@@ -185,17 +185,43 @@ func (e *Engine) Inquiry(ctx context.Context, p *hitl.Principal, id int64) (*hit
 
 func notFound(id int64) error { return hitl.Errorf(hitl.ENotFound, "inquiry %d not found", id) }
 
-// Inquiries lists what the principal may see, newest first.
+// Inquiries lists what the principal may see, newest first or soonest deadline first.
 func (e *Engine) Inquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
-	if f.Status != "" && !f.Status.Valid() {
-		return nil, "", hitl.Errorf(hitl.EInvalid, "status must be pending, responded, timeout or cancelled")
-	}
-	if f.RequestType != "" && !f.RequestType.Valid() {
-		return nil, "", hitl.Errorf(hitl.EInvalid, "request_type must be approval, clarification, selection or input")
+	if err := checkInquiryFilter(&f); err != nil {
+		return nil, "", err
 	}
 	f.Visibility = visibility(p)
 	return e.store.Inquiries(ctx, f)
 }
+
+// CountInquiries counts what Inquiries lists on all its pages.
+func (e *Engine) CountInquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) (int, error) {
+	if err := checkInquiryFilter(&f); err != nil {
+		return 0, err
+	}
+	f.Visibility = visibility(p)
+	return e.store.CountInquiries(ctx, f)
+}
+
+func checkInquiryFilter(f *hitl.InquiryFilter) error {
+	if f.Status != "" && !f.Status.Valid() {
+		return hitl.Errorf(hitl.EInvalid, "status must be pending, responded, timeout or cancelled")
+	}
+	if f.RequestType != "" && !f.RequestType.Valid() {
+		return hitl.Errorf(hitl.EInvalid, "request_type must be approval, clarification, selection or input")
+	}
+	if !f.Order.Valid() {
+		return hitl.Errorf(hitl.EInvalid, "order must be newest or deadline")
+	}
+	if n := utf8.RuneCountInString(f.Text); n > maxShortText {
+		return hitl.Errorf(hitl.EInvalid, "q is %d characters long; at most %d are allowed", n, maxShortText)
+	}
+	return nil
+}
+
+// LastEventSeq is the seq of the newest event: a page rendered from the state after it
+// follows the stream from there.
+func (e *Engine) LastEventSeq(ctx context.Context) (int64, error) { return e.store.LastEventSeq(ctx) }
 
 // errFinal stops a transaction that found the inquiry already final; the caller answers from cur.
 type errFinal struct{ cur *hitl.Inquiry }

@@ -148,6 +148,10 @@ func (s *Server) listInquiries(w http.ResponseWriter, r *http.Request, p *hitl.P
 	f := hitl.InquiryFilter{
 		Status: hitl.Status(q.Get("status")), Session: q.Get("session"), Origin: q.Get("origin"),
 		RequestType: hitl.RequestType(q.Get("request_type")), CreatedBy: q.Get("created_by"), Page: pg,
+		Text: q.Get("q"), Order: hitl.InquiryOrder(q.Get("order")),
+	}
+	if f.Order == "newest" {
+		f.Order = hitl.OrderNewest
 	}
 	for _, a := range q["assigned_to"] {
 		if a == "me" {
@@ -175,6 +179,38 @@ func (s *Server) listInquiries(w http.ResponseWriter, r *http.Request, p *hitl.P
 		return err
 	}
 	return writeJSON(w, http.StatusOK, newPage(items, next))
+}
+
+// createAnswerLink serves POST /v1/inquiries/{id}/links: a signed link for one person to
+// answer the inquiry from an email or chat message.
+func (s *Server) createAnswerLink(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	id, err := inquiryID(r)
+	if err != nil {
+		return err
+	}
+	var req hitl.AnswerLinkRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	link, err := s.engine.CreateAnswerLink(r.Context(), p, id, &req)
+	if err != nil {
+		return err
+	}
+	link.URL = s.baseURL(r) + "/a/" + link.Token
+	return writeJSON(w, http.StatusCreated, link)
+}
+
+// baseURL is where people reach this server: the configured public URL, else the address
+// this request came to.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.PublicURL != "" {
+		return strings.TrimSuffix(s.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {

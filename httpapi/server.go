@@ -21,6 +21,7 @@ type Config struct {
 	MaxBodyBytes int64         // default 1 MiB
 	Heartbeat    time.Duration // comment lines on idle event streams (default 15 s)
 	MCPWaitBound time.Duration // how long an MCP tool call waits for the human (default 45 s)
+	PublicURL    string        // how people reach this server, for answer links (default: the request's host)
 }
 
 // Server is the HTTP front of one engine.
@@ -83,6 +84,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
 		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
+		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},
 
 		{method: "PUT", path: "/v1/sessions/{key}", h: s.putSession},
 		{method: "GET", path: "/v1/sessions", h: s.listSessions},

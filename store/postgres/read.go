@@ -55,20 +55,17 @@ func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 	return inq, dbError(err, "inquiry "+itoa64(id))
 }
 
-func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
-	var w where
-	cursor, err := f.Page.After()
-	if err != nil {
-		return nil, "", err
-	}
-	if cursor > 0 {
-		w.add("i.id < " + w.arg(cursor))
-	}
+// inquiryWhere is the condition of a list of inquiries, the page's position aside.
+func inquiryWhere(f hitl.InquiryFilter) *where {
+	w := &where{}
 	for col, v := range map[string]string{"i.status": string(f.Status), "i.session": f.Session, "i.origin": f.Origin,
 		"i.request_type": string(f.RequestType), "i.created_by": f.CreatedBy} {
 		if v != "" {
 			w.add(col + " = " + w.arg(v))
 		}
+	}
+	if f.Text != "" {
+		w.add(`(i.doc::jsonb ->> 'prompt') ILIKE ` + w.arg(hitl.LikePattern(f.Text)) + ` ESCAPE '\'`)
 	}
 	if len(f.AssignedTo) > 0 {
 		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee = ANY (" + w.arg(f.AssignedTo) + "))")
@@ -85,13 +82,42 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 	if !f.Visibility.All {
 		w.add(w.visibleCond(f.Visibility))
 	}
+	return w
+}
+
+func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
+	cursor, err := f.Page.After()
+	if err != nil {
+		return nil, "", err
+	}
+	w := inquiryWhere(f)
+	order := " ORDER BY i.id DESC"
+	switch f.Order {
+	case hitl.OrderDeadline:
+		// The cursor is the last inquiry listed; the next page starts after its place.
+		if cursor > 0 {
+			w.add("(COALESCE(i.timeout_at, 'infinity'), i.id) > (SELECT COALESCE(timeout_at, 'infinity'), id FROM inquiries WHERE id = " + w.arg(cursor) + ")")
+		}
+		order = " ORDER BY COALESCE(i.timeout_at, 'infinity'), i.id"
+	default:
+		if cursor > 0 {
+			w.add("i.id < " + w.arg(cursor))
+		}
+	}
 	limit := w.arg(f.Page.Limit + 1)
-	items, err := queryInquiries(ctx, s.pool, "SELECT i.id, i.doc FROM inquiries i"+w.String()+" ORDER BY i.id DESC LIMIT "+limit, w.args...)
+	items, err := queryInquiries(ctx, s.pool, "SELECT i.id, i.doc FROM inquiries i"+w.String()+order+" LIMIT "+limit, w.args...)
 	if err != nil {
 		return nil, "", err
 	}
 	items, next := hitl.PageOf(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
 	return items, next, nil
+}
+
+func (s *Store) CountInquiries(ctx context.Context, f hitl.InquiryFilter) (int, error) {
+	w := inquiryWhere(f)
+	var n int
+	err := s.pool.QueryRow(ctx, "SELECT COUNT(*) FROM inquiries i"+w.String(), w.args...).Scan(&n)
+	return n, dbError(err, "inquiries")
 }
 
 func (s *Store) PendingCount(ctx context.Context) (int, error) {

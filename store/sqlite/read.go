@@ -79,15 +79,12 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 	return p.items, p.next, err
 }
 
-func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
+// noDeadline sorts inquiries without a deadline after every deadline.
+const noDeadline = "9223372036854775807"
+
+// inquiryWhere is the condition of a list of inquiries, the page's position aside.
+func inquiryWhere(f hitl.InquiryFilter) where {
 	var w where
-	cursor, err := f.Page.After()
-	if err != nil {
-		return nil, "", err
-	}
-	if cursor > 0 {
-		w.add("i.id < ?", cursor)
-	}
 	if f.Status != "" {
 		w.add("i.status = ?", f.Status)
 	}
@@ -103,6 +100,9 @@ func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 	if f.CreatedBy != "" {
 		w.add("i.created_by = ?", f.CreatedBy)
 	}
+	if f.Text != "" {
+		w.add(`json_extract(i.doc, '$.prompt') LIKE ? ESCAPE '\'`, hitl.LikePattern(f.Text))
+	}
 	if len(f.AssignedTo) > 0 {
 		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
 	}
@@ -116,13 +116,44 @@ func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 		w.add("i.created_at < ?", micros(*f.CreatedBefore))
 	}
 	w.visible(f.Visibility)
-	items, err := queryInquiries(ctx, s.reader, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id DESC LIMIT ?",
+	return w
+}
+
+func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
+	cursor, err := f.Page.After()
+	if err != nil {
+		return nil, "", err
+	}
+	w := inquiryWhere(f)
+	order := " ORDER BY i.id DESC"
+	switch f.Order {
+	case hitl.OrderDeadline:
+		// The cursor is the last inquiry listed; the next page starts after its place.
+		if cursor > 0 {
+			w.add("(COALESCE(i.timeout_at, "+noDeadline+"), i.id) > (SELECT COALESCE(timeout_at, "+noDeadline+"), id FROM inquiries WHERE id = ?)", cursor)
+		}
+		order = " ORDER BY COALESCE(i.timeout_at, " + noDeadline + "), i.id"
+	default:
+		if cursor > 0 {
+			w.add("i.id < ?", cursor)
+		}
+	}
+	items, err := queryInquiries(ctx, s.reader, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ?",
 		append(w.args, f.Page.Limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
 	items, next := hitl.PageOf(items, f.Page.Limit, func(i *hitl.Inquiry) int64 { return i.ID })
 	return items, next, nil
+}
+
+func (s *Store) CountInquiries(ctx context.Context, f hitl.InquiryFilter) (int, error) {
+	return onReader(s, ctx, func() (int, error) {
+		w := inquiryWhere(f)
+		var n int
+		err := s.reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries i"+w.String(), w.args...).Scan(&n)
+		return n, dbError(err, "inquiries")
+	})
 }
 
 func (s *Store) PendingCount(ctx context.Context) (int, error) {

@@ -24,6 +24,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Filters":                 testFilters,
 		"Visibility":              testVisibility,
 		"Pagination":              testPagination,
+		"TextSearchAndCount":      testTextSearchAndCount,
+		"DeadlineOrder":           testDeadlineOrder,
 		"Sessions":                testSessions,
 		"Events":                  testEvents,
 		"ConcurrentEventsInOrder": testConcurrentEventsInOrder,
@@ -301,6 +303,88 @@ func testPagination(t *testing.T, s hitl.Store) {
 	}
 	if _, _, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Page: hitl.Page{Cursor: "garbage", Limit: 3}}); code(err) != hitl.EInvalid {
 		t.Fatalf("bad cursor: got %v, want invalid", err)
+	}
+}
+
+func testTextSearchAndCount(t *testing.T, s hitl.Store) {
+	all := hitl.Visibility{All: true}
+	deploy := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) { i.Prompt = "Deploy v2 to PRODUCTION?" }))
+	percent := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.Prompt = "Raise the limit by 50% for prod_eu?" }))
+	insert(t, s, newInquiry(3, func(i *hitl.Inquiry) {
+		i.Prompt = "Raise the limit by 500 for prodXeu?"
+		i.AssignedTo = []string{"alice"}
+	}))
+	cases := []struct {
+		text string
+		want []int64
+	}{
+		{"production", []int64{deploy.ID}}, // any case
+		{"50%", []int64{percent.ID}},       // % is matched as itself, not as a wildcard
+		{"prod_eu", []int64{percent.ID}},   // so is _
+		{`\`, []int64{}},
+		{"nothing like it", []int64{}},
+	}
+	for _, tc := range cases {
+		f := hitl.InquiryFilter{Text: tc.text, Visibility: all}
+		if got := list(t, s, f); !same(got, tc.want) {
+			t.Errorf("text %q: got %v, want %v", tc.text, got, tc.want)
+		}
+		n, err := s.CountInquiries(context.Background(), f)
+		must(t, err)
+		if n != len(tc.want) {
+			t.Errorf("count of text %q: got %d, want %d", tc.text, n, len(tc.want))
+		}
+	}
+	for _, tc := range []struct {
+		f    hitl.InquiryFilter
+		want int
+	}{
+		{hitl.InquiryFilter{Visibility: all}, 3},
+		{hitl.InquiryFilter{Visibility: all, Text: "raise"}, 2},
+		{hitl.InquiryFilter{Visibility: all, AssignedTo: []string{"alice"}}, 1},
+		{hitl.InquiryFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"bob"}}}, 2},
+		{hitl.InquiryFilter{Visibility: all, Status: hitl.StatusResponded}, 0},
+	} {
+		n, err := s.CountInquiries(context.Background(), tc.f)
+		must(t, err)
+		if n != tc.want {
+			t.Errorf("count %+v: got %d, want %d", tc.f, n, tc.want)
+		}
+	}
+}
+
+func testDeadlineOrder(t *testing.T, s hitl.Store) {
+	at := func(min int) func(*hitl.Inquiry) {
+		return func(i *hitl.Inquiry) { d := base.Add(time.Duration(min) * time.Minute); i.TimeoutAt = &d }
+	}
+	none1 := insert(t, s, newInquiry(1))
+	late := insert(t, s, newInquiry(2, at(30)))
+	soon := insert(t, s, newInquiry(3, at(5)))
+	none2 := insert(t, s, newInquiry(4))
+	tie := insert(t, s, newInquiry(5, at(5)))
+	mid := insert(t, s, newInquiry(6, at(10)))
+	want := []int64{soon.ID, tie.ID, mid.ID, late.ID, none1.ID, none2.ID}
+	for _, limit := range []int{1, 2, 4, 10} {
+		var got []int64
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > 10 {
+				t.Fatal("pagination does not end")
+			}
+			items, next, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Order: hitl.OrderDeadline,
+				Visibility: hitl.Visibility{All: true}, Page: hitl.Page{Cursor: cursor, Limit: limit}})
+			must(t, err)
+			for _, i := range items {
+				got = append(got, i.ID)
+			}
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		if !same(got, want) {
+			t.Errorf("pages of %d: got %v, want %v", limit, got, want)
+		}
 	}
 }
 
