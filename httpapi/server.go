@@ -14,6 +14,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/web"
 )
 
 // Config bounds what a request may send, and paces the streams.
@@ -42,7 +43,10 @@ type handler func(w http.ResponseWriter, r *http.Request, p *hitl.Principal) err
 type route struct {
 	method, path string
 	public       bool
-	h            handler
+	// cookie: the web inbox's session cookie also authenticates (a browser's EventSource
+	// cannot send a header). Only for reads: other sites' forms must never act with it.
+	cookie bool
+	h      handler
 }
 
 // New builds the server and its routes.
@@ -95,7 +99,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/sessions/{key}/cancel", h: s.cancelSession},
 
 		{method: "GET", path: "/v1/events", h: s.listEvents},
-		{method: "GET", path: "/v1/events/stream", h: s.stream},
+		{method: "GET", path: "/v1/events/stream", cookie: true, h: s.stream},
 		{method: "GET", path: "/v1/ws", h: s.ws},
 		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
 
@@ -183,7 +187,11 @@ func (s *Server) wrap(rt route) http.Handler {
 		var p *hitl.Principal
 		if !rt.public {
 			var err error
-			if p, err = s.engine.Authenticate(r.Context(), token(r)); err != nil {
+			tok := token(r)
+			if c, err := r.Cookie(web.CookieName); tok == "" && rt.cookie && err == nil {
+				tok = c.Value
+			}
+			if p, err = s.engine.Authenticate(r.Context(), tok); err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 				s.fail(w, r, err)
 				return

@@ -23,6 +23,7 @@ import (
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
+	"github.com/hitl-dev/hitl/web"
 )
 
 // Config is everything `hitl serve` can be told, by flag or HITL_* variable.
@@ -191,7 +192,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s.http = &http.Server{
-		Handler:           httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound}),
+		Handler: routes(
+			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL}),
+			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log})),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
@@ -202,6 +205,16 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// routes sends the API's paths to the API and every other path to the web inbox.
+func routes(api, inbox http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", inbox)
+	for _, prefix := range []string{"/v1/", "/healthz", "/readyz", "/metrics", "/mcp"} {
+		mux.Handle(prefix, api)
+	}
+	return mux
 }
 
 // saveCredentials records the URL, and the admin token when this start created one.

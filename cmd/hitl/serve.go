@@ -83,8 +83,9 @@ on this machine work with no set-up.`,
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "hitl listening on %s (API %s/v1, database %s)\n", srv.URL(), srv.URL(), cfg.DBName())
+			fmt.Fprintf(out, "Open %s in a browser to see and answer inquiries.\n", srv.URL())
 			if srv.AdminToken != "" {
-				fmt.Fprintf(out, "Created the first admin key. Its token is shown only now:\n\n    %s\n\n", srv.AdminToken)
+				fmt.Fprintf(out, "Created the first admin key. Its token is shown only now (sign in to the inbox with it):\n\n    %s\n\n", srv.AdminToken)
 				if srv.CredentialsPath != "" {
 					fmt.Fprintf(out, "It is saved with the URL in %s for the hitl commands on this machine.\n", srv.CredentialsPath)
 				}

@@ -1,0 +1,230 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/schema"
+)
+
+// How an inquiry is answered on a page: an approval with Approve / Reject, options as one
+// button each (checkboxes when several may be chosen), or a form built from the schema.
+const (
+	formApproval = "approval"
+	formOptions  = "options"
+	formSchema   = "schema"
+)
+
+// commentPath is where an answer's comment is reported: the engine checks it as /comment.
+const commentPath = "/comment"
+
+// answerForm is the answer form of one inquiry, with what the person entered and what was
+// wrong with it when the page comes back.
+type answerForm struct {
+	Kind     string
+	Inquiry  *hitl.Inquiry
+	Root     *fieldView // formSchema
+	Action   string     // where the form posts
+	CSRF     string
+	Confirm  bool // an answer-link page: options are chosen, then confirmed with one button
+	Selected []string
+	Comment  string
+	// Errors by the path of their field; Other are those with no field to stand beside.
+	Errors map[string]string
+	Other  []string
+}
+
+// fieldView is one input of a schema form, ready to render.
+type fieldView struct {
+	*schema.Field
+	ID       string
+	Value    string   // what was entered
+	Values   []string // choices ticked, or the rows of a list
+	Error    string
+	Children []*fieldView
+}
+
+// isApproval tells whether the inquiry asks for approved (and a comment) only, as approvals do
+// by default: it is answered with two buttons.
+func isApproval(inq *hitl.Inquiry) bool {
+	if inq.RequestType != hitl.RequestApproval || len(inq.Options) > 0 {
+		return false
+	}
+	var s struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(inq.ResponseSchema, &s) != nil || s.Type != "object" {
+		return false
+	}
+	var approved struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(s.Properties["approved"], &approved) != nil || approved.Type != "boolean" {
+		return false
+	}
+	for k := range s.Properties {
+		if k != "approved" && k != "comment" {
+			return false
+		}
+	}
+	for _, k := range s.Required {
+		if k != "approved" && k != "comment" {
+			return false
+		}
+	}
+	return true
+}
+
+func formKind(inq *hitl.Inquiry) string {
+	switch {
+	case len(inq.Options) > 0:
+		return formOptions
+	case isApproval(inq):
+		return formApproval
+	}
+	return formSchema
+}
+
+// newAnswerForm builds the form with what was entered (nil: nothing yet) and the errors to show.
+func newAnswerForm(inq *hitl.Inquiry, action, csrf string, entered url.Values, errs []hitl.FieldError) *answerForm {
+	f := &answerForm{Kind: formKind(inq), Inquiry: inq, Action: action, CSRF: csrf, Errors: map[string]string{}}
+	known := map[string]bool{"": true, commentPath: true}
+	if f.Kind == formApproval {
+		known["/approved"] = true
+	}
+	if entered != nil {
+		f.Comment = entered.Get("comment")
+		f.Selected = entered[schema.RootName]
+		if f.Kind == formApproval {
+			f.Selected = entered["approved"]
+		}
+	}
+	if f.Kind == formSchema {
+		n := 0
+		f.Root = newFieldView(schema.FormFor(inq.ResponseSchema), entered, &n, known)
+	}
+	for _, e := range errs {
+		path := e.Path
+		if path == "/response" {
+			path = "" // the whole answer is missing
+		}
+		if f.Kind == formApproval && path == "/approved" {
+			path = ""
+		}
+		switch {
+		case !known[path]:
+			where := e.Path
+			f.Other = append(f.Other, strings.TrimSpace(where+" "+e.Message))
+		case f.Errors[path] == "":
+			f.Errors[path] = e.Message
+		default:
+			f.Errors[path] += "; " + e.Message
+		}
+	}
+	if f.Root != nil {
+		f.Root.attachErrors(f.Errors)
+	}
+	return f
+}
+
+func newFieldView(fd *schema.Field, entered url.Values, n *int, known map[string]bool) *fieldView {
+	*n++
+	v := &fieldView{Field: fd, ID: fmt.Sprintf("field-%d", *n)}
+	known[fd.Path] = true
+	if entered != nil {
+		v.Value = entered.Get(fd.Name)
+		v.Values = entered[fd.Name]
+	}
+	if fd.Kind == schema.KindList {
+		// The rows entered, and always one empty row to add another without the script.
+		var rows []string
+		for _, r := range v.Values {
+			if strings.TrimSpace(r) != "" {
+				rows = append(rows, r)
+			}
+		}
+		v.Values = append(rows, "")
+		for i := range v.Values {
+			known[fmt.Sprintf("%s/%d", fd.Path, i)] = true
+		}
+	}
+	for _, c := range fd.Fields {
+		v.Children = append(v.Children, newFieldView(c, entered, n, known))
+	}
+	return v
+}
+
+// attachErrors puts each error beside its field; a list's row errors go to the list.
+func (v *fieldView) attachErrors(errs map[string]string) {
+	v.Error = errs[v.Path]
+	if v.Kind == schema.KindList {
+		for i := range v.Values {
+			if e := errs[fmt.Sprintf("%s/%d", v.Path, i)]; e != "" {
+				v.Error = strings.TrimPrefix(v.Error+fmt.Sprintf("; row %d: %s", i+1, e), "; ")
+			}
+		}
+	}
+	for _, c := range v.Children {
+		c.attachErrors(errs)
+	}
+}
+
+// readAnswer builds the response from a posted answer form, or says what to fix.
+func readAnswer(inq *hitl.Inquiry, form url.Values) (*hitl.ResponseRequest, []hitl.FieldError) {
+	comment := strings.TrimSpace(form.Get("comment"))
+	switch formKind(inq) {
+	case formApproval:
+		var approved bool
+		switch form.Get("approved") {
+		case "true":
+			approved = true
+		case "false":
+		default:
+			return nil, []hitl.FieldError{{Path: "", Message: "choose Approve or Reject"}}
+		}
+		answer := map[string]any{"approved": approved}
+		if comment != "" {
+			answer["comment"] = comment
+		}
+		b, _ := json.Marshal(answer)
+		return &hitl.ResponseRequest{Response: b}, nil
+	case formOptions:
+		picked := form[schema.RootName]
+		var answer any
+		switch {
+		case inq.Multiple && len(picked) == 0:
+			return nil, []hitl.FieldError{{Path: "", Message: "choose at least one option"}}
+		case inq.Multiple:
+			answer = picked
+		case len(picked) != 1 || picked[0] == "":
+			return nil, []hitl.FieldError{{Path: "", Message: "choose one option"}}
+		default:
+			answer = picked[0]
+		}
+		b, _ := json.Marshal(answer)
+		return &hitl.ResponseRequest{Response: b, Comment: comment}, nil
+	}
+	answer, errs := schema.FormFor(inq.ResponseSchema).Read(form)
+	if errs != nil {
+		return nil, errs
+	}
+	return &hitl.ResponseRequest{Response: answer, Comment: comment}, nil
+}
+
+// fieldErrors are the problems of an invalid answer, for showing beside the fields.
+func fieldErrors(err error) ([]hitl.FieldError, bool) {
+	var he *hitl.Error
+	if !errors.As(err, &he) || (he.Code != hitl.EInvalid && he.Code != hitl.EInvalidResponse) {
+		return nil, false
+	}
+	if len(he.Fields) == 0 {
+		return []hitl.FieldError{{Path: "", Message: he.Message}}, true
+	}
+	return he.Fields, true
+}

@@ -1,0 +1,90 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// loginCookie holds the CSRF secret of the sign-in form (there is no session yet to bind it to).
+const loginCookie = "hitl_login"
+
+// sessionMaxAge is how long a browser keeps a sign-in; revoking the key ends it at once.
+const sessionMaxAge = 12 * time.Hour
+
+// csrfToken binds forms to a secret the attacker does not have: the session's token (or the
+// sign-in cookie's value), never sent in a form itself.
+func csrfToken(secret string) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte("hitl csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+func validCSRF(got, want string) bool {
+	return got != "" && hmac.Equal([]byte(got), []byte(want))
+}
+
+func (h *Handler) loginPage(w http.ResponseWriter, r *http.Request) {
+	h.showLogin(w, r, http.StatusOK, "")
+}
+
+// showLogin renders the sign-in form with a fresh CSRF secret in its own cookie.
+func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, problem string) {
+	b := make([]byte, 24)
+	rand.Read(b)
+	secret := base64.RawURLEncoding.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: secret, Path: "/login", MaxAge: 3600,
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	h.render(w, r, status, "login", &layout{Title: "Sign in"}, map[string]any{
+		"CSRF": csrfToken(secret), "Next": localPath(r.FormValue("next")), "Problem": problem})
+}
+
+// login checks the token and starts a session: the token goes into an HttpOnly cookie that
+// scripts cannot read and other sites' requests do not carry.
+func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		h.showLogin(w, r, formStatus(err), formProblem(err))
+		return
+	}
+	c, err := r.Cookie(loginCookie)
+	if err != nil || !validCSRF(r.PostForm.Get("csrf"), csrfToken(c.Value)) {
+		h.showLogin(w, r, http.StatusForbidden, "The sign-in form expired. Try again.")
+		return
+	}
+	token := strings.TrimSpace(r.PostForm.Get("token"))
+	if token == "" {
+		h.showLogin(w, r, http.StatusUnprocessableEntity, "Enter your API token.")
+		return
+	}
+	if _, err := h.engine.Authenticate(r.Context(), token); err != nil {
+		if hitl.ErrorCode(err) == hitl.EUnauthorized {
+			h.showLogin(w, r, http.StatusUnauthorized, "That token is not valid, or its key was revoked.")
+			return
+		}
+		h.fail(w, r, nil, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: token, Path: "/", MaxAge: int(sessionMaxAge.Seconds()),
+		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
+}
+
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request, _ *viewer) {
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// localPath keeps a redirect target on this site: a path, never a URL to another host.
+func localPath(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+		return "/"
+	}
+	return next
+}

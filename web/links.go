@@ -1,0 +1,83 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Answer links (GET /a/{token}) are for people who got the question by email or chat. The GET
+// only shows the inquiry and a form; only the form's POST answers, so a mail scanner or a
+// chat preview that fetches the link answers nothing. ?option=VALUE (a one-click link for
+// one option) ticks that option; the person still confirms.
+
+func (h *Handler) openLink(w http.ResponseWriter, r *http.Request) (*hitl.Principal, *hitl.Inquiry, bool) {
+	w.Header().Set("X-Robots-Tag", "noindex, nofollow")
+	who, inq, err := h.engine.OpenAnswerLink(r.Context(), r.PathValue("token"))
+	if err != nil {
+		if hitl.ErrorCode(err) == hitl.ENotFound {
+			err = hitl.Errorf(hitl.ENotFound, "The inquiry of this link no longer exists.")
+		}
+		h.fail(w, r, nil, err)
+		return nil, nil, false
+	}
+	return who, inq, true
+}
+
+func linkAction(r *http.Request) string { return "/a/" + url.PathEscape(r.PathValue("token")) }
+
+// linkPage serves GET /a/{token}.
+func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
+	who, inq, ok := h.openLink(w, r)
+	if !ok {
+		return
+	}
+	var entered url.Values
+	if opt := r.URL.Query().Get("option"); opt != "" {
+		entered = url.Values{"answer": {opt}, "approved": {approvalChoice(opt)}}
+	}
+	form := newAnswerForm(inq, linkAction(r), csrfToken(r.PathValue("token")), entered, nil)
+	form.Confirm = true
+	d := h.newInquiryData(who, inq, form)
+	d.Link, d.Done = who, r.URL.Query().Has("done")
+	h.render(w, r, http.StatusOK, "link", &layout{Title: short(inq.Prompt, 60)}, d)
+}
+
+// approvalChoice reads a one-click approval link's option.
+func approvalChoice(opt string) string {
+	switch opt {
+	case "approve", "true":
+		return "true"
+	case "reject", "false":
+		return "false"
+	}
+	return ""
+}
+
+// linkAnswer serves POST /a/{token}: the confirmed answer.
+func (h *Handler) linkAnswer(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		h.errorPage(w, r, nil, formStatus(err), formProblem(err))
+		return
+	}
+	who, inq, ok := h.openLink(w, r)
+	if !ok {
+		return
+	}
+	csrf := csrfToken(r.PathValue("token"))
+	if !validCSRF(r.PostForm.Get("csrf"), csrf) {
+		h.errorPage(w, r, nil, http.StatusForbidden, "This form did not come from this page. Open the link again and confirm there.")
+		return
+	}
+	status, d := h.submit(r, who, inq, linkAction(r), csrf)
+	if d == nil {
+		http.Redirect(w, r, linkAction(r)+"?done", http.StatusSeeOther)
+		return
+	}
+	if d.Form != nil {
+		d.Form.Confirm = true
+	}
+	d.Link = who
+	h.render(w, r, status, "link", &layout{Title: short(inq.Prompt, 60)}, d)
+}

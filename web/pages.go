@@ -1,0 +1,285 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// inboxPage is how many inquiries one page of the inbox lists.
+const inboxPage = 50
+
+// tab is one list of the inbox.
+type tab struct {
+	Key, Label string
+	Count      int
+	URL        string
+	filter     hitl.InquiryFilter
+}
+
+func tabs(p *hitl.Principal) []*tab {
+	pending := hitl.InquiryFilter{Status: hitl.StatusPending}
+	mine := pending
+	mine.AssignedTo = p.Entries()
+	return []*tab{
+		{Key: "mine", Label: "Assigned to me", filter: mine},
+		{Key: "pending", Label: "All pending", filter: pending},
+		{Key: "responded", Label: "Answered", filter: hitl.InquiryFilter{Status: hitl.StatusResponded}},
+		{Key: "timeout", Label: "Timed out", filter: hitl.InquiryFilter{Status: hitl.StatusTimeout}},
+		{Key: "cancelled", Label: "Cancelled", filter: hitl.InquiryFilter{Status: hitl.StatusCancelled}},
+	}
+}
+
+// inbox serves GET /: one tab of inquiries, searched and sorted, with the count of every tab.
+func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
+	q := r.URL.Query()
+	seq := h.startSeq(r.Context())
+	active, search, sort := q.Get("tab"), q.Get("q"), q.Get("sort")
+	if active == "" {
+		active = "pending"
+	}
+	var current *tab
+	all := tabs(v.Principal)
+	for _, t := range all {
+		t.URL = inboxURL(t.Key, search, sort, "")
+		n, err := h.engine.CountInquiries(r.Context(), v.Principal, t.filter)
+		if err != nil {
+			h.fail(w, r, v, err)
+			return
+		}
+		t.Count = n
+		if t.Key == active {
+			current = t
+		}
+	}
+	if current == nil {
+		h.errorPage(w, r, v, http.StatusBadRequest, "There is no such list. Choose one of the tabs.")
+		return
+	}
+	f := current.filter
+	f.Text, f.Page = search, hitl.Page{Cursor: q.Get("cursor"), Limit: inboxPage}
+	switch sort {
+	case "", "newest":
+	case "deadline":
+		f.Order = hitl.OrderDeadline
+	default:
+		h.errorPage(w, r, v, http.StatusBadRequest, "Sort by newest or by deadline.")
+		return
+	}
+	items, next, err := h.engine.Inquiries(r.Context(), v.Principal, f)
+	if err != nil {
+		h.fail(w, r, v, err)
+		return
+	}
+	total := current.Count
+	if search != "" {
+		if total, err = h.engine.CountInquiries(r.Context(), v.Principal, f); err != nil {
+			h.fail(w, r, v, err)
+			return
+		}
+	}
+	nextURL := ""
+	if next != "" {
+		nextURL = inboxURL(active, search, sort, next)
+	}
+	pendingForMe := all[0].Count
+	title := "Inbox"
+	if pendingForMe > 0 {
+		title = fmt.Sprintf("(%d) Inbox", pendingForMe)
+	}
+	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Stream: "type=inquiry.created,inquiry.responded,inquiry.timeout,inquiry.cancelled", Seq: seq},
+		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
+			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != ""})
+}
+
+// inboxURL is the address of one page of the inbox; empty parameters are left out.
+func inboxURL(tab, search, sort, cursor string) string {
+	v := url.Values{"tab": {tab}}
+	for k, val := range map[string]string{"q": search, "sort": sort, "cursor": cursor} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	return "/?" + v.Encode()
+}
+
+// inquiryData is what the inquiry page shows.
+type inquiryData struct {
+	Inquiry *hitl.Inquiry
+	Form    *answerForm // when the viewer may answer now
+	Why     string      // why the viewer may not answer a pending inquiry
+	Notice  string      // what happened to the viewer's answer, when it did not count
+	Context *node
+	Tool    *node
+	Link    *hitl.Principal // on an answer-link page: who answers
+	Done    bool            // on an answer-link page: the answer was just recorded
+}
+
+func (h *Handler) newInquiryData(p *hitl.Principal, inq *hitl.Inquiry, form *answerForm) *inquiryData {
+	d := &inquiryData{Inquiry: inq, Context: tree(inq.Context)}
+	if inq.ToolCall != nil {
+		d.Tool = tree(inq.ToolCall.Arguments)
+	}
+	if inq.Status == hitl.StatusPending {
+		if err := h.engine.MayAnswer(p, inq); err != nil {
+			d.Why = err.Error()
+		} else {
+			d.Form = form
+		}
+	}
+	return d
+}
+
+func inquiryParam(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && id > 0
+}
+
+// inquiry serves GET /inquiries/{id}.
+func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
+	id, ok := inquiryParam(r)
+	if !ok {
+		h.errorPage(w, r, v, http.StatusNotFound, "There is no such inquiry.")
+		return
+	}
+	seq := h.startSeq(r.Context())
+	inq, err := h.engine.Inquiry(r.Context(), v.Principal, id)
+	if err != nil {
+		h.fail(w, r, v, err)
+		return
+	}
+	action := fmt.Sprintf("/inquiries/%d", id)
+	h.showInquiry(w, r, http.StatusOK, v, seq, h.newInquiryData(v.Principal, inq, newAnswerForm(inq, action, v.CSRF, nil, nil)))
+}
+
+func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
+	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
+	h.render(w, r, status, "inquiry", l, d)
+}
+
+// answer serves POST /inquiries/{id}: the answer form.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, v *viewer) {
+	id, ok := inquiryParam(r)
+	if !ok {
+		h.errorPage(w, r, v, http.StatusNotFound, "There is no such inquiry.")
+		return
+	}
+	inq, err := h.engine.Inquiry(r.Context(), v.Principal, id)
+	if err != nil {
+		h.fail(w, r, v, err)
+		return
+	}
+	action := fmt.Sprintf("/inquiries/%d", id)
+	status, d := h.submit(r, v.Principal, inq, action, v.CSRF)
+	if d == nil {
+		http.Redirect(w, r, action, http.StatusSeeOther)
+		return
+	}
+	h.showInquiry(w, r, status, v, h.startSeq(r.Context()), d)
+}
+
+// submit records the posted answer to inq as p. It returns nil when the answer counts (the
+// caller redirects); else the status and the page to show: the form again with what was
+// entered and every problem beside its field, or the inquiry as it ended when another answer
+// (or the deadline) came first.
+func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, action, csrf string) (int, *inquiryData) {
+	again := func(status int, errs []hitl.FieldError) (int, *inquiryData) {
+		return status, h.newInquiryData(p, inq, newAnswerForm(inq, action, csrf, r.PostForm, errs))
+	}
+	req, errs := readAnswer(inq, r.PostForm)
+	if errs != nil {
+		return again(http.StatusUnprocessableEntity, errs)
+	}
+	_, err := h.engine.Respond(r.Context(), p, inq.ID, req)
+	if err == nil {
+		return 0, nil
+	}
+	if errs, ok := fieldErrors(err); ok {
+		return again(http.StatusUnprocessableEntity, errs)
+	}
+	var he *hitl.Error
+	if errors.As(err, &he) && he.Code == hitl.EConflict && he.Inquiry != nil {
+		d := h.newInquiryData(p, he.Inquiry, nil)
+		d.Notice = lateNotice(he.Inquiry)
+		return http.StatusConflict, d
+	}
+	if errors.As(err, &he) && he.Code == hitl.EForbidden {
+		d := h.newInquiryData(p, inq, nil)
+		d.Why = he.Message
+		return http.StatusForbidden, d
+	}
+	h.log.Warn("answer failed", "inquiry_id", inq.ID, "err", err)
+	return again(http.StatusServiceUnavailable, []hitl.FieldError{{Path: "", Message: "your answer could not be saved; nothing was recorded. Try again."}})
+}
+
+// lateNotice tells the person why their answer did not count.
+func lateNotice(inq *hitl.Inquiry) string {
+	switch inq.Status {
+	case hitl.StatusResponded:
+		by := "someone else"
+		if inq.RespondedBy != nil {
+			by = *inq.RespondedBy
+		}
+		return "Your answer was not recorded: " + by + " answered first. Their answer is below."
+	case hitl.StatusTimeout:
+		return "Your answer was not recorded: the deadline passed first."
+	case hitl.StatusCancelled:
+		return "Your answer was not recorded: the inquiry was cancelled."
+	}
+	return "Your answer was not recorded."
+}
+
+// entry is one line of a session's timeline.
+type entry struct {
+	Event   *hitl.Event
+	Inquiry *hitl.Inquiry // for inquiry events: the inquiry after the change
+	Session *hitl.Session // for session events
+}
+
+const timelinePage = 500
+
+// session serves GET /sessions/{key}: the agent run's questions and answers in order.
+func (h *Handler) session(w http.ResponseWriter, r *http.Request, v *viewer) {
+	key := r.PathValue("key")
+	seq := h.startSeq(r.Context())
+	s, err := h.engine.Session(r.Context(), v.Principal, key)
+	if err != nil {
+		h.fail(w, r, v, err)
+		return
+	}
+	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
+	evs, err := h.engine.Events(r.Context(), v.Principal, hitl.EventFilter{Session: key, After: max(after, 0), Limit: timelinePage + 1})
+	if err != nil {
+		h.fail(w, r, v, err)
+		return
+	}
+	next := ""
+	if len(evs) > timelinePage {
+		evs = evs[:timelinePage]
+		next = fmt.Sprintf("/sessions/%s?after=%d", url.PathEscape(key), evs[len(evs)-1].Seq)
+	}
+	entries := make([]entry, 0, len(evs))
+	for _, ev := range evs {
+		e := entry{Event: ev}
+		if ev.InquiryID != nil {
+			e.Inquiry = &hitl.Inquiry{}
+			if json.Unmarshal(ev.Data, e.Inquiry) != nil {
+				e.Inquiry = nil
+			}
+		} else {
+			e.Session = &hitl.Session{}
+			if json.Unmarshal(ev.Data, e.Session) != nil {
+				e.Session = nil
+			}
+		}
+		entries = append(entries, e)
+	}
+	l := &layout{Viewer: v, Title: "Session " + key, Stream: "session=" + url.QueryEscape(key), Seq: seq}
+	h.render(w, r, http.StatusOK, "session", l, map[string]any{"Session": s, "Entries": entries, "Next": next,
+		"State": tree(s.State), "Result": tree(s.Result), "Metadata": sortedKeys(s.Metadata)})
+}

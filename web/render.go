@@ -1,0 +1,280 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hitl-dev/hitl"
+)
+
+var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link"}
+
+// parsePages parses each page with the frame and the shared parts; a broken template stops
+// the server at start, in tests, not at a person's first visit.
+func parsePages() map[string]*template.Template {
+	pages := make(map[string]*template.Template, len(pageNames))
+	for _, name := range pageNames {
+		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles,
+			"templates/layout.html", "templates/parts.html", "templates/"+name+".html"))
+	}
+	return pages
+}
+
+// render writes a whole page, or nothing but an error page when the template fails: the
+// page is built in memory first.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, l *layout, data any) {
+	var buf bytes.Buffer
+	if err := h.pages[name].Execute(&buf, map[string]any{"Layout": l, "Data": data}); err != nil {
+		h.log.Error("page failed to render", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+var funcs = template.FuncMap{
+	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"clock":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"ago":       ago,
+	"left":      left,
+	"soon":      func(t time.Time) bool { return time.Until(t) < 5*time.Minute },
+	"short":     short,
+	"join":      strings.Join,
+	"tree":      tree,
+	"pretty":    pretty,
+	"answer":    answerText,
+	"optLabel":  optionLabel,
+	"status":    statusText,
+	"contains":  slices.Contains[[]string],
+	"num":       func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
+	"inputType": inputType,
+	"inc":       func(i int) int { return i + 1 },
+}
+
+// inputType is the input that fits a string format: the browser's own pickers and checks.
+func inputType(format string) string {
+	switch format {
+	case "email":
+		return "email"
+	case "uri":
+		return "url"
+	case "date":
+		return "date"
+	case "date-time":
+		return "datetime-local"
+	}
+	return "text"
+}
+
+// ago says how long ago t was, in the largest unit that fits.
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+// left says how long until t; the script keeps it counting down.
+func left(t time.Time) string {
+	d := time.Until(t)
+	if d <= 0 {
+		return "due now"
+	}
+	s := int(math.Ceil(d.Seconds()))
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds left", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm %02ds left", s/60, s%60)
+	case s < 48*3600:
+		return fmt.Sprintf("%dh %02dm left", s/3600, s/60%60)
+	}
+	return fmt.Sprintf("%d days left", s/86400)
+}
+
+// short cuts text to n characters, on a character boundary.
+func short(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n])) + "…"
+}
+
+func statusText(s hitl.Status) string {
+	switch s {
+	case hitl.StatusPending:
+		return "Waiting for an answer"
+	case hitl.StatusResponded:
+		return "Answered"
+	case hitl.StatusTimeout:
+		return "Timed out"
+	case hitl.StatusCancelled:
+		return "Cancelled"
+	}
+	return string(s)
+}
+
+// pretty indents JSON for reading; what is not JSON is shown as it is.
+func pretty(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// node is one value of a JSON document as the context viewer shows it: objects and arrays
+// fold open and shut, strings wrap.
+type node struct {
+	Key      string
+	Kind     string // object, array, string, number, bool, null
+	Text     string
+	Children []node
+}
+
+const maxTreeDepth = 12
+
+// tree reads a JSON document into nodes, keeping the order of object members.
+func tree(raw json.RawMessage) *node {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	n, err := readNode(dec, 0)
+	if err != nil {
+		return &node{Kind: "string", Text: string(raw)}
+	}
+	return &n
+}
+
+func readNode(dec *json.Decoder, depth int) (node, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return node{}, err
+	}
+	switch v := t.(type) {
+	case json.Delim:
+		n := node{Kind: "object"}
+		if v == '[' {
+			n.Kind = "array"
+		}
+		for i := 0; dec.More(); i++ {
+			key := fmt.Sprint(i)
+			if n.Kind == "object" {
+				kt, err := dec.Token()
+				if err != nil {
+					return node{}, err
+				}
+				key = kt.(string)
+			}
+			var child node
+			if depth >= maxTreeDepth {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return node{}, err
+				}
+				child = node{Kind: "string", Text: string(raw)}
+			} else if child, err = readNode(dec, depth+1); err != nil {
+				return node{}, err
+			}
+			child.Key = key
+			n.Children = append(n.Children, child)
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return node{}, err
+		}
+		return n, nil
+	case string:
+		return node{Kind: "string", Text: v}, nil
+	case json.Number:
+		return node{Kind: "number", Text: v.String()}, nil
+	case bool:
+		return node{Kind: "bool", Text: fmt.Sprint(v)}, nil
+	}
+	return node{Kind: "null", Text: "null"}, nil
+}
+
+// optionLabel is how an option is shown: its label, else its value.
+func optionLabel(o hitl.Option) string {
+	if o.Label != "" {
+		return o.Label
+	}
+	return o.Value
+}
+
+// answerText shows an answer in words where the inquiry tells how: option labels, approved or
+// rejected, a plain string; anything else as indented JSON.
+func answerText(inq *hitl.Inquiry, raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	labels := map[string]string{}
+	for _, o := range inq.Options {
+		labels[o.Value] = optionLabel(o)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if l, ok := labels[s]; ok {
+			return l
+		}
+		return s
+	}
+	var list []string
+	if len(labels) > 0 && json.Unmarshal(raw, &list) == nil {
+		for i, v := range list {
+			if l, ok := labels[v]; ok {
+				list[i] = l
+			}
+		}
+		return strings.Join(list, ", ")
+	}
+	if isApproval(inq) {
+		var a struct {
+			Approved *bool  `json:"approved"`
+			Comment  string `json:"comment"`
+		}
+		if json.Unmarshal(raw, &a) == nil && a.Approved != nil {
+			out := "Rejected"
+			if *a.Approved {
+				out = "Approved"
+			}
+			if a.Comment != "" {
+				out += " — " + a.Comment
+			}
+			return out
+		}
+	}
+	return pretty(raw)
+}
+
+// sortedKeys lists a map's keys in order, for stable pages.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

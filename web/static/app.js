@@ -1,0 +1,135 @@
+// hitl inbox: live updates and small helps. Every page works without this script; it adds
+// countdowns, rows for lists, and follows the event stream to refresh the parts of the page
+// that changed, from the server's own rendering of the page.
+(function () {
+  'use strict';
+
+  // Countdowns: every <time data-deadline> says how long is left, each second.
+  function left(ms) {
+    if (ms <= 0) return 'due now';
+    var s = Math.ceil(ms / 1000);
+    if (s < 60) return s + 's left';
+    if (s < 3600) return Math.floor(s / 60) + 'm ' + String(s % 60).padStart(2, '0') + 's left';
+    if (s < 48 * 3600) return Math.floor(s / 3600) + 'h ' + String(Math.floor(s / 60) % 60).padStart(2, '0') + 'm left';
+    return Math.floor(s / 86400) + ' days left';
+  }
+  function tick() {
+    var now = Date.now();
+    document.querySelectorAll('time[data-deadline]').forEach(function (t) {
+      var ms = Date.parse(t.dataset.deadline) - now;
+      t.textContent = left(ms);
+      t.classList.toggle('soon', ms < 5 * 60 * 1000);
+    });
+  }
+  tick();
+  setInterval(tick, 1000);
+
+  // Lists: add and remove rows (without the script, the form always has one empty row).
+  function setUpLists(root) {
+    root.querySelectorAll('[data-add-row]').forEach(function (b) { b.hidden = false; });
+    root.querySelectorAll('[data-list] .no-script').forEach(function (p) { p.hidden = true; });
+  }
+  setUpLists(document);
+  document.addEventListener('click', function (e) {
+    var add = e.target.closest('[data-add-row]');
+    if (add) {
+      var rows = add.closest('[data-list]').querySelector('.rows');
+      var last = rows.lastElementChild;
+      var row = last.cloneNode(true);
+      var n = rows.children.length;
+      var input = row.querySelector('input');
+      var label = row.querySelector('label');
+      input.value = '';
+      input.id = input.id.replace(/-\d+$/, '-' + n);
+      label.htmlFor = input.id;
+      label.textContent = label.textContent.replace(/\d+$/, String(n + 1));
+      rows.appendChild(row);
+      input.focus();
+      return;
+    }
+    var remove = e.target.closest('[data-remove-row]');
+    if (remove) {
+      var list = remove.closest('.rows');
+      var li = remove.closest('li');
+      if (list.children.length > 1) {
+        li.remove();
+        list.querySelector('input').focus();
+      } else {
+        li.querySelector('input').value = '';
+      }
+    }
+  });
+
+  // Live updates.
+  var body = document.body;
+  var filter = body.dataset.stream;
+  if (!filter || !window.EventSource) return;
+  var status = document.getElementById('live');
+  function say(text, state) {
+    status.hidden = false;
+    status.textContent = text;
+    status.dataset.state = state;
+  }
+
+  // refresh fetches this page again and swaps in every region marked data-live, so what the
+  // page shows is always what the server renders; focus stays where it was.
+  var refreshing = null, again = false;
+  function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = fetch(location.href, { credentials: 'same-origin', headers: { 'Accept': 'text/html' } })
+      .then(function (res) { return res.ok || res.status === 404 ? res.text() : Promise.reject(res.status); })
+      .then(function (html) {
+        var next = new DOMParser().parseFromString(html, 'text/html');
+        var focused = document.activeElement && document.activeElement.id;
+        document.querySelectorAll('[data-live][id]').forEach(function (el) {
+          var fresh = next.getElementById(el.id);
+          if (fresh && fresh.innerHTML !== el.innerHTML) {
+            el.replaceWith(document.importNode(fresh, true));
+          }
+        });
+        if (next.title) document.title = next.title;
+        setUpLists(document);
+        tick();
+        if (focused && document.getElementById(focused) && document.activeElement === body) {
+          document.getElementById(focused).focus();
+        }
+      })
+      .catch(function () {})
+      .then(function () {
+        refreshing = null;
+        if (again) { again = false; refresh(); }
+      });
+  }
+  var pending = null;
+  function soon() {
+    clearTimeout(pending);
+    pending = setTimeout(refresh, 50);
+  }
+
+  var last = body.dataset.seq;
+  var source = null, retry = 1000;
+  function connect() {
+    source = new EventSource('/v1/events/stream?' + filter + '&after=' + encodeURIComponent(last));
+    source.addEventListener('start', function () { say('Live', 'live'); retry = 1000; });
+    ['inquiry.created', 'inquiry.responded', 'inquiry.timeout', 'inquiry.cancelled',
+      'session.updated', 'session.completed', 'session.failed', 'session.cancelled'].forEach(function (type) {
+      source.addEventListener(type, function (e) {
+        if (e.lastEventId) last = e.lastEventId;
+        soon();
+      });
+    });
+    // The server could not keep up with this page: reload it from the server's state.
+    source.addEventListener('reset', function () { location.reload(); });
+    source.onerror = function () {
+      say('Reconnecting…', 'offline');
+      // The browser reconnects by itself (sending Last-Event-ID) unless the server refused
+      // the stream; then try again later, from the last event this page saw, and refresh
+      // in case something happened meanwhile.
+      if (source.readyState === EventSource.CLOSED) {
+        setTimeout(function () { connect(); soon(); }, retry);
+        retry = Math.min(retry * 2, 30000);
+      }
+    };
+  }
+  connect();
+})();

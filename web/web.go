@@ -1,0 +1,221 @@
+// Package web is the operator inbox that `hitl serve` shows at /: server-rendered pages
+// (html/template, embedded) where people see what agents ask and answer it, with a small
+// script that adds live updates from the event stream. Every page works without the script;
+// after a reload a page is rendered from the server's state, never from events.
+//
+// People sign in with an API token; the page keeps it in an HttpOnly, SameSite=Strict cookie
+// that GET /v1/events/stream also accepts. Every form that changes something carries a CSRF
+// token derived from the session's secret.
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+)
+
+// CookieName is the session cookie: it holds the API token the person signed in with.
+const CookieName = "hitl_session"
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed static
+var staticFiles embed.FS
+
+// Config tunes the inbox.
+type Config struct {
+	// PublicURL is how people reach the server; an https:// one marks cookies Secure even
+	// behind a proxy that ends TLS.
+	PublicURL string
+	// MaxFormBytes bounds a posted form (default 1 MiB).
+	MaxFormBytes int64
+	Log          *slog.Logger
+}
+
+// Handler serves the inbox.
+type Handler struct {
+	engine *engine.Engine
+	cfg    Config
+	log    *slog.Logger
+	pages  map[string]*template.Template
+	mux    *http.ServeMux
+}
+
+// New builds the inbox over an engine.
+func New(e *engine.Engine, cfg Config) *Handler {
+	if cfg.MaxFormBytes == 0 {
+		cfg.MaxFormBytes = 1 << 20
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{engine: e, cfg: cfg, log: cfg.Log, pages: parsePages(), mux: http.NewServeMux()}
+	static, _ := fs.Sub(staticFiles, "static")
+	h.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET /login", h.loginPage)
+	h.mux.HandleFunc("POST /login", h.login)
+	h.mux.HandleFunc("POST /logout", h.signedIn(h.logout))
+	h.mux.HandleFunc("GET /{$}", h.signedIn(h.inbox))
+	h.mux.HandleFunc("GET /inquiries/{id}", h.signedIn(h.inquiry))
+	h.mux.HandleFunc("POST /inquiries/{id}", h.signedIn(h.answer))
+	h.mux.HandleFunc("GET /sessions/{key}", h.signedIn(h.session))
+	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
+	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)
+	return h
+}
+
+// ServeHTTP adds to every page the security headers and the recovery from a panic.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Referrer-Policy", "no-referrer") // answer links carry their token in the path
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			h.log.Error("page panicked", "path", r.URL.Path, "panic", v)
+			h.errorPage(w, r, nil, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
+		}
+	}()
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		h.errorPage(w, r, nil, http.StatusNotFound, "There is no page here.")
+		return
+	}
+	if r.Method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxFormBytes)
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// page is a handler for a signed-in person.
+type page func(w http.ResponseWriter, r *http.Request, v *viewer)
+
+// viewer is who looks at a page: the principal and the secret their forms are bound to.
+type viewer struct {
+	*hitl.Principal
+	CSRF string
+}
+
+// signedIn runs a page for the principal of the session cookie; without a valid one, a GET
+// goes to the sign-in page (and comes back after), anything else gets 401.
+func (h *Handler) signedIn(next page) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var p *hitl.Principal
+		var token string
+		if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+			token = c.Value
+			if p, err = h.engine.Authenticate(r.Context(), token); err != nil && hitl.ErrorCode(err) != hitl.EUnauthorized {
+				h.fail(w, r, nil, err)
+				return
+			}
+		}
+		if p == nil {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			h.errorPage(w, r, nil, http.StatusUnauthorized, "Your session has ended. Sign in again; what you entered was not saved.")
+			return
+		}
+		v := &viewer{Principal: p, CSRF: csrfToken(token)}
+		if r.Method == http.MethodPost {
+			if err := r.ParseForm(); err != nil {
+				h.errorPage(w, r, v, formStatus(err), formProblem(err))
+				return
+			}
+			if !validCSRF(r.PostForm.Get("csrf"), v.CSRF) {
+				h.errorPage(w, r, v, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again.")
+				return
+			}
+		}
+		next(w, r, v)
+	}
+}
+
+// formStatus is the status for a form that could not be read: too large, or malformed.
+func formStatus(err error) int {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
+}
+
+func formProblem(err error) string {
+	if formStatus(err) == http.StatusRequestEntityTooLarge {
+		return "What you sent is too large. Shorten the answer and try again."
+	}
+	return "The form could not be read. Reload the page and try again."
+}
+
+// secure tells whether cookies must be Secure: on TLS, or behind a public https:// URL.
+func (h *Handler) secure(r *http.Request) bool {
+	return r.TLS != nil || strings.HasPrefix(h.cfg.PublicURL, "https://")
+}
+
+// fail shows an error from the engine as a page with the status it stands for; internal
+// errors are logged and shown without their details.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *viewer, err error) {
+	if r.Context().Err() != nil {
+		return // the person left; nobody reads the page
+	}
+	status, msg := http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."
+	var he *hitl.Error
+	if errors.As(err, &he) {
+		switch he.Code {
+		case hitl.EInvalid, hitl.EInvalidResponse:
+			status, msg = http.StatusBadRequest, he.Message
+		case hitl.EUnauthorized:
+			status, msg = http.StatusUnauthorized, he.Message
+		case hitl.EForbidden:
+			status, msg = http.StatusForbidden, he.Message
+		case hitl.ENotFound:
+			status, msg = http.StatusNotFound, he.Message
+		case hitl.EConflict:
+			status, msg = http.StatusConflict, he.Message
+		case hitl.EUnavailable:
+			status, msg = http.StatusServiceUnavailable, "The database does not answer. Try again in a moment."
+		}
+	}
+	if status == http.StatusInternalServerError {
+		h.log.Error("page failed", "path", r.URL.Path, "err", err)
+	}
+	h.errorPage(w, r, v, status, msg)
+}
+
+func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, v *viewer, status int, msg string) {
+	h.render(w, r, status, "error", &layout{Viewer: v, Title: http.StatusText(status)}, map[string]any{"Status": status, "Message": msg})
+}
+
+// layout is what every page's frame shows.
+type layout struct {
+	Viewer *viewer
+	Title  string
+	// Stream is the query of /v1/events/stream this page follows ("" for none), from Seq.
+	Stream string
+	Seq    string
+}
+
+// startSeq is where a page's live updates start: read before the page's state, so that no
+// change between the two is missed (one seen twice only refreshes the page once more).
+func (h *Handler) startSeq(ctx context.Context) string {
+	seq, err := h.engine.LastEventSeq(ctx)
+	if err != nil {
+		return "now"
+	}
+	return strconv.FormatInt(seq, 10)
+}
