@@ -227,6 +227,13 @@ func (c *Client) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inq
 	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/cancel", map[string]string{"reason": reason}, inq)
 }
 
+// CreateAnswerLink makes a signed link for one person to answer the inquiry without an API
+// key (for email and chat); link.URL is the page to send them.
+func (c *Client) CreateAnswerLink(ctx context.Context, id int64, req *hitl.AnswerLinkRequest) (*hitl.AnswerLink, error) {
+	link := new(hitl.AnswerLink)
+	return link, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/links", req, link)
+}
+
 // Wait long-polls until the inquiry is final or timeout passes (then it is still pending).
 func (c *Client) Wait(ctx context.Context, id int64, timeout time.Duration) (*hitl.Inquiry, error) {
 	inq := new(hitl.Inquiry)
