@@ -1,13 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +16,7 @@ import (
 	"charm.land/huh/v2"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/schema"
 )
 
 // accessible is huh's convention: ACCESSIBLE set means plain prompts, one per line, instead
@@ -34,43 +35,6 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 	return o.r.Read(p)
 }
 
-// schemaDoc is the part of a JSON Schema a form can express.
-type schemaDoc struct {
-	Type       any                   `json:"type"`
-	Enum       []any                 `json:"enum"`
-	Properties map[string]*schemaDoc `json:"properties"`
-	Required   []string              `json:"required"`
-	Minimum    *float64              `json:"minimum"`
-	Maximum    *float64              `json:"maximum"`
-	MinLength  *int                  `json:"minLength"`
-	MaxLength  *int                  `json:"maxLength"`
-	Pattern    string                `json:"pattern"`
-	Items      *schemaDoc            `json:"items"`
-	Title      string                `json:"title"`
-	Desc       string                `json:"description"`
-}
-
-func (s *schemaDoc) typ() string {
-	t, _ := s.Type.(string)
-	return t
-}
-
-// stringEnum returns the schema's enum when every value is a string.
-func (s *schemaDoc) stringEnum() ([]string, bool) {
-	if len(s.Enum) == 0 {
-		return nil, false
-	}
-	out := make([]string, len(s.Enum))
-	for i, v := range s.Enum {
-		str, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		out[i] = str
-	}
-	return out, true
-}
-
 // answerForm builds the form that asks for an inquiry's answer from its options or schema,
 // and the function that reads the answer once the form ran. Anything a form cannot express
 // gets one JSON field, which the server validates.
@@ -78,14 +42,12 @@ func answerForm(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error)
 	if len(inq.Options) > 0 {
 		return optionsField(inq)
 	}
-	var doc schemaDoc
-	if json.Unmarshal(inq.ResponseSchema, &doc) == nil {
-		if f, get, ok := scalarField(inq.Prompt, &doc, true); ok {
-			return []huh.Field{f}, get
-		}
-		if fields, get, ok := objectFields(&doc); ok {
-			return fields, get
-		}
+	root := schema.FormFor(inq.ResponseSchema)
+	if f, get, ok := scalarField(inq.Prompt, root, true); ok {
+		return []huh.Field{f}, get
+	}
+	if fields, get, ok := objectFields(root); ok {
+		return fields, get
 	}
 	return jsonField(inq)
 }
@@ -120,21 +82,19 @@ func optionsField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, erro
 
 // scalarField is one field for a boolean, a number, a string or an enum of strings. A field
 // that is not required may be left empty; its value is then nil (left out of an object).
-func scalarField(title string, s *schemaDoc, required bool) (huh.Field, func() (json.RawMessage, error), bool) {
-	if enum, ok := s.stringEnum(); ok {
-		opts := huh.NewOptions(enum...)
+func scalarField(title string, f *schema.Field, required bool) (huh.Field, func() (json.RawMessage, error), bool) {
+	switch f.Kind {
+	case schema.KindChoice:
 		var picked string
-		f := huh.NewSelect[string]().Title(title).Description(s.Desc).Options(opts...).Value(&picked)
-		return f, func() (json.RawMessage, error) { return json.Marshal(picked) }, true
-	}
-	switch s.typ() {
-	case "boolean":
+		field := huh.NewSelect[string]().Title(title).Description(f.Description).Options(huh.NewOptions(f.Choices...)...).Value(&picked)
+		return field, func() (json.RawMessage, error) { return json.Marshal(picked) }, true
+	case schema.KindBoolean:
 		var b bool
-		f := huh.NewConfirm().Title(title).Description(s.Desc).Affirmative("Yes").Negative("No").Value(&b)
-		return f, func() (json.RawMessage, error) { return json.Marshal(b) }, true
-	case "number", "integer":
+		field := huh.NewConfirm().Title(title).Description(f.Description).Affirmative("Yes").Negative("No").Value(&b)
+		return field, func() (json.RawMessage, error) { return json.Marshal(b) }, true
+	case schema.KindInteger, schema.KindNumber:
 		var text string
-		integer := s.typ() == "integer"
+		integer := f.Kind == schema.KindInteger
 		parse := func(v string) (float64, error) {
 			if integer {
 				n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
@@ -142,7 +102,7 @@ func scalarField(title string, s *schemaDoc, required bool) (huh.Field, func() (
 			}
 			return strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
-		f := huh.NewInput().Title(title).Description(bounds(s)).Value(&text).Validate(func(v string) error {
+		field := huh.NewInput().Title(title).Description(bounds(f)).Value(&text).Validate(func(v string) error {
 			if strings.TrimSpace(v) == "" && !required {
 				return nil
 			}
@@ -152,38 +112,38 @@ func scalarField(title string, s *schemaDoc, required bool) (huh.Field, func() (
 				return errors.New("enter a whole number")
 			case err != nil:
 				return errors.New("enter a number")
-			case s.Minimum != nil && n < *s.Minimum:
-				return fmt.Errorf("at least %g", *s.Minimum)
-			case s.Maximum != nil && n > *s.Maximum:
-				return fmt.Errorf("at most %g", *s.Maximum)
+			case f.Min != nil && n < *f.Min:
+				return fmt.Errorf("at least %g", *f.Min)
+			case f.Max != nil && n > *f.Max:
+				return fmt.Errorf("at most %g", *f.Max)
 			}
 			return nil
 		})
-		return f, func() (json.RawMessage, error) {
+		return field, func() (json.RawMessage, error) {
 			if strings.TrimSpace(text) == "" {
 				return nil, nil
 			}
 			return json.RawMessage(strings.TrimSpace(text)), nil
 		}, true
-	case "string":
+	case schema.KindText, schema.KindTextArea:
 		var text string
 		var re *regexp.Regexp
-		if s.Pattern != "" {
-			re, _ = regexp.Compile(s.Pattern) // JSON Schema patterns are ECMA 262; most compile in Go too
+		if f.Pattern != "" {
+			re, _ = regexp.Compile(f.Pattern) // JSON Schema patterns are ECMA 262; most compile in Go too
 		}
 		validate := func(v string) error {
 			n := utf8.RuneCountInString(v)
 			switch {
 			case v == "" && !required:
 				return nil
-			case v == "" && (s.MinLength == nil || *s.MinLength > 0):
+			case v == "" && (f.MinLength == nil || *f.MinLength > 0):
 				return errors.New("required")
-			case s.MinLength != nil && n < *s.MinLength:
-				return fmt.Errorf("at least %d characters", *s.MinLength)
-			case s.MaxLength != nil && n > *s.MaxLength:
-				return fmt.Errorf("at most %d characters", *s.MaxLength)
+			case f.MinLength != nil && n < *f.MinLength:
+				return fmt.Errorf("at least %d characters", *f.MinLength)
+			case f.MaxLength != nil && n > *f.MaxLength:
+				return fmt.Errorf("at most %d characters", *f.MaxLength)
 			case re != nil && !re.MatchString(v):
-				return fmt.Errorf("must match %s", s.Pattern)
+				return fmt.Errorf("must match %s", f.Pattern)
 			}
 			return nil
 		}
@@ -193,61 +153,44 @@ func scalarField(title string, s *schemaDoc, required bool) (huh.Field, func() (
 			}
 			return json.Marshal(text)
 		}
-		if s.MaxLength == nil || *s.MaxLength > 200 {
-			return huh.NewText().Title(title).Description(s.Desc).Value(&text).Validate(validate), get, true
+		if f.Kind == schema.KindTextArea {
+			return huh.NewText().Title(title).Description(f.Description).Value(&text).Validate(validate), get, true
 		}
-		return huh.NewInput().Title(title).Description(s.Desc).Value(&text).Validate(validate), get, true
+		return huh.NewInput().Title(title).Description(f.Description).Value(&text).Validate(validate), get, true
 	}
 	return nil, nil, false
 }
 
-func bounds(s *schemaDoc) string {
+func bounds(f *schema.Field) string {
 	var parts []string
-	if s.Minimum != nil {
-		parts = append(parts, fmt.Sprintf("at least %g", *s.Minimum))
+	if f.Min != nil {
+		parts = append(parts, fmt.Sprintf("at least %g", *f.Min))
 	}
-	if s.Maximum != nil {
-		parts = append(parts, fmt.Sprintf("at most %g", *s.Maximum))
+	if f.Max != nil {
+		parts = append(parts, fmt.Sprintf("at most %g", *f.Max))
 	}
 	return strings.Join(parts, ", ")
 }
 
-// objectFields asks a flat object one field per property, required ones first marked *.
-func objectFields(s *schemaDoc) ([]huh.Field, func() (json.RawMessage, error), bool) {
-	if s.typ() != "object" || len(s.Properties) == 0 {
+// objectFields asks a flat object one field per property, in the schema's order, required
+// ones marked *.
+func objectFields(root *schema.Field) ([]huh.Field, func() (json.RawMessage, error), bool) {
+	if root.Kind != schema.KindObject {
 		return nil, nil, false
 	}
-	names := make([]string, 0, len(s.Properties))
-	for name := range s.Properties {
-		names = append(names, name)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		ra, rb := slices.Contains(s.Required, a), slices.Contains(s.Required, b)
-		if ra != rb {
-			if ra {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
 	var fields []huh.Field
 	getters := map[string]func() (json.RawMessage, error){}
-	for _, name := range names {
-		title := name
-		if p := s.Properties[name]; p.Title != "" {
-			title = p.Title
-		}
-		required := slices.Contains(s.Required, name)
-		if required {
+	for _, p := range root.Fields {
+		title := cmp.Or(p.Title, p.Key)
+		if p.Required {
 			title += " *"
 		}
-		f, get, ok := scalarField(title, s.Properties[name], required)
+		f, get, ok := scalarField(title, p, p.Required)
 		if !ok {
 			return nil, nil, false
 		}
 		fields = append(fields, f)
-		getters[name] = get
+		getters[p.Key] = get
 	}
 	return fields, func() (json.RawMessage, error) {
 		obj := map[string]json.RawMessage{}
