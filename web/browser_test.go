@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
 )
 
 // These tests drive the inbox in a real, headless Chromium. .ci/run installs Debian's chromium;
@@ -119,6 +120,22 @@ func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	get(t, ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second)))
 }
 
+// screenshotDir is where screenshots go: $HITL_SCREENSHOTS (.ci/run sets it and lists what
+// is there), else a new temporary directory.
+func screenshotDir(t *testing.T) string {
+	if dir := os.Getenv("HITL_SCREENSHOTS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dir, err := os.MkdirTemp("", "hitl-screenshots-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // screenshot saves the page as a test artifact and prints where.
 func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
@@ -133,10 +150,7 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 func TestInboxInABrowser(t *testing.T) {
 	e := start(t)
 	ctx := newBrowser(t)
-	shots, err := os.MkdirTemp("", "hitl-screenshots-")
-	if err != nil {
-		t.Fatal(err)
-	}
+	shots := screenshotDir(t)
 	ctx0 := context.Background()
 
 	// Sign in: the inbox sends a visitor to the sign-in form and back.
@@ -319,4 +333,30 @@ func TestInboxInABrowser(t *testing.T) {
 		t.Error("the inbox is wider than a phone's screen")
 	}
 	screenshot(t, ctx, shots, "inbox-phone.png")
+}
+
+// A page follows the stream across a server restart: the browser reconnects with the last
+// event it saw, and what happened meanwhile shows up without a reload.
+func TestLiveUpdatesSurviveARestart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "hitl.db")
+	url, stop := serve(t, db, "127.0.0.1:0")
+	admin := client.New(url, adminToken, nil)
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(url+"/login"),
+		chromedp.SendKeys(chromedp.CSS("#token"), adminToken),
+		chromedp.Submit(chromedp.CSS("#token")),
+		chromedp.WaitVisible(chromedp.CSS("#tabs")),
+	)
+	waitText(t, ctx, "#live", "Live")
+
+	stop()
+	waitText(t, ctx, "#live", "Reconnecting")
+	url2, _ := serve(t, db, strings.TrimPrefix(url, "http://"))
+	inq, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Asked while the page was away"}, client.CreateOptions{})
+	if err != nil || url2 != url {
+		t.Fatalf("after the restart: %v (%s)", err, url2)
+	}
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#inquiry-%d", inq.ID))))
+	waitText(t, ctx, "#live", "Live")
 }

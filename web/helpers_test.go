@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hitl-dev/hitl"
@@ -33,27 +34,39 @@ type env struct {
 
 func start(t *testing.T) *env {
 	t.Helper()
+	url, _ := serve(t, filepath.Join(t.TempDir(), "hitl.db"), "127.0.0.1:0")
+	e := &env{t: t, url: url, admin: client.New(url, adminToken, nil)}
+	e.agent = e.key("deploy-bot", hitl.RoleAgent)
+	var tok string
+	e.responder, tok = e.keyToken("ada", hitl.RoleResponder)
+	e.responderToken = tok
+	return e
+}
+
+// serve runs a server on the database at addr until the test ends or stop is called; it
+// returns the server's URL.
+func serve(t *testing.T, db, addr string) (url string, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(t.TempDir(), "hitl.db"), AdminToken: adminToken}, log)
+	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: db, AdminToken: adminToken}, log)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server stopped with %v", err)
-		}
-	})
-	e := &env{t: t, url: srv.URL(), admin: client.New(srv.URL(), adminToken, nil)}
-	e.agent = e.key("deploy-bot", hitl.RoleAgent)
-	var tok string
-	e.responder, tok = e.keyToken("ada", hitl.RoleResponder)
-	e.responderToken = tok
-	return e
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("server stopped with %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return srv.URL(), stop
 }
 
 func (e *env) key(name string, roles ...string) *client.Client {
