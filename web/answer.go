@@ -119,8 +119,7 @@ func newAnswerForm(inq *hitl.Inquiry, action, csrf string, entered url.Values, e
 		}
 		switch {
 		case !known[path]:
-			where := e.Path
-			f.Other = append(f.Other, strings.TrimSpace(where+" "+e.Message))
+			f.Other = append(f.Other, strings.TrimSpace(e.Path+" "+e.Message))
 		case f.Errors[path] == "":
 			f.Errors[path] = e.Message
 		default:

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/hitl-dev/hitl"
@@ -281,5 +283,5 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	l := &layout{Viewer: v, Title: "Session " + key, Stream: "session=" + url.QueryEscape(key), Seq: seq}
 	h.render(w, r, http.StatusOK, "session", l, map[string]any{"Session": s, "Entries": entries, "Next": next,
-		"State": tree(s.State), "Result": tree(s.Result), "Metadata": sortedKeys(s.Metadata)})
+		"State": tree(s.State), "Result": tree(s.Result), "Metadata": slices.Sorted(maps.Keys(s.Metadata))})
 }

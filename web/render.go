@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -267,14 +266,4 @@ func answerText(inq *hitl.Inquiry, raw json.RawMessage) string {
 		}
 	}
 	return pretty(raw)
-}
-
-// sortedKeys lists a map's keys in order, for stable pages.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
