@@ -141,14 +141,14 @@ type InquiryFilter struct {
 type InquiryOrder string
 
 const (
-	// OrderNewest lists the newest first (the default).
-	OrderNewest InquiryOrder = ""
+	// OrderNewest lists the newest first; it is the default ("").
+	OrderNewest InquiryOrder = "newest"
 	// OrderDeadline lists the soonest deadline first, then those without one; ties oldest first.
 	OrderDeadline InquiryOrder = "deadline"
 )
 
-// Valid reports whether o is a known order.
-func (o InquiryOrder) Valid() bool { return o == OrderNewest || o == OrderDeadline }
+// Valid reports whether o is a known order, or none (the default).
+func (o InquiryOrder) Valid() bool { return o == "" || o == OrderNewest || o == OrderDeadline }
 
 // LikePattern is a SQL LIKE pattern matching text anywhere, with \ as the escape character.
 func LikePattern(text string) string {

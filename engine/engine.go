@@ -154,7 +154,7 @@ func (e *Engine) Start(ctx context.Context) error {
 				return err
 			}
 		}
-		e.linkSecret, err = tx.Setting("link_secret", newLinkSecret())
+		e.linkSecret, err = tx.Setting("link_secret", notify.NewSecret()) // any random secret will do
 		return err
 	})
 	if err != nil {

@@ -3,10 +3,8 @@ package engine
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,12 +31,6 @@ type linkClaims struct {
 	For     string   `json:"f"`
 	Groups  []string `json:"g,omitempty"`
 	Expires int64    `json:"e"` // Unix seconds
-}
-
-func newLinkSecret() string {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func (e *Engine) signLink(payload string) string {

@@ -150,9 +150,6 @@ func (s *Server) listInquiries(w http.ResponseWriter, r *http.Request, p *hitl.P
 		RequestType: hitl.RequestType(q.Get("request_type")), CreatedBy: q.Get("created_by"), Page: pg,
 		Text: q.Get("q"), Order: hitl.InquiryOrder(q.Get("order")),
 	}
-	if f.Order == "newest" {
-		f.Order = hitl.OrderNewest
-	}
 	for _, a := range q["assigned_to"] {
 		if a == "me" {
 			f.AssignedTo = append(f.AssignedTo, p.Entries()...)

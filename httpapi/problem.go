@@ -14,6 +14,9 @@ import (
 // codeMethodNotAllowed is HTTP-only: no domain operation fails this way.
 const codeMethodNotAllowed = "method_not_allowed"
 
+// Status is the one HTTP status of a domain error code (the web inbox's pages use it too).
+func Status(code string) int { return statusOf[code] }
+
 // statusOf maps each domain error code to its one HTTP status.
 var statusOf = map[string]int{
 	hitl.EInvalid:         http.StatusBadRequest,

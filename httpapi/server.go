@@ -14,8 +14,11 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/metrics"
-	"github.com/hitl-dev/hitl/web"
 )
+
+// SessionCookie is the web inbox's session cookie: it holds the API token the person signed in
+// with. Routes marked cookie accept it as well as a header.
+const SessionCookie = "hitl_session"
 
 // Config bounds what a request may send, and paces the streams.
 type Config struct {
@@ -188,8 +191,10 @@ func (s *Server) wrap(rt route) http.Handler {
 		if !rt.public {
 			var err error
 			tok := token(r)
-			if c, err := r.Cookie(web.CookieName); tok == "" && rt.cookie && err == nil {
-				tok = c.Value
+			if tok == "" && rt.cookie {
+				if c, err := r.Cookie(SessionCookie); err == nil {
+					tok = c.Value
+				}
 			}
 			if p, err = s.engine.Authenticate(r.Context(), tok); err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)

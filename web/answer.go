@@ -25,17 +25,23 @@ const commentPath = "/comment"
 // answerForm is the answer form of one inquiry, with what the person entered and what was
 // wrong with it when the page comes back.
 type answerForm struct {
+	formTarget
 	Kind     string
 	Inquiry  *hitl.Inquiry
 	Root     *fieldView // formSchema
-	Action   string     // where the form posts
-	CSRF     string
-	Confirm  bool // an answer-link page: options are chosen, then confirmed with one button
 	Selected []string
 	Comment  string
 	// Errors by the path of their field; Other are those with no field to stand beside.
 	Errors map[string]string
 	Other  []string
+}
+
+// formTarget is where an answer form posts and what it carries to prove it came from there.
+type formTarget struct {
+	Action string
+	CSRF   string
+	// Confirm: an answer-link page, where options are ticked, then confirmed with one button.
+	Confirm bool
 }
 
 // fieldView is one input of a schema form, ready to render.
@@ -92,8 +98,8 @@ func formKind(inq *hitl.Inquiry) string {
 }
 
 // newAnswerForm builds the form with what was entered (nil: nothing yet) and the errors to show.
-func newAnswerForm(inq *hitl.Inquiry, action, csrf string, entered url.Values, errs []hitl.FieldError) *answerForm {
-	f := &answerForm{Kind: formKind(inq), Inquiry: inq, Action: action, CSRF: csrf, Errors: map[string]string{}}
+func newAnswerForm(inq *hitl.Inquiry, to formTarget, entered url.Values, errs []hitl.FieldError) *answerForm {
+	f := &answerForm{formTarget: to, Kind: formKind(inq), Inquiry: inq, Errors: map[string]string{}}
 	known := map[string]bool{"": true, commentPath: true}
 	if f.Kind == formApproval {
 		known["/approved"] = true

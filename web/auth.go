@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/httpapi"
 )
 
 // loginCookie holds the CSRF secret of the sign-in form (there is no session yet to bind it to).
@@ -71,13 +72,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: token, Path: "/", MaxAge: int(sessionMaxAge.Seconds()),
+	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Value: token, Path: "/", MaxAge: int(sessionMaxAge.Seconds()),
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
 }
 
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request, _ *viewer) {
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 

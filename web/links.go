@@ -25,7 +25,11 @@ func (h *Handler) openLink(w http.ResponseWriter, r *http.Request) (*hitl.Princi
 	return who, inq, true
 }
 
-func linkAction(r *http.Request) string { return "/a/" + url.PathEscape(r.PathValue("token")) }
+// linkTarget is where an answer link's form posts: back to the link, bound to its token.
+func linkTarget(r *http.Request) formTarget {
+	token := r.PathValue("token")
+	return formTarget{Action: "/a/" + url.PathEscape(token), CSRF: csrfToken(token), Confirm: true}
+}
 
 // linkPage serves GET /a/{token}.
 func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
@@ -37,9 +41,7 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 	if opt := r.URL.Query().Get("option"); opt != "" {
 		entered = url.Values{"answer": {opt}, "approved": {approvalChoice(opt)}}
 	}
-	form := newAnswerForm(inq, linkAction(r), csrfToken(r.PathValue("token")), entered, nil)
-	form.Confirm = true
-	d := h.newInquiryData(who, inq, form)
+	d := h.newInquiryData(who, inq, newAnswerForm(inq, linkTarget(r), entered, nil))
 	d.Link, d.Done = who, r.URL.Query().Has("done")
 	h.render(w, r, http.StatusOK, "link", &layout{Title: short(inq.Prompt, 60)}, d)
 }
@@ -65,18 +67,15 @@ func (h *Handler) linkAnswer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	csrf := csrfToken(r.PathValue("token"))
-	if !validCSRF(r.PostForm.Get("csrf"), csrf) {
+	to := linkTarget(r)
+	if !validCSRF(r.PostForm.Get("csrf"), to.CSRF) {
 		h.errorPage(w, r, nil, http.StatusForbidden, "This form did not come from this page. Open the link again and confirm there.")
 		return
 	}
-	status, d := h.submit(r, who, inq, linkAction(r), csrf)
+	status, d := h.submit(r, who, inq, to)
 	if d == nil {
-		http.Redirect(w, r, linkAction(r)+"?done", http.StatusSeeOther)
+		http.Redirect(w, r, to.Action+"?done", http.StatusSeeOther)
 		return
-	}
-	if d.Form != nil {
-		d.Form.Confirm = true
 	}
 	d.Link = who
 	h.render(w, r, status, "link", &layout{Title: short(inq.Prompt, 60)}, d)

@@ -64,15 +64,7 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	f := current.filter
-	f.Text, f.Page = search, hitl.Page{Cursor: q.Get("cursor"), Limit: inboxPage}
-	switch sort {
-	case "", "newest":
-	case "deadline":
-		f.Order = hitl.OrderDeadline
-	default:
-		h.errorPage(w, r, v, http.StatusBadRequest, "Sort by newest or by deadline.")
-		return
-	}
+	f.Text, f.Order, f.Page = search, hitl.InquiryOrder(sort), hitl.Page{Cursor: q.Get("cursor"), Limit: inboxPage}
 	items, next, err := h.engine.Inquiries(r.Context(), v.Principal, f)
 	if err != nil {
 		h.fail(w, r, v, err)
@@ -137,26 +129,34 @@ func (h *Handler) newInquiryData(p *hitl.Principal, inq *hitl.Inquiry, form *ans
 	return d
 }
 
-func inquiryParam(r *http.Request) (int64, bool) {
+// loadInquiry reads the inquiry of the page's path as the viewer may see it, or shows why not.
+func (h *Handler) loadInquiry(w http.ResponseWriter, r *http.Request, v *viewer) (*hitl.Inquiry, bool) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	return id, err == nil && id > 0
+	if err != nil || id <= 0 {
+		h.errorPage(w, r, v, http.StatusNotFound, "There is no such inquiry.")
+		return nil, false
+	}
+	inq, err := h.engine.Inquiry(r.Context(), v.Principal, id)
+	if err != nil {
+		h.fail(w, r, v, err)
+		return nil, false
+	}
+	return inq, true
+}
+
+// signedInTarget is where a signed-in person's answer to inq posts.
+func signedInTarget(inq *hitl.Inquiry, v *viewer) formTarget {
+	return formTarget{Action: fmt.Sprintf("/inquiries/%d", inq.ID), CSRF: v.CSRF}
 }
 
 // inquiry serves GET /inquiries/{id}.
 func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
-	id, ok := inquiryParam(r)
-	if !ok {
-		h.errorPage(w, r, v, http.StatusNotFound, "There is no such inquiry.")
-		return
-	}
 	seq := h.startSeq(r.Context())
-	inq, err := h.engine.Inquiry(r.Context(), v.Principal, id)
-	if err != nil {
-		h.fail(w, r, v, err)
+	inq, ok := h.loadInquiry(w, r, v)
+	if !ok {
 		return
 	}
-	action := fmt.Sprintf("/inquiries/%d", id)
-	h.showInquiry(w, r, http.StatusOK, v, seq, h.newInquiryData(v.Principal, inq, newAnswerForm(inq, action, v.CSRF, nil, nil)))
+	h.showInquiry(w, r, http.StatusOK, v, seq, h.newInquiryData(v.Principal, inq, newAnswerForm(inq, signedInTarget(inq, v), nil, nil)))
 }
 
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
@@ -166,20 +166,14 @@ func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int
 
 // answer serves POST /inquiries/{id}: the answer form.
 func (h *Handler) answer(w http.ResponseWriter, r *http.Request, v *viewer) {
-	id, ok := inquiryParam(r)
+	inq, ok := h.loadInquiry(w, r, v)
 	if !ok {
-		h.errorPage(w, r, v, http.StatusNotFound, "There is no such inquiry.")
 		return
 	}
-	inq, err := h.engine.Inquiry(r.Context(), v.Principal, id)
-	if err != nil {
-		h.fail(w, r, v, err)
-		return
-	}
-	action := fmt.Sprintf("/inquiries/%d", id)
-	status, d := h.submit(r, v.Principal, inq, action, v.CSRF)
+	to := signedInTarget(inq, v)
+	status, d := h.submit(r, v.Principal, inq, to)
 	if d == nil {
-		http.Redirect(w, r, action, http.StatusSeeOther)
+		http.Redirect(w, r, to.Action, http.StatusSeeOther)
 		return
 	}
 	h.showInquiry(w, r, status, v, h.startSeq(r.Context()), d)
@@ -189,9 +183,9 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, v *viewer) {
 // caller redirects); else the status and the page to show: the form again with what was
 // entered and every problem beside its field, or the inquiry as it ended when another answer
 // (or the deadline) came first.
-func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, action, csrf string) (int, *inquiryData) {
+func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, to formTarget) (int, *inquiryData) {
 	again := func(status int, errs []hitl.FieldError) (int, *inquiryData) {
-		return status, h.newInquiryData(p, inq, newAnswerForm(inq, action, csrf, r.PostForm, errs))
+		return status, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, errs))
 	}
 	req, errs := readAnswer(inq, r.PostForm)
 	if errs != nil {

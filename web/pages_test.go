@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -65,7 +66,7 @@ func TestSignInAndOut(t *testing.T) {
 			tc.form.Set("csrf", login.csrf()) // the token of the form the last answer showed
 		}
 		res := b.post("/login", tc.form)
-		if res.status != tc.status || !strings.Contains(res.body, tc.says) || strings.Contains(res.header.Get("Set-Cookie"), "hitl_session=hitl") {
+		if res.status != tc.status || !strings.Contains(res.body, tc.says) || strings.Contains(strings.Join(res.header.Values("Set-Cookie"), " "), "hitl_session=hitl") {
 			t.Errorf("%s: %d %q", tc.name, res.status, res.header.Get("Set-Cookie"))
 		}
 		login = res // each answer carries a fresh form
@@ -107,6 +108,48 @@ func TestSignInAndOut(t *testing.T) {
 	}
 	if res := b.get("/"); res.status != http.StatusSeeOther {
 		t.Errorf("after sign-out: %d", res.status)
+	}
+}
+
+func TestInboxSearchOrderAndCountdown(t *testing.T) {
+	e := start(t)
+	b := e.browser()
+	b.signIn(e.responderToken)
+	later, soon := int64(3600), int64(120)
+	restart := e.ask(&hitl.InquiryRequest{Prompt: "Restart the CACHE?", TimeoutSeconds: &later})
+	flush := e.ask(&hitl.InquiryRequest{Prompt: "Flush the cache now?", TimeoutSeconds: &soon})
+	rotate := e.ask(&hitl.InquiryRequest{Prompt: "Rotate keys?"})
+	row := func(id int64) string { return fmt.Sprintf(`id="inquiry-%d"`, id) }
+	order := func(body string, ids ...int64) bool {
+		last := -1
+		for _, id := range ids {
+			i := strings.Index(body, row(id))
+			if i <= last {
+				return false
+			}
+			last = i
+		}
+		return true
+	}
+
+	all := b.get("/")
+	if !order(all.body, rotate.ID, flush.ID, restart.ID) || !strings.Contains(all.body, `data-count="pending">3<`) {
+		t.Errorf("newest first, with the count: %s", all.body)
+	}
+	if res := b.get("/?sort=deadline"); !order(res.body, flush.ID, restart.ID, rotate.ID) {
+		t.Errorf("soonest deadline first: %s", res.body)
+	}
+	res := b.get("/?q=cache")
+	if !order(res.body, flush.ID, restart.ID) || strings.Contains(res.body, row(rotate.ID)) || !strings.Contains(res.body, "2 inquiries whose prompt contains “cache”") {
+		t.Errorf("search: %s", res.body)
+	}
+	// The deadline that nears is marked in words as well as colour; the far one is not.
+	soonMark := regexp.MustCompile(`(?s)` + row(flush.ID) + `.*?<time class="deadline soon"[^>]*>\d+m \d+s left</time>`)
+	if !soonMark.MatchString(res.body) {
+		t.Errorf("no countdown marked soon for the inquiry due in 2 minutes")
+	}
+	if regexp.MustCompile(`(?s)` + row(restart.ID) + `.*?<time class="deadline soon"`).MatchString(res.body) {
+		t.Errorf("the inquiry due in an hour is marked soon")
 	}
 }
 

@@ -22,10 +22,8 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/httpapi"
 )
-
-// CookieName is the session cookie: it holds the API token the person signed in with.
-const CookieName = "hitl_session"
 
 //go:embed templates/*.html
 var templateFiles embed.FS
@@ -116,7 +114,7 @@ func (h *Handler) signedIn(next page) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p *hitl.Principal
 		var token string
-		if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		if c, err := r.Cookie(httpapi.SessionCookie); err == nil && c.Value != "" {
 			token = c.Value
 			if p, err = h.engine.Authenticate(r.Context(), token); err != nil && hitl.ErrorCode(err) != hitl.EUnauthorized {
 				h.fail(w, r, nil, err)
@@ -173,23 +171,13 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *viewer, err er
 	if r.Context().Err() != nil {
 		return // the person left; nobody reads the page
 	}
-	status, msg := http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."
-	var he *hitl.Error
-	if errors.As(err, &he) {
-		switch he.Code {
-		case hitl.EInvalid, hitl.EInvalidResponse:
-			status, msg = http.StatusBadRequest, he.Message
-		case hitl.EUnauthorized:
-			status, msg = http.StatusUnauthorized, he.Message
-		case hitl.EForbidden:
-			status, msg = http.StatusForbidden, he.Message
-		case hitl.ENotFound:
-			status, msg = http.StatusNotFound, he.Message
-		case hitl.EConflict:
-			status, msg = http.StatusConflict, he.Message
-		case hitl.EUnavailable:
-			status, msg = http.StatusServiceUnavailable, "The database does not answer. Try again in a moment."
-		}
+	code := hitl.ErrorCode(err)
+	status, msg := httpapi.Status(code), hitl.ErrorMessage(err)
+	switch code {
+	case hitl.EInternal:
+		msg = "Something went wrong on our side. Try again in a moment."
+	case hitl.EUnavailable:
+		msg = "The database does not answer. Try again in a moment."
 	}
 	if status == http.StatusInternalServerError {
 		h.log.Error("page failed", "path", r.URL.Path, "err", err)

@@ -282,27 +282,32 @@ func testPagination(t *testing.T, s hitl.Store) {
 	for n := range 7 {
 		want = append([]int64{insert(t, s, newInquiry(n)).ID}, want...)
 	}
+	if got := allPages(t, s, hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}}, 3); !same(got, want) {
+		t.Fatalf("pages gave %v, want %v", got, want)
+	}
+	if _, _, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Page: hitl.Page{Cursor: "garbage", Limit: 3}}); code(err) != hitl.EInvalid {
+		t.Fatalf("bad cursor: got %v, want invalid", err)
+	}
+}
+
+// allPages lists the ids of every page of f, limit at a time, following the cursors.
+func allPages(t *testing.T, s hitl.Store, f hitl.InquiryFilter, limit int) []int64 {
+	t.Helper()
 	var got []int64
-	cursor := ""
 	for pages := 0; ; pages++ {
-		if pages > 10 {
+		if pages > 20 {
 			t.Fatal("pagination does not end")
 		}
-		items, next, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}, Page: hitl.Page{Cursor: cursor, Limit: 3}})
+		f.Page.Limit = limit
+		items, next, err := s.Inquiries(context.Background(), f)
 		must(t, err)
 		for _, i := range items {
 			got = append(got, i.ID)
 		}
 		if next == "" {
-			break
+			return got
 		}
-		cursor = next
-	}
-	if !same(got, want) {
-		t.Fatalf("pages gave %v, want %v", got, want)
-	}
-	if _, _, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Page: hitl.Page{Cursor: "garbage", Limit: 3}}); code(err) != hitl.EInvalid {
-		t.Fatalf("bad cursor: got %v, want invalid", err)
+		f.Page.Cursor = next
 	}
 }
 
@@ -365,24 +370,7 @@ func testDeadlineOrder(t *testing.T, s hitl.Store) {
 	mid := insert(t, s, newInquiry(6, at(10)))
 	want := []int64{soon.ID, tie.ID, mid.ID, late.ID, none1.ID, none2.ID}
 	for _, limit := range []int{1, 2, 4, 10} {
-		var got []int64
-		cursor := ""
-		for pages := 0; ; pages++ {
-			if pages > 10 {
-				t.Fatal("pagination does not end")
-			}
-			items, next, err := s.Inquiries(context.Background(), hitl.InquiryFilter{Order: hitl.OrderDeadline,
-				Visibility: hitl.Visibility{All: true}, Page: hitl.Page{Cursor: cursor, Limit: limit}})
-			must(t, err)
-			for _, i := range items {
-				got = append(got, i.ID)
-			}
-			if next == "" {
-				break
-			}
-			cursor = next
-		}
-		if !same(got, want) {
+		if got := allPages(t, s, hitl.InquiryFilter{Order: hitl.OrderDeadline, Visibility: hitl.Visibility{All: true}}, limit); !same(got, want) {
 			t.Errorf("pages of %d: got %v, want %v", limit, got, want)
 		}
 	}
