@@ -10,7 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/server"
 )
 
 // exampleServer runs a hitl server on a temporary database, and a human who answers every new

@@ -16,7 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/schema"
 )

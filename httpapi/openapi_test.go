@@ -14,7 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hitl-dev/hitl/engine"
-	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
-	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/internal/metrics"
 )
 
 // SessionCookie is the web inbox's session cookie: it holds the API token the person signed in

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/server"
 )
 
 const adminToken = "web-test-admin-token-0123456789"

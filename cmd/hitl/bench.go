@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hitl-dev/hitl/bench"
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/bench"
+	"github.com/hitl-dev/hitl/internal/server"
 )
 
 func benchCmd() *cobra.Command {

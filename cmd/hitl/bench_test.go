@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitl-dev/hitl/bench"
+	"github.com/hitl-dev/hitl/internal/bench"
 )
 
 // TestBenchReportsEveryFigure runs a tiny benchmark against a real server process and checks

@@ -17,7 +17,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/credentials"
+	"github.com/hitl-dev/hitl/internal/credentials"
 )
 
 // connect returns a client from HITL_URL and HITL_TOKEN, else from the credentials file.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/server"
-	"github.com/hitl-dev/hitl/store/postgres/pgtest"
+	"github.com/hitl-dev/hitl/internal/pgtest"
+	"github.com/hitl-dev/hitl/internal/server"
 )
 
 // TestMain lets the test binary stand in for the hitl binary: with HITL_TEST_RUN_MAIN=1 it

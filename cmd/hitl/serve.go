@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/store/postgres"
 )
 

@@ -33,7 +33,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/store/groupcommit"
+	"github.com/hitl-dev/hitl/internal/groupcommit"
 )
 
 //go:embed migrations/*.sql

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/store/postgres"
-	"github.com/hitl-dev/hitl/store/postgres/pgtest"
 	"github.com/hitl-dev/hitl/store/storetest"
 )
 

@@ -27,7 +27,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/store/groupcommit"
+	"github.com/hitl-dev/hitl/internal/groupcommit"
 )
 
 //go:embed migrations/*.sql

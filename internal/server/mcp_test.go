@@ -14,7 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/server"
 )
 
 // bearer adds a token to every request of the MCP client.

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/credentials"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
-	"github.com/hitl-dev/hitl/metrics"
+	"github.com/hitl-dev/hitl/internal/credentials"
+	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"

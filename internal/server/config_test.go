@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/server"
 )
 
 func TestConfigReportsEveryProblem(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/notify"
-	"github.com/hitl-dev/hitl/server"
 )
 
 // fastWebhooks are delivery settings for tests: loopback receivers, short waits.

@@ -17,9 +17,9 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/server"
+	"github.com/hitl-dev/hitl/internal/pgtest"
+	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/store/postgres"
-	"github.com/hitl-dev/hitl/store/postgres/pgtest"
 )
 
 // cluster is several nodes serving one PostgreSQL schema, each with its own pool, LISTEN
