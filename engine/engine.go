@@ -17,7 +17,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/metrics"
-	"github.com/hitl-dev/hitl/notify"
+	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -150,11 +150,11 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	err = e.store.Update(ctx, func(tx hitl.Tx) (err error) {
 		if e.callbackSecret == "" {
-			if e.callbackSecret, err = tx.Setting("callback_secret", notify.NewSecret()); err != nil {
+			if e.callbackSecret, err = tx.Setting("callback_secret", outbound.NewSecret()); err != nil {
 				return err
 			}
 		}
-		e.linkSecret, err = tx.Setting("link_secret", notify.NewSecret()) // any random secret will do
+		e.linkSecret, err = tx.Setting("link_secret", outbound.NewSecret()) // any random secret will do
 		return err
 	})
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/notify"
+	"github.com/hitl-dev/hitl/internal/outbound"
 )
 
 // The outbox. The event log, written in the same transaction as every change, is what must
@@ -187,7 +187,8 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 	now := e.clock()
 	var out []*hitl.Delivery
 	add := func(kind hitl.DeliveryKind, ev *hitl.Event, to, target, webhookID string, data json.RawMessage) error {
-		body, err := json.Marshal(notify.NewCloudEvent(ev, e.source, data))
+		ce := outbound.NewCloudEvent(e.source, ev.ID, ev.Type, ev.Time, outbound.Subject(ev.InquiryID, ev.Session), data)
+		body, err := json.Marshal(ce)
 		if err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/notify"
+	"github.com/hitl-dev/hitl/internal/outbound"
 )
 
 // webhookEventTypes are the events a webhook may subscribe to: those about inquiries and
@@ -25,7 +25,7 @@ const (
 	maxDescription = 1000
 )
 
-// checkURL adds a problem at path when raw may not receive deliveries (see notify.CheckURL).
+// checkURL adds a problem at path when raw may not receive deliveries (see outbound.CheckURL).
 func (e *Engine) checkURL(ctx context.Context, bad *problems, path, raw string) {
 	if len(raw) > maxURL {
 		bad.add(path, "must be at most %d characters", maxURL)
@@ -33,7 +33,7 @@ func (e *Engine) checkURL(ctx context.Context, bad *problems, path, raw string) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := notify.CheckURL(ctx, raw, e.allowPrivate); err != nil {
+	if err := outbound.CheckURL(ctx, raw, e.allowPrivate); err != nil {
 		bad.add(path, "%s", err.Error())
 	}
 }
@@ -74,7 +74,7 @@ func (e *Engine) CreateWebhook(ctx context.Context, p *hitl.Principal, req *hitl
 	}
 	now := e.clock()
 	w := &hitl.Webhook{ID: newWebhookID(), URL: req.URL, Events: events, Description: req.Description,
-		Secret: notify.NewSecret(), CreatedBy: p.Name, CreatedAt: now}
+		Secret: outbound.NewSecret(), CreatedBy: p.Name, CreatedAt: now}
 	var ev *hitl.Event
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
 		if err = tx.InsertWebhook(w); err != nil {

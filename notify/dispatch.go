@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/outbound"
 )
 
 // DispatchOptions configure a Dispatcher. Zero values take the defaults.
@@ -29,7 +30,7 @@ type DispatchOptions struct {
 	// Poll is how often the store is asked for due deliveries without a hint (default 1 s):
 	// the retries other nodes scheduled, and the leases of nodes that died.
 	Poll time.Duration
-	// AllowPrivate lets deliveries reach loopback and private addresses.
+	// AllowPrivate lets deliveries reach any address, not only global unicast ones.
 	AllowPrivate bool
 	// CallbackSecret signs resume callbacks; webhooks are signed with their own secret.
 	CallbackSecret string
@@ -239,9 +240,10 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 // attemptError says why an attempt got no answer, without the Go call chain.
 func attemptError(err error, timeout time.Duration) error {
 	var ue *url.Error
+	var refused *outbound.AddrError
 	switch {
-	case errors.Is(err, ErrPrivateAddress):
-		return ErrPrivateAddress
+	case errors.As(err, &refused):
+		return refused
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ue) && ue.Timeout():
 		return fmt.Errorf("no answer within %s", timeout)
 	case errors.As(err, &ue):

@@ -1,53 +1,28 @@
 // Package notify calls other servers for hitl, safely: the dispatcher that sends the outbox's
 // deliveries (webhooks and resume callbacks) at least once, with Standard Webhooks signatures
-// and CloudEvents bodies, through an HTTP client that refuses private addresses. Which event
-// goes where is the engine's decision (engine/outbox.go); this package only delivers.
+// and CloudEvents bodies, through an HTTP client that reaches global unicast addresses only.
+// Which event goes where, and what its body is, is the engine's decision (engine/outbox.go);
+// the rules both share, URLs, addresses, secrets and the envelope, are in internal/outbound.
+// This package only delivers, and Verify and CloudEvent serve receivers written in Go.
 package notify
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/outbound"
 )
-
-// secretPrefix marks a Standard Webhooks secret; what follows is the base64 of the key.
-const secretPrefix = "whsec_"
-
-// NewSecret returns a random signing secret (192-bit key) in the Standard Webhooks format.
-func NewSecret() string {
-	key := make([]byte, 24)
-	rand.Read(key)
-	return secretPrefix + base64.StdEncoding.EncodeToString(key)
-}
-
-// CheckSecret reports whether secret is a usable signing secret: whsec_ and the base64 of
-// 16 to 64 bytes.
-func CheckSecret(secret string) error {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, secretPrefix))
-	switch {
-	case !strings.HasPrefix(secret, secretPrefix):
-		return errors.New("must start with " + secretPrefix)
-	case err != nil:
-		return errors.New("must be " + secretPrefix + " and base64")
-	case len(key) < 16 || len(key) > 64:
-		return fmt.Errorf("its key is %d bytes; want 16 to 64", len(key))
-	}
-	return nil
-}
 
 // Sign returns the webhook-signature header value for one delivery attempt: "v1," and the
 // base64 HMAC-SHA256, keyed with the secret's decoded bytes, of "id.timestamp.body".
 func Sign(secret, id string, timestamp time.Time, body []byte) (string, error) {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, secretPrefix))
+	key, err := outbound.SecretKey(secret)
 	if err != nil {
 		return "", fmt.Errorf("webhook secret is not base64: %w", err)
 	}
@@ -72,30 +47,9 @@ func Headers(secret, id string, now time.Time, body []byte) (map[string]string, 
 	}, nil
 }
 
-// CloudEvent is a CloudEvents 1.0 event in structured JSON mode.
-type CloudEvent struct {
-	SpecVersion     string          `json:"specversion"`
-	ID              string          `json:"id"`
-	Source          string          `json:"source"`
-	Type            string          `json:"type"`
-	Time            time.Time       `json:"time"`
-	Subject         string          `json:"subject,omitempty"`
-	DataContentType string          `json:"datacontenttype"`
-	Data            json.RawMessage `json:"data"`
-}
-
-// NewCloudEvent wraps an event of the log, from source (the server's URL), with data.
-func NewCloudEvent(ev *hitl.Event, source string, data json.RawMessage) CloudEvent {
-	subject := ""
-	switch {
-	case ev.InquiryID != nil:
-		subject = "inquiries/" + strconv.FormatInt(*ev.InquiryID, 10)
-	case ev.Session != "":
-		subject = "sessions/" + ev.Session
-	}
-	return CloudEvent{SpecVersion: "1.0", ID: ev.ID, Source: source, Type: "hitl." + ev.Type, Time: ev.Time,
-		Subject: subject, DataContentType: "application/json", Data: data}
-}
+// CloudEvent is the body of every delivery, a CloudEvents 1.0 event in structured JSON
+// mode; a receiver decodes it after Verify.
+type CloudEvent = outbound.CloudEvent
 
 var errNoSignature = errors.New("no valid signature")
 

@@ -1,17 +1,14 @@
 package notify
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/outbound"
 )
 
 // The test vector published with the Standard Webhooks specification: a receiver's
@@ -27,7 +24,7 @@ func TestSignMatchesTheStandardWebhooksVector(t *testing.T) {
 }
 
 func TestHeadersVerifyAndTamperingFails(t *testing.T) {
-	secret := NewSecret()
+	secret := outbound.NewSecret()
 	if !strings.HasPrefix(secret, "whsec_") {
 		t.Fatalf("secret %q", secret)
 	}
@@ -43,7 +40,7 @@ func TestHeadersVerifyAndTamperingFails(t *testing.T) {
 	if err := Verify(secret, h, []byte(`{"specversion":"1.1"}`), now, 5*time.Minute); err == nil {
 		t.Fatal("a changed body verified")
 	}
-	if err := Verify(NewSecret(), h, body, now, 5*time.Minute); err == nil {
+	if err := Verify(outbound.NewSecret(), h, body, now, 5*time.Minute); err == nil {
 		t.Fatal("another secret verified")
 	}
 	if err := Verify(secret, h, body, now.Add(time.Hour), 5*time.Minute); err == nil {
@@ -51,58 +48,6 @@ func TestHeadersVerifyAndTamperingFails(t *testing.T) {
 	}
 	if _, err := Sign("whsec_not base64!", "id", now, body); err == nil {
 		t.Fatal("a malformed secret signed")
-	}
-}
-
-func TestCloudEvent(t *testing.T) {
-	id := int64(42)
-	ev := &hitl.Event{ID: "ev-1", Type: hitl.EventInquiryResponded, Time: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), InquiryID: &id}
-	b, err := json.Marshal(NewCloudEvent(ev, "http://hitl.example", json.RawMessage(`{"id":42}`)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	for k, want := range map[string]any{"specversion": "1.0", "id": "ev-1", "source": "http://hitl.example", "type": "hitl.inquiry.responded",
-		"subject": "inquiries/42", "datacontenttype": "application/json", "time": "2026-11-22T10:00:00Z"} {
-		if m[k] != want {
-			t.Errorf("%s = %v, want %v", k, m[k], want)
-		}
-	}
-	if d, _ := m["data"].(map[string]any); d["id"] != float64(42) {
-		t.Errorf("data = %v", m["data"])
-	}
-}
-
-func TestPublicAddresses(t *testing.T) {
-	for addr, public := range map[string]bool{
-		"8.8.8.8": true, "2606:4700::1111": true, "127.0.0.1": false, "::1": false, "10.1.2.3": false, "172.16.0.1": false,
-		"192.168.1.1": false, "169.254.169.254": false, "fe80::1": false, "fd00:ec2::254": false, "0.0.0.0": false,
-		"100.64.0.1": false, "::ffff:127.0.0.1": false, "224.0.0.1": false,
-	} {
-		if got := publicAddr(netip.MustParseAddr(addr)); got != public {
-			t.Errorf("publicAddr(%s) = %v, want %v", addr, got, public)
-		}
-	}
-}
-
-func TestCheckURL(t *testing.T) {
-	ctx := context.Background()
-	for _, raw := range []string{"ftp://example.com/x", "/relative", "http://", "http://user:pw@example.com/"} {
-		if err := CheckURL(ctx, raw, true); err == nil {
-			t.Errorf("%s was accepted", raw)
-		}
-	}
-	for _, raw := range []string{"http://127.0.0.1:8080/hook", "http://localhost/hook", "https://[::1]/hook", "http://169.254.169.254/latest/meta-data"} {
-		if err := CheckURL(ctx, raw, false); !errors.Is(err, ErrPrivateAddress) {
-			t.Errorf("%s: %v, want refused as private", raw, err)
-		}
-		if err := CheckURL(ctx, raw, true); err != nil {
-			t.Errorf("%s with private addresses allowed: %v", raw, err)
-		}
-	}
-	if err := CheckURL(ctx, "https://93.184.215.14/hook", false); err != nil {
-		t.Errorf("a public address: %v", err)
 	}
 }
 
@@ -117,8 +62,13 @@ func TestClientRefusesPrivateAddressesAtDialAndFollowsNoRedirects(t *testing.T) 
 	defer srv.Close()
 	// By name, so only the dial-time check can catch it (as with DNS rebinding).
 	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	if _, err := NewClient(false, DefaultAttemptTimeout).Get(byName); !errors.Is(err, ErrPrivateAddress) {
+	if _, err := NewClient(false, DefaultAttemptTimeout).Get(byName); !errors.Is(err, outbound.ErrNotPublic) {
 		t.Fatalf("a connection to loopback by name: %v", err)
+	}
+	// The delivery log says which kind of address was refused. (Refused before connecting.)
+	_, err := NewClient(false, DefaultAttemptTimeout).Post("http://192.0.2.1/hook", "text/plain", nil)
+	if err := attemptError(err, DefaultAttemptTimeout); !strings.HasPrefix(err.Error(), "192.0.2.1 is a documentation address (RFC 5737); ") {
+		t.Fatalf("a connection to a documentation address: %v", err)
 	}
 	resp, err := NewClient(true, DefaultAttemptTimeout).Get(byName + "/redirect")
 	if err != nil {

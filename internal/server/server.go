@@ -20,6 +20,7 @@ import (
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
+	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
@@ -102,7 +103,7 @@ func (c *Config) Validate() error {
 	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
-		if err := notify.CheckSecret(w.CallbackSecret); err != nil {
+		if err := outbound.CheckSecret(w.CallbackSecret); err != nil {
 			errs = append(errs, fmt.Errorf("callback secret (HITL_CALLBACK_SECRET): %w", err))
 		}
 	}

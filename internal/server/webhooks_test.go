@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/notify"
 )
@@ -128,7 +129,7 @@ func TestWebhookRetriedUntilAccepted(t *testing.T) {
 	})
 	wh, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL + "/hook", Events: []string{"inquiry.created"}, Description: "ops"})
 	must(t, err)
-	if !strings.HasPrefix(wh.Secret, "whsec_") || notify.CheckSecret(wh.Secret) != nil {
+	if !strings.HasPrefix(wh.Secret, "whsec_") || outbound.CheckSecret(wh.Secret) != nil {
 		t.Fatalf("secret %q", wh.Secret)
 	}
 	listed, err := e.admin.Webhooks(ctx)
