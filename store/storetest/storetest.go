@@ -25,6 +25,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Visibility":              testVisibility,
 		"Pagination":              testPagination,
 		"TextSearchAndCount":      testTextSearchAndCount,
+		"SearchBesideDeepContext": testSearchBesideDeepContext,
 		"DeadlineOrder":           testDeadlineOrder,
 		"Sessions":                testSessions,
 		"Events":                  testEvents,
