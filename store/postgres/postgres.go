@@ -102,7 +102,9 @@ func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 
 // Migrate brings the schema up to date. Several nodes may call it at once: a session advisory
 // lock lets one migrate while the others wait.
-func Migrate(ctx context.Context, pool *pgxpool.Pool) error { return migrateTo(ctx, pool, math.MaxInt64) }
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return migrateTo(ctx, pool, math.MaxInt64)
+}
 
 // migrateTo applies the migrations up to a version (tests start from an older schema).
 func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
