@@ -63,3 +63,13 @@ type KeyRequest struct {
 	Roles  []string `json:"roles"`
 	Groups []string `json:"groups,omitempty"`
 }
+
+// InboxSession is one sign-in to the web inbox. The browser holds a random id; the store keeps
+// only its hash, with the key it speaks for. It ends at ExpiresAt, at sign-out, or when its key
+// is revoked.
+type InboxSession struct {
+	IDHash    string
+	KeyID     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}

@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"ConcurrentEventsInOrder": testConcurrentEventsInOrder,
 		"IdempotencyKeys":         testIdempotencyKeys,
 		"Keys":                    testKeys,
+		"InboxSessions":           testInboxSessions,
 		"Deadlines":               testDeadlines,
 		"FailedChangesBesideGood": testFailedChangesBesideGood,
 		"LockPending":             testLockPending,
