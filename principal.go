@@ -22,6 +22,9 @@ type Principal struct {
 	Groups []string `json:"groups"`
 	// KeyID is the key the caller authenticated with (to end its streams when it is revoked).
 	KeyID string `json:"-"`
+	// InboxSession is the hash of the inbox session id the caller authenticated with, "" for a
+	// token (to end its streams when the session ends).
+	InboxSession string `json:"-"`
 }
 
 // Has reports whether the principal holds the role.

@@ -46,14 +46,17 @@ func (e *Engine) AuthenticateSession(ctx context.Context, id string) (*hitl.Prin
 	if id == "" {
 		return nil, hitl.Errorf(hitl.EUnauthorized, "not signed in")
 	}
-	k, err := e.store.InboxSessionKey(ctx, hashToken(id), e.clock())
+	hash := hashToken(id)
+	k, err := e.store.InboxSessionKey(ctx, hash, e.clock())
 	if hitl.ErrorCode(err) == hitl.ENotFound {
 		return nil, hitl.Errorf(hitl.EUnauthorized, "the inbox session has ended: sign in again")
 	}
 	if err != nil {
 		return nil, err
 	}
-	return k.Principal(), nil
+	p := k.Principal()
+	p.InboxSession = hash
+	return p, nil
 }
 
 // SignOut ends an inbox session for every browser and node that holds its id. Other sessions
@@ -63,9 +66,38 @@ func (e *Engine) SignOut(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
-	err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteInboxSession(hashToken(id)) })
+	hash := hashToken(id)
+	err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteInboxSession(hash) })
 	if err != nil && hitl.ErrorCode(err) != hitl.ENotFound {
 		return err
 	}
+	e.hub.endInboxSession(hash) // other nodes end theirs at their next check
 	return nil
+}
+
+// inboxStreamCheck is how often a node checks that the inbox sessions of its open streams
+// still hold: a stream outlives its session's sign-out on another node, or its expiry, by at
+// most this long. (A revoked key's streams end at once, through its event.)
+const inboxStreamCheck = 3 * time.Second
+
+// checkInboxStreams ends the streams whose inbox session has ended, until ctx ends.
+func (e *Engine) checkInboxStreams(ctx context.Context) {
+	tick := time.NewTicker(inboxStreamCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for _, hash := range e.hub.inboxSessions() {
+			_, err := e.store.InboxSessionKey(ctx, hash, e.clock())
+			switch {
+			case hitl.ErrorCode(err) == hitl.ENotFound:
+				e.hub.endInboxSession(hash)
+			case err != nil && ctx.Err() == nil:
+				e.log.Warn("checking the inbox sessions of open streams failed", "err", err)
+			}
+		}
+	}
 }

@@ -88,6 +88,32 @@ func (b *browser) signedIn(want bool) {
 	}
 }
 
+// openStream opens the event stream with the browser's cookie and reads its first message.
+func (b *browser) openStream() *http.Response {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	b.t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, b.base+"/v1/events/stream", nil)
+	res, err := b.http.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		b.t.Fatalf("stream: %v %v", res, err)
+	}
+	b.t.Cleanup(func() { res.Body.Close() })
+	first := make([]byte, len("event: start"))
+	if _, err := io.ReadFull(res.Body, first); err != nil || string(first) != "event: start" {
+		b.t.Fatalf("stream began with %q, %v", first, err)
+	}
+	return res
+}
+
+// ended waits for the server to end an open stream (within the stream's 20 s).
+func ended(t *testing.T, stream *http.Response, why string) {
+	t.Helper()
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil {
+		t.Fatalf("the open stream did not end when %s: %v", why, err)
+	}
+}
+
 func (b *browser) signOut() {
 	b.t.Helper()
 	res := b.post("/logout", url.Values{"csrf": {b.get("/").csrf()}})
@@ -139,8 +165,11 @@ func TestSignOutEndsTheSessionOnEveryNode(t *testing.T) {
 	// Another sign-in with the same key is a session of its own.
 	other := browserAt(t, node2)
 	other.signIn(k.Token)
+	streamHere, streamThere := here.openStream(), there.openStream()
 
 	here.signOut()
+	ended(t, streamHere, "the session signed out")
+	ended(t, streamThere, "the session signed out on another node")
 	here.signedIn(false)
 	here.holdSession(id) // the browser dropped the cookie; the id itself is dead too
 	here.signedIn(false)
@@ -157,27 +186,12 @@ func TestRevokingTheKeyEndsItsSessions(t *testing.T) {
 	b := e.browser()
 	b.signIn(k.Token)
 	b.signedIn(true)
-
-	// A stream open at the time ends at once.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.url+"/v1/events/stream", nil)
-	res, err := b.http.Do(req)
-	if err != nil || res.StatusCode != http.StatusOK {
-		t.Fatalf("stream: %v %v", res, err)
-	}
-	defer res.Body.Close()
-	first := make([]byte, len("event: start"))
-	if _, err := io.ReadFull(res.Body, first); err != nil || string(first) != "event: start" {
-		t.Fatalf("stream began with %q, %v", first, err)
-	}
+	stream := b.openStream()
 
 	if err := e.admin.RevokeKey(context.Background(), k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.Copy(io.Discard, res.Body); err != nil || ctx.Err() != nil {
-		t.Fatalf("the open stream did not end when its key was revoked: %v", err)
-	}
+	ended(t, stream, "its key was revoked")
 	b.signedIn(false)
 }
 
@@ -227,7 +241,9 @@ func TestExpiredSessionIsRefused(t *testing.T) {
 	expired := b.session()
 	c.add(engine.InboxSessionTTL - time.Second)
 	b.signedIn(true)
+	stream := b.openStream()
 	c.add(time.Second)
+	ended(t, stream, "the session expired")
 	b.signedIn(false)
 
 	// Signing in again starts a new session, and sweeps away the expired one.
