@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -149,12 +148,6 @@ const (
 
 // Valid reports whether o is a known order, or none (the default).
 func (o InquiryOrder) Valid() bool { return o == "" || o == OrderNewest || o == OrderDeadline }
-
-// LikePattern is a SQL LIKE pattern matching text anywhere, with \ as the escape character.
-func LikePattern(text string) string {
-	r := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
-	return "%" + r.Replace(text) + "%"
-}
 
 // Page is a cursor page request: items after Cursor (exclusive), at most Limit.
 type Page struct {

@@ -22,6 +22,9 @@ type Principal struct {
 	Groups []string `json:"groups"`
 	// KeyID is the key the caller authenticated with (to end its streams when it is revoked).
 	KeyID string `json:"-"`
+	// InboxSession is the hash of the inbox session id the caller authenticated with, "" for a
+	// token (to end its streams when the session ends).
+	InboxSession string `json:"-"`
 }
 
 // Has reports whether the principal holds the role.
@@ -62,4 +65,14 @@ type KeyRequest struct {
 	Name   string   `json:"name"`
 	Roles  []string `json:"roles"`
 	Groups []string `json:"groups,omitempty"`
+}
+
+// InboxSession is one sign-in to the web inbox. The browser holds a random id; the store keeps
+// only its hash, with the key it speaks for. It ends at ExpiresAt, at sign-out, or when its key
+// is revoked.
+type InboxSession struct {
+	IDHash    string
+	KeyID     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
 }

@@ -22,15 +22,6 @@ func (s SessionStatus) Finished() bool {
 	return s == SessionCompleted || s == SessionFailed || s == SessionCancelled
 }
 
-// Stored is the status a store keeps: awaiting_input is derived from pending inquiries when
-// read, so it is kept as running.
-func (s SessionStatus) Stored() SessionStatus {
-	if s == SessionAwaitingInput {
-		return SessionRunning
-	}
-	return s
-}
-
 // Valid reports whether s is a known session status.
 func (s SessionStatus) Valid() bool {
 	switch s {

@@ -44,6 +44,9 @@ type Store interface {
 	KeyByTokenHash(ctx context.Context, hash string) (*Key, error)
 	// Keys lists every key, revoked ones included, oldest first.
 	Keys(ctx context.Context) ([]*Key, error)
+	// InboxSessionKey returns the key of the inbox session with that id hash when the session
+	// has not expired at now and its key is not revoked (ENotFound otherwise).
+	InboxSessionKey(ctx context.Context, idHash string, now time.Time) (*Key, error)
 
 	// Webhooks lists every webhook, oldest first, without secrets.
 	Webhooks(ctx context.Context) ([]*Webhook, error)
@@ -101,6 +104,17 @@ type Tx interface {
 	RevokeKey(id string, at time.Time) error
 	// HasAdminKey reports whether any unrevoked key holds the admin role.
 	HasAdminKey() (bool, error)
+
+	// InsertInboxSession stores a new inbox session (EConflict if the id hash exists; ENotFound
+	// when its key does not exist).
+	InsertInboxSession(s *InboxSession) error
+	// DeleteInboxSession removes one inbox session (ENotFound when there is none).
+	DeleteInboxSession(idHash string) error
+	// DeleteKeyInboxSessions removes every inbox session of a key; none is no error.
+	DeleteKeyInboxSessions(keyID string) error
+	// DeleteExpiredInboxSessions removes the inbox sessions expired at now (ExpiresAt <= now)
+	// and returns how many.
+	DeleteExpiredInboxSessions(now time.Time) (int, error)
 
 	// InsertWebhook stores a webhook with its secret (EConflict if the ID exists).
 	InsertWebhook(w *Webhook) error

@@ -166,6 +166,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.following = shared
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
+	e.running.Go(func() { e.checkInboxStreams(runCtx) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds))
 	return nil
 }

@@ -83,6 +83,31 @@ func (h *hub) remove(s *Subscription) {
 	s.end(false)
 }
 
+// inboxSessions lists the inbox sessions that open streams were authenticated with.
+func (h *hub) inboxSessions() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for s := range h.subs {
+		if id := s.p.InboxSession; id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// endInboxSession ends the streams of an inbox session that has ended.
+func (h *hub) endInboxSession(idHash string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if s.p.InboxSession == idHash {
+			delete(h.subs, s)
+			s.end(false)
+		}
+	}
+}
+
 // idle runs fn and reports true when nothing subscribes; it holds the hub's lock meanwhile,
 // so no subscription starts in between.
 func (h *hub) idle(fn func()) bool {

@@ -206,6 +206,9 @@ func (e *Engine) RevokeKey(ctx context.Context, p *hitl.Principal, id string) er
 		if err = tx.RevokeKey(id, now); err != nil {
 			return err
 		}
+		if err = tx.DeleteKeyInboxSessions(id); err != nil {
+			return err
+		}
 		ev, err = keyEvent(tx, hitl.EventKeyRevoked, &hitl.Key{ID: id, RevokedAt: &now}, p.Name, now)
 		return err
 	})
@@ -235,6 +238,10 @@ func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToke
 			k := &hitl.Key{ID: envAdminKeyID, Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
 			typ := hitl.EventKeyUpdated
 			err := tx.SetKeyToken(envAdminKeyID, hash)
+			if err == nil {
+				// The inbox sessions signed in with the token it had end with that token.
+				err = tx.DeleteKeyInboxSessions(envAdminKeyID)
+			}
 			if hitl.ErrorCode(err) == hitl.ENotFound {
 				typ, err = hitl.EventKeyCreated, tx.InsertKey(k, hash)
 			}

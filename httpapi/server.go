@@ -16,8 +16,8 @@ import (
 	"github.com/hitl-dev/hitl/internal/metrics"
 )
 
-// SessionCookie is the web inbox's session cookie: it holds the API token the person signed in
-// with. Routes marked cookie accept it as well as a header.
+// SessionCookie is the web inbox's session cookie: it holds the id of an inbox session (see
+// engine.SignIn), never an API token. Routes marked cookie accept it as well as a header.
 const SessionCookie = "hitl_session"
 
 // Config bounds what a request may send, and paces the streams.
@@ -191,12 +191,12 @@ func (s *Server) wrap(rt route) http.Handler {
 		if !rt.public {
 			var err error
 			tok := token(r)
-			if tok == "" && rt.cookie {
-				if c, err := r.Cookie(SessionCookie); err == nil {
-					tok = c.Value
-				}
+			if c, cerr := r.Cookie(SessionCookie); tok == "" && rt.cookie && cerr == nil {
+				p, err = s.engine.AuthenticateSession(r.Context(), c.Value)
+			} else {
+				p, err = s.engine.Authenticate(r.Context(), tok)
 			}
-			if p, err = s.engine.Authenticate(r.Context(), tok); err != nil {
+			if err != nil {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 				s.fail(w, r, err)
 				return

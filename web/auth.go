@@ -7,19 +7,16 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 )
 
 // loginCookie holds the CSRF secret of the sign-in form (there is no session yet to bind it to).
 const loginCookie = "hitl_login"
 
-// sessionMaxAge is how long a browser keeps a sign-in; revoking the key ends it at once.
-const sessionMaxAge = 12 * time.Hour
-
-// csrfToken binds forms to a secret the attacker does not have: the session's token (or the
+// csrfToken binds forms to a secret the attacker does not have: the inbox session's id (or the
 // sign-in cookie's value), never sent in a form itself.
 func csrfToken(secret string) string {
 	m := hmac.New(sha256.New, []byte(secret))
@@ -46,8 +43,8 @@ func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, 
 		"CSRF": csrfToken(secret), "Next": localPath(r.FormValue("next")), "Problem": problem})
 }
 
-// login checks the token and starts a session: the token goes into an HttpOnly cookie that
-// scripts cannot read and other sites' requests do not carry.
+// login checks the token and starts an inbox session: its random id, never the token, goes
+// into an HttpOnly cookie that scripts cannot read and other sites' requests do not carry.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseForm(); err != nil {
 		h.showLogin(w, r, formStatus(err), formProblem(err))
@@ -63,7 +60,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.showLogin(w, r, http.StatusUnprocessableEntity, "Enter your API token.")
 		return
 	}
-	if _, err := h.engine.Authenticate(r.Context(), token); err != nil {
+	session, expires, err := h.engine.SignIn(r.Context(), token)
+	if err != nil {
 		if hitl.ErrorCode(err) == hitl.EUnauthorized {
 			h.showLogin(w, r, http.StatusUnauthorized, "That token is not valid, or its key was revoked.")
 			return
@@ -72,12 +70,17 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Value: token, Path: "/", MaxAge: int(sessionMaxAge.Seconds()),
-		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Value: session, Path: "/", MaxAge: int(engine.InboxSessionTTL.Seconds()),
+		Expires: expires, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
 }
 
-func (h *Handler) logout(w http.ResponseWriter, r *http.Request, _ *viewer) {
+// logout ends the inbox session on the server, so its cookie is dead wherever it is.
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request, v *viewer) {
+	if err := h.engine.SignOut(r.Context(), v.session); err != nil {
+		h.fail(w, r, v, err)
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }

@@ -3,9 +3,10 @@
 // script that adds live updates from the event stream. Every page works without the script;
 // after a reload a page is rendered from the server's state, never from events.
 //
-// People sign in with an API token; the page keeps it in an HttpOnly, SameSite=Strict cookie
-// that GET /v1/events/stream also accepts. Every form that changes something carries a CSRF
-// token derived from the session's secret.
+// People sign in with an API token, which starts an inbox session on the server: the page keeps
+// the session's random id (never the token) in an HttpOnly, SameSite=Strict cookie that GET
+// /v1/events/stream also accepts. Every form that changes something carries a CSRF token
+// derived from the session's id.
 package web
 
 import (
@@ -102,10 +103,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // page is a handler for a signed-in person.
 type page func(w http.ResponseWriter, r *http.Request, v *viewer)
 
-// viewer is who looks at a page: the principal and the secret their forms are bound to.
+// viewer is who looks at a page: the principal, their inbox session's id and the token their
+// forms carry, derived from it.
 type viewer struct {
 	*hitl.Principal
-	CSRF string
+	CSRF    string
+	session string
 }
 
 // signedIn runs a page for the principal of the session cookie; without a valid one, a GET
@@ -113,10 +116,10 @@ type viewer struct {
 func (h *Handler) signedIn(next page) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var p *hitl.Principal
-		var token string
+		var session string
 		if c, err := r.Cookie(httpapi.SessionCookie); err == nil && c.Value != "" {
-			token = c.Value
-			if p, err = h.engine.Authenticate(r.Context(), token); err != nil && hitl.ErrorCode(err) != hitl.EUnauthorized {
+			session = c.Value
+			if p, err = h.engine.AuthenticateSession(r.Context(), session); err != nil && hitl.ErrorCode(err) != hitl.EUnauthorized {
 				h.fail(w, r, nil, err)
 				return
 			}
@@ -129,7 +132,7 @@ func (h *Handler) signedIn(next page) http.HandlerFunc {
 			h.errorPage(w, r, nil, http.StatusUnauthorized, "Your session has ended. Sign in again; what you entered was not saved.")
 			return
 		}
-		v := &viewer{Principal: p, CSRF: csrfToken(token)}
+		v := &viewer{Principal: p, CSRF: csrfToken(session), session: session}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
 				h.errorPage(w, r, v, formStatus(err), formProblem(err))

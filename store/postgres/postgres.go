@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"net"
 	"runtime"
 	"strings"
@@ -37,7 +38,7 @@ import (
 )
 
 //go:embed migrations/*.sql
-var migrations embed.FS
+var migrationFiles embed.FS
 
 // eventLock is the advisory lock key that orders event appends ("hitl" in ASCII).
 const eventLock = 0x6869746c
@@ -102,7 +103,12 @@ func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // Migrate brings the schema up to date. Several nodes may call it at once: a session advisory
 // lock lets one migrate while the others wait.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	dir, err := fs.Sub(migrations, "migrations")
+	return migrateTo(ctx, pool, math.MaxInt64)
+}
+
+// migrateTo applies the migrations up to a version (tests start from an older schema).
+func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
+	dir, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return err
 	}
@@ -119,11 +125,12 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, goose.WithSessionLocker(locker),
+		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	if _, err := p.Up(ctx); err != nil {
+	if _, err := p.UpTo(ctx, version); err != nil {
 		return fmt.Errorf("migrate database: %w", err)
 	}
 	return nil

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +50,12 @@ func (w *where) visibleCond(v hitl.Visibility) string {
 	return "(" + strings.Join(ors, " OR ") + ")"
 }
 
+// likePattern matches text anywhere in an ILIKE with \ as the escape character. PostgreSQL
+// text holds no NUL, so none is searched for (the prompt column is stored without them).
+func likePattern(text string) string {
+	return "%" + strings.NewReplacer("\x00", "", `\`, `\\`, "%", `\%`, "_", `\_`).Replace(text) + "%"
+}
+
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
@@ -58,20 +66,22 @@ func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 // inquiryWhere is the condition of a list of inquiries, the page's position aside.
 func inquiryWhere(f hitl.InquiryFilter) *where {
 	w := &where{}
-	for col, v := range map[string]string{"i.status": string(f.Status), "i.session": f.Session, "i.origin": f.Origin,
-		"i.request_type": string(f.RequestType), "i.created_by": f.CreatedBy} {
-		if v != "" {
-			w.add(col + " = " + w.arg(v))
+	// In a fixed order: the same filter is the same SQL text, which pgx's statement cache reuses.
+	for _, c := range []struct{ col, v string }{{"i.status", string(f.Status)}, {"i.session", f.Session},
+		{"i.origin", f.Origin}, {"i.request_type", string(f.RequestType)}, {"i.created_by", f.CreatedBy}} {
+		if c.v != "" {
+			w.add(c.col + " = " + w.arg(c.v))
 		}
 	}
 	if f.Text != "" {
-		w.add(`(i.doc::jsonb ->> 'prompt') ILIKE ` + w.arg(hitl.LikePattern(f.Text)) + ` ESCAPE '\'`)
+		// The prompt column, not the stored document, which would have to be parsed for each row.
+		w.add(`i.prompt ILIKE ` + w.arg(likePattern(f.Text)) + ` ESCAPE '\'`)
 	}
 	if len(f.AssignedTo) > 0 {
 		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee = ANY (" + w.arg(f.AssignedTo) + "))")
 	}
-	for k, v := range f.Metadata {
-		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = " + w.arg(k) + " AND m.value = " + w.arg(v) + ")")
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
+		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = " + w.arg(k) + " AND m.value = " + w.arg(f.Metadata[k]) + ")")
 	}
 	if f.CreatedAfter != nil {
 		w.add("i.created_at > " + w.arg(*f.CreatedAfter))

@@ -221,10 +221,10 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 		return err
 	}
 	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
-		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING RETURNING id`,
+		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, prompt, doc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
 		inq.Status, nullText(inq.Session), inq.Origin, inq.RequestType, inq.CreatedBy, len(inq.AssignedTo) == 0,
-		inq.Exclusive, inq.TimeoutAt, inq.CreatedAt, inq.UpdatedAt, string(doc)).Scan(&inq.ID)
+		inq.Exclusive, inq.TimeoutAt, inq.CreatedAt, inq.UpdatedAt, searchable(inq.Prompt), string(doc)).Scan(&inq.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}
@@ -276,6 +276,14 @@ func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
 	return inqs, err
 }
 
+// storedStatus is the status kept: awaiting_input is derived from pending inquiries when read.
+func storedStatus(s hitl.SessionStatus) hitl.SessionStatus {
+	if s == hitl.SessionAwaitingInput {
+		return hitl.SessionRunning
+	}
+	return s
+}
+
 func (t *txn) Session(key string) (*hitl.Session, error) {
 	s, _, err := scanSession(t.QueryRow(t.ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = $1 FOR UPDATE OF s", key))
 	return s, dbError(err, "session "+key)
@@ -286,7 +294,7 @@ func (t *txn) InsertSession(s *hitl.Session) error {
 	tag, err := t.Exec(`INSERT INTO sessions
 		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
-		s.Key, s.Status.Stored(), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
+		s.Key, storedStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.CreatedAt, s.UpdatedAt, s.CompletedAt)
 	return oneRow(tag, err, "session "+s.Key, hitl.Errorf(hitl.EConflict, "session %s already exists", s.Key))
 }
@@ -295,7 +303,7 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	tag, err := t.Exec(`UPDATE sessions SET status = $1, agent = $2, state = $3, result = $4, error = $5,
 		callback_url = $6, metadata = $7, updated_at = $8, completed_at = $9 WHERE key = $10`,
-		s.Status.Stored(), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
+		storedStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
 		s.CallbackURL, string(meta), s.UpdatedAt, s.CompletedAt, s.Key)
 	return oneRow(tag, err, "session", notFound("session "+s.Key))
 }

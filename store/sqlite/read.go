@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hitl-dev/hitl"
@@ -25,6 +27,11 @@ func (w *where) String() string {
 		return ""
 	}
 	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// likePattern matches text anywhere in a LIKE with \ as the escape character.
+func likePattern(text string) string {
+	return "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(text) + "%"
 }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
@@ -101,13 +108,14 @@ func inquiryWhere(f hitl.InquiryFilter) where {
 		w.add("i.created_by = ?", f.CreatedBy)
 	}
 	if f.Text != "" {
-		w.add(`json_extract(i.doc, '$.prompt') LIKE ? ESCAPE '\'`, hitl.LikePattern(f.Text))
+		// The prompt column, not the stored document: JSON functions refuse deep documents.
+		w.add(`i.prompt LIKE ? ESCAPE '\'`, likePattern(f.Text))
 	}
 	if len(f.AssignedTo) > 0 {
 		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
 	}
-	for k, v := range f.Metadata {
-		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = ? AND m.value = ?)", k, v)
+	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) { // one SQL text per filter
+		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = ? AND m.value = ?)", k, f.Metadata[k])
 	}
 	if f.CreatedAfter != nil {
 		w.add("i.created_at > ?", micros(*f.CreatedAfter))

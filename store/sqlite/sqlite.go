@@ -31,7 +31,22 @@ import (
 )
 
 //go:embed migrations/*.sql
-var migrations embed.FS
+var migrationFiles embed.FS
+
+// migrations are the files under migrations/ and, between them, the ones written in Go.
+func migrations(db *sql.DB) (*goose.Provider, error) {
+	dir, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir,
+		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil)),
+		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
+}
 
 // maxBatch bounds how many changes share one commit, so that one commit's latency stays small.
 const maxBatch = 256
@@ -114,14 +129,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
-	dir, err := fs.Sub(migrations, "migrations")
+	p, err := migrations(db)
 	if err != nil {
 		return err
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir,
-		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate database: %w", err)

@@ -106,10 +106,10 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 		session = sql.NullString{String: inq.Session, Valid: true}
 	}
 	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
-		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, prompt, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		inq.Status, session, inq.Origin, inq.RequestType, inq.CreatedBy, boolInt(len(inq.AssignedTo) == 0),
-		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), micros(inq.CreatedAt), micros(inq.UpdatedAt), doc).Scan(&inq.ID)
+		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, doc).Scan(&inq.ID)
 	if err != nil {
 		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
 	}
@@ -152,6 +152,14 @@ func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
 	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
 }
 
+// storedStatus is the status kept: awaiting_input is derived from pending inquiries when read.
+func storedStatus(s hitl.SessionStatus) hitl.SessionStatus {
+	if s == hitl.SessionAwaitingInput {
+		return hitl.SessionRunning
+	}
+	return s
+}
+
 func (t *txn) Session(key string) (*hitl.Session, error) { return getSession(t.ctx, t.tx, key) }
 
 func (t *txn) InsertSession(s *hitl.Session) error {
@@ -159,7 +167,7 @@ func (t *txn) InsertSession(s *hitl.Session) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO sessions
 		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.Key, s.Status.Stored(), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
+		s.Key, storedStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
 		nullString(s.CallbackURL), meta, micros(s.CreatedAt), micros(s.UpdatedAt), nullMicros(s.CompletedAt))
 	return dbError(err, "session "+s.Key)
 }
@@ -168,7 +176,7 @@ func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE sessions SET status = ?, agent = ?, state = ?, result = ?, error = ?,
 		callback_url = ?, metadata = ?, updated_at = ?, completed_at = ? WHERE key = ?`,
-		s.Status.Stored(), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
+		storedStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
 		nullString(s.CallbackURL), meta, micros(s.UpdatedAt), nullMicros(s.CompletedAt), s.Key)
 	return oneRow(res, err, "session", notFound("session "+s.Key))
 }
