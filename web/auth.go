@@ -6,8 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/httpapi"
@@ -49,6 +52,10 @@ func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, 
 // login checks the token and starts a session: the token goes into an HttpOnly cookie that
 // scripts cannot read and other sites' requests do not carry.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	if wait := h.limited(w, r); wait > 0 {
+		h.showLogin(w, r, http.StatusTooManyRequests, tooManyFailures(wait))
+		return
+	}
 	if err := r.ParseForm(); err != nil {
 		h.showLogin(w, r, formStatus(err), formProblem(err))
 		return
@@ -65,6 +72,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, err := h.engine.Authenticate(r.Context(), token); err != nil {
 		if hitl.ErrorCode(err) == hitl.EUnauthorized {
+			h.cfg.AuthLimiter.Fail(r.RemoteAddr)
 			h.showLogin(w, r, http.StatusUnauthorized, "That token is not valid, or its key was revoked.")
 			return
 		}
@@ -82,9 +90,15 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, _ *viewer) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// localPath keeps a redirect target on this site: a path, never a URL to another host.
+// localPath keeps a redirect target on this site: a URL with no scheme and no host that
+// starts with a single /, with no control, space or invisible character and no backslash
+// (browsers drop tabs and newlines and read \ as /, so "/\t/evil" and "/\evil" go to the
+// host evil); anything else is /.
 func localPath(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || !utf8.ValidString(next) ||
+		strings.ContainsFunc(next, func(c rune) bool { return c == '\\' || unicode.IsSpace(c) || !unicode.IsGraphic(c) }) {
 		return "/"
 	}
 	return next
