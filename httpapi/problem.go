@@ -11,25 +11,47 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// codeMethodNotAllowed is HTTP-only: no domain operation fails this way.
-const codeMethodNotAllowed = "method_not_allowed"
+// HTTP-only codes: no domain operation fails this way.
+const (
+	codeMethodNotAllowed     = "method_not_allowed"
+	codeRequestTimeout       = "request_timeout"        // the body did not arrive in time
+	codeUnsupportedMediaType = "unsupported_media_type" // e.g. POST /mcp without application/json
+	codeUpgradeRequired      = "upgrade_required"       // GET /v1/ws without a WebSocket upgrade
+)
 
 // Status is the one HTTP status of a domain error code (the web inbox's pages use it too).
 func Status(code string) int { return statusOf[code] }
 
 // statusOf maps each domain error code to its one HTTP status.
 var statusOf = map[string]int{
-	hitl.EInvalid:         http.StatusBadRequest,
-	hitl.EUnauthorized:    http.StatusUnauthorized,
-	hitl.EForbidden:       http.StatusForbidden,
-	hitl.ENotFound:        http.StatusNotFound,
-	hitl.EConflict:        http.StatusConflict,
-	hitl.ETooLarge:        http.StatusRequestEntityTooLarge,
-	hitl.EInvalidResponse: http.StatusUnprocessableEntity,
-	hitl.ERateLimited:     http.StatusTooManyRequests,
-	hitl.EInternal:        http.StatusInternalServerError,
-	hitl.EUnavailable:     http.StatusServiceUnavailable,
-	codeMethodNotAllowed:  http.StatusMethodNotAllowed,
+	hitl.EInvalid:            http.StatusBadRequest,
+	hitl.EUnauthorized:       http.StatusUnauthorized,
+	hitl.EForbidden:          http.StatusForbidden,
+	hitl.ENotFound:           http.StatusNotFound,
+	hitl.EConflict:           http.StatusConflict,
+	hitl.ETooLarge:           http.StatusRequestEntityTooLarge,
+	hitl.EInvalidResponse:    http.StatusUnprocessableEntity,
+	hitl.ERateLimited:        http.StatusTooManyRequests,
+	hitl.EInternal:           http.StatusInternalServerError,
+	hitl.EUnavailable:        http.StatusServiceUnavailable,
+	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	codeRequestTimeout:       http.StatusRequestTimeout,
+	codeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	codeUpgradeRequired:      http.StatusUpgradeRequired,
+}
+
+// codeOf is the code of an HTTP error status (one a library chose): the code the table maps
+// to it, else invalid for a client's error and internal for the server's.
+func codeOf(status int) string {
+	for code, st := range statusOf {
+		if st == status {
+			return code
+		}
+	}
+	if status >= 500 {
+		return hitl.EInternal
+	}
+	return hitl.EInvalid
 }
 
 // Problem is an RFC 9457 problem details body with hitl's stable code.

@@ -4,15 +4,20 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/metrics"
 )
 
@@ -26,6 +31,9 @@ type Config struct {
 	Heartbeat    time.Duration // comment lines on idle event streams (default 15 s)
 	MCPWaitBound time.Duration // how long an MCP tool call waits for the human (default 45 s)
 	PublicURL    string        // how people reach this server, for answer links (default: the request's host)
+	// AuthLimiter counts failed authentications per client address; an address over its
+	// limit gets 429 without its credentials being checked (nil: no limit).
+	AuthLimiter *authlimit.Limiter
 }
 
 // Server is the HTTP front of one engine.
@@ -142,13 +150,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.problem(w, r, &hitl.Error{Code: codeMethodNotAllowed, Message: fmt.Sprintf("%s does not take %s; it takes %s", r.URL.Path, r.Method, strings.Join(allow, ", "))})
 }
 
-// statusWriter remembers the status for the metrics and the log.
+// statusWriter remembers the status for the metrics and the log. It also holds back a
+// plain-text error that a library writes (http.Error: the WebSocket upgrade's 426, the MCP
+// handler's 415), so that wrap can send it as a problem like every other error of the API.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	plain  *bytes.Buffer
 }
 
+// maxPlainError bounds the text kept of a library's plain-text error.
+const maxPlainError = 1024
+
 func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 && code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status, w.plain = code, new(bytes.Buffer)
+		return
+	}
 	if w.status == 0 {
 		w.status = code
 	}
@@ -156,6 +174,10 @@ func (w *statusWriter) WriteHeader(code int) {
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.plain != nil {
+		w.plain.Write(b[:min(len(b), max(maxPlainError-w.plain.Len(), 0))])
+		return len(b), nil
+	}
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -164,7 +186,22 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// wrap adds, around every route: panic recovery, the body limit, authentication and metrics.
+// plainError is the plain-text error held back, as a problem; nil when there is none.
+func (w *statusWriter) plainError() error {
+	if w.plain == nil {
+		return nil
+	}
+	msg := strings.TrimSpace(w.plain.String())
+	w.plain = nil
+	if msg == "" {
+		msg = http.StatusText(w.status)
+	}
+	w.Header().Del("Content-Length")
+	return &hitl.Error{Code: codeOf(w.status), Message: msg}
+}
+
+// wrap adds, around every route: panic recovery, the limit on failed authentications,
+// authentication, the body (read whole, and only once the caller is known) and metrics.
 func (s *Server) wrap(rt route) http.Handler {
 	label := rt.method + " " + rt.path
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -176,19 +213,24 @@ func (s *Server) wrap(rt route) http.Handler {
 					panic(v)
 				}
 				s.log.Error("handler panicked", "route", label, "panic", v)
-				if w.status == 0 {
+				if w.status == 0 || w.plain != nil {
+					w.plain = nil
 					s.problem(w, r, hitl.Errorf(hitl.EInternal, "internal error"))
 				}
 			}
 			s.metrics.HTTPRequest(label, w.status, time.Since(start))
 		}()
 		if r.ContentLength > s.cfg.MaxBodyBytes {
-			s.problem(w, r, hitl.Errorf(hitl.ETooLarge, "the request body is %d bytes; at most %d are accepted", r.ContentLength, s.cfg.MaxBodyBytes))
+			s.refuse(w, r, hitl.Errorf(hitl.ETooLarge, "the request body is %d bytes; at most %d are accepted", r.ContentLength, s.cfg.MaxBodyBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 		var p *hitl.Principal
 		if !rt.public {
+			if wait := s.cfg.AuthLimiter.Wait(r.RemoteAddr); wait > 0 {
+				w.Header().Set("Retry-After", authlimit.RetryAfter(wait))
+				s.refuse(w, r, hitl.Errorf(hitl.ERateLimited, "too many failed authentications from your address; try again in %s s", authlimit.RetryAfter(wait)))
+				return
+			}
 			var err error
 			tok := token(r)
 			if c, cerr := r.Cookie(SessionCookie); tok == "" && rt.cookie && cerr == nil {
@@ -197,15 +239,71 @@ func (s *Server) wrap(rt route) http.Handler {
 				p, err = s.engine.Authenticate(r.Context(), tok)
 			}
 			if err != nil {
+				if hitl.ErrorCode(err) == hitl.EUnauthorized {
+					s.cfg.AuthLimiter.Fail(r.RemoteAddr)
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
-				s.fail(w, r, err)
+				s.refuse(w, r, err)
 				return
 			}
+		}
+		if err := readBody(rw, r, s.cfg.MaxBodyBytes); err != nil {
+			// A failed read has cancelled the request's context, but a client that sends too
+			// much or too slowly is still there to read why.
+			closeUnread(w, r)
+			s.problem(w, r, err)
+			return
 		}
 		if err := rt.h(w, r, p); err != nil {
 			s.fail(w, r, err)
 		}
+		if err := w.plainError(); err != nil {
+			s.problem(w, r, err)
+		}
 	})
+}
+
+// refuse answers a request whose body was not read (or not to its end), and closes the
+// connection after the answer: otherwise the server would first read the rest of a body it
+// has no use for, and wait for it.
+func (s *Server) refuse(w *statusWriter, r *http.Request, err error) {
+	closeUnread(w, r)
+	s.fail(w, r, err)
+}
+
+// closeUnread makes the server close the connection after the answer without reading what
+// is left of the request's body.
+func closeUnread(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// readBody reads the whole request body, at most limit bytes, before the route's handler
+// runs, so that every route answers a body that is too large (413) or too slow (408) the same
+// way. The server's read timeout (http.Server.ReadTimeout, set by internal/server) bounds
+// the read; net/http lifts it when the body has ended, so that a long poll, a stream or an
+// MCP call that then waits for the human is not cut short.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			return hitl.Errorf(hitl.ETooLarge, "the request body is larger than %d bytes", mbe.Limit)
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return &hitl.Error{Code: codeRequestTimeout, Message: "the request body did not arrive in time"}
+		default:
+			return hitl.Errorf(hitl.EInvalid, "the request body could not be read")
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return nil
 }
 
 // statusClientClosed is recorded (never sent) when the client hung up before the answer.

@@ -6,7 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
@@ -46,6 +49,10 @@ func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, 
 // login checks the token and starts an inbox session: its random id, never the token, goes
 // into an HttpOnly cookie that scripts cannot read and other sites' requests do not carry.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
+	if wait := h.limited(w, r); wait > 0 {
+		h.showLogin(w, r, http.StatusTooManyRequests, tooManyFailures(wait))
+		return
+	}
 	if err := r.ParseForm(); err != nil {
 		h.showLogin(w, r, formStatus(err), formProblem(err))
 		return
@@ -63,6 +70,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	session, expires, err := h.engine.SignIn(r.Context(), token)
 	if err != nil {
 		if hitl.ErrorCode(err) == hitl.EUnauthorized {
+			h.cfg.AuthLimiter.Fail(r.RemoteAddr)
 			h.showLogin(w, r, http.StatusUnauthorized, "That token is not valid, or its key was revoked.")
 			return
 		}
@@ -85,9 +93,15 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, v *viewer) {
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
-// localPath keeps a redirect target on this site: a path, never a URL to another host.
+// localPath keeps a redirect target on this site: a URL with no scheme and no host that
+// starts with a single /, with no control, space or invisible character and no backslash
+// (browsers drop tabs and newlines and read \ as /, so "/\t/evil" and "/\evil" go to the
+// host evil); anything else is /.
 func localPath(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") || strings.ContainsAny(next, "\r\n") {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || !utf8.ValidString(next) ||
+		strings.ContainsFunc(next, func(c rune) bool { return c == '\\' || unicode.IsSpace(c) || !unicode.IsGraphic(c) }) {
 		return "/"
 	}
 	return next

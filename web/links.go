@@ -12,13 +12,23 @@ import (
 // chat preview that fetches the link answers nothing. ?option=VALUE (a one-click link for
 // one option) ticks that option; the person still confirms.
 
+// openLink checks the link's token (before a posted form is read) and loads its inquiry;
+// an address that has used too many bad links is told to wait.
 func (h *Handler) openLink(w http.ResponseWriter, r *http.Request) (*hitl.Principal, *hitl.Inquiry, bool) {
 	w.Header().Set("X-Robots-Tag", "noindex, nofollow")
+	if wait := h.limited(w, r); wait > 0 {
+		h.errorPage(w, r, nil, http.StatusTooManyRequests, tooManyFailures(wait))
+		return nil, nil, false
+	}
 	who, inq, err := h.engine.OpenAnswerLink(r.Context(), r.PathValue("token"))
 	if err != nil {
-		if hitl.ErrorCode(err) == hitl.ENotFound {
+		switch hitl.ErrorCode(err) {
+		case hitl.EUnauthorized:
+			h.cfg.AuthLimiter.Fail(r.RemoteAddr)
+		case hitl.ENotFound:
 			err = hitl.Errorf(hitl.ENotFound, "The inquiry of this link no longer exists.")
 		}
+		closeUnread(w, r)
 		h.fail(w, r, nil, err)
 		return nil, nil, false
 	}
@@ -59,12 +69,12 @@ func approvalChoice(opt string) string {
 
 // linkAnswer serves POST /a/{token}: the confirmed answer.
 func (h *Handler) linkAnswer(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		h.errorPage(w, r, nil, formStatus(err), formProblem(err))
-		return
-	}
 	who, inq, ok := h.openLink(w, r)
 	if !ok {
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		h.errorPage(w, r, nil, formStatus(err), formProblem(err))
 		return
 	}
 	to := linkTarget(r)

@@ -18,12 +18,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/authlimit"
 )
 
 //go:embed templates/*.html
@@ -40,6 +44,9 @@ type Config struct {
 	// MaxFormBytes bounds a posted form (default 1 MiB).
 	MaxFormBytes int64
 	Log          *slog.Logger
+	// AuthLimiter counts failed sign-ins and answer links per client address, with the API's
+	// failed authentications; an address over its limit gets 429 (nil: no limit).
+	AuthLimiter *authlimit.Limiter
 }
 
 // Handler serves the inbox.
@@ -61,7 +68,7 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	}
 	h := &Handler{engine: e, cfg: cfg, log: cfg.Log, pages: parsePages(), mux: http.NewServeMux()}
 	static, _ := fs.Sub(staticFiles, "static")
-	h.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	h.mux.HandleFunc("GET /static/{file...}", h.static(static))
 	h.mux.HandleFunc("GET /login", h.loginPage)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("POST /logout", h.signedIn(h.logout))
@@ -100,6 +107,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
+// static serves the files of the page's style and script; any other path under /static/ is
+// the inbox's 404 page (a name that is not a valid path, such as %ff, included).
+func (h *Handler) static(files fs.FS) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("file")
+		if !utf8.ValidString(name) || !fs.ValidPath(name) {
+			h.errorPage(w, r, nil, http.StatusNotFound, "There is no page here.")
+			return
+		}
+		if st, err := fs.Stat(files, name); err != nil || st.IsDir() {
+			h.errorPage(w, r, nil, http.StatusNotFound, "There is no page here.")
+			return
+		}
+		http.ServeFileFS(w, r, files, name)
+	}
+}
+
+// limited tells how long the client's address must wait, after too many failed sign-ins or
+// answer links (or failed authentications on the API), before it may try again; 0: not
+// limited. When it must wait, the answer says so in Retry-After.
+func (h *Handler) limited(w http.ResponseWriter, r *http.Request) time.Duration {
+	wait := h.cfg.AuthLimiter.Wait(r.RemoteAddr)
+	if wait > 0 {
+		w.Header().Set("Retry-After", authlimit.RetryAfter(wait))
+		closeUnread(w, r)
+	}
+	return wait
+}
+
+// tooManyFailures is what a limited address reads.
+func tooManyFailures(wait time.Duration) string {
+	return "Too many failed attempts from your address. Try again in " + authlimit.RetryAfter(wait) + " seconds."
+}
+
+// closeUnread closes the connection after an answer given before the request's body was
+// read: otherwise the server would first read (and wait for) a body it has no use for.
+func closeUnread(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	w.Header().Set("Connection", "close")
+	http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
 // page is a handler for a signed-in person.
 type page func(w http.ResponseWriter, r *http.Request, v *viewer)
 
@@ -129,6 +180,7 @@ func (h *Handler) signedIn(next page) http.HandlerFunc {
 				http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 				return
 			}
+			closeUnread(w, r)
 			h.errorPage(w, r, nil, http.StatusUnauthorized, "Your session has ended. Sign in again; what you entered was not saved.")
 			return
 		}
@@ -147,18 +199,25 @@ func (h *Handler) signedIn(next page) http.HandlerFunc {
 	}
 }
 
-// formStatus is the status for a form that could not be read: too large, or malformed.
+// formStatus is the status for a form that could not be read: too large, too slow to
+// arrive, or malformed.
 func formStatus(err error) int {
 	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
+	switch {
+	case errors.As(err, &tooBig):
 		return http.StatusRequestEntityTooLarge
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return http.StatusRequestTimeout
 	}
 	return http.StatusBadRequest
 }
 
 func formProblem(err error) string {
-	if formStatus(err) == http.StatusRequestEntityTooLarge {
+	switch formStatus(err) {
+	case http.StatusRequestEntityTooLarge:
 		return "What you sent is too large. Shorten the answer and try again."
+	case http.StatusRequestTimeout:
+		return "What you sent took too long to arrive. Try again."
 	}
 	return "The form could not be read. Reload the page and try again."
 }

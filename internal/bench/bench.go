@@ -214,8 +214,9 @@ func startServer(ctx context.Context, o Options, db, dir string) (string, func()
 	if err != nil {
 		return "", nil, 0, err
 	}
-	// Private addresses allowed: the webhook receiver is on loopback.
-	args := append(slices.Clone(o.Server), "--addr", addr, "--db", db, "--log-level", "error", "--webhook-allow-private")
+	// Private addresses allowed: the webhook receiver is on loopback. No connection cap: the
+	// run parks 10,000 waiters while the connections of earlier scenarios are still open.
+	args := append(slices.Clone(o.Server), "--addr", addr, "--db", db, "--log-level", "error", "--webhook-allow-private", "--max-conns", "0")
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(append(os.Environ(), o.Env...), "HITL_ADMIN_TOKEN="+adminToken, "HITL_CREDENTIALS="+filepath.Join(dir, "credentials.json"))
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr

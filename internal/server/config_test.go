@@ -11,12 +11,12 @@ import (
 
 func TestConfigReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10}
+	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("a bad configuration passed")
 	}
-	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body"} {
+	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "auth failures per minute"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not mention %q: %v", want, err)
 		}

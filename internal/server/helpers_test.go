@@ -115,6 +115,12 @@ type reply struct {
 // do sends a raw request, for what the typed client cannot send (bad JSON, odd headers).
 func (e *env) do(method, path, token, body string, headers ...string) reply {
 	e.t.Helper()
+	return e.doWith(http.DefaultClient, method, path, token, body, headers...)
+}
+
+// doWith is do through another HTTP client (another source address, say).
+func (e *env) doWith(hc *http.Client, method, path, token, body string, headers ...string) reply {
+	e.t.Helper()
 	req, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
@@ -125,7 +131,7 @@ func (e *env) do(method, path, token, body string, headers ...string) reply {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -15,9 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
@@ -43,6 +46,18 @@ type Config struct {
 	// MCPWaitBound is how long a tool call at /mcp waits for the human before it returns
 	// "pending" (HITL_MCP_WAIT_BOUND, default 45 s).
 	MCPWaitBound time.Duration
+	// MaxConns caps the connections open at once (HITL_MAX_CONNS; 0: no cap). Beyond it, a
+	// new connection waits, unaccepted, until one closes.
+	MaxConns int
+	// BodyReadTimeout is how long a request may take to arrive, its headers (at most 10 s)
+	// and its body together (HITL_BODY_READ_TIMEOUT; 0: no limit).
+	BodyReadTimeout time.Duration
+	// AuthFailuresPerMinute is how many failed authentications one client address may have in
+	// a minute, on the API, the sign-in form and answer links together, before it gets 429
+	// (HITL_AUTH_FAILURES_PER_MINUTE; 0: no limit).
+	AuthFailuresPerMinute int
+	// LimiterClock is the clock of that limit (tests; default time.Now).
+	LimiterClock func() time.Time
 }
 
 // WebhookConfig tunes the delivery of webhooks and resume callbacks. Zero values take the defaults.
@@ -97,6 +112,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", c.PublicURL))
 		}
+	}
+	if c.MaxConns < 0 || c.BodyReadTimeout < 0 || c.AuthFailuresPerMinute < 0 {
+		errs = append(errs, errors.New("max conns, body read timeout and auth failures per minute: must not be negative (0 turns each off)"))
 	}
 	if c.MCPWaitBound < 0 || c.MCPWaitBound > 5*time.Minute {
 		errs = append(errs, errors.New("MCP wait bound: from 0 (the default) to 5m"))
@@ -192,13 +210,21 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		st.Close()
 		return nil, err
 	}
+	if cfg.MaxConns > 0 {
+		s.listener = netutil.LimitListener(s.listener, cfg.MaxConns)
+	}
+	limiter := authlimit.New(authlimit.Options{PerMinute: cfg.AuthFailuresPerMinute, Now: cfg.LimiterClock})
 	s.http = &http.Server{
 		Handler: routes(
-			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL}),
-			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log})),
+			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL, AuthLimiter: limiter}),
+			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log, AuthLimiter: limiter})),
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// The deadline of a request's headers and body. The server lifts it when the body has
+		// been read to its end (at once when there is none), so that long polls, streams and
+		// WebSockets are not cut short; the API reads the body before its handlers run.
+		ReadTimeout: cfg.BodyReadTimeout,
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	if cfg.WriteCredentials {
 		if err := s.saveCredentials(); err != nil {
@@ -208,14 +234,30 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// routes sends the API's paths to the API and every other path to the web inbox.
+// routes sends the API's paths to the API and every other path to the web inbox. Every path
+// under /v1/, /api/ and /mcp/ is the API's, so that one it does not know gets its problem+json
+// 404 rather than the inbox's page.
 func routes(api, inbox http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/", inbox)
-	for _, prefix := range []string{"/v1/", "/healthz", "/readyz", "/metrics", "/mcp"} {
-		mux.Handle(prefix, api)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isAPI(r.URL.Path) {
+			api.ServeHTTP(w, r)
+			return
+		}
+		inbox.ServeHTTP(w, r)
+	})
+}
+
+func isAPI(path string) bool {
+	switch path {
+	case "/healthz", "/readyz", "/metrics":
+		return true
 	}
-	return mux
+	for _, prefix := range []string{"/v1", "/api", "/mcp"} {
+		if rest, ok := strings.CutPrefix(path, prefix); ok && (rest == "" || rest[0] == '/') {
+			return true
+		}
+	}
+	return false
 }
 
 // saveCredentials records the URL, and the admin token when this start created one.
