@@ -6,7 +6,12 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// Who may see and do what. Every check of roles and assignment is in this file.
+// Who may see and do what. Every check of roles, assignment and ownership is in this file.
+//
+// The rule throughout: what a principal may not see does not exist for it. Every route that
+// names an inquiry or a session it may not see answers not found, never forbidden with a
+// reason, which would confirm the thing exists and could name its assignees or owner.
+// Forbidden is only for what the principal sees but may not do.
 
 func forbidden(format string, args ...any) error {
 	return hitl.Errorf(hitl.EForbidden, format, args...)
@@ -42,6 +47,8 @@ func assignedTo(inq *hitl.Inquiry, p *hitl.Principal) bool {
 	return false
 }
 
+// canSee: admins see every inquiry, agents those they asked, responders those that are
+// unassigned or assigned to them or one of their groups.
 func canSee(p *hitl.Principal, inq *hitl.Inquiry) bool {
 	if p.IsAdmin() {
 		return true
@@ -52,10 +59,18 @@ func canSee(p *hitl.Principal, inq *hitl.Inquiry) bool {
 	return p.Has(hitl.RoleResponder) && assignedTo(inq, p)
 }
 
+// CanAnswer reports whether the principal's roles let it answer inquiries at all (responders
+// and admins); which ones, mayAnswer tells. The MCP servers offer the answering tools by it.
+func CanAnswer(p *hitl.Principal) bool { return p.IsAdmin() || p.Has(hitl.RoleResponder) }
+
 // mayAnswer: responders and admins, and when the inquiry is assigned, only its assignees
-// (admins included: an assignment is the asker's explicit choice).
+// (admins included: an assignment is the asker's explicit choice). Who may not see the
+// inquiry gets not found: only those who see it may learn whom it is assigned to.
 func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
-	if !p.IsAdmin() && !p.Has(hitl.RoleResponder) {
+	if !canSee(p, inq) {
+		return notFound(inq.ID)
+	}
+	if !CanAnswer(p) {
 		return forbidden("answering needs the responder role")
 	}
 	if !assignedTo(inq, p) {
@@ -64,11 +79,26 @@ func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return nil
 }
 
+// mayCancel: the inquiry's creator and admins.
 func mayCancel(p *hitl.Principal, inq *hitl.Inquiry) error {
+	if !canSee(p, inq) {
+		return notFound(inq.ID)
+	}
 	if p.IsAdmin() || (p.Has(hitl.RoleAgent) && inq.CreatedBy == p.Name) {
 		return nil
 	}
 	return forbidden("only the inquiry's creator or an admin may cancel it")
+}
+
+// mayLink: answer links are made by the inquiry's creator and admins.
+func mayLink(p *hitl.Principal, inq *hitl.Inquiry) error {
+	if !canSee(p, inq) {
+		return notFound(inq.ID)
+	}
+	if p.IsAdmin() || (p.Has(hitl.RoleAgent) && inq.CreatedBy == p.Name) {
+		return nil
+	}
+	return forbidden("only the inquiry's creator or an admin may make answer links for it")
 }
 
 func mayAsk(p *hitl.Principal) error {
@@ -78,16 +108,76 @@ func mayAsk(p *hitl.Principal) error {
 	return forbidden("asking needs the agent role")
 }
 
-// Sessions are seen by admins, responders (for the timeline of what they answer) and their creator.
-func canSeeSession(p *hitl.Principal, s *hitl.Session) bool {
-	return p.IsAdmin() || p.Has(hitl.RoleResponder) || (p.Has(hitl.RoleAgent) && s.CreatedBy == p.Name)
+// A session belongs to the principal that created it: CreatedBy, the name of the key that
+// first put the session or asked in it (Agent is only a label the agent sends, and may change).
+// Its owner and admins may do everything with it. Responders see that it exists, its status
+// and the inquiries in it they may see (see sessionView), for the timeline of what they
+// answer; they may change nothing. To any other agent it does not exist: putting it, asking in
+// it, reading it, its inquiries, completing, failing or cancelling it are all not found.
+//
+// Session keys are one namespace for everybody (namespacing them per principal would change
+// the stores' schema), so a key another principal owns cannot be taken: an agent that puts or
+// asks in it is told so, still as not found, and must choose another key. That answer does
+// tell the caller the key is in use, as any create-or-update must; it tells nothing more.
+
+func ownsSession(p *hitl.Principal, s *hitl.Session) bool {
+	return p.IsAdmin() || (p.Has(hitl.RoleAgent) && s.CreatedBy == p.Name)
 }
 
+func canSeeSession(p *hitl.Principal, s *hitl.Session) bool {
+	return ownsSession(p, s) || p.Has(hitl.RoleResponder)
+}
+
+// mayChangeSession: completing, failing or cancelling a session.
 func mayChangeSession(p *hitl.Principal, s *hitl.Session) error {
-	if p.IsAdmin() || (p.Has(hitl.RoleAgent) && s.CreatedBy == p.Name) {
+	switch {
+	case ownsSession(p, s):
 		return nil
+	case canSeeSession(p, s):
+		return forbidden("only the session's creator or an admin may change it")
 	}
-	return forbidden("only the session's creator or an admin may change it")
+	return sessionNotFound(s.Key)
+}
+
+// mayClaimSession: putting a session that exists, or asking in it: the calls that would have
+// created it, had its key been free.
+func mayClaimSession(p *hitl.Principal, s *hitl.Session) error {
+	switch {
+	case ownsSession(p, s):
+		return nil
+	case canSeeSession(p, s):
+		return forbidden("session %s belongs to another principal: only its creator or an admin may change it or ask in it", s.Key)
+	}
+	return hitl.Errorf(hitl.ENotFound, "session %s not found: the key is taken by a session you may not see; choose another key", s.Key)
+}
+
+// sessionView is what the principal may see of a session it can see: all of it for its owner
+// and admins; for responders its identity, status and counts, without the agent's state,
+// metadata, result, error or callback URL.
+func sessionView(p *hitl.Principal, s *hitl.Session) *hitl.Session {
+	if ownsSession(p, s) {
+		return s
+	}
+	v := *s
+	v.State, v.Result, v.Error, v.CallbackURL, v.Metadata = nil, nil, nil, nil, map[string]string{}
+	return &v
+}
+
+// sessionsVisible narrows a list of sessions to what the principal may see: agents list the
+// sessions they created; admins and responders every session (responders as sessionView shows).
+func sessionsVisible(p *hitl.Principal, f *hitl.SessionFilter) {
+	if !p.IsAdmin() && !p.Has(hitl.RoleResponder) {
+		f.CreatedBy = p.Name
+	}
+}
+
+// sessionInquiriesVisible: a session's owner sees every question asked in its run, anyone
+// else what visibility allows.
+func sessionInquiriesVisible(p *hitl.Principal, s *hitl.Session) hitl.Visibility {
+	if ownsSession(p, s) {
+		return hitl.Visibility{All: true}
+	}
+	return visibility(p)
 }
 
 func mayAdmin(p *hitl.Principal) error {

@@ -191,7 +191,7 @@ func (s *Subscription) wants(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Sessi
 	case len(f.AssignedTo) > 0 || len(f.AnswerableBy) > 0 || f.InquiryID != 0:
 		return false
 	case sess != nil:
-		return s.p.IsAdmin() || (s.p.Has(hitl.RoleAgent) && sess.CreatedBy == s.p.Name)
+		return ownsSession(s.p, sess) // responders see a session's status, never its events (they carry its state)
 	default:
 		return s.p.IsAdmin()
 	}

@@ -130,8 +130,9 @@ func requestHash(req *hitl.InquiryRequest) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// joinSession creates the inquiry's session on first use and enforces exclusivity: an
-// exclusive inquiry must be the session's only pending one.
+// joinSession creates the inquiry's session on first use, refuses a session another
+// principal owns, and enforces exclusivity: an exclusive inquiry must be the session's only
+// pending one.
 func (e *Engine) joinSession(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry, now time.Time) (*hitl.Event, error) {
 	var ev *hitl.Event
 	s, err := tx.Session(inq.Session)
@@ -146,6 +147,9 @@ func (e *Engine) joinSession(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry, n
 		case hitl.ErrorCode(err) == hitl.EConflict:
 			s, err = tx.Session(inq.Session) // another node created it a moment ago
 		}
+	}
+	if err == nil {
+		err = mayClaimSession(p, s) // only its owner (or an admin) asks in a session
 	}
 	switch {
 	case err != nil:

@@ -46,8 +46,8 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 	if err != nil {
 		return nil, err
 	}
-	if !p.IsAdmin() && !(p.Has(hitl.RoleAgent) && inq.CreatedBy == p.Name) {
-		return nil, forbidden("only the inquiry's creator or an admin may make answer links for it")
+	if err := mayLink(p, inq); err != nil {
+		return nil, err
 	}
 	var bad problems
 	if !namePattern.MatchString(req.For) {

@@ -60,10 +60,8 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 				Metadata: map[string]string{}, CreatedAt: now}
 		case err != nil:
 			return err
-		case !canSeeSession(p, cur):
-			return sessionNotFound(key)
 		default:
-			if err := mayChangeSession(p, cur); err != nil {
+			if err := mayClaimSession(p, cur); err != nil {
 				return err
 			}
 			if cur.Status.Finished() {
@@ -107,7 +105,7 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 	return s, created, nil
 }
 
-// Session returns a session the principal may see.
+// Session returns a session the principal may see, as far as it may see it (sessionView).
 func (e *Engine) Session(ctx context.Context, p *hitl.Principal, key string) (*hitl.Session, error) {
 	s, err := e.store.Session(ctx, key)
 	if err != nil {
@@ -116,7 +114,7 @@ func (e *Engine) Session(ctx context.Context, p *hitl.Principal, key string) (*h
 	if !canSeeSession(p, s) {
 		return nil, sessionNotFound(key)
 	}
-	return s, nil
+	return sessionView(p, s), nil
 }
 
 // Sessions lists sessions newest first: agents see the ones they created.
@@ -124,10 +122,12 @@ func (e *Engine) Sessions(ctx context.Context, p *hitl.Principal, f hitl.Session
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, "", hitl.Errorf(hitl.EInvalid, "status must be running, awaiting_input, completed, failed or cancelled")
 	}
-	if !p.IsAdmin() && !p.Has(hitl.RoleResponder) {
-		f.CreatedBy = p.Name
+	sessionsVisible(p, &f)
+	items, next, err := e.store.Sessions(ctx, f)
+	for i, s := range items {
+		items[i] = sessionView(p, s)
 	}
-	return e.store.Sessions(ctx, f)
+	return items, next, err
 }
 
 // SessionInquiries returns a session's whole history that the principal may see, oldest first.
@@ -136,11 +136,7 @@ func (e *Engine) SessionInquiries(ctx context.Context, p *hitl.Principal, key st
 	if err != nil {
 		return nil, err
 	}
-	v := visibility(p)
-	if s.CreatedBy == p.Name {
-		v = hitl.Visibility{All: true} // the session's creator sees every question asked in its run
-	}
-	return e.store.SessionInquiries(ctx, key, v)
+	return e.store.SessionInquiries(ctx, key, sessionInquiriesVisible(p, s))
 }
 
 // SessionEnd is how a session finishes.
@@ -172,9 +168,6 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 		s, err := tx.Session(key)
 		if err != nil {
 			return err
-		}
-		if !canSeeSession(p, s) {
-			return sessionNotFound(key)
 		}
 		if err := mayChangeSession(p, s); err != nil {
 			return err

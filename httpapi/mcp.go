@@ -2,11 +2,14 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/mcp"
 )
 
@@ -18,11 +21,35 @@ type principalKey struct{}
 func (s *Server) newMCPHandler() http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p, _ := r.Context().Value(principalKey{}).(*hitl.Principal)
-		return mcp.NewServer(mcp.EngineBackend{Engine: s.engine, Principal: p}, mcp.Options{Responder: mcp.Answers(p), WaitBound: s.cfg.MCPWaitBound})
+		return mcp.NewServer(engineBackend{engine: s.engine, p: p}, mcp.Options{Responder: engine.CanAnswer(p), WaitBound: s.cfg.MCPWaitBound})
 	}, &sdk.StreamableHTTPOptions{Stateless: true})
 }
 
 func (s *Server) mcp(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	s.mcpHandler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	return nil
+}
+
+// engineBackend is the MCP tools' backend at /mcp: the engine, as the request's principal.
+type engineBackend struct {
+	engine *engine.Engine
+	p      *hitl.Principal
+}
+
+func (b engineBackend) CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error) {
+	inq, _, err := b.engine.CreateInquiry(ctx, b.p, req, idempotencyKey)
+	return inq, err
+}
+
+func (b engineBackend) Wait(ctx context.Context, id int64, timeout time.Duration) (*hitl.Inquiry, error) {
+	return b.engine.Wait(ctx, b.p, id, timeout)
+}
+
+func (b engineBackend) Pending(ctx context.Context, limit int) ([]*hitl.Inquiry, error) {
+	inqs, _, err := b.engine.Inquiries(ctx, b.p, hitl.InquiryFilter{Status: hitl.StatusPending, Page: hitl.Page{Limit: limit}})
+	return inqs, err
+}
+
+func (b engineBackend) Respond(ctx context.Context, id int64, response json.RawMessage, comment string) (*hitl.Inquiry, error) {
+	return b.engine.Respond(ctx, b.p, id, &hitl.ResponseRequest{Response: response, Comment: comment})
 }

@@ -7,6 +7,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,10 +17,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/client"
 )
 
-// Backend is what the tools need of hitl, as one principal.
+// Backend is what the tools need of hitl, as one principal. Each server provides its own where
+// it runs: `hitl serve` on the engine (httpapi), `hitl mcp` through the Go client (cmd/hitl).
+// Errors the caller should read are *hitl.Error: their message and fields become the tool's.
 type Backend interface {
 	CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error)
 	// Wait returns the inquiry when it is final or timeout passed.
@@ -158,13 +160,9 @@ func structured(line string, v any) (*sdk.CallToolResult, error) {
 func toolError(err error) (*sdk.CallToolResult, error) {
 	msg := err.Error()
 	var fields []hitl.FieldError
-	var ce *client.Error
 	var he *hitl.Error
-	switch {
-	case errors.As(err, &ce):
-		fields = ce.Errors
-	case errors.As(err, &he):
-		msg, fields = hitl.ErrorMessage(err), he.Fields
+	if errors.As(err, &he) {
+		msg, fields = he.Message, he.Fields
 	}
 	var b strings.Builder
 	b.WriteString(msg)
@@ -192,7 +190,7 @@ func (t *tools) requestUserInput(ctx context.Context, req *sdk.CallToolRequest) 
 		return toolError(err)
 	}
 	// One key per call: the backend's retries of this call never ask twice.
-	inq, err := t.b.CreateInquiry(ctx, args.InquiryRequest(nil), "mcp-"+client.NewIdempotencyKey())
+	inq, err := t.b.CreateInquiry(ctx, args.InquiryRequest(nil), "mcp-"+rand.Text())
 	if err != nil {
 		return toolError(err)
 	}

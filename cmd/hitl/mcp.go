@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/mcp"
 )
 
@@ -35,10 +41,46 @@ streamable HTTP at /mcp.`,
 			if err != nil {
 				return fmt.Errorf("the hitl server at HITL_URL: %w", err)
 			}
-			s := mcp.NewServer(mcp.ClientBackend{Client: c}, mcp.Options{WaitBound: waitBound, Responder: mcp.Answers(me)})
+			s := mcp.NewServer(clientBackend{c}, mcp.Options{WaitBound: waitBound, Responder: engine.CanAnswer(me)})
 			return s.Run(cmd.Context(), &sdk.StdioTransport{})
 		},
 	}
 	cmd.Flags().DurationVar(&waitBound, "wait-bound", mcp.DefaultWaitBound, "how long a tool call waits for the human before it returns pending")
 	return cmd
+}
+
+// clientBackend is the MCP tools' backend for `hitl mcp`: the hitl server's REST API, as the
+// client's token. The server's problems reach the tools as *hitl.Error, with their fields.
+type clientBackend struct{ c *client.Client }
+
+func (b clientBackend) CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error) {
+	inq, _, err := b.c.CreateInquiry(ctx, req, client.CreateOptions{IdempotencyKey: idempotencyKey})
+	return inq, serverProblem(err)
+}
+
+func (b clientBackend) Wait(ctx context.Context, id int64, timeout time.Duration) (*hitl.Inquiry, error) {
+	inq, err := b.c.Wait(ctx, id, timeout)
+	return inq, serverProblem(err)
+}
+
+func (b clientBackend) Pending(ctx context.Context, limit int) ([]*hitl.Inquiry, error) {
+	p, err := b.c.Inquiries(ctx, client.ListOptions{Status: string(hitl.StatusPending), Limit: limit})
+	if err != nil {
+		return nil, serverProblem(err)
+	}
+	return p.Data, nil
+}
+
+func (b clientBackend) Respond(ctx context.Context, id int64, response json.RawMessage, comment string) (*hitl.Inquiry, error) {
+	inq, err := b.c.Respond(ctx, id, response, comment)
+	return inq, serverProblem(err)
+}
+
+// serverProblem turns the server's answer to a failed call into the *hitl.Error it stands for.
+func serverProblem(err error) error {
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return &hitl.Error{Code: ce.Code, Message: ce.Error(), Fields: ce.Errors, Inquiry: ce.Inquiry}
+	}
+	return err
 }

@@ -82,7 +82,7 @@ func TestBadInput(t *testing.T) {
 
 		{"answer failing the schema", "POST", fmt.Sprintf("/v1/inquiries/%d/respond", assigned.ID), responder, `{"response":{"n":0,"s":5}}`, 422, "invalid_response", []string{"/n", "/s"}},
 		{"answer missing", "POST", fmt.Sprintf("/v1/inquiries/%d/respond", assigned.ID), responder, `{"comment":"hm"}`, 400, "invalid", []string{"/response"}},
-		{"answer by a non-assignee", "POST", fmt.Sprintf("/v1/inquiries/%d/respond", assigned.ID), other, `{"response":{"n":1,"s":"x"}}`, 403, "forbidden", nil},
+		{"answer by a non-assignee", "POST", fmt.Sprintf("/v1/inquiries/%d/respond", assigned.ID), other, `{"response":{"n":1,"s":"x"}}`, 404, "not_found", nil},
 		{"answer by the agent", "POST", fmt.Sprintf("/v1/inquiries/%d/respond", assigned.ID), agent, `{"response":{"n":1,"s":"x"}}`, 403, "forbidden", nil},
 		{"answer on a final inquiry", "POST", fmt.Sprintf("/v1/inquiries/%d/respond", final.ID), responder, `{"response":"x"}`, 409, "conflict", nil},
 		{"cancel a final inquiry", "POST", fmt.Sprintf("/v1/inquiries/%d/cancel", final.ID), agent, `{}`, 409, "conflict", nil},
