@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -229,12 +230,12 @@ func TestRespondersDoNotSeeASessionsState(t *testing.T) {
 		if r.status != http.StatusOK || strings.Contains(r.text, "session.") || len(shows(r.text)) > 0 {
 			t.Errorf("%s: the events as a responder: %d %s", when, r.status, r.text)
 		}
-		page := e.do("GET", "/sessions/run-5", "", "", "Cookie", "hitl_session="+responder)
+		page := e.do("GET", "/sessions/run-5", "", "", "Cookie", "hitl_session="+e.inboxSession(responder))
 		if page.status != http.StatusOK || !strings.Contains(page.text, "Which plan?") || len(shows(page.text)) > 0 {
 			t.Errorf("%s: the session page for a responder: %d, shows %v", when, page.status, shows(page.text))
 		}
 		// Its owner and admins see it all.
-		admin := e.do("GET", "/sessions/run-5", "", "", "Cookie", "hitl_session="+adminToken)
+		admin := e.do("GET", "/sessions/run-5", "", "", "Cookie", "hitl_session="+e.inboxSession(adminToken))
 		if admin.status != http.StatusOK || !strings.Contains(admin.text, "hidden-customer") {
 			t.Errorf("%s: the session page for an admin: %d", when, admin.status)
 		}
@@ -257,4 +258,19 @@ func TestRespondersDoNotSeeASessionsState(t *testing.T) {
 	if string(s.Result) != `{"summary":"hidden-result"}` || s.Metadata["customer"] != "hidden-customer" {
 		t.Fatalf("the owner's view: %+v", s)
 	}
+}
+
+// inboxSession signs in to the web inbox with token and returns the session cookie's value.
+func (e *env) inboxSession(token string) string {
+	e.t.Helper()
+	hc := webClient(e.t, "127.0.0.1")
+	e.signIn(hc, token)
+	u, _ := url.Parse(e.url)
+	for _, c := range hc.Jar.Cookies(u) {
+		if c.Name == "hitl_session" && c.Value != "" {
+			return c.Value
+		}
+	}
+	e.t.Fatal("signing in set no session cookie")
+	return ""
 }
