@@ -4,32 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // exampleServer runs a hitl server on a temporary database, and a human who answers every new
 // question with answer(question). It returns the server's URL, an agent's token, and stop.
 func exampleServer(answer func(*hitl.Inquiry) json.RawMessage) (url, agentToken string, stop func()) {
-	const adminToken = "example-admin-token-0123456789"
-	dir, _ := os.MkdirTemp("", "hitl-example-")
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "hitl.db"), AdminToken: adminToken},
-		slog.New(slog.DiscardHandler))
+	srv, err := testserver.Open()
 	if err != nil {
 		panic(err)
 	}
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx); close(done) }()
-	admin := client.New(srv.URL(), adminToken, nil)
-	agentKey, _ := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "agents", Roles: []string{hitl.RoleAgent}})
-	humanKey, _ := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "ann", Roles: []string{hitl.RoleResponder}})
-	human := client.New(srv.URL(), humanKey.Token, nil)
+	_, agentToken = srv.Key(hitl.KeyRequest{Name: "agents", Roles: []string{hitl.RoleAgent}})
+	human, _ := srv.Key(hitl.KeyRequest{Name: "ann", Roles: []string{hitl.RoleResponder}})
+	ctx, cancel := context.WithCancel(context.Background())
 	events, err := human.Events(ctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
 	if err != nil {
 		panic(err)
@@ -41,10 +32,10 @@ func exampleServer(answer func(*hitl.Inquiry) json.RawMessage) (url, agentToken 
 			human.Respond(ctx, inq.ID, answer(&inq), "")
 		}
 	}()
-	return srv.URL(), agentKey.Token, func() {
+	return srv.URL, agentToken, func() {
 		cancel()
-		<-done
-		os.RemoveAll(dir)
+		srv.Stop()
+		os.RemoveAll(srv.Dir)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
@@ -156,7 +157,7 @@ func TestWaitReturnsPendingAfterItsTimeoutAndOnDrain(t *testing.T) {
 		got, _ := e.Wait(ctx, agent, inq.ID, time.Minute)
 		done <- got
 	}()
-	time.Sleep(20 * time.Millisecond)
+	testserver.Eventually(t, 5*time.Second, "the waiter to park", func() bool { return e.Waiting() == 1 })
 	e.Drain()
 	select {
 	case got := <-done:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // These tests drive the inbox in a real, headless Chromium. .ci/run installs Debian's chromium;
@@ -338,9 +339,8 @@ func TestInboxInABrowser(t *testing.T) {
 // A page follows the stream across a server restart: the browser reconnects with the last
 // event it saw, and what happened meanwhile shows up without a reload.
 func TestLiveUpdatesSurviveARestart(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "hitl.db")
-	url, stop := serve(t, db, "127.0.0.1:0")
-	admin := client.New(url, adminToken, nil)
+	srv := testserver.Start(t)
+	url, admin := srv.URL, srv.Admin
 	ctx := newBrowser(t)
 	do(t, ctx,
 		chromedp.Navigate(url+"/login"),
@@ -350,12 +350,12 @@ func TestLiveUpdatesSurviveARestart(t *testing.T) {
 	)
 	waitText(t, ctx, "#live", "Live")
 
-	stop()
+	srv.Stop()
 	waitText(t, ctx, "#live", "Reconnecting")
-	url2, _ := serve(t, db, strings.TrimPrefix(url, "http://"))
+	srv.Restart() // on the same data, at the same address
 	inq, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Asked while the page was away"}, client.CreateOptions{})
-	if err != nil || url2 != url {
-		t.Fatalf("after the restart: %v (%s)", err, url2)
+	if err != nil {
+		t.Fatalf("after the restart: %v", err)
 	}
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#inquiry-%d", inq.ID))))
 	waitText(t, ctx, "#live", "Live")

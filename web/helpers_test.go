@@ -4,25 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
-const adminToken = "web-test-admin-token-0123456789"
+const adminToken = testserver.AdminToken
 
 // env is one real hitl server on a temporary SQLite database, with an agent and a responder.
 type env struct {
+	*testserver.Server
 	t         *testing.T
 	url       string
 	admin     *client.Client
@@ -32,41 +30,13 @@ type env struct {
 	responderToken string
 }
 
-func start(t *testing.T) *env {
+func start(t *testing.T, opts ...testserver.Option) *env {
 	t.Helper()
-	url, _ := serve(t, filepath.Join(t.TempDir(), "hitl.db"), "127.0.0.1:0")
-	e := &env{t: t, url: url, admin: client.New(url, adminToken, nil)}
+	s := testserver.Start(t, opts...)
+	e := &env{Server: s, t: t, url: s.URL, admin: s.Admin}
 	e.agent = e.key("deploy-bot", hitl.RoleAgent)
-	var tok string
-	e.responder, tok = e.keyToken("ada", hitl.RoleResponder)
-	e.responderToken = tok
+	e.responder, e.responderToken = e.keyToken("ada", hitl.RoleResponder)
 	return e
-}
-
-// serve runs a server on the database at addr until the test ends or stop is called; it
-// returns the server's URL.
-func serve(t *testing.T, db, addr string) (url string, stop func()) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.Open(ctx, server.Config{Addr: addr, DB: db, AdminToken: adminToken}, log)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("server stopped with %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return srv.URL(), stop
 }
 
 func (e *env) key(name string, roles ...string) *client.Client {
@@ -76,11 +46,7 @@ func (e *env) key(name string, roles ...string) *client.Client {
 
 func (e *env) keyToken(name string, roles ...string) (*client.Client, string) {
 	e.t.Helper()
-	k, err := e.admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: name, Roles: roles})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return client.New(e.url, k.Token, nil), k.Token
+	return e.Key(hitl.KeyRequest{Name: name, Roles: roles})
 }
 
 // ask creates an inquiry as the agent.

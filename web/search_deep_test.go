@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
@@ -34,7 +35,7 @@ func TestSearchWithDeepContextStored(t *testing.T) {
 	}
 	st.Close()
 
-	url, _ := serve(t, db, "127.0.0.1:0")
+	url := testserver.Start(t, testserver.DB(db)).URL
 	for q, found := range map[string]bool{"x": true, "deep": true, "nothing": false} {
 		req, _ := http.NewRequest(http.MethodGet, url+"/v1/inquiries?q="+q, nil)
 		req.Header.Set("Authorization", "Bearer "+adminToken)

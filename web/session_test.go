@@ -21,6 +21,7 @@ import (
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 	"github.com/hitl-dev/hitl/web"
 )
@@ -149,8 +150,8 @@ func TestSessionCookieIsNotTheToken(t *testing.T) {
 
 func TestSignOutEndsTheSessionOnEveryNode(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "hitl.db")
-	node1, _ := serve(t, db, "127.0.0.1:0")
-	node2, _ := serve(t, db, "127.0.0.1:0")
+	node1 := testserver.Start(t, testserver.DB(db)).URL
+	node2 := testserver.Start(t, testserver.DB(db)).URL
 	k, err := client.New(node1, adminToken, nil).CreateKey(context.Background(), &hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}})
 	if err != nil {
 		t.Fatal(err)

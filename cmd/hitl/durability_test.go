@@ -17,9 +17,11 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
-// serverProcess runs `hitl serve` as a child process (this test binary standing in for hitl).
+// serverProcess runs `hitl serve` as a child process (this test binary standing in for hitl),
+// killed when the test ends if it still runs, and waits until it is ready.
 func serverProcess(t *testing.T, addr, db string, flags ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve", "--addr", addr, "--db", db, "--log-level", "warn"}, flags...)...)
@@ -29,16 +31,17 @@ func serverProcess(t *testing.T, addr, db string, flags ...string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := client.New("http://"+addr, adminToken, nil)
-	for range 500 {
-		if c.Ready(context.Background()) == nil {
-			return cmd
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil { // not waited for by the test
+			cmd.Process.Kill()
+			cmd.Wait()
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	cmd.Process.Kill()
-	t.Fatal("server process did not become ready")
-	return nil
+	})
+	c := client.New("http://"+addr, adminToken, nil)
+	testserver.Eventually(t, 10*time.Second, "the server process to be ready", func() bool {
+		return c.Ready(context.Background()) == nil
+	})
+	return cmd
 }
 
 func freeAddr(t *testing.T) string {
@@ -58,7 +61,6 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	db := filepath.Join(dir, "hitl.db")
 	addr := freeAddr(t)
 	proc := serverProcess(t, addr, db)
-	defer func() { proc.Process.Kill(); proc.Wait() }()
 	url := "http://" + addr
 	admin := client.New(url, adminToken, nil)
 	agentKey, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{"agent"}})
@@ -73,6 +75,7 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 
 	const total, withDeadline = 400, 40
 	var ids []int64
+	var lastDeadline time.Time
 	for i := range total {
 		req := &hitl.InquiryRequest{Prompt: fmt.Sprintf("question %d", i), Session: fmt.Sprintf("run-%d", i%10)}
 		if i < withDeadline {
@@ -84,6 +87,9 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids = append(ids, inq.ID)
+		if inq.TimeoutAt != nil && inq.TimeoutAt.After(lastDeadline) {
+			lastDeadline = *inq.TimeoutAt
+		}
 	}
 
 	// Stream answers from 8 clients; kill the server in the middle of it.
@@ -121,7 +127,9 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	if len(acked) < 150 {
 		t.Fatalf("only %d answers acknowledged before the kill", len(acked))
 	}
-	time.Sleep(2 * time.Second) // the short deadlines pass while the server is down
+	testserver.Eventually(t, 10*time.Second, "the short deadlines to pass while the server is down", func() bool {
+		return time.Now().After(lastDeadline)
+	})
 
 	proc = serverProcess(t, addr, db)
 	// Overdue deadlines time out right after the start.
@@ -209,7 +217,6 @@ func TestDeliveriesSurviveSIGKILL(t *testing.T) {
 	db, addr := filepath.Join(dir, "hitl.db"), freeAddr(t)
 	flags := []string{"--webhook-allow-private", "--webhook-timeout", "1s", "--webhook-retry-base", "200ms", "--webhook-retry-max", "200ms"}
 	proc := serverProcess(t, addr, db, flags...)
-	defer func() { proc.Process.Kill(); proc.Wait() }()
 
 	var (
 		mu     sync.Mutex
@@ -251,15 +258,10 @@ func TestDeliveriesSurviveSIGKILL(t *testing.T) {
 	}
 	delivered := func(n int) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		testserver.Eventually(t, 20*time.Second, fmt.Sprintf("%d deliveries delivered after the restart", n), func() bool {
 			p, err := admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID, Status: "delivered"})
-			if err == nil && len(p.Data) == n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d deliveries not delivered after the restart", n)
-			}
-		}
+			return err == nil && len(p.Data) == n
+		})
 	}
 	restart := func() {
 		proc.Process.Signal(syscall.SIGKILL)
@@ -273,13 +275,10 @@ func TestDeliveriesSurviveSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-seen
-	for {
+	testserver.Eventually(t, 10*time.Second, "the failed attempt recorded", func() bool {
 		p, err := admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID})
-		if err == nil && len(p.Data) == 1 && p.Data[0].Attempts >= 1 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return err == nil && len(p.Data) == 1 && p.Data[0].Attempts >= 1
+	})
 	restart()
 	setAnswer(http.StatusOK)
 	delivered(1)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/pgtest"
-	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // TestMain lets the test binary stand in for the hitl binary: with HITL_TEST_RUN_MAIN=1 it
@@ -30,7 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const adminToken = "cli-test-admin-token-0123"
+const adminToken = testserver.AdminToken
 
 // cli runs the hitl command in-process and returns its exit status and output.
 func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -40,42 +39,32 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
-// startServer runs a server in-process and points the CLI at it through HITL_URL and HITL_TOKEN.
+// startServer runs a server in-process (loopback webhook receivers allowed) and points the
+// CLI at it through HITL_URL and HITL_TOKEN; it returns the admin's client and the URL.
 func startServer(t *testing.T) (*client.Client, string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "hitl.db"), AdminToken: adminToken,
-		Webhooks: server.WebhookConfig{AllowPrivate: true}}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	t.Setenv("HITL_URL", srv.URL())
-	t.Setenv("HITL_TOKEN", adminToken)
-	t.Setenv("HITL_CREDENTIALS", filepath.Join(dir, "credentials.json"))
-	return client.New(srv.URL(), adminToken, nil), srv.URL()
+	t.Helper()
+	s := testserver.Start(t, testserver.AllowPrivate())
+	t.Setenv("HITL_URL", s.URL)
+	t.Setenv("HITL_TOKEN", s.AdminToken)
+	t.Setenv("HITL_CREDENTIALS", filepath.Join(t.TempDir(), "credentials.json"))
+	return s.Admin, s.URL
 }
 
 // pendingID waits until exactly one pending inquiry exists and returns it.
 func pendingID(t *testing.T, c *client.Client) int64 {
 	t.Helper()
-	for range 200 {
+	var id int64
+	testserver.Eventually(t, 5*time.Second, "a pending inquiry", func() bool {
 		page, err := c.Inquiries(context.Background(), client.ListOptions{Status: "pending"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(page.Data) == 1 {
-			return page.Data[0].ID
+			id = page.Data[0].ID
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no pending inquiry appeared")
-	return 0
+		return id != 0
+	})
+	return id
 }
 
 func TestAskExitStatuses(t *testing.T) {
@@ -217,23 +206,33 @@ func TestTailPrintsNewEvents(t *testing.T) {
 		done <- run(tctx, []string{"tail", "--type", "inquiry.created"}, strings.NewReader(""), w, io.Discard)
 		w.Close()
 	}()
-	lines := bufio.NewScanner(r)
-	// Ask until tail, once connected, prints one: it starts at the end of the log, so the
-	// first line it prints must be a fresh one, never the old one.
+	first := make(chan string, 1) // the first line tail prints; the others are read and dropped
 	go func() {
-		for tctx.Err() == nil {
-			admin.CreateInquiry(tctx, &hitl.InquiryRequest{Prompt: "fresh news"}, client.CreateOptions{})
-			time.Sleep(50 * time.Millisecond)
+		for lines := bufio.NewScanner(r); lines.Scan(); {
+			select {
+			case first <- lines.Text():
+			default:
+			}
 		}
 	}()
-	if !lines.Scan() {
-		t.Fatal("tail printed nothing")
-	}
-	if line := lines.Text(); !strings.Contains(line, "fresh news") || strings.Contains(line, "old news") || !strings.Contains(line, "inquiry.created") {
+	// Ask until tail, once connected, prints one: it starts at the end of the log, so the
+	// first line it prints must be a fresh one, never the old one.
+	var line string
+	testserver.Eventually(t, 10*time.Second, "tail to print an event", func() bool {
+		if _, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "fresh news"}, client.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case line = <-first:
+			return true
+		default:
+			return false
+		}
+	})
+	if !strings.Contains(line, "fresh news") || strings.Contains(line, "old news") || !strings.Contains(line, "inquiry.created") {
 		t.Fatalf("tail printed %q", line)
 	}
 	cancel()
-	go io.Copy(io.Discard, r)
 	<-done
 }
 
@@ -254,14 +253,10 @@ func TestFirstStartWritesTheAdminKey(t *testing.T) {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "hitl.db"), "--log-level", "error"}, strings.NewReader(""), &out, io.Discard)
 	}()
 	var saved struct{ URL, Token string }
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(creds); err == nil && json.Unmarshal(b, &saved) == nil && saved.Token != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("serve wrote no credentials file")
-		}
-	}
+	testserver.Eventually(t, 10*time.Second, "serve to write the credentials file", func() bool {
+		b, err := os.ReadFile(creds)
+		return err == nil && json.Unmarshal(b, &saved) == nil && saved.Token != ""
+	})
 	fi, err := os.Stat(creds)
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file mode %v (%v), want 600", fi.Mode().Perm(), err)

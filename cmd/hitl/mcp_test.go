@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // TestMCPOverStdio runs `hitl mcp` as an MCP client does, a child process on stdin and
@@ -38,14 +39,23 @@ func TestMCPOverStdio(t *testing.T) {
 	defer session.Close()
 
 	humanClient := client.New(url, human.Token, nil)
+	answered := make(chan struct{})
+	defer func() { <-answered }()
 	go func() {
-		for range 200 {
+		defer close(answered)
+		var id int64
+		if !testserver.WaitFor(10*time.Second, func() bool {
 			p, err := humanClient.Inquiries(ctx, client.ListOptions{Status: "pending"})
 			if err == nil && len(p.Data) == 1 {
-				humanClient.Respond(ctx, p.Data[0].ID, json.RawMessage(`"blue"`), "")
-				return
+				id = p.Data[0].ID
 			}
-			time.Sleep(10 * time.Millisecond)
+			return id != 0
+		}) {
+			t.Error("the tool call asked nothing")
+			return
+		}
+		if _, err := humanClient.Respond(ctx, id, json.RawMessage(`"blue"`), ""); err != nil {
+			t.Error(err)
 		}
 	}()
 	res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 func TestWebhooksCommands(t *testing.T) {
@@ -48,15 +49,10 @@ func TestWebhooksCommands(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no delivery")
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testserver.Eventually(t, 10*time.Second, "the delivery listed as delivered", func() bool {
 		code, out, _ = cli(t, "webhooks", "deliveries", whs[0].ID, "--status", "delivered")
-		if code == 0 && strings.Contains(out, msgID) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("webhooks deliveries: %d %q", code, out)
-		}
-	}
+		return code == 0 && strings.Contains(out, msgID)
+	})
 	if !strings.Contains(out, "inquiry.created") || !strings.Contains(out, "200") {
 		t.Fatalf("webhooks deliveries: %q", out)
 	}

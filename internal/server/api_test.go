@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 var ctx = context.Background()
@@ -208,13 +209,9 @@ func TestTimeoutAppliesFallbackAndToolResult(t *testing.T) {
 }
 
 func TestAskSurvivesAServerRestart(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	first := start(t, dir, "")
-	addr := strings.TrimPrefix(first.url, "http://")
-	agentTok := first.token("bot", "agent")
-	humanTok := first.token("fay", "responder")
-	agent := client.New(first.url, agentTok, nil)
+	e := newEnv(t)
+	agent := e.principal("bot", []string{"agent"})
+	human := e.principal("fay", []string{"responder"})
 
 	type result struct {
 		inq *hitl.Inquiry
@@ -227,12 +224,11 @@ func TestAskSurvivesAServerRestart(t *testing.T) {
 			PollWait: 2 * time.Second, OnCreated: func(i *hitl.Inquiry) { created <- i.ID }})
 		done <- result{inq, err}
 	}()
-	id := <-created
-	time.Sleep(100 * time.Millisecond) // let the long poll park
-	first.stop()                       // graceful: the parked long poll returns, then the client retries
-
-	second := start(t, dir, addr)
-	human := client.New(second.url, humanTok, nil)
+	id := testserver.Receive(t, created, 20*time.Second, "the inquiry Ask created")
+	eventually(t, "the long poll to park", func() bool { return e.Engine().Waiting() == 1 })
+	// A graceful stop: the parked long poll returns, and the client retries until the server
+	// is back, at the same address.
+	e.Restart()
 	if _, err := human.Respond(ctx, id, json.RawMessage(`"yes"`), ""); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +241,7 @@ func TestAskSurvivesAServerRestart(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Ask did not return after the restart")
 	}
-	page, err := second.admin.Inquiries(ctx, client.ListOptions{})
+	page, err := e.admin.Inquiries(ctx, client.ListOptions{})
 	must(t, err)
 	if len(page.Data) != 1 {
 		t.Fatalf("%d inquiries after the restart, want 1", len(page.Data))
@@ -454,9 +450,9 @@ func TestOperationalEndpoints(t *testing.T) {
 		agent.Wait(ctx, inq.ID, 10*time.Second)
 		close(woken)
 	}()
-	for !strings.Contains(e.do("GET", "/metrics", "", "").text, "\nhitl_waiters 1\n") {
-		time.Sleep(5 * time.Millisecond) // until the waiter is parked
-	}
+	eventually(t, "the waiter parked, in the metrics", func() bool {
+		return strings.Contains(e.do("GET", "/metrics", "", "").text, "\nhitl_waiters 1\n")
+	})
 	_, err := human.Respond(ctx, inq.ID, json.RawMessage(`"ok"`), "")
 	must(t, err)
 	<-woken
@@ -489,19 +485,13 @@ func TestClientHangingUpIsNoServerError(t *testing.T) {
 		t.Fatal("a wait whose context ended returned no error")
 	}
 	// The server counts it as a client that went away, not as a 500.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		m := e.do("GET", "/metrics", "", "").text
-		if strings.Contains(m, `hitl_http_requests_total{route="GET /v1/inquiries/{id}/wait",status="499"} 1`) {
-			if strings.Contains(m, `status="500"`) {
-				t.Fatal("a hung-up client was counted as a 500")
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the hang-up was not recorded:\n%s", m)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var m string
+	eventually(t, "the hang-up recorded in the metrics", func() bool {
+		m = e.do("GET", "/metrics", "", "").text
+		return strings.Contains(m, `hitl_http_requests_total{route="GET /v1/inquiries/{id}/wait",status="499"} 1`)
+	})
+	if strings.Contains(m, `status="500"`) {
+		t.Fatal("a hung-up client was counted as a 500")
 	}
 }
 
@@ -513,14 +503,7 @@ func TestCreateAndWaitInOneRequest(t *testing.T) {
 	go func() {
 		done <- e.do("POST", "/v1/inquiries?wait=10s", agentTok, `{"prompt":"Proceed?","request_type":"approval"}`)
 	}()
-	var id int64
-	for id == 0 {
-		page, err := human.Inquiries(ctx, client.ListOptions{Status: "pending"})
-		must(t, err)
-		if len(page.Data) == 1 {
-			id = page.Data[0].ID
-		}
-	}
+	id := pendingByPrompt(t, human, "Proceed?").ID
 	_, err := human.Respond(ctx, id, json.RawMessage(`{"approved":false}`), "")
 	must(t, err)
 	r := <-done

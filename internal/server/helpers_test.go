@@ -4,104 +4,70 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
-const adminToken = "test-admin-token-0123456789"
+const adminToken = testserver.AdminToken
 
 // env is one real server on a temporary database, driven over loopback HTTP.
 type env struct {
+	*testserver.Server
 	t     *testing.T
-	dir   string
 	url   string
 	admin *client.Client
-	stop  func()
 }
 
-// start runs a server on dir's database at addr ("" for any free port) until the test ends.
-func start(t *testing.T, dir, addr string) *env {
+// startServer runs a server until the test ends: SQLite in a temporary directory unless an
+// option says otherwise.
+func startServer(t *testing.T, opts ...testserver.Option) *env {
 	t.Helper()
-	e := startDB(t, filepath.Join(dir, "hitl.db"), addr)
-	e.dir = dir
-	return e
+	s := testserver.Start(t, opts...)
+	return &env{Server: s, t: t, url: s.URL, admin: s.Admin}
 }
 
-// startDB runs a server on a database (a SQLite file or a postgres:// URL) until the test ends.
-func startDB(t *testing.T, db, addr string) *env {
-	t.Helper()
-	return startConfig(t, server.Config{Addr: addr, DB: db})
+// newEnv is startServer for a test that runs in parallel with others.
+func newEnv(t *testing.T, opts ...testserver.Option) *env {
+	t.Parallel()
+	return startServer(t, opts...)
 }
 
-// startConfig runs a server with cfg (any free port when cfg.Addr is empty, the test's admin token).
+// startConfig runs a server with cfg (the test defaults where it leaves the address, the
+// database or the admin token empty).
 func startConfig(t *testing.T, cfg server.Config) *env {
 	t.Helper()
-	if cfg.Addr == "" {
-		cfg.Addr = "127.0.0.1:0"
-	}
-	cfg.AdminToken = adminToken
-	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, err := server.Open(ctx, cfg, log)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server stopped with %v", err)
-		}
-	}
-	t.Cleanup(stop)
-	return &env{t: t, url: srv.URL(), admin: client.New(srv.URL(), adminToken, nil), stop: stop}
+	return startServer(t, testserver.Configure(func(c *server.Config) { *c = cfg }))
 }
 
-func newEnv(t *testing.T) *env {
-	t.Parallel()
-	return start(t, t.TempDir(), "")
-}
+// stop shuts the server down gracefully; Restart brings it back on the same data.
+func (e *env) stop() { e.Stop() }
 
-// testLog shows a server's warnings and errors in the test's log.
-type testLog struct{ t *testing.T }
-
-func (l testLog) Write(p []byte) (int, error) {
-	l.t.Log(strings.TrimSpace(string(p)))
-	return len(p), nil
+// eventually polls cond until it holds, for at most 10 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	testserver.Eventually(t, 10*time.Second, what, cond)
 }
 
 // principal creates a key and returns a client with its token.
 func (e *env) principal(name string, roles []string, groups ...string) *client.Client {
 	e.t.Helper()
-	k, err := e.admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: name, Roles: roles, Groups: groups})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return client.New(e.url, k.Token, nil)
+	c, _ := e.Key(hitl.KeyRequest{Name: name, Roles: roles, Groups: groups})
+	return c
 }
 
+// token creates a key and returns its token.
 func (e *env) token(name string, roles ...string) string {
 	e.t.Helper()
-	k, err := e.admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: name, Roles: roles})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return k.Token
+	_, tok := e.Key(hitl.KeyRequest{Name: name, Roles: roles})
+	return tok
 }
 
 // reply is a raw HTTP answer.
@@ -179,7 +145,7 @@ func ask(t *testing.T, c *client.Client, req hitl.InquiryRequest) *hitl.Inquiry 
 }
 
 // clientFor returns a client of the server with a token.
-func clientFor(e *env, token string) *client.Client { return client.New(e.url, token, nil) }
+func clientFor(e *env, token string) *client.Client { return e.Client(token) }
 
 // answerRace sends n answers to one inquiry at the same moment, answer i through respond(i),
 // and counts how they ended: successes, conflicts, and any other error.

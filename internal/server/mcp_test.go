@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,7 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // bearer adds a token to every request of the MCP client.
@@ -78,8 +77,7 @@ func toolErrorText(t *testing.T, res *sdk.CallToolResult, err error) string {
 }
 
 func TestMCPOverStreamableHTTP(t *testing.T) {
-	t.Parallel()
-	e := startConfig(t, server.Config{DB: filepath.Join(t.TempDir(), "hitl.db"), MCPWaitBound: time.Second})
+	e := newEnv(t, testserver.MCPWaitBound(time.Second))
 	human := e.principal("ann", []string{"responder"})
 	var progress atomic.Int64
 	agent, err := mcpSession(t, e, e.token("bot", "agent"), &progress)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/postgres"
 )
 
@@ -78,7 +78,7 @@ func TestNodesWakeEachOther(t *testing.T) {
 			}
 			woken <- time.Now()
 		}()
-		time.Sleep(50 * time.Millisecond) // let it park
+		eventually(t, "the waiter on node 1 to park", func() bool { return c.nodes[0].Engine().Waiting() == 1 })
 		sent := time.Now()
 		_, err := c.human[1].Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
 		must(t, err)
@@ -167,15 +167,21 @@ func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 	if time.Now().After(base) {
 		t.Fatal("creating the inquiries took past their deadlines")
 	}
-	// Wait until every one has timed out.
-	var timeouts []*hitl.Event
-	for give := time.Now().Add(30 * time.Second); ; {
-		timeouts = c.events(t, hitl.EventInquiryTimeout)
-		if len(timeouts) >= n || time.Now().After(give) {
-			break
+	// Wait until every one has timed out: the latest deadline fires last, then the log has them all.
+	var latest int64
+	for id, at := range deadline {
+		if latest == 0 || at.After(deadline[latest]) {
+			latest = id
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
+	if got, err := c.agent[0].Wait(ctx, latest, 30*time.Second); err != nil || got.Status != hitl.StatusTimeout {
+		t.Fatalf("the inquiry with the latest deadline: %v %v", got, err)
+	}
+	var timeouts []*hitl.Event
+	testserver.WaitFor(10*time.Second, func() bool {
+		timeouts = c.events(t, hitl.EventInquiryTimeout)
+		return len(timeouts) >= n
+	})
 	seen := map[int64]int{}
 	var worst time.Duration
 	for _, ev := range timeouts {
@@ -196,13 +202,29 @@ func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 
 func TestSurvivingNodesKeepADeadNodesDeadlines(t *testing.T) {
 	c := newCluster(t, 3)
+	// A node follows the log, taking each creation's deadline, before it streams the event:
+	// once the streams of nodes 1 and 2 have brought the creations, those nodes hold the deadlines.
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var streams []<-chan *hitl.Event
+	for _, agent := range c.agent[:2] {
+		stream, err := agent.Events(sctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
+		must(t, err)
+		streams = append(streams, stream)
+	}
 	at := time.Now().Add(1500 * time.Millisecond)
 	var ids []int64
 	for range 20 {
 		ids = append(ids, ask(t, c.agent[2], hitl.InquiryRequest{Prompt: "on node 3", TimeoutAt: &at}).ID)
 	}
-	time.Sleep(700 * time.Millisecond) // the other nodes read the creations from the log
-	c.nodes[2].stop()                  // node 3 goes away with the deadlines it holds
+	for _, stream := range streams {
+		for _, id := range ids {
+			if ev := next(t, stream); *ev.InquiryID != id {
+				t.Fatalf("streamed the creation of %d, want %d", *ev.InquiryID, id)
+			}
+		}
+	}
+	c.nodes[2].stop() // node 3 goes away with the deadlines it holds
 	for _, id := range ids {
 		got, err := c.agent[0].Wait(ctx, id, 10*time.Second)
 		must(t, err)
@@ -259,7 +281,7 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 	var answering sync.WaitGroup
 	killed := false
 	for i := range asks {
-		id := <-created
+		id := testserver.Receive(t, created, time.Minute, "an inquiry an agent created")
 		if i == asks/2 {
 			if n := kill(); n == 0 {
 				t.Fatal("no connection was terminated")
@@ -267,19 +289,22 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 			killed = true
 		}
 		answering.Go(func() {
-			for try := 0; try < 50; try++ {
+			// Answer until the answer is taken: during the outage the server says 503.
+			answered := testserver.WaitFor(10*time.Second, func() bool {
 				_, err := c.human[i%3].Respond(ctx, id, json.RawMessage(`"ok"`), "")
 				if err == nil || client.ErrorCode(err) == hitl.EConflict {
 					acked.Store(id, true)
-					return
+					return true
 				}
 				if code := client.ErrorCode(err); code != hitl.EUnavailable && code != "" {
 					t.Errorf("answer during the outage: %v (want 503 unavailable, never %s)", err, code)
-					return
+					return true
 				}
-				time.Sleep(100 * time.Millisecond)
+				return false
+			})
+			if !answered {
+				t.Errorf("inquiry %d could not be answered after the outage", id)
 			}
-			t.Errorf("inquiry %d could not be answered after the outage", id)
 		})
 	}
 	answering.Wait()
@@ -319,7 +344,7 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 		}
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	eventually(t, "the waiter on node 1 to park", func() bool { return c.nodes[0].Engine().Waiting() == 1 })
 	_, err := c.human[2].Respond(ctx, inq.ID, json.RawMessage(`"ok"`), "")
 	must(t, err)
 	must(t, <-done)
@@ -334,17 +359,10 @@ func TestRevokedKeyIsRefusedOnEveryNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, c.nodes[0].admin.RevokeKey(ctx, k.ID))
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	testserver.Eventually(t, 2*time.Second, "node 2 to refuse a key revoked on node 1", func() bool {
 		_, err := onNode2.Me(ctx)
-		if client.ErrorCode(err) == hitl.EUnauthorized {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node 2 still accepts a key revoked on node 1: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return client.ErrorCode(err) == hitl.EUnauthorized
+	})
 	evs := c.events(t, hitl.EventKeyRevoked)
 	if len(evs) != 1 || !strings.Contains(string(evs[0].Data), k.ID) || strings.Contains(string(evs[0].Data), k.Token) {
 		t.Fatalf("key.revoked events: %+v", evs)
@@ -357,24 +375,27 @@ func TestNodesStartingTogether(t *testing.T) {
 	// Migrated beforehand (as with `hitl migrate`), so the nodes' starts are not kept apart by
 	// the migration lock and really race.
 	must(t, postgres.MigrateURL(ctx, url))
-	errs := make(chan error, 3)
+	type started struct {
+		node *testserver.Server
+		err  error
+	}
+	starts := make(chan started, 3)
 	for range 3 {
 		go func() {
-			ctx, cancel := context.WithCancel(ctx)
-			srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: url, AdminToken: adminToken}, slog.New(slog.DiscardHandler))
+			node, err := testserver.Open(testserver.DB(url))
 			if err == nil {
-				go srv.Serve(ctx)
-				defer cancel()
-				_, err = client.New(srv.URL(), adminToken, nil).Me(ctx)
-			} else {
-				cancel()
+				_, err = node.Admin.Me(ctx)
 			}
-			errs <- err
+			starts <- started{node, err}
 		}()
 	}
 	for range 3 {
-		if err := <-errs; err != nil {
-			t.Fatalf("a node starting beside others: %v", err)
+		s := <-starts
+		if s.node != nil {
+			defer s.node.Stop()
+		}
+		if s.err != nil {
+			t.Errorf("a node starting beside others: %v", s.err)
 		}
 	}
 }
@@ -443,7 +464,7 @@ func TestUnreachableDatabaseIsUnavailableThenRecovers(t *testing.T) {
 	must(t, err)
 	px := newProxy(t, u.Host)
 	u.Host = px.addr
-	node := startDB(t, u.String()+"&pool_max_conns=4", "")
+	node := startServer(t, testserver.DB(u.String()+"&pool_max_conns=4"))
 	agentTok := node.token("bot", "agent")
 	agent := client.New(node.url, agentTok, nil)
 	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "before"})
@@ -470,13 +491,9 @@ func TestUnreachableDatabaseIsUnavailableThenRecovers(t *testing.T) {
 	}
 
 	px.restore(t)
-	deadline := time.Now().Add(20 * time.Second)
-	for node.do("GET", "/readyz", "", "").status != 200 {
-		if time.Now().After(deadline) {
-			t.Fatal("readyz did not come back after the database did")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testserver.Eventually(t, 20*time.Second, "readyz to come back after the database did", func() bool {
+		return node.do("GET", "/readyz", "", "").status == 200
+	})
 	after := ask(t, agent, hitl.InquiryRequest{Prompt: "after"})
 	if _, err := agent.Inquiry(ctx, inq.ID); err != nil {
 		t.Fatal(err)

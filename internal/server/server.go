@@ -277,6 +277,10 @@ func (s *Server) saveCredentials() error {
 // URL is where the API listens.
 func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 
+// Engine is the server's engine: tests watch its gauges (waiters parked, streams open) to
+// know when a request has reached the server.
+func (s *Server) Engine() *engine.Engine { return s.engine }
+
 // Serve answers requests until ctx ends, then shuts down: it stops accepting, makes long polls
 // return, lets in-flight requests finish, stops the timers and closes the store.
 func (s *Server) Serve(ctx context.Context) error {

@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -58,10 +57,10 @@ func TestStreamReplaysThenGoesLive(t *testing.T) {
 	if live.Type != hitl.EventInquiryResponded || *live.InquiryID != asked[0] || live.Seq <= seqs[len(seqs)-1] {
 		t.Fatalf("live event: %d %s", live.Seq, live.Type)
 	}
-	select {
-	case ev := <-stream:
+	// Nothing else came in between: the next event is that of the next change.
+	after := ask(t, agent, hitl.InquiryRequest{Prompt: "after"})
+	if ev := next(t, stream); *ev.InquiryID != after.ID || ev.Type != hitl.EventInquiryCreated {
 		t.Fatalf("an unexpected event: %d %s", ev.Seq, ev.Type)
-	case <-time.After(200 * time.Millisecond):
 	}
 }
 
@@ -80,10 +79,10 @@ func TestStreamShowsOnlyWhatThePrincipalMaySee(t *testing.T) {
 	if *ev.InquiryID != open.ID {
 		t.Fatalf("bob received an event about inquiry %d", *ev.InquiryID)
 	}
-	select {
-	case ev := <-stream:
+	// Nothing else came in between: the next event bob gets is that of the next open inquiry.
+	after := ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone, later"})
+	if ev := next(t, stream); *ev.InquiryID != after.ID {
 		t.Fatalf("bob received another event: %d %s", ev.Seq, ev.Type)
-	case <-time.After(200 * time.Millisecond):
 	}
 	// Filters narrow further: only inquiries assigned to me.
 	mine, err := bob.Events(sctx, client.StreamOptions{AssignedTo: []string{"me"}})
@@ -95,12 +94,8 @@ func TestStreamShowsOnlyWhatThePrincipalMaySee(t *testing.T) {
 }
 
 func TestStreamResumesAcrossARestart(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	first := start(t, dir, "")
-	addr := strings.TrimPrefix(first.url, "http://")
-	tok := first.token("bot", "agent")
-	agent := client.New(first.url, tok, nil)
+	e := newEnv(t)
+	agent := e.principal("bot", []string{"agent"})
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stream, err := agent.Events(sctx, client.StreamOptions{})
@@ -109,9 +104,8 @@ func TestStreamResumesAcrossARestart(t *testing.T) {
 	if ev := next(t, stream); *ev.InquiryID != a.ID {
 		t.Fatal("wrong first event")
 	}
-	first.stop()
-	second := start(t, dir, addr)
-	b := ask(t, client.New(second.url, tok, nil), hitl.InquiryRequest{Prompt: "after"})
+	e.Restart() // at the same address, where the client reconnects
+	b := ask(t, agent, hitl.InquiryRequest{Prompt: "after"})
 	ev := next(t, stream)
 	if *ev.InquiryID != b.ID || ev.Type != hitl.EventInquiryCreated {
 		t.Fatalf("after the restart the stream delivered %d %s", *ev.InquiryID, ev.Type)
@@ -124,9 +118,9 @@ func TestRevokingATokenEndsItsStreams(t *testing.T) {
 	must(t, err)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Events returns once the server has answered 200, which it does after subscribing.
 	stream, err := client.New(e.url, k.Token, nil).Events(sctx, client.StreamOptions{})
 	must(t, err)
-	time.Sleep(50 * time.Millisecond)
 	must(t, e.admin.RevokeKey(ctx, k.ID))
 	select {
 	case _, ok := <-stream:

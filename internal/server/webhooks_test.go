@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/notify"
 )
 
@@ -25,8 +26,7 @@ var fastWebhooks = server.WebhookConfig{AllowPrivate: true, AttemptTimeout: 300 
 	RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond}
 
 func webhookEnv(t *testing.T, w server.WebhookConfig) *env {
-	t.Parallel()
-	return startConfig(t, server.Config{DB: filepath.Join(t.TempDir(), "hitl.db"), Webhooks: w})
+	return newEnv(t, testserver.Webhooks(w))
 }
 
 // received is one request a receiver got.
@@ -93,17 +93,6 @@ func (rc *receiver) requests() []received {
 	return append([]received(nil), rc.got...)
 }
 
-// eventually polls cond until it holds, for at most 10 s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func verify(t *testing.T, secret string, r received) {
 	t.Helper()
 	if err := notify.Verify(secret, r.header, r.body, time.Now(), 5*time.Minute); err != nil {
@@ -168,10 +157,20 @@ func TestWebhookRetriedUntilAccepted(t *testing.T) {
 		ce.ID != d.EventID || ce.Source == "" || data.ID != inq.ID || data.Prompt != "Deploy?" {
 		t.Fatalf("CloudEvent %+v", ce)
 	}
-	// Only the subscribed type is sent.
+	// Only the subscribed type is sent. The outbox turns an event into all its deliveries in
+	// one transaction: once a webhook subscribed to cancellations has its delivery, the other
+	// one would have had its too.
+	other := newReceiver(t, func(int, received) int { return http.StatusOK })
+	cancels, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: other.URL, Events: []string{"inquiry.cancelled"}})
+	must(t, err)
 	_, err = agent.Cancel(ctx, inq.ID, "not needed")
 	must(t, err)
-	time.Sleep(200 * time.Millisecond)
+	eventually(t, "the cancellation's delivery", func() bool {
+		return len(deliveries(t, e, client.DeliveryOptions{WebhookID: cancels.ID})) == 1
+	})
+	if ds := deliveries(t, e, client.DeliveryOptions{WebhookID: wh.ID}); len(ds) != 1 {
+		t.Fatalf("%d deliveries after a cancel the webhook did not subscribe to", len(ds))
+	}
 	if n := len(rc.requests()); n != 4 {
 		t.Fatalf("%d requests after a cancel the webhook did not subscribe to", n)
 	}
@@ -456,8 +455,21 @@ func TestWebhooksAcrossNodes(t *testing.T) {
 		_, err := c.human[(i+1)%2].Respond(ctx, inq.ID, json.RawMessage(`"ok"`), "")
 		must(t, err)
 	}
-	eventually(t, "every event delivered", func() bool { return len(rc.requests()) >= 2*n })
-	time.Sleep(300 * time.Millisecond) // a duplicate would come now
+	eventually(t, "every event delivered", func() bool {
+		return len(deliveries(t, c.nodes[0], client.DeliveryOptions{WebhookID: wh.ID, Status: "delivered"})) >= 2*n
+	})
+	for i, node := range c.nodes {
+		p, err := node.admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID, Limit: 500})
+		must(t, err)
+		if len(p.Data) != 2*n {
+			t.Fatalf("node %d sees %d deliveries, want one per event", i+1, len(p.Data))
+		}
+	}
+	// Stopped, the nodes send nothing more: every attempt they made has ended, and the
+	// receiver has all it will ever get.
+	for _, node := range c.nodes {
+		node.stop()
+	}
 	events := map[string]int{}
 	for _, r := range rc.requests() {
 		verify(t, wh.Secret, r)
@@ -465,13 +477,6 @@ func TestWebhooksAcrossNodes(t *testing.T) {
 	}
 	if len(events) != 2*n || len(rc.requests()) != 2*n {
 		t.Fatalf("%d requests for %d distinct events, want %d of each", len(rc.requests()), len(events), 2*n)
-	}
-	for _, node := range c.nodes {
-		p, err := node.admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID, Status: "delivered", Limit: 500})
-		must(t, err)
-		if len(p.Data) != 2*n {
-			t.Fatalf("%d deliveries, want one per event", len(p.Data))
-		}
 	}
 }
 
