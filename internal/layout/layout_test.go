@@ -1,0 +1,95 @@
+// Package layout holds tests of the module's import graph: the rules of the package layout
+// (architecture.md) that a change could quietly break.
+package layout
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/hitl-dev/hitl"
+
+type pkg struct {
+	ImportPath string
+	Standard   bool
+	Deps       []string
+	Imports    []string
+}
+
+// packages lists the module's packages with their dependencies, as `go list` sees them.
+func packages(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = p
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
+	}
+	return pkgs
+}
+
+func TestImportGraph(t *testing.T) {
+	pkgs := packages(t)
+	dependsOn := func(from, to string) bool {
+		p, ok := pkgs[from]
+		if !ok {
+			t.Fatalf("no package %q", from)
+		}
+		return slices.Contains(p.Deps, module+"/"+to)
+	}
+	// The domain package depends on the standard library alone.
+	for _, imp := range pkgs[""].Imports {
+		if strings.Contains(strings.Split(imp, "/")[0], ".") {
+			t.Errorf("the root package imports %s; it holds domain types on the standard library only", imp)
+		}
+	}
+	for _, rule := range []struct{ from, to, why string }{
+		{"engine", "notify", "the engine shares destinations, secrets and CloudEvents with notify through internal/outbound"},
+		{"engine", "httpapi", "the engine knows no HTTP"},
+		{"engine", "client", "the engine is not a client of itself"},
+		{"httpapi", "client", "each MCP backend lives where it is used: the client's in cmd/hitl"},
+		{"mcp", "client", "the MCP tools talk to a backend interface"},
+		{"schema", "engine", "schema is a leaf the engine uses"},
+		{"store/sqlite", "engine", "stores persist; they never decide"},
+		{"store/postgres", "engine", "stores persist; they never decide"},
+	} {
+		if dependsOn(rule.from, rule.to) {
+			t.Errorf("%s depends on %s: %s", rule.from, rule.to, rule.why)
+		}
+	}
+	// What is not API lives under internal/.
+	for _, gone := range []string{"store/groupcommit", "metrics", "credentials", "bench", "store/postgres/pgtest", "server"} {
+		if _, ok := pkgs[gone]; ok {
+			t.Errorf("package %s is not API; it belongs under internal/", gone)
+		}
+	}
+	// No util, common or helpers packages.
+	for path := range pkgs {
+		base := path[strings.LastIndex(path, "/")+1:]
+		if slices.Contains([]string{"util", "utils", "common", "helpers", "misc"}, base) {
+			t.Errorf("package %s is named for nothing it provides", path)
+		}
+	}
+}
