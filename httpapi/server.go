@@ -220,10 +220,6 @@ func (s *Server) wrap(rt route) http.Handler {
 			}
 			s.metrics.HTTPRequest(label, w.status, time.Since(start))
 		}()
-		if r.ContentLength > s.cfg.MaxBodyBytes {
-			s.refuse(w, r, hitl.Errorf(hitl.ETooLarge, "the request body is %d bytes; at most %d are accepted", r.ContentLength, s.cfg.MaxBodyBytes))
-			return
-		}
 		var p *hitl.Principal
 		if !rt.public {
 			if wait := s.cfg.AuthLimiter.Wait(r.RemoteAddr); wait > 0 {
@@ -234,18 +230,23 @@ func (s *Server) wrap(rt route) http.Handler {
 			var err error
 			tok := token(r)
 			if c, cerr := r.Cookie(SessionCookie); tok == "" && rt.cookie && cerr == nil {
+				// An inbox session that ended is no guess: its id is 256 random bits, and
+				// the tabs still open after a sign-out knock with it. It does not count
+				// toward the limit, or those tabs would lock their person out.
 				p, err = s.engine.AuthenticateSession(r.Context(), c.Value)
-			} else {
-				p, err = s.engine.Authenticate(r.Context(), tok)
+			} else if p, err = s.engine.Authenticate(r.Context(), tok); hitl.ErrorCode(err) == hitl.EUnauthorized {
+				s.cfg.AuthLimiter.Fail(r.RemoteAddr)
 			}
 			if err != nil {
-				if hitl.ErrorCode(err) == hitl.EUnauthorized {
-					s.cfg.AuthLimiter.Fail(r.RemoteAddr)
-				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="hitl"`)
 				s.refuse(w, r, err)
 				return
 			}
+		}
+		// Only a caller who is known hears about the size of what it sent.
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			s.refuse(w, r, hitl.Errorf(hitl.ETooLarge, "the request body is %d bytes; at most %d are accepted", r.ContentLength, s.cfg.MaxBodyBytes))
+			return
 		}
 		if err := readBody(rw, r, s.cfg.MaxBodyBytes); err != nil {
 			// A failed read has cancelled the request's context, but a client that sends too

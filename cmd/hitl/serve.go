@@ -58,7 +58,8 @@ func serveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hitl server",
-		Long: `Run the hitl server on the embedded SQLite database.
+		Long: `Run the hitl server: on the embedded SQLite database by default, or with --db postgres://...
+on a PostgreSQL database that several nodes share.
 
 On first start, when no admin key exists and HITL_ADMIN_TOKEN is not set, it creates an
 admin key, prints its token once and writes it with the server URL to the credentials file

@@ -11,12 +11,12 @@ import (
 
 func TestConfigReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1}
+	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1, MaxConns: -1, BodyReadTimeout: -1}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("a bad configuration passed")
 	}
-	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "auth failures per minute"} {
+	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "--auth-failures-per-minute", "--max-conns", "--body-read-timeout"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not mention %q: %v", want, err)
 		}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -393,6 +394,32 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		}
 	})
 
+	// The tabs left open after a sign-out knock on the event stream with a session that has
+	// ended: that is no guess at a credential, and must not lock the person out.
+	t.Run("ended inbox sessions do not count", func(t *testing.T) {
+		clock.add(time.Minute)
+		_, token := e.Key(hitl.KeyRequest{Name: "rita", Roles: []string{hitl.RoleResponder}})
+		tab := webClient(t, "127.0.0.1")
+		if r := e.signIn(tab, token); r.status != http.StatusSeeOther {
+			t.Fatalf("sign-in: %d %s", r.status, r.text)
+		}
+		keys, err := e.admin.Keys(context.Background())
+		must(t, err)
+		for _, k := range keys {
+			if k.Name == "rita" {
+				must(t, e.admin.RevokeKey(context.Background(), k.ID))
+			}
+		}
+		for i := range 6 {
+			if r := e.doWith(tab, "GET", "/v1/events/stream", "", ""); r.status != http.StatusUnauthorized {
+				t.Fatalf("stream %d with the ended session: %d %s", i, r.status, r.text)
+			}
+		}
+		if r := e.doWith(here, "GET", "/v1/me", agent, ""); r.status != http.StatusOK {
+			t.Fatalf("the API after the ended session's knocks: %d %s", r.status, r.text)
+		}
+	})
+
 	t.Run("one count for all three", func(t *testing.T) {
 		clock.add(time.Minute)
 		e.doWith(here, "GET", "/v1/me", "bad-token", "")
@@ -400,4 +427,17 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		e.doWith(here, "GET", "/a/not-a-link", "", "")
 		limited(t, "the API after one failure on each", e.doWith(here, "GET", "/v1/me", agent, ""), 60, problem)
 	})
+}
+
+// The size of a body is no business of a caller who is not known: a bad token with a large
+// body hears 401, a known caller 413.
+func TestBodySizeIsToldOnlyToKnownCallers(t *testing.T) {
+	e := startEdges(t, server.Config{MaxBodyBytes: 1024})
+	big := `{"prompt":"` + strings.Repeat("x", 2048) + `"}`
+	if r := e.do("POST", "/v1/inquiries", "not-a-token", big); r.status != http.StatusUnauthorized {
+		t.Fatalf("a bad token with a large body: %d %s", r.status, r.text)
+	}
+	if r := e.do("POST", "/v1/inquiries", adminToken, big); r.status != http.StatusRequestEntityTooLarge || r.code() != hitl.ETooLarge {
+		t.Fatalf("the admin with a large body: %d %s", r.status, r.text)
+	}
 }

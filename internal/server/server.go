@@ -113,8 +113,14 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", c.PublicURL))
 		}
 	}
-	if c.MaxConns < 0 || c.BodyReadTimeout < 0 || c.AuthFailuresPerMinute < 0 {
-		errs = append(errs, errors.New("max conns, body read timeout and auth failures per minute: must not be negative (0 turns each off)"))
+	if c.MaxConns < 0 {
+		errs = append(errs, errors.New("max conns (--max-conns): must not be negative (0: no cap)"))
+	}
+	if c.BodyReadTimeout < 0 {
+		errs = append(errs, errors.New("body read timeout (--body-read-timeout): must not be negative (0: no limit)"))
+	}
+	if c.AuthFailuresPerMinute < 0 {
+		errs = append(errs, errors.New("auth failures per minute (--auth-failures-per-minute): must not be negative (0: no limit)"))
 	}
 	if c.MCPWaitBound < 0 || c.MCPWaitBound > 5*time.Minute {
 		errs = append(errs, errors.New("MCP wait bound: from 0 (the default) to 5m"))

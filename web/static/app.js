@@ -123,12 +123,24 @@
     source.onerror = function () {
       say('Reconnecting…', 'offline');
       // The browser reconnects by itself (sending Last-Event-ID) unless the server refused
-      // the stream; then try again later, from the last event this page saw, and refresh
-      // in case something happened meanwhile.
-      if (source.readyState === EventSource.CLOSED) {
+      // the stream. Refused because the inbox session ended (signed out elsewhere, expired,
+      // key revoked): the page itself now sends the browser to sign in, so reload it rather
+      // than knock forever. Otherwise try again later, from the last event this page saw,
+      // and refresh in case something happened meanwhile.
+      if (source.readyState !== EventSource.CLOSED) return;
+      function later() {
         setTimeout(function () { connect(); soon(); }, retry);
         retry = Math.min(retry * 2, 30000);
       }
+      fetch(location.href, { credentials: 'same-origin', redirect: 'manual', headers: { 'Accept': 'text/html' } })
+        .then(function (res) {
+          if (res.type === 'opaqueredirect' || res.status === 401) {
+            say('Signed out', 'offline');
+            location.reload();
+            return;
+          }
+          later();
+        }, later);
     };
   }
   connect();
