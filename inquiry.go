@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 )
@@ -65,6 +66,17 @@ func (o *Option) UnmarshalJSON(b []byte) error {
 	if len(b) == 0 || b[0] != '{' {
 		return errors.New("an option is a string or an object with value, label and description")
 	}
+	// encoding/json matches member names in any case: {"Value":"a"} must not pass for
+	// {"value":"a"}, nor {"value":"a","VALUE":"b"} be read as "b".
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return err
+	}
+	for name := range members {
+		if name != "value" && name != "label" && name != "description" {
+			return fmt.Errorf("unknown field %q: an option has value, label and description", name)
+		}
+	}
 	type plain Option
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -112,9 +124,10 @@ type InquiryRequest struct {
 	Exclusive      bool              `json:"exclusive,omitempty"`
 }
 
-// ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond).
+// ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond). Response is any
+// JSON value, null included; a nil Response is no answer, and is left out when sent.
 type ResponseRequest struct {
-	Response json.RawMessage `json:"response"`
+	Response json.RawMessage `json:"response,omitempty"`
 	Comment  string          `json:"comment,omitempty"`
 }
 

@@ -74,7 +74,7 @@ var ToolInputSchema = json.RawMessage(`{
         "value": {"type": "string"}, "label": {"type": "string"}, "description": {"type": "string"}}}]},
       "description": "The choices of a selection."},
     "multiple": {"type": "boolean", "description": "A selection that allows several options."},
-    "response_schema": {"type": "object", "description": "A JSON Schema the answer must fit, for structured input."},
+    "response_schema": {"type": "object", "description": "A JSON Schema (2020-12) the answer must fit, for structured input: at most 64 KiB, nested at most 32 deep; format is checked."},
     "assigned_to": {"type": "array", "items": {"type": "string"}, "description": "Who may answer: names, or group:NAME."},
     "timeout_seconds": {"type": "integer", "minimum": 1, "description": "How long to wait for the human."},
     "fallback_policy": {"type": "string", "enum": ["fail", "complete_with_fallback", "use_default_and_continue"],

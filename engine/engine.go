@@ -94,11 +94,14 @@ type Engine struct {
 
 	stop    context.CancelFunc
 	running sync.WaitGroup
+
+	// validating, when set (by tests), is called as an answer is validated.
+	validating func(*hitl.Inquiry)
 }
 
 // New returns an engine over store. Call Start before serving and Stop when done.
 func New(store hitl.Store, o Options) *Engine {
-	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096),
+	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source}
 	if e.source == "" {
 		e.source = "urn:hitl"

@@ -1,18 +1,19 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"math/big"
+	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/jsonlimit"
 )
 
 const maxIdempotencyKey = 200
@@ -255,41 +256,54 @@ func pendingInTx(tx hitl.Tx, id int64, now time.Time) (*hitl.Inquiry, error) {
 // Respond records a human's answer. Exactly one answer wins; the same answer again from the
 // same principal returns the inquiry (a safe retry); any other later call is a conflict that
 // carries the current state.
+//
+// Everything that reads and checks (who may answer, whether the answer fits, compiling the
+// schema after a restart) happens before the writer: an answer that costs seconds to validate
+// holds nobody else's writes. Nothing checked there changes while the inquiry is pending (its
+// assignees, schema and deadline are fixed when it is created; only resolving it changes it),
+// so the writer only has to make sure that it still is: the write is conditional on it
+// (ResolveInquiry's EConflict), and only when it fails is the inquiry read again, to answer
+// with its final state. The writer reads nothing on the way that succeeds.
 func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+	cur, err := e.store.Inquiry(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !canSee(p, cur) && !p.Has(hitl.RoleResponder) {
+		return nil, notFound(id)
+	}
+	if err := mayAnswer(p, cur); err != nil {
+		return nil, err
+	}
+	if cur.Status.Final() {
+		return answeredAlready(p, cur, req)
+	}
 	now := e.clock()
+	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
+		return nil, e.late(ctx, id)
+	}
+	response, err := e.checkResponse(cur, req)
+	if err != nil {
+		return nil, err
+	}
+	out := resolved(cur, hitl.StatusResponded, now)
+	out.Response = response
+	out.RespondedBy, out.RespondedAt = &p.Name, &now
+	if req.Comment != "" {
+		out.Comment = &req.Comment
+	}
+	out.ToolResult = toolResult(out)
 	var evs []*hitl.Event
-	var out *hitl.Inquiry
-	// Every check runs on the inquiry as the transaction locked it: one read, and no answer
-	// can slip in between the checks and the write.
-	err := e.store.Update(ctx, func(tx hitl.Tx) error {
-		cur, err := tx.Inquiry(id)
+	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		err := tx.ResolveInquiry(out)
+		if hitl.ErrorCode(err) == hitl.EConflict { // resolved since it was read
+			final, err := tx.Inquiry(id)
+			if err != nil {
+				return err
+			}
+			return errFinal{final}
+		}
 		if err != nil {
-			return err
-		}
-		if !canSee(p, cur) && !p.Has(hitl.RoleResponder) {
-			return notFound(id)
-		}
-		if err := mayAnswer(p, cur); err != nil {
-			return err
-		}
-		if cur.Status.Final() {
-			return errFinal{cur}
-		}
-		if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
-			return errLate{}
-		}
-		response, err := e.checkResponse(cur, req)
-		if err != nil {
-			return err
-		}
-		out = resolved(cur, hitl.StatusResponded, now)
-		out.Response = response
-		out.RespondedBy, out.RespondedAt = &p.Name, &now
-		if req.Comment != "" {
-			out.Comment = &req.Comment
-		}
-		out.ToolResult = toolResult(out)
-		if err := tx.ResolveInquiry(out); err != nil {
 			return err
 		}
 		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, p.Name, now)
@@ -300,8 +314,6 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	switch {
 	case errors.As(err, &final):
 		return answeredAlready(p, final.cur, req)
-	case errors.As(err, &errLate{}):
-		return nil, e.late(ctx, id)
 	case err != nil:
 		return nil, err
 	}
@@ -309,10 +321,12 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	return out, nil
 }
 
-// checkResponse validates an answer to a pending inquiry and returns it compacted.
+// checkResponse validates an answer to a pending inquiry and returns it compacted: the text
+// stored is the one the schema was checked against. null is an answer like any other, valid
+// when the schema allows it; only a missing response is refused here.
 func (e *Engine) checkResponse(inq *hitl.Inquiry, req *hitl.ResponseRequest) (json.RawMessage, error) {
 	var bad problems
-	if hitl.IsNull(req.Response) {
+	if len(req.Response) == 0 {
 		bad.add("/response", "is required")
 	}
 	if n := utf8.RuneCountInString(req.Comment); n > maxComment {
@@ -321,14 +335,11 @@ func (e *Engine) checkResponse(inq *hitl.Inquiry, req *hitl.ResponseRequest) (js
 	if err := bad.err("invalid answer"); err != nil {
 		return nil, err
 	}
-	if fields := e.checkAnswer(inq, req.Response); fields != nil {
+	response, fields := e.decodeAnswer(inq, req.Response)
+	if fields != nil {
 		return nil, &hitl.Error{Code: hitl.EInvalidResponse, Message: invalidAnswerMessage(fields), Fields: fields}
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, req.Response); err != nil {
-		return nil, hitl.Errorf(hitl.EInvalid, "response is not valid JSON")
-	}
-	return compact.Bytes(), nil
+	return response, nil
 }
 
 func invalidAnswerMessage(fields []hitl.FieldError) string {
@@ -367,12 +378,42 @@ func (e *Engine) late(ctx context.Context, id int64) error {
 	return conflictFinal(cur)
 }
 
+// sameJSON reports whether two answers are the same JSON value: numbers are compared by
+// value (1 and 1.0 are the same), and a value beyond the bounds is the same as nothing (it
+// was never stored, and comparing it would cost what the bounds are there to avoid).
 func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
+	_, x, errA := jsonlimit.Decode(a, valueLimits)
+	_, y, errB := jsonlimit.Decode(b, valueLimits)
+	return errA == nil && errB == nil && equalJSON(x, y)
+}
+
+func equalJSON(x, y any) bool {
+	switch x := x.(type) {
+	case json.Number:
+		y, ok := y.(json.Number)
+		if !ok || x == y {
+			return ok
+		}
+		rx, okX := new(big.Rat).SetString(string(x))
+		ry, okY := new(big.Rat).SetString(string(y))
+		return okX && okY && rx.Cmp(ry) == 0
+	case map[string]any:
+		y, ok := y.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !equalJSON(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := y.([]any)
+		return ok && slices.EqualFunc(x, y, equalJSON)
+	default: // a string, a bool or nil
+		return x == y
 	}
-	return reflect.DeepEqual(x, y)
 }
 
 // resolved returns a copy of cur in a final status.

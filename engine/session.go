@@ -41,6 +41,8 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 	}
 	if len(req.State) > e.limits.StateBytes {
 		bad.add("/state", "is %d bytes; at most %d are allowed", len(req.State), e.limits.StateBytes)
+	} else if !hitl.IsNull(req.State) {
+		checkJSON(&bad, "/state", req.State, valueLimits)
 	}
 	if req.CallbackURL != "" {
 		e.checkURL(ctx, &bad, "/callback_url", req.CallbackURL)
@@ -154,6 +156,10 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 	}
 	if len(end.Result) > e.limits.StateBytes {
 		return nil, hitl.Errorf(hitl.EInvalid, "result is %d bytes; at most %d are allowed", len(end.Result), e.limits.StateBytes)
+	}
+	var bad problems
+	if !hitl.IsNull(end.Result) && !checkJSON(&bad, "/result", end.Result, valueLimits) {
+		return nil, bad.err("invalid result")
 	}
 	if n := utf8.RuneCountInString(end.Error); n > maxComment {
 		return nil, hitl.Errorf(hitl.EInvalid, "error is %d characters long; at most %d are allowed", n, maxComment)

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/jsonlimit"
 )
 
 const (
@@ -24,6 +25,51 @@ const (
 	maxTimeoutSeconds = 31_536_000
 	maxMetadata       = 50
 )
+
+// Bounds on the JSON that agents and people send and that is stored: contexts, schemas,
+// fallback values, answers, tool-call arguments, session states and results. They are
+// documented in the README (Limits).
+//
+// Nesting: SQLite's JSON functions stop at depth 1,000 and PostgreSQL's at its stack depth,
+// and a value that a store cannot parse breaks every list and search that reads it; 64 levels
+// are far more than any answer form or agent context needs, and leave room for the document
+// the value is stored in. A schema nests twice per level of the value it describes
+// ({"properties":{"a":{...}}}), and compiling costs more than linearly in its depth (not
+// nested 2,000 deep took 6 s), so schemas get 32 levels and 64 KiB.
+//
+// Numbers: the validator computes with exact rationals, so 1e999999 costs it seconds and
+// 1e10000000 makes it fail; 100 digits and an exponent within ±400 cover every float64 (and
+// far more precision than JSON parsers keep) at a negligible cost.
+const (
+	maxJSONDepth      = 64
+	maxSchemaDepth    = 32
+	maxSchemaBytes    = 64 << 10
+	maxNumberDigits   = 100
+	maxNumberExponent = 400
+)
+
+var (
+	valueLimits  = jsonlimit.Limits{Depth: maxJSONDepth, Digits: maxNumberDigits, Exponent: maxNumberExponent}
+	schemaLimits = jsonlimit.Limits{Depth: maxSchemaDepth, Digits: maxNumberDigits, Exponent: maxNumberExponent}
+)
+
+// checkJSON reports a JSON value that is not valid JSON, names a member twice, nests too
+// deeply or holds a number beyond the bounds, with the path of the offence below path.
+func checkJSON(bad *problems, path string, v json.RawMessage, l jsonlimit.Limits) bool {
+	if err := jsonlimit.Check(v, l); err != nil {
+		addJSONError(bad, path, err)
+		return false
+	}
+	return true
+}
+
+func addJSONError(bad *problems, path string, err error) {
+	if le, ok := err.(*jsonlimit.Error); ok {
+		bad.add(path+le.Pointer, "%s", le.Message)
+		return
+	}
+	bad.add(path, "%v", err)
+}
 
 var sessionKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
 
@@ -119,6 +165,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		inq.Context = nil
 	} else if len(inq.Context) > e.limits.ContextBytes {
 		bad.add("/context", "is %d bytes; at most %d are allowed", len(inq.Context), e.limits.ContextBytes)
+	} else {
+		checkJSON(&bad, "/context", inq.Context, valueLimits)
 	}
 	if inq.Session != "" && !sessionKeyPattern.MatchString(inq.Session) {
 		bad.add("/session", "must be 1 to 200 characters of A-Z a-z 0-9 . _ : -")
@@ -139,6 +187,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 	if tc := inq.ToolCall; tc != nil && (tc.ID == "" || tc.Name == "") {
 		bad.add("/tool_call", "needs an id and a name")
+	} else if tc != nil && len(tc.Arguments) > 0 {
+		checkJSON(&bad, "/tool_call/arguments", tc.Arguments, valueLimits)
 	}
 
 	// Deadline.
@@ -175,8 +225,13 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 	switch {
 	case !hitl.IsNull(req.ResponseSchema):
-		if _, err := e.schemas.Compile(req.ResponseSchema); err != nil {
-			bad.add("/response_schema", "%v", err)
+		// Compiled here, outside the writer, and kept: answers find it in the cache.
+		if n := len(req.ResponseSchema); n > maxSchemaBytes {
+			bad.add("/response_schema", "is %d bytes; at most %d are allowed", n, maxSchemaBytes)
+		} else if checkJSON(&bad, "/response_schema", req.ResponseSchema, schemaLimits) {
+			if _, err := e.schemas.Compile(req.ResponseSchema); err != nil {
+				bad.add("/response_schema", "%v", err)
+			}
 		}
 		inq.ResponseSchema = req.ResponseSchema
 	case len(inq.Options) == 0 && inq.RequestType == hitl.RequestApproval:
@@ -185,7 +240,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		inq.ResponseSchema = defaultTextSchema
 	}
 
-	// Fallback.
+	// Fallback. A null fallback_value is no fallback value, although answers may be null:
+	// clients send null for "none", and a policy that applies a value needs one.
 	if !inq.FallbackPolicy.Valid() {
 		bad.add("/fallback_policy", "must be fail, complete_with_fallback or use_default_and_continue")
 	} else if inq.FallbackPolicy.AppliesValue() {
@@ -260,13 +316,31 @@ func checkMetadata(bad *problems, path string, m map[string]string) {
 	}
 }
 
-// checkAnswer validates a value against what the inquiry accepts; nil means valid.
+// checkAnswer validates a value (an answer or a fallback value) against what the inquiry
+// accepts; nil means valid. It runs outside the writer: compiling (after a restart, once per
+// schema) and validating cost what the schema and the value make them cost.
 func (e *Engine) checkAnswer(inq *hitl.Inquiry, value json.RawMessage) []hitl.FieldError {
+	_, fields := e.decodeAnswer(inq, value)
+	return fields
+}
+
+// decodeAnswer reads a value in one pass (bounds, duplicate names, compaction, decoding) and
+// validates what it read; it returns the value compacted, the text that is stored.
+func (e *Engine) decodeAnswer(inq *hitl.Inquiry, value json.RawMessage) (json.RawMessage, []hitl.FieldError) {
+	compact, v, err := jsonlimit.Decode(value, valueLimits)
+	if err != nil {
+		var bad problems
+		addJSONError(&bad, "", err)
+		return nil, bad
+	}
 	s, err := e.schemas.Compile(answerSchema(inq))
 	if err != nil {
 		// The schema compiled when the inquiry was created; failing now is the server's fault.
 		e.log.Error("stored schema does not compile", "inquiry_id", inq.ID, "err", err)
-		return []hitl.FieldError{{Path: "", Message: "the inquiry's schema cannot be used"}}
+		return nil, []hitl.FieldError{{Path: "", Message: "the inquiry's schema cannot be used"}}
 	}
-	return s.Validate(value)
+	if e.validating != nil {
+		e.validating(inq)
+	}
+	return compact, s.ValidateValue(v)
 }

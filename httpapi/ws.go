@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -156,10 +155,8 @@ func (ws *wsSession) write(c *websocket.Conn) {
 
 func (ws *wsSession) handle(data []byte) {
 	var req wsRequest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		ws.fail("malformed message: %v", decodeError(err))
+	if err := unmarshal(data, &req); err != nil {
+		ws.fail("malformed message: %v", err)
 		return
 	}
 	switch req.Type {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -299,7 +300,9 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 	if inq.TimeoutAt != nil {
 		line("Deadline", inq.TimeoutAt.Format(time.RFC3339)+" (fallback policy "+string(inq.FallbackPolicy)+")")
 	}
-	line("Response", compact(inq.Response))
+	if response := compact(inq.Response); response != "" || inq.Status == hitl.StatusResponded || inq.FallbackApplied {
+		line("Response", cmp.Or(response, "null")) // null is an answer too
+	}
 	if inq.RespondedBy != nil {
 		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))
 	}

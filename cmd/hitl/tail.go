@@ -69,7 +69,7 @@ func printEvent(w io.Writer, ev *hitl.Event) {
 		var inq hitl.Inquiry
 		if json.Unmarshal(ev.Data, &inq) == nil {
 			what = fmt.Sprintf("inquiry %d %s %q", inq.ID, inq.Status, shorten(inq.Prompt, 50))
-			if !hitl.IsNull(inq.Response) {
+			if !hitl.IsNull(inq.Response) || inq.Status == hitl.StatusResponded || inq.FallbackApplied { // null is an answer too
 				what += " → " + shorten(string(inq.Response), 60)
 			}
 		}

@@ -1,0 +1,105 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+)
+
+// TestValidationDoesNotHoldTheWriter: an answer is read, authorized, compiled for and validated
+// before the single writer, which only re-checks that the inquiry is pending and writes. While
+// one answer's validation is stuck, other writes go on. (Validation used to run inside the
+// writer's transaction: one answer of 300 numbers like 1e999999 held every write for 10 s.)
+func TestValidationDoesNotHoldTheWriter(t *testing.T) {
+	dir := t.TempDir()
+	e, stop := open(t, filepath.Join(dir, "db"), nil)
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "n?", ResponseSchema: json.RawMessage(`{"type":"integer"}`)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	// After a restart the schema is compiled again, on the first answer: outside the writer too.
+	e, stop = open(t, filepath.Join(dir, "db"), nil)
+	defer stop()
+	entered, hold := make(chan struct{}), make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	defer release() // before stop: a failed test does not leave the answer stuck
+	engine.SetValidating(e, func(*hitl.Inquiry) {
+		close(entered)
+		<-hold
+	})
+	answered := make(chan error, 1)
+	go func() {
+		_, err := e.Respond(ctx, human, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`7`)})
+		answered <- err
+	}()
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the answer was never validated")
+	}
+	created := make(chan error, 1)
+	go func() {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_, _, err := e.CreateInquiry(cctx, agent, &hitl.InquiryRequest{Prompt: "meanwhile?"}, "")
+		created <- err
+	}()
+	select {
+	case err := <-created:
+		if err != nil {
+			t.Fatalf("create while an answer was being validated: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a create waited for another answer's validation")
+	}
+	release()
+	if err := <-answered; err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.Inquiry(ctx, human, inq.ID)
+	if err != nil || got.Status != hitl.StatusResponded || string(got.Response) != "7" {
+		t.Fatalf("after the answer: %+v, %v", got, err)
+	}
+}
+
+// TestCostlyAnswersAreRefusedBeforeTheWriter: numbers beyond the bounds are refused with the
+// path of the first one, as soon as they are read, and the 422 does not wait for the writer.
+func TestCostlyAnswersAreRefusedBeforeTheWriter(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "n?",
+		ResponseSchema: json.RawMessage(`{"type":"array","items":{"type":"number","maximum":5}}`)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	validated := false
+	engine.SetValidating(e, func(*hitl.Inquiry) { validated = true })
+	answer := "[" + strings.TrimSuffix(strings.Repeat("1e999999,", 300), ",") + "]"
+	_, err = e.Respond(ctx, human, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(answer)})
+	var he *hitl.Error
+	if !asError(err, &he) || he.Code != hitl.EInvalidResponse || len(he.Fields) != 1 || he.Fields[0].Path != "/0" {
+		t.Fatalf("answer of 300 × 1e999999: %v %+v", err, he)
+	}
+	if validated {
+		t.Fatal("an answer beyond the number bounds reached the validator")
+	}
+	for answer, path := range map[string]string{
+		`1e10000000`:                                      "",
+		`[` + strings.Repeat("1", 101) + `]`:              "/0",
+		strings.Repeat("[", 65) + strings.Repeat("]", 65): strings.Repeat("/0", 64),
+		`[{"a":"str","a":1}]`:                             "/0/a",
+	} {
+		_, err = e.Respond(ctx, human, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(answer)})
+		if !asError(err, &he) || he.Code != hitl.EInvalidResponse || len(he.Fields) != 1 || he.Fields[0].Path != path {
+			t.Errorf("answer %.40s: %v, want 422 at %q", answer, err, path)
+		}
+	}
+}
