@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/strictjson"
 )
 
 // The WebSocket protocol of GET /v1/ws (the Attune seed's shape).
@@ -155,7 +156,7 @@ func (ws *wsSession) write(c *websocket.Conn) {
 
 func (ws *wsSession) handle(data []byte) {
 	var req wsRequest
-	if err := unmarshal(data, &req); err != nil {
+	if err := strictjson.Unmarshal(data, &req); err != nil {
 		ws.fail("malformed message: %v", err)
 		return
 	}

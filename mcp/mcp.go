@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/strictjson"
 )
 
 // Backend is what the tools need of hitl, as one principal. Each server provides its own where
@@ -172,21 +173,25 @@ func toolError(err error) (*sdk.CallToolResult, error) {
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, nil
 }
 
+// decodeArgs reads a tool's arguments as strictly as the API reads its bodies: exact names,
+// no name twice, no unknown members.
 func decodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return hitl.Errorf(hitl.EInvalid, "the arguments are not valid: %v", err)
+	err := strictjson.Unmarshal(raw, v)
+	var he *hitl.Error
+	if errors.As(err, &he) {
+		invalid := *he
+		invalid.Message = "the arguments are not valid: " + he.Message
+		return &invalid
 	}
-	return nil
+	return err
 }
 
 func (t *tools) requestUserInput(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	args, err := hitl.ParseToolArguments(req.Params.Arguments)
-	if err != nil {
+	var args hitl.ToolArguments
+	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
 		return toolError(err)
 	}
 	// One key per call: the backend's retries of this call never ask twice.

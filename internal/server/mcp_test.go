@@ -138,6 +138,9 @@ func TestMCPOverStreamableHTTP(t *testing.T) {
 		{"request_user_input", map[string]any{"prompt": 5}, "prompt"},
 		{"request_user_input", map[string]any{"prompt": "x", "response_schema": map[string]any{"type": "nonsense"}}, "/response_schema"},
 		{"request_user_input", map[string]any{"prompt": "x", "urgency": "high"}, "urgency"},
+		{"request_user_input", map[string]any{"Prompt": "x"}, `unknown field "Prompt"`},
+		{"request_user_input", map[string]any{"prompt": "x", "Context": map[string]any{"a": 1}}, `unknown field "Context"`},
+		{"get_user_input", map[string]any{"Inquiry_ID": id}, `unknown field "Inquiry_ID"`},
 		{"get_user_input", map[string]any{"inquiry_id": 999999}, "not found"},
 		{"get_user_input", map[string]any{"inquiry_id": id, "wait_seconds": 600}, "wait_seconds"},
 	} {

@@ -1,4 +1,4 @@
-package httpapi
+package strictjson
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ func TestStrictDecodingReadsWhatEncodingJSONReads(t *testing.T) {
 		{`{"confidence":0.5,"risk":0,"reversibility":1}`, func() any { return new(engine.Signals) }},
 	} {
 		strict, std := tc.new(), tc.new()
-		if err := unmarshal([]byte(tc.body), strict); err != nil {
+		if err := Unmarshal([]byte(tc.body), strict); err != nil {
 			t.Fatalf("%.60s: %v", tc.body, err)
 		}
 		if err := json.Unmarshal([]byte(tc.body), std); err != nil {
@@ -67,7 +67,7 @@ func TestStrictDecodingErrors(t *testing.T) {
 		{"{\"prompt\":\"\xff\"}", `malformed JSON at byte 11: invalid UTF-8`, ""},
 		{` `, `the request body is empty; send a JSON object`, ""},
 	} {
-		err := unmarshal([]byte(tc.body), new(hitl.InquiryRequest))
+		err := Unmarshal([]byte(tc.body), new(hitl.InquiryRequest))
 		he, ok := err.(*hitl.Error)
 		if !ok || he.Code != hitl.EInvalid || !strings.HasPrefix(he.Message, tc.message) {
 			t.Errorf("%s: %v, want %q", tc.body, err, tc.message)
