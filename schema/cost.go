@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp/syntax"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -15,7 +16,8 @@ import (
 // on the schema's text catch neither, so the compiled schema is costed instead:
 //
 //   - work(s) is what applying subschema s to one value does on that value: one unit for s,
-//     one more per enum value or const, a sixteenth of a unit per byte of a pattern, plus the
+//     one more per enum value, const or required name, a sixteenth of a unit per instruction
+//     of a pattern's compiled program, plus the
 //     work of every subschema applied to the same value ($ref, $dynamicRef, $recursiveRef,
 //     allOf, anyOf, oneOf, not, if/then/else, dependentSchemas), counted as many times as it is
 //     reached;
@@ -29,7 +31,8 @@ import (
 // conservative (anyOf is counted in full although the validator may stop early), and the
 // answer's cost is the sum over its values of perDepth at the value's depth, a value weighing
 // one unit and a sixteenth of a unit per byte of its strings and member names (patterns and
-// formats read them).
+// formats read them). An array that uniqueItems applies to costs, besides, each of its items'
+// size times half their number (every pair is compared).
 const (
 	// MaxWorkPerValue bounds the work a schema may do on one value of the answer: a schema
 	// that needs more is refused when compiled.
@@ -49,18 +52,47 @@ func add(a, b int64) int64 { return min(a+b, saturated) }
 
 var errSelfReference = errors.New("refers to itself without going into the value (an endless loop)")
 
-// costOf computes perDepth for a compiled schema, trimmed of trailing zeros (a schema that
-// looks at no member or item costs nothing below the root).
-func costOf(root *jsonschema.Schema) ([]int64, error) {
+// cost is what a compiled schema costs, for answerCost.
+type cost struct {
+	// perDepth[d] is the most work the schema does on one value d levels deep (see above).
+	perDepth []int64
+	// unique[d] is how many uniqueItems checks may apply to an array d levels deep: each
+	// compares every pair of its items, a cost that grows with the square of their number.
+	unique []int64
+}
+
+// costOf computes the cost of a compiled schema, or refuses a schema that does too much
+// work on one value (or loops for ever).
+func costOf(root *jsonschema.Schema) (cost, error) {
 	g := newGraph(root)
 	order, err := g.sameOrder()
 	if err != nil {
-		return nil, err
+		return cost{}, err
 	}
+	c := cost{perDepth: g.perDepth(order, g.weight)}
+	for _, w := range c.perDepth {
+		if w > MaxWorkPerValue {
+			return cost{}, fmt.Errorf("makes validation too costly: one value would take more than %d checks, counting every subschema that $ref, allOf, anyOf, oneOf and the like apply to it", MaxWorkPerValue)
+		}
+	}
+	unique := make([]int64, len(g.nodes))
+	for i, s := range g.nodes {
+		if s.UniqueItems {
+			unique[i] = 1
+		}
+	}
+	c.unique = g.perDepth(order, unique)
+	return c, nil
+}
+
+// perDepth propagates the weights of the nodes to the values they apply to: the result's
+// [d] is the most weight applied to one value d levels below the answer's root, trimmed of
+// trailing zeros (a schema that looks at no member or item costs nothing below the root).
+func (g *graph) perDepth(order []int, weight []int64) []int64 {
 	n := len(g.nodes)
 	work := make([]int64, n) // at the current depth, per node
 	for _, i := range order {
-		work[i] = g.weight[i]
+		work[i] = weight[i]
 		for _, j := range g.same[i] {
 			work[i] = add(work[i], work[j])
 		}
@@ -90,12 +122,7 @@ func costOf(root *jsonschema.Schema) ([]int64, error) {
 		work, next = next, work
 		perDepth = append(perDepth, work[0])
 	}
-	for _, w := range perDepth {
-		if w > MaxWorkPerValue {
-			return nil, fmt.Errorf("makes validation too costly: one value would take more than %d checks, counting every subschema that $ref, allOf, anyOf, oneOf and the like apply to it", MaxWorkPerValue)
-		}
-	}
-	return perDepth, nil
+	return perDepth
 }
 
 func maxOf(work []int64, is []int) int64 {
@@ -241,13 +268,33 @@ func weightOf(s *jsonschema.Schema) int64 {
 	if s.Const != nil {
 		w++
 	}
+	// required lists names that are looked up, and each one missing is an error to build.
+	w += int64(len(s.Required))
+	for _, names := range s.DependentRequired {
+		w += 1 + int64(len(names))
+	}
 	if s.Pattern != nil {
-		w += int64(len(s.Pattern.String())) / 16
+		w += patternWeight(s.Pattern.String())
 	}
 	for re := range s.PatternProperties {
-		w += 1 + int64(len(re.String()))/16
+		w += 1 + patternWeight(re.String())
 	}
 	return w
+}
+
+// patternWeight is what matching a pattern costs per sixteen bytes of a string: Go's regexp
+// runs in time proportional to the string's length times the size of the compiled program,
+// and a short pattern can compile to a large one ("[a-z]{1000}" is a thousand instructions).
+func patternWeight(src string) int64 {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return int64(len(src)) / 16 // the validator compiled it; this cannot happen
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return int64(len(src)) / 16
+	}
+	return int64(len(prog.Inst)) / 16
 }
 
 // sameOrder orders the nodes so that every node comes after those it applies to the same
@@ -290,40 +337,51 @@ func (g *graph) sameOrder() ([]int, error) {
 	return order, nil
 }
 
-// answerCost is the work of validating v against a schema of the given perDepth; it stops
+// answerCost is the work of validating v against a schema of the given cost; it stops
 // counting once past limit.
-func answerCost(v any, perDepth []int64, limit int64) int64 {
+func answerCost(v any, c cost, limit int64) int64 {
 	var total int64
 	peak := int64(0)
-	for _, w := range perDepth {
+	for _, w := range c.perDepth {
 		peak = max(peak, w)
 	}
-	var walk func(v any, d int)
-	walk = func(v any, d int) {
+	at := func(perDepth []int64, peak int64, d int) int64 {
+		switch {
+		case d < len(perDepth):
+			return perDepth[d]
+		case len(perDepth) <= costDepth:
+			return 0 // the schema looks no deeper
+		}
+		return peak
+	}
+	// walk adds the work on v and what it holds, and returns v's size: its weight and
+	// that of what it holds.
+	var walk func(v any, d int) int64
+	walk = func(v any, d int) int64 {
 		if total > limit {
-			return
+			return 0
 		}
-		w := peak
-		if d < len(perDepth) {
-			w = perDepth[d]
-		} else if len(perDepth) <= costDepth {
-			w = 0 // the schema looks no deeper
-		}
-		weight := int64(1)
+		weight, size := int64(1), int64(0)
 		switch v := v.(type) {
 		case string:
 			weight += int64(len(v)) / 16
 		case map[string]any:
 			for k, m := range v {
 				weight += 1 + int64(len(k))/16
-				walk(m, d+1)
+				size = add(size, walk(m, d+1))
 			}
 		case []any:
 			for _, m := range v {
-				walk(m, d+1)
+				size = add(size, walk(m, d+1))
+			}
+			// uniqueItems compares each item with every later one: (n-1)/2 comparisons
+			// of each item, on average, each as costly as the items are large.
+			if u := at(c.unique, 0, d); u > 0 && len(v) > 1 {
+				total = add(total, mul(u, mul(int64(len(v)-1)/2+1, size)))
 			}
 		}
-		total = add(total, mul(weight, w))
+		total = add(total, mul(weight, at(c.perDepth, peak, d)))
+		return add(size, weight)
 	}
 	walk(v, 0)
 	return total

@@ -32,7 +32,7 @@ import (
 // Schema is a compiled JSON Schema.
 type Schema struct {
 	compiled *jsonschema.Schema
-	perDepth []int64 // the work of validating one value at each depth (cost.go)
+	cost     cost // what validating costs (cost.go)
 }
 
 // refusingLoader refuses every external document: agents' schemas must not make the server
@@ -69,11 +69,11 @@ func Compile(doc json.RawMessage) (s *Schema, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid schema: %s", oneLine(err))
 	}
-	perDepth, err := costOf(compiled)
+	cost, err := costOf(compiled)
 	if err != nil {
 		return nil, fmt.Errorf("invalid schema: %v", err)
 	}
-	return &Schema{compiled: compiled, perDepth: perDepth}, nil
+	return &Schema{compiled: compiled, cost: cost}, nil
 }
 
 // oneLine flattens the library's multi-line error text.
@@ -106,7 +106,7 @@ func (s *Schema) Validate(value json.RawMessage) []hitl.FieldError {
 // interface with UseNumber. An answer whose validation would cost more than MaxWork is refused
 // without being validated.
 func (s *Schema) ValidateValue(v any) (fields []hitl.FieldError) {
-	if cost := answerCost(v, s.perDepth, MaxWork); cost > MaxWork {
+	if work := answerCost(v, s.cost, MaxWork); work > MaxWork {
 		return []hitl.FieldError{{Path: "", Message: "is too large to check against this schema: make it smaller, or the schema simpler"}}
 	}
 	defer func() {

@@ -236,3 +236,54 @@ func FuzzValidate(f *testing.F) {
 		s.Validate(json.RawMessage(value))
 	})
 }
+
+// TestCostlyKeywordsAreCounted: keywords whose work grows with what they list or with the
+// answer — required's names, a pattern's compiled size, uniqueItems' pairs — are counted, so
+// the answers that took seconds each are refused without being validated, while ordinary
+// answers to the same schemas are checked as before.
+func TestCostlyKeywordsAreCounted(t *testing.T) {
+	names := make([]string, 3000)
+	for i := range names {
+		names[i] = fmt.Sprintf(`"n%d"`, i)
+	}
+	// arrays of n numbers, equal but for the last one: comparing two of them reads them whole
+	bigNumbers := func(n, last int) string { return "[" + strings.Repeat(`1e400,`, n-1) + fmt.Sprintf(`%de400]`, last) }
+	var arrays, distinct []string
+	for i := range 20 {
+		arrays = append(arrays, bigNumbers(8600, i+2))
+	}
+	for i := range 20_000 {
+		distinct = append(distinct, fmt.Sprintf("%de300", i+1))
+	}
+	for _, tc := range []struct {
+		name, schema, costly, fine string
+	}{
+		{"required, 3,000 names, on 10,000 objects",
+			`{"type":"array","items":{"required":[` + strings.Join(names, ",") + `]}}`,
+			"[" + strings.TrimSuffix(strings.Repeat(`{},`, 10_000), ",") + "]", `[{}]`},
+		{"a pattern that compiles to 30,000 instructions, on 40 KB",
+			`{"type":"string","pattern":"` + strings.Repeat(`[a-z]{1000}`, 30) + `x"}`,
+			`"` + strings.Repeat("a", 40_000) + `"`, `"short"`},
+		{"uniqueItems on 1 MiB of numbers",
+			`{"uniqueItems":true}`,
+			"[" + strings.Join(arrays, ",") + "]", `[1,2,3]`},
+		{"ten uniqueItems on 120 KB",
+			`{"allOf":[` + strings.TrimSuffix(strings.Repeat(`{"uniqueItems":true},`, 10), ",") + `]}`,
+			"[" + strings.Join(distinct, ",") + "]", `["a","b"]`},
+	} {
+		s, err := schema.Compile(json.RawMessage(tc.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		errs := s.Validate(json.RawMessage(tc.costly))
+		if len(errs) != 1 || !strings.Contains(errs[0].Message, "too large to check") {
+			t.Errorf("%s: %v, want it refused as too large to check", tc.name, errs)
+		}
+		errs = s.Validate(json.RawMessage(tc.fine))
+		for _, e := range errs {
+			if strings.Contains(e.Message, "too large") {
+				t.Errorf("%s: an ordinary answer %s: %v", tc.name, tc.fine, errs)
+			}
+		}
+	}
+}
