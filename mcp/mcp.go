@@ -167,6 +167,10 @@ func toolError(err error) (*sdk.CallToolResult, error) {
 	}
 	var b strings.Builder
 	b.WriteString(msg)
+	// The message names the first problem already ("…: /prompt: is required (and 2 more)").
+	if len(fields) > 0 && strings.Contains(msg, fields[0].Message) {
+		fields = fields[1:]
+	}
 	for _, f := range fields {
 		fmt.Fprintf(&b, "\n%s: %s", f.Path, f.Message)
 	}
