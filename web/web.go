@@ -215,7 +215,7 @@ func formStatus(err error) int {
 func formProblem(err error) string {
 	switch formStatus(err) {
 	case http.StatusRequestEntityTooLarge:
-		return "What you sent is too large. Shorten the answer and try again."
+		return "What you sent is too large. Shorten it and try again."
 	case http.StatusRequestTimeout:
 		return "What you sent took too long to arrive. Try again."
 	}
