@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -196,24 +195,6 @@ func TestRevokingTheKeyEndsItsSessions(t *testing.T) {
 	b.signedIn(false)
 }
 
-// clock is a time that tests move.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 func TestExpiredSessionIsRefused(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hitl.db"))
@@ -221,7 +202,7 @@ func TestExpiredSessionIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c := &clock{now: time.Now()}
+	c := testserver.NewClock(time.Now())
 	eng := engine.New(st, engine.Options{Now: c.Now})
 	if _, err := eng.Bootstrap(ctx, adminToken); err != nil {
 		t.Fatal(err)
@@ -240,10 +221,10 @@ func TestExpiredSessionIsRefused(t *testing.T) {
 	b := browserAt(t, srv.URL)
 	b.signIn(adminToken)
 	expired := b.session()
-	c.add(engine.InboxSessionTTL - time.Second)
+	c.Add(engine.InboxSessionTTL - time.Second)
 	b.signedIn(true)
 	stream := b.openStream()
-	c.add(time.Second)
+	c.Add(time.Second)
 	ended(t, stream, "the session expired")
 	b.signedIn(false)
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // The HTTP edges: slow bodies, the connection cap, errors in the API's format, and the limit
@@ -261,24 +262,6 @@ func TestErrorsStayInTheirFormat(t *testing.T) {
 	}
 }
 
-// testClock is a clock the test moves.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // webClient is a browser of sorts: cookies, no redirects followed, and a source address.
 func webClient(t *testing.T, from string) *http.Client {
 	t.Helper()
@@ -306,7 +289,7 @@ func (e *env) signIn(hc *http.Client, token string) reply {
 // answer links together: past the limit, that address gets 429 until its minute is up, even
 // with good credentials; other addresses are not affected.
 func TestFailedAuthenticationIsRateLimited(t *testing.T) {
-	clock := &testClock{now: time.Now()}
+	clock := testserver.NewClock(time.Now())
 	e := startEdges(t, server.Config{AuthFailuresPerMinute: 3, LimiterClock: clock.Now})
 	agent := e.token("bot", hitl.RoleAgent)
 	inq := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Ship it?", AssignedTo: []string{"ann"}})
@@ -347,16 +330,16 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.doWith(here, "GET", "/healthz", "", ""); r.status != http.StatusOK {
 			t.Fatalf("a public route: %d %s", r.status, r.text)
 		}
-		clock.add(45 * time.Second)
+		clock.Add(45 * time.Second)
 		limited(t, "15 s before the minute is up", e.doWith(here, "GET", "/v1/me", agent, ""), 15, problem)
-		clock.add(15 * time.Second)
+		clock.Add(15 * time.Second)
 		if r := e.doWith(here, "GET", "/v1/me", agent, ""); r.status != http.StatusOK {
 			t.Fatalf("after the minute: %d %s", r.status, r.text)
 		}
 	})
 
 	t.Run("sign-in form", func(t *testing.T) {
-		clock.add(time.Minute)
+		clock.Add(time.Minute)
 		for i := range 3 {
 			if r := e.signIn(here, "bad-token"); r.status != http.StatusUnauthorized {
 				t.Fatalf("failure %d: %d %s", i, r.status, r.text)
@@ -370,14 +353,14 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.signIn(elsewhere, adminToken); r.status != http.StatusSeeOther {
 			t.Fatalf("another address: %d %s", r.status, r.text)
 		}
-		clock.add(time.Minute)
+		clock.Add(time.Minute)
 		if r := e.signIn(here, adminToken); r.status != http.StatusSeeOther {
 			t.Fatalf("after the minute: %d %s", r.status, r.text)
 		}
 	})
 
 	t.Run("answer links", func(t *testing.T) {
-		clock.add(time.Minute)
+		clock.Add(time.Minute)
 		for i, bad := range []string{"/a/not-a-link", "/a/v1.forged.sig", linkPath + "x"} {
 			if r := e.doWith(here, "GET", bad, "", ""); r.status != http.StatusUnauthorized {
 				t.Fatalf("failure %d: %d %s", i, r.status, r.text)
@@ -388,7 +371,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.doWith(elsewhere, "GET", linkPath, "", ""); r.status != http.StatusOK {
 			t.Fatalf("another address: %d %s", r.status, r.text)
 		}
-		clock.add(time.Minute)
+		clock.Add(time.Minute)
 		if r := e.doWith(here, "GET", linkPath, "", ""); r.status != http.StatusOK {
 			t.Fatalf("after the minute: %d %s", r.status, r.text)
 		}
@@ -397,7 +380,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 	// The tabs left open after a sign-out knock on the event stream with a session that has
 	// ended: that is no guess at a credential, and must not lock the person out.
 	t.Run("ended inbox sessions do not count", func(t *testing.T) {
-		clock.add(time.Minute)
+		clock.Add(time.Minute)
 		_, token := e.Key(hitl.KeyRequest{Name: "rita", Roles: []string{hitl.RoleResponder}})
 		tab := webClient(t, "127.0.0.1")
 		if r := e.signIn(tab, token); r.status != http.StatusSeeOther {
@@ -421,7 +404,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 	})
 
 	t.Run("one count for all three", func(t *testing.T) {
-		clock.add(time.Minute)
+		clock.Add(time.Minute)
 		e.doWith(here, "GET", "/v1/me", "bad-token", "")
 		e.signIn(here, "bad-token")
 		e.doWith(here, "GET", "/a/not-a-link", "", "")
