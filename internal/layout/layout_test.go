@@ -93,3 +93,18 @@ func TestImportGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestTestsDoNotSleep: tests wait for a condition (testserver.Eventually, WaitFor, Receive, a
+// channel, a moved clock), never a sleep that hopes something has happened by then. (The
+// pattern is split so that this file does not match it.)
+func TestTestsDoNotSleep(t *testing.T) {
+	out, err := exec.Command("git", "-C", "../..", "grep", "-n", "time."+"Sleep(", "--", "*_test.go").Output()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() == 1: // git grep found nothing
+	case err != nil:
+		t.Skipf("git grep: %v (not a git checkout?)", err)
+	default:
+		t.Errorf("tests that sleep instead of waiting for a condition:\n%s", out)
+	}
+}
