@@ -152,8 +152,8 @@ func mayClaimSession(p *hitl.Principal, s *hitl.Session) error {
 }
 
 // sessionView is what the principal may see of a session it can see: all of it for its owner
-// and admins; for responders its identity, status and counts, without the agent's state,
-// metadata, result, error or callback URL.
+// and admins; for responders its identity and status (counting only the inquiries they may
+// see: Engine.sessionFor), without the agent's state, metadata, result, error or callback URL.
 func sessionView(p *hitl.Principal, s *hitl.Session) *hitl.Session {
 	if ownsSession(p, s) {
 		return s

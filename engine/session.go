@@ -116,7 +116,27 @@ func (e *Engine) Session(ctx context.Context, p *hitl.Principal, key string) (*h
 	if !canSeeSession(p, s) {
 		return nil, sessionNotFound(key)
 	}
-	return sessionView(p, s), nil
+	return e.sessionFor(ctx, p, s)
+}
+
+// sessionFor is what p may see of s (sessionView), with counts of the inquiries p may see:
+// for anyone but its owner, those of the whole run would tell of questions kept from them.
+func (e *Engine) sessionFor(ctx context.Context, p *hitl.Principal, s *hitl.Session) (*hitl.Session, error) {
+	v := sessionView(p, s)
+	if v == s {
+		return s, nil
+	}
+	seen, err := e.store.SessionInquiries(ctx, s.Key, visibility(p))
+	if err != nil {
+		return nil, err
+	}
+	v.InquiriesAsked, v.PendingInquiries = len(seen), 0
+	for _, inq := range seen {
+		if inq.Status == hitl.StatusPending {
+			v.PendingInquiries++
+		}
+	}
+	return v, nil
 }
 
 // Sessions lists sessions newest first: agents see the ones they created.
@@ -126,10 +146,15 @@ func (e *Engine) Sessions(ctx context.Context, p *hitl.Principal, f hitl.Session
 	}
 	sessionsVisible(p, &f)
 	items, next, err := e.store.Sessions(ctx, f)
-	for i, s := range items {
-		items[i] = sessionView(p, s)
+	if err != nil {
+		return nil, "", err
 	}
-	return items, next, err
+	for i, s := range items {
+		if items[i], err = e.sessionFor(ctx, p, s); err != nil {
+			return nil, "", err
+		}
+	}
+	return items, next, nil
 }
 
 // SessionInquiries returns a session's whole history that the principal may see, oldest first.

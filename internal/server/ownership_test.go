@@ -274,3 +274,27 @@ func (e *env) inboxSession(token string) string {
 	e.t.Fatal("signing in set no session cookie")
 	return ""
 }
+
+// A responder's view of a session counts the questions it may see, not those kept from it.
+func TestASessionsCountsAreOfWhatTheResponderMaySee(t *testing.T) {
+	e := newEnv(t)
+	agent := e.principal("bot", []string{"agent"})
+	hal := e.token("hal", "responder")
+	ask(t, agent, hitl.InquiryRequest{Prompt: "For hal", Session: "run-6", AssignedTo: []string{"hal"}})
+	ask(t, agent, hitl.InquiryRequest{Prompt: "For someone else", Session: "run-6", AssignedTo: []string{"kim"}})
+	ask(t, agent, hitl.InquiryRequest{Prompt: "For kim too", Session: "run-6", AssignedTo: []string{"kim"}})
+
+	counts := func(body map[string]any) string {
+		return fmt.Sprintf("%v asked, %v pending", body["inquiries_asked"], body["pending_inquiries"])
+	}
+	if r := e.do("GET", "/v1/sessions/run-6", hal, ""); r.status != http.StatusOK || counts(r.body) != "1 asked, 1 pending" {
+		t.Errorf("hal's view: %d %s", r.status, r.text)
+	}
+	r := e.do("GET", "/v1/sessions", hal, "")
+	if data, _ := r.body["data"].([]any); len(data) != 1 || counts(data[0].(map[string]any)) != "1 asked, 1 pending" {
+		t.Errorf("hal's list: %s", r.text)
+	}
+	if r := e.do("GET", "/v1/sessions/run-6", adminToken, ""); counts(r.body) != "3 asked, 3 pending" {
+		t.Errorf("the admin's view: %s", r.text)
+	}
+}
