@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,6 +98,8 @@ type Engine struct {
 
 	// validating, when set (by tests), is called as an answer is validated.
 	validating func(*hitl.Inquiry)
+	// validators holds a token for each answer being validated (see validationSlot).
+	validators chan struct{}
 }
 
 // New returns an engine over store. Call Start before serving and Stop when done.
@@ -122,6 +125,7 @@ func New(store hitl.Store, o Options) *Engine {
 	if o.Thresholds != nil {
 		e.thresholds = *o.Thresholds
 	}
+	e.validators = make(chan struct{}, runtime.GOMAXPROCS(0))
 	e.draining = make(chan struct{})
 	e.kick = make(chan struct{}, 1)
 	e.outbox.kick = make(chan struct{}, 1)

@@ -282,7 +282,12 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, e.late(ctx, id)
 	}
+	release, err := e.validationSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
 	response, err := e.checkResponse(cur, req)
+	release()
 	if err != nil {
 		return nil, err
 	}

@@ -252,9 +252,14 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		bad.add("/fallback_value", "only applies with a fallback policy other than fail")
 	}
 	if len(bad) == 0 && !hitl.IsNull(inq.FallbackValue) {
+		release, err := e.validationSlot(ctx)
+		if err != nil {
+			return nil, err
+		}
 		for _, fe := range e.checkAnswer(inq, inq.FallbackValue) {
 			bad.add("/fallback_value"+fe.Path, "%s", fe.Message)
 		}
+		release()
 	}
 	if hitl.IsNull(inq.FallbackValue) {
 		inq.FallbackValue = nil
@@ -343,4 +348,17 @@ func (e *Engine) decodeAnswer(inq *hitl.Inquiry, value json.RawMessage) (json.Ra
 		e.validating(inq)
 	}
 	return compact, s.ValidateValue(v)
+}
+
+// validationSlot waits for one of the engine's validation slots, one per CPU: validating is
+// CPU work, and values that arrive together beyond the CPUs' number would only each take
+// longer, and hold their memory longer, if validated at once. A caller that gives up (the
+// client went away) stops waiting and is never validated.
+func (e *Engine) validationSlot(ctx context.Context) (release func(), err error) {
+	select {
+	case e.validators <- struct{}{}:
+		return func() { <-e.validators }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

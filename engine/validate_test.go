@@ -3,7 +3,9 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -101,5 +103,69 @@ func TestCostlyAnswersAreRefusedBeforeTheWriter(t *testing.T) {
 		if !asError(err, &he) || he.Code != hitl.EInvalidResponse || len(he.Fields) != 1 || he.Fields[0].Path != path {
 			t.Errorf("answer %.40s: %v, want 422 at %q", answer, err, path)
 		}
+	}
+}
+
+// TestValidationWaitsForASlot: as many answers are validated at once as there are CPUs; the
+// next one waits, and one whose caller gives up while it waits is never validated nor stored.
+func TestValidationWaitsForASlot(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	slots := runtime.GOMAXPROCS(0)
+	ids := make([]int64, slots+1)
+	for i := range ids {
+		inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "n?", ResponseSchema: json.RawMessage(`{"type":"integer"}`)}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = inq.ID
+	}
+	entered, hold := make(chan int64, len(ids)), make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	defer release()
+	engine.SetValidating(e, func(inq *hitl.Inquiry) {
+		entered <- inq.ID
+		<-hold
+	})
+	answered := make(chan error, slots)
+	for _, id := range ids[:slots] {
+		go func() {
+			_, err := e.Respond(ctx, human, id, &hitl.ResponseRequest{Response: json.RawMessage(`7`)})
+			answered <- err
+		}()
+	}
+	for range slots {
+		select {
+		case <-entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("an answer was never validated")
+		}
+	}
+	// Every slot is taken: the next answer waits, until its caller gives up.
+	gaveUp, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() {
+		_, err := e.Respond(gaveUp, human, ids[slots], &hitl.ResponseRequest{Response: json.RawMessage(`8`)})
+		waited <- err
+	}()
+	select {
+	case id := <-entered:
+		t.Fatalf("inquiry %d was validated while every slot was taken", id)
+	case err := <-waited:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("the answer whose caller gave up: %v, want context.DeadlineExceeded", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the answer neither waited for a slot nor gave up")
+	}
+	release()
+	for range slots {
+		if err := <-answered; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := e.Inquiry(ctx, human, ids[slots]); err != nil || got.Status != hitl.StatusPending {
+		t.Fatalf("the given-up answer was stored: %+v, %v", got, err)
 	}
 }
