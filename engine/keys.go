@@ -161,6 +161,9 @@ func (e *Engine) CreateKey(ctx context.Context, p *hitl.Principal, req *hitl.Key
 		return nil, err
 	}
 	k := &hitl.Key{ID: newKeyID(), Name: req.Name, Roles: sortedSet(req.Roles), Groups: sortedSet(req.Groups), CreatedAt: e.clock()}
+	if err := e.checkKeyName(ctx, k); err != nil {
+		return nil, err
+	}
 	token := newToken()
 	var ev *hitl.Event
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
@@ -278,4 +281,30 @@ func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToke
 	}
 	e.published(evs)
 	return newAdminToken, nil
+}
+
+// checkKeyName refuses a key that would give a name another principal's powers. A name is one
+// principal: what it created, what is assigned to it, what it answered are all by name. So
+// another key for a name that an unrevoked key holds (a second credential, to rotate one) must
+// hold the same roles and groups; an agent key named admin would otherwise own what the admin
+// created.
+func (e *Engine) checkKeyName(ctx context.Context, k *hitl.Key) error {
+	keys, err := e.store.Keys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, other := range keys {
+		if other.Name == k.Name && other.RevokedAt == nil && (!slices.Equal(other.Roles, k.Roles) || !slices.Equal(other.Groups, k.Groups)) {
+			return hitl.Errorf(hitl.EConflict, "%s already has a key (%s) with roles %s and groups %s; another key for %s must have the same roles and groups, or choose another name",
+				k.Name, other.ID, listOrNone(other.Roles), listOrNone(other.Groups), k.Name)
+		}
+	}
+	return nil
+}
+
+func listOrNone(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	return strings.Join(items, ", ")
 }

@@ -298,3 +298,20 @@ func TestASessionsCountsAreOfWhatTheResponderMaySee(t *testing.T) {
 		t.Errorf("the admin's view: %s", r.text)
 	}
 }
+
+// A name is one principal: a key may not give a name that another key holds other powers
+// (an agent key named admin would own what the admin created).
+func TestAKeyNameIsOnePrincipal(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "admin", Roles: []string{hitl.RoleAgent}})
+	if ce := wantCode(t, err, hitl.EConflict); !strings.Contains(ce.Detail, "admin already has a key") {
+		t.Fatalf("an agent key named admin: %v", err)
+	}
+	e.token("bot", hitl.RoleAgent)
+	_, err = e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}})
+	wantCode(t, err, hitl.EConflict)
+	// A second credential for the same principal, to rotate the first, is fine.
+	if _, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}}); err != nil {
+		t.Fatalf("a second key for bot: %v", err)
+	}
+}
