@@ -71,7 +71,7 @@ func (w *where) visible(v hitl.Visibility) {
 }
 
 func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
-	return onReader(s, ctx, func() (*hitl.Inquiry, error) { return getInquiry(ctx, s.reader, id) })
+	return onReader(s, ctx, func() (*hitl.Inquiry, error) { return getInquiry(ctx, s.read, id) })
 }
 
 func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error) {
@@ -146,7 +146,7 @@ func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 			w.add("i.id < ?", cursor)
 		}
 	}
-	items, err := queryInquiries(ctx, s.reader, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ?",
+	items, err := queryInquiries(ctx, s.read, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ?",
 		append(w.args, f.Page.Limit+1)...)
 	if err != nil {
 		return nil, "", err
@@ -159,7 +159,7 @@ func (s *Store) CountInquiries(ctx context.Context, f hitl.InquiryFilter) (int, 
 	return onReader(s, ctx, func() (int, error) {
 		w := inquiryWhere(f)
 		var n int
-		err := s.reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries i"+w.String(), w.args...).Scan(&n)
+		err := s.read.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries i"+w.String(), w.args...).Scan(&n)
 		return n, dbError(err, "inquiries")
 	})
 }
@@ -170,7 +170,7 @@ func (s *Store) PendingCount(ctx context.Context) (int, error) {
 
 func (s *Store) pendingCount(ctx context.Context) (int, error) {
 	var n int
-	err := s.reader.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries WHERE status = 'pending'").Scan(&n)
+	err := s.read.QueryRowContext(ctx, "SELECT COUNT(*) FROM inquiries WHERE status = 'pending'").Scan(&n)
 	return n, dbError(err, "inquiries")
 }
 
@@ -179,7 +179,7 @@ func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 }
 
 func (s *Store) pendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
-	rows, err := s.reader.QueryContext(ctx, "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+	rows, err := s.read.QueryContext(ctx, "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
 	if err != nil {
 		return nil, dbError(err, "deadlines")
 	}
@@ -246,7 +246,7 @@ func getSession(ctx context.Context, q querier, key string) (*hitl.Session, erro
 }
 
 func (s *Store) Session(ctx context.Context, key string) (*hitl.Session, error) {
-	return onReader(s, ctx, func() (*hitl.Session, error) { return getSession(ctx, s.reader, key) })
+	return onReader(s, ctx, func() (*hitl.Session, error) { return getSession(ctx, s.read, key) })
 }
 
 func (s *Store) Sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
@@ -283,7 +283,7 @@ func (s *Store) sessions(ctx context.Context, f hitl.SessionFilter) ([]*hitl.Ses
 	default:
 		w.add("s.status = ?", f.Status)
 	}
-	rows, err := s.reader.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s"+w.String()+" ORDER BY s.rowid DESC LIMIT ?", append(w.args, f.Page.Limit+1)...)
+	rows, err := s.read.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s"+w.String()+" ORDER BY s.rowid DESC LIMIT ?", append(w.args, f.Page.Limit+1)...)
 	if err != nil {
 		return nil, "", dbError(err, "sessions")
 	}
@@ -319,7 +319,7 @@ func (s *Store) sessionInquiries(ctx context.Context, key string, v hitl.Visibil
 	var w where
 	w.add("i.session = ?", key)
 	w.visible(v)
-	return queryInquiries(ctx, s.reader, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id", w.args...)
+	return queryInquiries(ctx, s.read, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id", w.args...)
 }
 
 func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
@@ -347,7 +347,7 @@ func (s *Store) events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, 
 		w.add("((e.inquiry_id IS NOT NULL AND "+strings.Join(iv.conds, " AND ")+") OR (e.inquiry_id IS NULL AND s.created_by = ?))",
 			append(iv.args, f.Visibility.CreatedBy)...)
 	}
-	rows, err := s.reader.QueryContext(ctx, "SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data"+from+w.String()+" ORDER BY e.seq LIMIT ?",
+	rows, err := s.read.QueryContext(ctx, "SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data"+from+w.String()+" ORDER BY e.seq LIMIT ?",
 		append(w.args, f.Limit)...)
 	if err != nil {
 		return nil, dbError(err, "events")
@@ -379,7 +379,7 @@ func (s *Store) events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, 
 func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
 	return onReader(s, ctx, func() (int64, error) {
 		var seq int64
-		err := s.reader.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM events").Scan(&seq)
+		err := s.read.QueryRowContext(ctx, "SELECT COALESCE(MAX(seq), 0) FROM events").Scan(&seq)
 		return seq, dbError(err, "events")
 	})
 }
@@ -415,7 +415,7 @@ func (s *Store) KeyByTokenHash(ctx context.Context, hash string) (*hitl.Key, err
 }
 
 func (s *Store) keyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
-	k, err := scanKey(s.reader.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL", hash))
+	k, err := scanKey(s.read.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL", hash))
 	return k, dbError(err, "key")
 }
 
@@ -424,7 +424,7 @@ func (s *Store) Keys(ctx context.Context) ([]*hitl.Key, error) {
 }
 
 func (s *Store) keys(ctx context.Context) ([]*hitl.Key, error) {
-	rows, err := s.reader.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
+	rows, err := s.read.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
 	if err != nil {
 		return nil, dbError(err, "keys")
 	}

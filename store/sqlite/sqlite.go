@@ -55,6 +55,7 @@ const maxBatch = 256
 type Store struct {
 	writer  *sql.DB
 	reader  *sql.DB
+	read    *readPool // runs reads on reader with prepared statements
 	changes *groupcommit.Queue
 	reads   chan func()
 	quit    chan struct{}
@@ -111,7 +112,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	s := &Store{writer: writer, reader: reader, reads: make(chan func()), quit: make(chan struct{})}
+	s := &Store{writer: writer, reader: reader, read: newReadPool(reader), reads: make(chan func()), quit: make(chan struct{})}
 	s.changes = groupcommit.New(maxBatch, s.commit)
 	for range n {
 		s.readers.Go(func() {
@@ -148,6 +149,7 @@ func (s *Store) Close() error {
 		close(s.quit)
 	}
 	s.readers.Wait()
+	s.read.close()
 	return errors.Join(s.writer.Close(), s.reader.Close())
 }
 
@@ -181,7 +183,7 @@ func onReader[T any](s *Store, ctx context.Context, fn func() (T, error)) (T, er
 func (s *Store) Ping(ctx context.Context) error {
 	_, err := onReader(s, ctx, func() (int, error) {
 		var one int
-		return one, s.reader.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+		return one, s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
 	})
 	if err != nil {
 		return hitl.Errorf(hitl.EUnavailable, "database does not answer")
@@ -205,8 +207,9 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 		}
 		return
 	}
+	btx := newBatchTx(tx)
 	for _, o := range batch {
-		o.Err = s.runOne(ctx, tx, o)
+		o.Err = s.runOne(ctx, btx, o)
 	}
 	if err := tx.Commit(); err != nil {
 		for _, o := range batch {
@@ -217,7 +220,7 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 	}
 }
 
-func (s *Store) runOne(ctx context.Context, tx *sql.Tx, o *groupcommit.Op) (err error) {
+func (s *Store) runOne(ctx context.Context, tx *batchTx, o *groupcommit.Op) (err error) {
 	if err := o.Ctx.Err(); err != nil {
 		return err
 	}

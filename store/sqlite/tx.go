@@ -13,7 +13,7 @@ import (
 // txn is one change's view of the writer's transaction.
 type txn struct {
 	ctx context.Context
-	tx  *sql.Tx
+	tx  *batchTx
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }

@@ -134,7 +134,7 @@ func scanWebhook(sc interface{ Scan(...any) error }) (*hitl.Webhook, error) {
 
 func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
 	return onReader(s, ctx, func() ([]*hitl.Webhook, error) {
-		rows, err := s.reader.QueryContext(ctx, "SELECT "+webhookColumns+" FROM webhooks ORDER BY created_at, id")
+		rows, err := s.read.QueryContext(ctx, "SELECT "+webhookColumns+" FROM webhooks ORDER BY created_at, id")
 		if err != nil {
 			return nil, dbError(err, "webhooks")
 		}
@@ -153,7 +153,7 @@ func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
 
 func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
 	return onReader(s, ctx, func() (*hitl.Webhook, error) {
-		w, err := scanWebhook(s.reader.QueryRowContext(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE id = ?", id))
+		w, err := scanWebhook(s.read.QueryRowContext(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE id = ?", id))
 		return w, dbError(err, "webhook "+id)
 	})
 }
@@ -251,7 +251,7 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 		if f.Session != "" {
 			w.add("d.session = ?", f.Session)
 		}
-		rows, err := queryDeliveryRows(ctx, s.reader, "SELECT "+deliveryColumns+" FROM deliveries d"+w.String()+" ORDER BY d.ord DESC LIMIT ?",
+		rows, err := queryDeliveryRows(ctx, s.read, "SELECT "+deliveryColumns+" FROM deliveries d"+w.String()+" ORDER BY d.ord DESC LIMIT ?",
 			false, append(w.args, f.Page.Limit+1)...)
 		if err != nil {
 			return page{}, err
@@ -269,7 +269,7 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
 	return onReader(s, ctx, func() (int64, error) {
 		var seq int64
-		err := s.reader.QueryRowContext(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)
+		err := s.read.QueryRowContext(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)
 		return seq, dbError(err, "outbox cursor")
 	})
 }
@@ -279,7 +279,7 @@ func (s *Store) SessionsByKey(ctx context.Context, keys []string) ([]*hitl.Sessi
 		return nil, nil
 	}
 	return onReader(s, ctx, func() ([]*hitl.Session, error) {
-		rows, err := s.reader.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key IN ("+placeholders(len(keys))+")", anyArgs(keys)...)
+		rows, err := s.read.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key IN ("+placeholders(len(keys))+")", anyArgs(keys)...)
 		if err != nil {
 			return nil, dbError(err, "sessions")
 		}
