@@ -362,7 +362,7 @@ also read answers piped in).`,
 				if inq.Status.Final() {
 					return fmt.Errorf("inquiry %d is %s already", id, inq.Status)
 				}
-				if answer, err = askForm(inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
+				if answer, err = askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 			case approve || reject:

@@ -2,17 +2,21 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
 
 	"github.com/hitl-dev/hitl"
@@ -220,11 +224,52 @@ func jsonField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error))
 	return []huh.Field{f}, func() (json.RawMessage, error) { return json.RawMessage(text), nil }
 }
 
-// askForm runs the answer form for inq on in and out.
-func askForm(inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
+// askForm runs the answer form for inq on in and out. On a terminal the form gets the
+// terminal itself, so that it can put it in raw mode (arrow keys, Enter); plain prompts
+// (ACCESSIBLE) read one byte at a time, so that piped answers reach the prompt they are meant
+// for. Ctrl-C, and SIGINT, SIGTERM or SIGHUP while the form is open, abort it: nothing is sent.
+func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
 	fields, get := answerForm(inq)
-	if err := huh.NewForm(huh.NewGroup(fields...)).WithAccessible(accessible()).
-		WithInput(oneByteReader{in}).WithOutput(out).Run(); err != nil {
+	// The signals are this function's to handle (below), not the form library's: it would
+	// take SIGTERM for a submit.
+	form := huh.NewForm(huh.NewGroup(fields...)).WithAccessible(accessible()).WithOutput(out).
+		WithProgramOptions(tea.WithoutSignalHandler())
+	if f, ok := in.(*os.File); ok && isTerminal(f) && !accessible() {
+		form = form.WithInput(f)
+	} else {
+		form = form.WithInput(oneByteReader{in})
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	caught := make(chan syscall.Signal, 1)
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case s := <-signals:
+			caught <- s.(syscall.Signal)
+			cancel()
+		case <-stop:
+		}
+	}()
+	err := form.RunWithContext(ctx)
+	close(stop)
+	<-watched
+	const unsent = "the form was closed and nothing was sent"
+	select {
+	case s := <-caught:
+		return nil, signalError{sig: s, what: unsent}
+	default:
+	}
+	if errors.Is(err, huh.ErrUserAborted) {
+		return nil, signalError{sig: syscall.SIGINT, what: unsent}
+	}
+	if err != nil {
 		return nil, err
 	}
 	return get()

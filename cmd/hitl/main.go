@@ -10,8 +10,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/hitl-dev/hitl/client"
 )
@@ -49,8 +51,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		ue usageError
 		te *client.TimeoutError
 		ce *client.CancelledError
+		se signalError
 	)
 	switch {
+	case errors.As(err, &se):
+		fmt.Fprintln(stderr, "hitl:", err)
+		return se.exitCode()
 	case errors.As(err, &te):
 		fmt.Fprintln(stderr, "hitl:", err)
 		return exitTimeout
@@ -89,12 +95,25 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
-// isTerminal reports whether a reader or writer is a terminal (a character device).
+// isTerminal reports whether a reader or writer is a terminal: a character device is not
+// enough (/dev/null is one), so ask the terminal driver.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := file.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(file.Fd()))
 }
+
+// signalError: a signal stopped the command before it did what it was asked.
+type signalError struct {
+	sig  syscall.Signal
+	what string // what was not done
+}
+
+// signalNames are the signals that stop a form.
+var signalNames = map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP"}
+
+func (e signalError) Error() string {
+	return fmt.Sprintf("stopped by %s: %s", signalNames[e.sig], e.what)
+}
+
+// exitCode is the shell's convention: 128 + the signal's number.
+func (e signalError) exitCode() int { return 128 + int(e.sig) }
