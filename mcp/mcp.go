@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/strictjson"
 )
 
@@ -45,7 +46,7 @@ type Options struct {
 	WaitBound time.Duration
 	// Responder adds list_pending_inquiries and respond_to_inquiry, for principals that answer.
 	Responder bool
-	// Version is reported to clients.
+	// Version is reported to clients (default: this binary's version and VCS revision).
 	Version string
 }
 
@@ -55,7 +56,7 @@ func NewServer(b Backend, o Options) *sdk.Server {
 		o.WaitBound = DefaultWaitBound
 	}
 	if o.Version == "" {
-		o.Version = "dev"
+		o.Version = buildinfo.Get().Short()
 	}
 	t := &tools{b: b, bound: o.WaitBound}
 	s := sdk.NewServer(&sdk.Implementation{Name: "hitl", Title: "hitl: ask a human", Version: o.Version}, &sdk.ServerOptions{

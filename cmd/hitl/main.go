@@ -1,6 +1,6 @@
 // Command hitl is the human-in-the-loop server and its command-line client: `hitl serve`
 // runs the server; ask, ls, show, respond, cancel, keys and whoami talk to it; bench
-// measures it.
+// measures it; version says which hitl this is.
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 )
 
 // Exit statuses, documented in the README.
@@ -79,10 +80,31 @@ func newRoot() *cobra.Command {
 		Short:         "Human-in-the-loop server: agents ask, humans answer, agents resume",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Get().String(),
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), cancelCmd(), keysCmd(), webhooksCmd(), whoamiCmd(), mcpCmd(), benchCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), cancelCmd(), keysCmd(), webhooksCmd(), whoamiCmd(), mcpCmd(), benchCmd(), versionCmd())
 	return root
+}
+
+// versionLine is what `hitl version` and `hitl --version` print.
+func versionLine() string { return "hitl " + buildinfo.Get().String() }
+
+func versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version, the VCS revision and the Go toolchain of this hitl",
+		Long: `Print the module version and the VCS revision hitl was built from, and the Go toolchain
+that built it. A build that recorded none (go run, go test, -buildvcs=false) says "(devel)" and
+"revision unknown". The server reports the same in its hitl_build_info metric and as its MCP
+server version.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+			return nil
+		},
+	}
 }
 
 // exactArgs is cobra.ExactArgs that reports a usage error.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -283,5 +285,46 @@ func TestMigrate(t *testing.T) {
 	}
 	if code, _, _ := cli(t, "migrate", "--db", filepath.Join(t.TempDir(), "hitl.db")); code != exitUsage {
 		t.Fatalf("migrate of a SQLite file: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestVersion: `hitl version`, `hitl --version` and `hitl -v` print the same line: the module
+// version, the VCS revision and the toolchain. A test binary records no VCS stamp, so it
+// says "(devel)" and "revision unknown" rather than fail.
+func TestVersion(t *testing.T) {
+	bi := buildinfo.Get()
+	want := fmt.Sprintf("hitl %s, revision %s, %s\n", bi.Version, bi.Revision, bi.GoVersion)
+	if bi.Version != buildinfo.Devel || bi.Revision != buildinfo.Unknown {
+		t.Logf("this test binary has build information: %+v", bi)
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
+		code, stdout, errOut := cli(t, args...)
+		if code != exitOK || stdout != want || errOut != "" {
+			t.Errorf("hitl %s: %d %q %q, want %q", strings.Join(args, " "), code, stdout, errOut, want)
+		}
+	}
+	if code, _, _ := cli(t, "version", "extra"); code != exitUsage {
+		t.Errorf("hitl version extra: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestServeOnABusyAddress: a second `hitl serve` on a busy address exits 1 with one line that
+// names the address, and logs nothing else: it has opened no database and started no engine.
+func TestServeOnABusyAddress(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	dir := t.TempDir()
+	t.Setenv("HITL_CREDENTIALS", filepath.Join(dir, "credentials.json"))
+	addr := held.Addr().String()
+	code, stdout, errOut := cli(t, "serve", "--addr", addr, "--db", filepath.Join(dir, "hitl.db"), "--log-level", "debug")
+	want := "hitl: " + addr + " is in use — is another hitl serve running? (--addr)\n"
+	if code != exitError || errOut != want || stdout != "" {
+		t.Fatalf("serve on a busy address: exit %d, stdout %q, stderr %q; want exit %d and stderr %q", code, stdout, errOut, exitError, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("serve on a busy address created %v", entries)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -37,6 +38,9 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer session.Close()
+	if v := session.InitializeResult().ServerInfo.Version; v != buildinfo.Get().Short() {
+		t.Fatalf("hitl mcp reports version %q, want %q", v, buildinfo.Get().Short())
+	}
 
 	humanClient := client.New(url, human.Token, nil)
 	answered := make(chan struct{})

@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 )
 
 // Metrics holds every collector hitl exports, on its own registry.
@@ -60,8 +62,17 @@ func New(g Gauges) *Metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, g.Pending),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_waiters", Help: "Agents parked on a wait (long polls)."}, g.Waiting),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
+		buildInfo(buildinfo.Get()),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// buildInfo is the gauge hitl_build_info{version,revision,go_version} 1: which hitl this is.
+func buildInfo(i buildinfo.Info) prometheus.Collector {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "hitl_build_info", Help: "Which hitl this is: its module version, VCS revision and Go toolchain; always 1.",
+		ConstLabels: prometheus.Labels{"version": i.Version, "revision": i.Revision, "go_version": i.GoVersion}})
+	g.Set(1)
+	return g
 }
 
 // Handler serves the metrics in the Prometheus text format.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -458,10 +459,12 @@ func TestOperationalEndpoints(t *testing.T) {
 	<-woken
 	ask(t, agent, hitl.InquiryRequest{Prompt: "still pending"})
 	m := e.do("GET", "/metrics", "", "").text
+	bi := buildinfo.Get() // (devel) and unknown in a test binary: the metric says so too
 	for _, want := range []string{
 		"hitl_inquiries_created_total 2", `hitl_inquiries_resolved_total{status="responded"} 1`, "hitl_inquiries_pending 1",
 		"hitl_human_response_seconds_count 1", "hitl_wake_latency_seconds_count 1", "\nhitl_waiters 0\n", "\nhitl_streams 0\n",
 		`hitl_http_requests_total{route="POST /v1/inquiries",status="201"} 2`,
+		fmt.Sprintf(`hitl_build_info{go_version=%q,revision=%q,version=%q} 1`, bi.GoVersion, bi.Revision, bi.Version),
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q", want)

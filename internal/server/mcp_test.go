@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -84,6 +85,11 @@ func TestMCPOverStreamableHTTP(t *testing.T) {
 	must(t, err)
 	if names := toolNames(t, agent); strings.Join(names, ",") != "get_user_input,request_user_input" {
 		t.Fatalf("an agent's tools: %v", names)
+	}
+	// The server tells its version: the binary's version and VCS revision ("(devel), revision
+	// unknown" in a test binary), not a placeholder.
+	if info := agent.InitializeResult().ServerInfo; info.Name != "hitl" || info.Version != buildinfo.Get().Short() || !strings.Contains(info.Version, "revision") {
+		t.Fatalf("serverInfo %+v, want version %q", info, buildinfo.Get().Short())
 	}
 	tools, err := agent.ListTools(ctx, nil)
 	must(t, err)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/net/netutil"
@@ -178,7 +179,9 @@ type Server struct {
 // DBName is the database for messages: the file, or the URL without its password.
 func (c *Config) DBName() string { return redact(c.DB) }
 
-// Open validates the configuration, opens the store, starts the engine and binds the address.
+// Open validates the configuration, binds the address, opens the store and starts the engine.
+// It binds first, so that a second server on a busy address stops before it touches the
+// database or starts any timer.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = 1 << 20
@@ -189,11 +192,16 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg.DB, log)
+	ln, err := listen(cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st}
+	st, err := OpenStore(ctx, cfg.DB, log)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, store: st, listener: ln}
 	var eng *engine.Engine
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
@@ -204,15 +212,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
+		ln.Close()
 		st.Close()
 		return nil, err
 	}
 	if err := eng.Start(ctx); err != nil {
-		st.Close()
-		return nil, err
-	}
-	if s.listener, err = net.Listen("tcp", cfg.Addr); err != nil {
-		eng.Stop()
+		ln.Close()
 		st.Close()
 		return nil, err
 	}
@@ -238,6 +243,19 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// listen binds the address. An address another process holds (most likely another hitl
+// serve) is one line that says so.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("%s is in use — is another hitl serve running? (--addr)", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s (--addr): %w", addr, err)
+	}
+	return ln, nil
 }
 
 // routes sends the API's paths to the API and every other path to the web inbox. Every path

@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
@@ -156,6 +157,23 @@ class ServerTest(unittest.TestCase):
         d = self.agent.should_request_input(confidence=0.95, risk=0.1, reversibility=0.9)
         self.assertEqual(d["mode"], "autonomous")
         self.assertFalse(d["should_ask"])
+
+    def test_the_credentials_file_of_hitl_serve(self):
+        """With HITL_URL and HITL_TOKEN unset, the client reads the file `hitl serve` wrote, as the CLI does."""
+        env = {k: v for k, v in os.environ.items() if k not in ("HITL_URL", "HITL_TOKEN", "HITL_CREDENTIALS")}
+        # The server of these tests has HITL_ADMIN_TOKEN, so it saved its URL only.
+        with mock.patch.dict(os.environ, dict(env, HITL_CREDENTIALS=os.path.join(self.dir.name, "credentials.json")), clear=True):
+            self.assertEqual((hitl.Client().url, hitl.Client().token), (self.url, ""))
+        # A file with a token too (what a first start saves), found under $XDG_CONFIG_HOME.
+        xdg = os.path.join(self.dir.name, "xdg")
+        os.makedirs(os.path.join(xdg, "hitl"))
+        with open(os.path.join(xdg, "hitl", "credentials.json"), "w") as f:
+            json.dump({"url": self.url, "token": self.agent.token}, f)
+        with mock.patch.dict(os.environ, dict(env, XDG_CONFIG_HOME=xdg, HOME=os.path.join(self.dir.name, "nohome")), clear=True):
+            if sys.platform in ("darwin", "ios") or os.name == "nt":
+                self.skipTest("XDG_CONFIG_HOME is the Unix rule")
+            d = hitl.Client().should_request_input(confidence=0.95, risk=0.1, reversibility=0.9)
+        self.assertEqual(d["mode"], "autonomous")
 
     def test_request_user_input_tool(self):
         t = self.answer_when_asked("Which date?", "2026-12-04")

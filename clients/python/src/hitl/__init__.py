@@ -5,6 +5,7 @@ Standard library only. See Client.request_input, and request_user_input for agen
 
 import json
 import os
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -18,10 +19,15 @@ __all__ = [
     "InputCancelledError",
     "ServerUnavailableError",
     "request_user_input",
+    "credentials_path",
+    "load_credentials",
 ]
 
 # How long each long poll lasts; the server holds it at most 5 minutes.
 POLL_SECONDS = 30
+
+# Where the client connects when neither an argument, HITL_URL nor the credentials file says.
+DEFAULT_URL = "http://127.0.0.1:7447"
 
 
 class HitlError(Exception):
@@ -60,15 +66,110 @@ def _retryable(err):
     return isinstance(err, (urllib.error.URLError, ConnectionError, TimeoutError, OSError))
 
 
+# ---- the credentials file of the hitl CLI (internal/credentials in the Go module)
+
+
+def _user_config_dir():
+    """The user's config directory, as Go's os.UserConfigDir finds it."""
+    if os.name == "nt":
+        d = os.environ.get("AppData", "")
+        if not d:
+            raise HitlError("%AppData% is not defined")
+        return d
+    if sys.platform in ("darwin", "ios"):
+        d = os.environ.get("HOME", "")
+        if not d:
+            raise HitlError("$HOME is not defined")
+        return d + "/Library/Application Support"
+    d = os.environ.get("XDG_CONFIG_HOME", "")
+    if not d:
+        d = os.environ.get("HOME", "")
+        if not d:
+            raise HitlError("neither $XDG_CONFIG_HOME nor $HOME are defined")
+        return d + "/.config"
+    if not os.path.isabs(d):
+        raise HitlError("path in $XDG_CONFIG_HOME is relative")
+    return d
+
+
+def credentials_path():
+    """The file where `hitl serve` leaves the server's URL and the first admin token.
+
+    HITL_CREDENTIALS, else hitl/credentials.json in the user's config directory:
+    $XDG_CONFIG_HOME, else ~/.config (~/Library/Application Support on macOS, %AppData% on
+    Windows), as the hitl CLI finds it. Raises HitlError when there is no such directory.
+    """
+    p = os.environ.get("HITL_CREDENTIALS", "")
+    if p:
+        return p
+    try:
+        d = _user_config_dir()
+    except HitlError as e:
+        raise HitlError("no place for the credentials file (set HITL_CREDENTIALS): %s" % e) from None
+    p = os.path.normpath(os.path.join(d, "hitl", "credentials.json"))
+    if os.name != "nt" and p.startswith("//"):
+        p = "/" + p.lstrip("/")  # as Go's filepath.Clean
+    return p
+
+
+class _Members(list):
+    """A JSON object's members in order, duplicates kept."""
+
+
+def _reject_constant(name):
+    raise ValueError("invalid character %r" % name[0])
+
+
+def load_credentials():
+    """Reads the credentials file: {"url": ..., "token": ...} ("" for what it lacks).
+
+    A missing file gives both empty; a file that cannot be read or is not a credentials file
+    raises HitlError. It is read as the hitl CLI reads it: member names in any case, the last
+    of a repeated name wins, null leaves a field as it was, other members are ignored.
+    """
+    path = credentials_path()
+    creds = {"url": "", "token": ""}
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return creds
+    except OSError as e:
+        raise HitlError("cannot read the credentials file %s: %s" % (path, e)) from None
+    try:
+        doc = json.loads(raw.decode("utf-8", "replace"), object_pairs_hook=_Members, parse_constant=_reject_constant)
+        if doc is not None and not isinstance(doc, _Members):
+            raise ValueError("want a JSON object")
+        for name, value in doc or []:
+            field = name.casefold()
+            if field not in creds or value is None:
+                continue
+            if not isinstance(value, str):
+                raise ValueError("%s must be a string" % name)
+            creds[field] = value
+    except ValueError as e:
+        raise HitlError("%s is not a hitl credentials file: %s" % (path, e)) from None
+    return creds
+
+
 class Client:
     """Talks to one hitl server with one token.
 
-    url and token default to the HITL_URL and HITL_TOKEN environment variables.
+    url and token default to the HITL_URL and HITL_TOKEN environment variables, and where those
+    are unset or empty to the credentials file the hitl CLI uses (see credentials_path), which
+    `hitl serve` writes on its first start; the URL then defaults to http://127.0.0.1:7447.
+    The file is read only when it is needed, and then a file that cannot be read raises
+    HitlError, as the CLI stops on it.
     """
 
     def __init__(self, url=None, token=None, timeout=30.0, give_up_after=15.0):
-        self.url = (url or os.environ.get("HITL_URL") or "http://127.0.0.1:7447").rstrip("/")
-        self.token = token if token is not None else os.environ.get("HITL_TOKEN", "")
+        env_url = os.environ.get("HITL_URL", "")
+        env_token = os.environ.get("HITL_TOKEN", "")
+        creds = {}
+        if (not url and not env_url) or (token is None and not env_token):
+            creds = load_credentials()
+        self.url = (url or env_url or creds.get("url") or DEFAULT_URL).rstrip("/")
+        self.token = token if token is not None else (env_token or creds.get("token", ""))
         self.timeout = timeout
         self.give_up_after = give_up_after
 
@@ -246,5 +347,5 @@ def _outcome(inquiry):
 
 
 def request_user_input(prompt, context=None, request_type=None, options=None, **kwargs):
-    """request_user_input as a plain function, with a client from HITL_URL and HITL_TOKEN."""
+    """request_user_input as a plain function, with a client from HITL_URL and HITL_TOKEN (or the credentials file)."""
     return Client().request_user_input(prompt, context=context, request_type=request_type, options=options, **kwargs)
