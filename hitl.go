@@ -24,6 +24,17 @@ const (
 // Final reports whether nothing may change the inquiry any more.
 func (s Status) Final() bool { return s != StatusPending }
 
+// Words is the status as a sentence says it: "answered", "timed out".
+func (s Status) Words() string {
+	switch s {
+	case StatusResponded:
+		return "answered"
+	case StatusTimeout:
+		return "timed out"
+	}
+	return string(s)
+}
+
 // Valid reports whether s is one of the four statuses.
 func (s Status) Valid() bool {
 	switch s {

@@ -369,7 +369,7 @@ func answeredAlready(p *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseReq
 }
 
 func conflictFinal(cur *hitl.Inquiry) error {
-	return &hitl.Error{Code: hitl.EConflict, Message: fmt.Sprintf("inquiry %d is already %s", cur.ID, cur.Status), Inquiry: cur}
+	return &hitl.Error{Code: hitl.EConflict, Message: fmt.Sprintf("inquiry %d is already %s", cur.ID, cur.Status.Words()), Inquiry: cur}
 }
 
 // late handles an answer or cancel that came after the deadline but before the timer fired:

@@ -360,7 +360,7 @@ also read answers piped in).`,
 					return err
 				}
 				if inq.Status.Final() {
-					return fmt.Errorf("inquiry %d is %s already", id, inq.Status)
+					return fmt.Errorf("inquiry %d is already %s", id, inq.Status.Words())
 				}
 				if answer, err = askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
 					return err

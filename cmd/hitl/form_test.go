@@ -62,7 +62,7 @@ func TestRespondForm(t *testing.T) {
 	}
 	// A final inquiry is not asked again.
 	p, _ := admin.Inquiries(ctx, client.ListOptions{Limit: 1})
-	if code, _, errOut := cliInput(t, "y\n", "respond", fmt.Sprint(p.Data[0].ID)); code != exitError || !strings.Contains(errOut, "responded already") {
+	if code, _, errOut := cliInput(t, "y\n", "respond", fmt.Sprint(p.Data[0].ID)); code != exitError || !strings.Contains(errOut, "already answered") {
 		t.Fatalf("answering a final inquiry: %d %q", code, errOut)
 	}
 	// Without a terminal and without ACCESSIBLE, the answer must be given.
