@@ -269,10 +269,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if err != nil {
 		return nil, err
 	}
-	if !canSee(p, cur) && !p.Has(hitl.RoleResponder) {
-		return nil, notFound(id)
-	}
-	if err := mayAnswer(p, cur); err != nil {
+	if err := mayAnswer(p, cur); err != nil { // not found for whoever may not see it
 		return nil, err
 	}
 	if cur.Status.Final() {
@@ -282,12 +279,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, e.late(ctx, id)
 	}
-	release, err := e.validationSlot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	response, err := e.checkResponse(cur, req)
-	release()
+	response, err := e.checkResponse(ctx, cur, req)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +321,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 // checkResponse validates an answer to a pending inquiry and returns it compacted: the text
 // stored is the one the schema was checked against. null is an answer like any other, valid
 // when the schema allows it; only a missing response is refused here.
-func (e *Engine) checkResponse(inq *hitl.Inquiry, req *hitl.ResponseRequest) (json.RawMessage, error) {
+func (e *Engine) checkResponse(ctx context.Context, inq *hitl.Inquiry, req *hitl.ResponseRequest) (json.RawMessage, error) {
 	var bad problems
 	if len(req.Response) == 0 {
 		bad.add("/response", "is required")
@@ -340,7 +332,10 @@ func (e *Engine) checkResponse(inq *hitl.Inquiry, req *hitl.ResponseRequest) (js
 	if err := bad.err("invalid answer"); err != nil {
 		return nil, err
 	}
-	response, fields := e.decodeAnswer(inq, req.Response)
+	response, fields, err := e.decodeAnswer(ctx, inq, req.Response)
+	if err != nil {
+		return nil, err
+	}
 	if fields != nil {
 		return nil, &hitl.Error{Code: hitl.EInvalidResponse, Message: invalidAnswerMessage(fields), Fields: fields}
 	}

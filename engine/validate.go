@@ -252,14 +252,13 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		bad.add("/fallback_value", "only applies with a fallback policy other than fail")
 	}
 	if len(bad) == 0 && !hitl.IsNull(inq.FallbackValue) {
-		release, err := e.validationSlot(ctx)
+		_, fields, err := e.decodeAnswer(ctx, inq, inq.FallbackValue)
 		if err != nil {
 			return nil, err
 		}
-		for _, fe := range e.checkAnswer(inq, inq.FallbackValue) {
+		for _, fe := range fields {
 			bad.add("/fallback_value"+fe.Path, "%s", fe.Message)
 		}
-		release()
 	}
 	if hitl.IsNull(inq.FallbackValue) {
 		inq.FallbackValue = nil
@@ -321,33 +320,34 @@ func checkMetadata(bad *problems, path string, m map[string]string) {
 	}
 }
 
-// checkAnswer validates a value (an answer or a fallback value) against what the inquiry
-// accepts; nil means valid. It runs outside the writer: compiling (after a restart, once per
-// schema) and validating cost what the schema and the value make them cost.
-func (e *Engine) checkAnswer(inq *hitl.Inquiry, value json.RawMessage) []hitl.FieldError {
-	_, fields := e.decodeAnswer(inq, value)
-	return fields
-}
-
-// decodeAnswer reads a value in one pass (bounds, duplicate names, compaction, decoding) and
-// validates what it read; it returns the value compacted, the text that is stored.
-func (e *Engine) decodeAnswer(inq *hitl.Inquiry, value json.RawMessage) (json.RawMessage, []hitl.FieldError) {
+// decodeAnswer reads a value (an answer or a fallback value) in one pass (bounds, duplicate
+// names, compaction, decoding) and validates what it read against what the inquiry accepts;
+// it returns the value compacted, the text that is stored, and nil fields when it is valid.
+// It runs outside the writer, in one of the validation slots: compiling (after a restart,
+// once per schema) and validating cost what the schema and the value make them cost. The
+// error is the context's, when the caller gave up waiting for a slot.
+func (e *Engine) decodeAnswer(ctx context.Context, inq *hitl.Inquiry, value json.RawMessage) (json.RawMessage, []hitl.FieldError, error) {
 	compact, v, err := jsonlimit.Decode(value, valueLimits)
 	if err != nil {
 		var bad problems
 		addJSONError(&bad, "", err)
-		return nil, bad
+		return nil, bad, nil
 	}
+	release, err := e.validationSlot(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	s, err := e.schemas.Compile(answerSchema(inq))
 	if err != nil {
 		// The schema compiled when the inquiry was created; failing now is the server's fault.
 		e.log.Error("stored schema does not compile", "inquiry_id", inq.ID, "err", err)
-		return nil, []hitl.FieldError{{Path: "", Message: "the inquiry's schema cannot be used"}}
+		return nil, []hitl.FieldError{{Path: "", Message: "the inquiry's schema cannot be used"}}, nil
 	}
 	if e.validating != nil {
 		e.validating(inq)
 	}
-	return compact, s.ValidateValue(v)
+	return compact, s.ValidateValue(v), nil
 }
 
 // validationSlot waits for one of the engine's validation slots, one per CPU: validating is

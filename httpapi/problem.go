@@ -90,14 +90,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
-// decode reads the body, already read whole by wrap, into v strictly (see strictjson).
+// decode reads the body, already read whole by wrap (which answered a body too large or too
+// slow), into v strictly (see strictjson).
 func decode(r *http.Request, v any) error {
-	body, err := io.ReadAll(r.Body)
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return hitl.Errorf(hitl.ETooLarge, "the request body is larger than %d bytes", mbe.Limit)
-	case err != nil:
+	body, err := io.ReadAll(r.Body) // from memory
+	if err != nil {
 		return hitl.Errorf(hitl.EInvalid, "the request body could not be read: %v", err)
 	}
 	return strictjson.Unmarshal(body, v)
