@@ -156,7 +156,7 @@ func TestInboxInABrowser(t *testing.T) {
 
 	// Sign in: the inbox sends a visitor to the sign-in form and back.
 	do(t, ctx,
-		chromedp.Navigate(e.url+"/"),
+		chromedp.Navigate(e.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS("#token")),
 		chromedp.SendKeys(chromedp.CSS("#token"), e.responderToken),
 		chromedp.Submit(chromedp.CSS("#token")),
@@ -214,7 +214,7 @@ func TestInboxInABrowser(t *testing.T) {
 			"regions":{"type":"array","title":"Regions","items":{"enum":["eu-west-1","us-east-1"]}},
 			"notes":{"type":"array","title":"Notes","items":{"type":"string"}}}}`)})
 	do(t, ctx,
-		chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.url, form.ID)),
+		chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.URL, form.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="answer/owner"]`)),
 		chromedp.SendKeys(chromedp.CSS(`input[name="answer/owner"]`), "ada"),
 		chromedp.SendKeys(chromedp.CSS(`input[name="answer/replicas"]`), "10"),
@@ -252,7 +252,7 @@ func TestInboxInABrowser(t *testing.T) {
 	// Two tabs on one inquiry: an answer in one shows in the other at once.
 	venue := e.ask(&hitl.InquiryRequest{Prompt: "Which venue for the offsite?", Options: []hitl.Option{
 		{Value: "lisbon", Label: "Lisbon", Description: "sunny, 2h flight"}, {Value: "oslo", Label: "Oslo"}, {Value: "rome", Label: "Rome"}}})
-	venueURL := fmt.Sprintf("%s/inquiries/%d", e.url, venue.ID)
+	venueURL := fmt.Sprintf("%s/inquiries/%d", e.URL, venue.ID)
 	other := newTab(t, ctx, false)
 	for _, tab := range []context.Context{ctx, other} {
 		do(t, tab, chromedp.Navigate(venueURL), chromedp.WaitVisible(chromedp.CSS(`button[value="oslo"]`)))
@@ -271,9 +271,9 @@ func TestInboxInABrowser(t *testing.T) {
 		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}),
-		chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.url, late.ID)),
+		chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.URL, late.ID)),
 		chromedp.WaitVisible(chromedp.CSS("button.reject")))
-	if _, err := e.admin.Respond(ctx0, late.ID, json.RawMessage(`{"approved":true}`), "done from the CLI"); err != nil {
+	if _, err := e.Admin.Respond(ctx0, late.ID, json.RawMessage(`{"approved":true}`), "done from the CLI"); err != nil {
 		t.Fatal(err)
 	}
 	do(t, noScript, chromedp.Click(chromedp.CSS("button.reject")), chromedp.WaitVisible(chromedp.CSS(".notice")))
@@ -283,7 +283,7 @@ func TestInboxInABrowser(t *testing.T) {
 	// A prompt and a context full of markup are shown as text.
 	xss := e.ask(&hitl.InquiryRequest{Prompt: `<script>alert(1)</script><img src=x onerror="alert(2)">`,
 		Context: json.RawMessage(`{"html":"<img src=x onerror=alert(3)>","<b>key</b>":"</pre><script>alert(4)</script>"}`)})
-	do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.url, xss.ID)), chromedp.WaitVisible(chromedp.CSS("h1.prompt")))
+	do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.URL, xss.ID)), chromedp.WaitVisible(chromedp.CSS("h1.prompt")))
 	if got := text(t, ctx, "h1.prompt"); got != xss.Prompt {
 		t.Fatalf("the prompt shows as %q", got)
 	}
@@ -314,7 +314,7 @@ func TestInboxInABrowser(t *testing.T) {
 	}
 
 	// The session's timeline tells the story in order.
-	do(t, ctx, chromedp.Navigate(e.url+"/sessions/release-42"), chromedp.WaitVisible(chromedp.CSS("#timeline")))
+	do(t, ctx, chromedp.Navigate(e.URL+"/sessions/release-42"), chromedp.WaitVisible(chromedp.CSS("#timeline")))
 	lines := get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#timeline > li p:first-of-type')].map(p => p.textContent.replace(/\s+/g, ' ').trim())`))
 	want := []string{"deploy-bot asked “Deploy v2.4", "ada answered “Deploy v2.4", "deploy-bot asked “How many", "ada answered “How many"}
 	if len(lines) != len(want) {
@@ -328,7 +328,7 @@ func TestInboxInABrowser(t *testing.T) {
 	screenshot(t, ctx, shots, "session.png")
 
 	// On a phone's width the inbox still reads as a list, without sideways scrolling.
-	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(e.url+"/?tab=responded"),
+	do(t, ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(e.URL+"/?tab=responded"),
 		chromedp.WaitVisible(chromedp.CSS("#list")))
 	if wide := get(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); wide {
 		t.Error("the inbox is wider than a phone's screen")

@@ -22,8 +22,6 @@ const adminToken = testserver.AdminToken
 type env struct {
 	*testserver.Server
 	t         *testing.T
-	url       string
-	admin     *client.Client
 	agent     *client.Client
 	responder *client.Client
 	// responderToken signs the responder in to the inbox.
@@ -33,7 +31,7 @@ type env struct {
 func start(t *testing.T, opts ...testserver.Option) *env {
 	t.Helper()
 	s := testserver.Start(t, opts...)
-	e := &env{Server: s, t: t, url: s.URL, admin: s.Admin}
+	e := &env{Server: s, t: t}
 	e.agent = e.key("deploy-bot", hitl.RoleAgent)
 	e.responder, e.responderToken = e.keyToken("ada", hitl.RoleResponder)
 	return e
@@ -61,7 +59,7 @@ func (e *env) ask(req *hitl.InquiryRequest) *hitl.Inquiry {
 
 func (e *env) inquiry(id int64) *hitl.Inquiry {
 	e.t.Helper()
-	inq, err := e.admin.Inquiry(context.Background(), id)
+	inq, err := e.Admin.Inquiry(context.Background(), id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -77,7 +75,7 @@ type browser struct {
 
 func (e *env) browser() *browser {
 	jar, _ := cookiejar.New(nil)
-	return &browser{t: e.t, base: e.url, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+	return &browser{t: e.t, base: e.URL, http: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}}
 }

@@ -247,10 +247,10 @@ func TestAnswerLinkPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(link.URL, e.url+"/a/v1.") {
+	if !strings.HasPrefix(link.URL, e.URL+"/a/v1.") {
 		t.Fatalf("link URL %q", link.URL)
 	}
-	path := strings.TrimPrefix(link.URL, e.url)
+	path := strings.TrimPrefix(link.URL, e.URL)
 
 	// Fetching the link, with or without a one-click option, answers nothing.
 	for _, p := range []string{path, path + "?option=oslo"} {

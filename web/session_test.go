@@ -141,7 +141,7 @@ func TestSessionCookieIsNotTheToken(t *testing.T) {
 	}
 	// And it is no API credential: only the inbox and the stream take it, as a cookie.
 	var ce *client.Error
-	if _, err := client.New(e.url, id, nil).Me(context.Background()); !errors.As(err, &ce) || ce.StatusCode != http.StatusUnauthorized {
+	if _, err := client.New(e.URL, id, nil).Me(context.Background()); !errors.As(err, &ce) || ce.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("the session id as a bearer token: %v, want unauthorized", err)
 	}
 	b.signedIn(true)
@@ -179,7 +179,7 @@ func TestSignOutEndsTheSessionOnEveryNode(t *testing.T) {
 
 func TestRevokingTheKeyEndsItsSessions(t *testing.T) {
 	e := start(t)
-	k, err := e.admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}})
+	k, err := e.Admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRevokingTheKeyEndsItsSessions(t *testing.T) {
 	b.signedIn(true)
 	stream := b.openStream()
 
-	if err := e.admin.RevokeKey(context.Background(), k.ID); err != nil {
+	if err := e.Admin.RevokeKey(context.Background(), k.ID); err != nil {
 		t.Fatal(err)
 	}
 	ended(t, stream, "its key was revoked")

@@ -62,7 +62,7 @@ func TestAskAssignAnswerWithSeveralPrincipals(t *testing.T) {
 
 	// Wrong people (bob may not even see it), then a wrong answer, then the right one.
 	wantCode(t, second(bob.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")), hitl.ENotFound)
-	wantCode(t, second(e.admin.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")), hitl.EForbidden)
+	wantCode(t, second(e.Admin.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")), hitl.EForbidden)
 	wantCode(t, second(agent.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")), hitl.EForbidden)
 	ce := wantCode(t, second(alice.Respond(ctx, inq.ID, json.RawMessage(`{"approved":"yes","extra":1}`), "")), hitl.EInvalidResponse)
 	paths := map[string]bool{}
@@ -160,7 +160,7 @@ func TestFiftyConcurrentAnswersOneWins(t *testing.T) {
 	if ok != 1 || conflicts != 49 || len(other) != 0 {
 		t.Fatalf("%d succeeded, %d conflicts, others %v; want 1 and 49", ok, conflicts, other)
 	}
-	evs, err := e.admin.EventPage(ctx, client.EventOptions{InquiryID: inq.ID, Types: []string{hitl.EventInquiryResponded}})
+	evs, err := e.Admin.EventPage(ctx, client.EventOptions{InquiryID: inq.ID, Types: []string{hitl.EventInquiryResponded}})
 	must(t, err)
 	if len(evs.Data) != 1 {
 		t.Fatalf("%d inquiry.responded events, want 1", len(evs.Data))
@@ -242,7 +242,7 @@ func TestAskSurvivesAServerRestart(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Ask did not return after the restart")
 	}
-	page, err := e.admin.Inquiries(ctx, client.ListOptions{})
+	page, err := e.Admin.Inquiries(ctx, client.ListOptions{})
 	must(t, err)
 	if len(page.Data) != 1 {
 		t.Fatalf("%d inquiries after the restart, want 1", len(page.Data))
@@ -372,33 +372,33 @@ func TestSessions(t *testing.T) {
 
 func TestKeysAndAuth(t *testing.T) {
 	e := newEnv(t)
-	me, err := e.admin.Me(ctx)
+	me, err := e.Admin.Me(ctx)
 	must(t, err)
 	if me.Name != "admin" || !me.IsAdmin() {
 		t.Fatalf("admin principal: %+v", me)
 	}
-	k, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "ivy", Roles: []string{"responder", "agent"}, Groups: []string{"ops"}})
+	k, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "ivy", Roles: []string{"responder", "agent"}, Groups: []string{"ops"}})
 	must(t, err)
 	if len(k.Token) < 40 || k.ID == "" {
 		t.Fatalf("key: %+v", k)
 	}
-	ivy := client.New(e.url, k.Token, nil)
+	ivy := client.New(e.URL, k.Token, nil)
 	p, err := ivy.Me(ctx)
 	must(t, err)
 	if p.Name != "ivy" || len(p.Roles) != 2 || p.Groups[0] != "ops" {
 		t.Fatalf("ivy: %+v", p)
 	}
 	wantCode(t, second(ivy.Keys(ctx)), hitl.EForbidden)
-	keys, err := e.admin.Keys(ctx)
+	keys, err := e.Admin.Keys(ctx)
 	must(t, err)
 	for _, key := range keys {
 		if key.Token != "" {
 			t.Fatal("key list shows a token")
 		}
 	}
-	must(t, e.admin.RevokeKey(ctx, k.ID))
+	must(t, e.Admin.RevokeKey(ctx, k.ID))
 	wantCode(t, second(ivy.Me(ctx)), hitl.EUnauthorized)
-	wantCode(t, e.admin.RevokeKey(ctx, "key_nope"), hitl.ENotFound)
+	wantCode(t, e.Admin.RevokeKey(ctx, "key_nope"), hitl.ENotFound)
 	for _, h := range [][]string{{}, {"Authorization", "Bearer nope"}, {"Authorization", "Basic YWxpY2U6eA=="}, {"X-API-Key", "nope"}} {
 		r := e.do("GET", "/v1/me", "", "", h...)
 		if r.status != http.StatusUnauthorized || r.code() != "unauthorized" || r.header.Get("WWW-Authenticate") == "" {
@@ -424,7 +424,7 @@ func TestEngagementDecision(t *testing.T) {
 		{0.9, 0.2, 0.05, "defer", false},
 	}
 	for _, tc := range cases {
-		d, err := e.admin.Decide(ctx, tc.c, tc.r, tc.rev)
+		d, err := e.Admin.Decide(ctx, tc.c, tc.r, tc.rev)
 		must(t, err)
 		if d.Mode != tc.mode || d.ShouldAsk != tc.ask || d.Rationale == "" {
 			t.Errorf("decide(%v, %v, %v) = %+v, want %s", tc.c, tc.r, tc.rev, d, tc.mode)

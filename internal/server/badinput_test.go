@@ -19,11 +19,11 @@ func TestBadInput(t *testing.T) {
 	agent := e.token("bot", "agent")
 	responder := e.token("kim", "responder")
 	other := e.token("lee", "responder")
-	revoked, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "old", Roles: []string{"agent"}})
+	revoked, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "old", Roles: []string{"agent"}})
 	must(t, err)
-	must(t, e.admin.RevokeKey(ctx, revoked.ID))
+	must(t, e.Admin.RevokeKey(ctx, revoked.ID))
 
-	agentC := client.New(e.url, agent, nil)
+	agentC := client.New(e.URL, agent, nil)
 	assigned := ask(t, agentC, hitl.InquiryRequest{Prompt: "Only for kim", AssignedTo: []string{"kim"}, ResponseSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1},"s":{"type":"string"}},"required":["n","s"]}`)})
 	final := ask(t, agentC, hitl.InquiryRequest{Prompt: "Done already"})
 	_, err = agentC.Cancel(ctx, final.ID, "changed my mind")
@@ -140,17 +140,17 @@ func TestBadInput(t *testing.T) {
 	}
 
 	// Nothing of the refused requests was stored: the two inquiries made above are all there is.
-	page, err := e.admin.Inquiries(ctx, client.ListOptions{})
+	page, err := e.Admin.Inquiries(ctx, client.ListOptions{})
 	must(t, err)
 	if len(page.Data) != 2 {
 		t.Fatalf("%d inquiries stored, want 2", len(page.Data))
 	}
-	evs, err := e.admin.EventPage(ctx, client.EventOptions{Types: []string{hitl.EventInquiryCreated}})
+	evs, err := e.Admin.EventPage(ctx, client.EventOptions{Types: []string{hitl.EventInquiryCreated}})
 	must(t, err)
 	if len(evs.Data) != 2 {
 		t.Fatalf("%d inquiry.created events, want 2", len(evs.Data))
 	}
-	if _, err := e.admin.Session(ctx, "s1"); client.ErrorCode(err) != hitl.ENotFound {
+	if _, err := e.Admin.Session(ctx, "s1"); client.ErrorCode(err) != hitl.ENotFound {
 		t.Fatalf("a refused session PUT left a session: %v", err)
 	}
 	// A conflict answers with the current state.

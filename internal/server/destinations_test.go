@@ -48,10 +48,10 @@ func TestDestinationsGlobalUnicastOnly(t *testing.T) {
 			}
 		}
 	}
-	if ws, err := e.admin.Webhooks(ctx); err != nil || len(ws) != 0 {
+	if ws, err := e.Admin.Webhooks(ctx); err != nil || len(ws) != 0 {
 		t.Errorf("refused webhooks were stored: %v %v", ws, err)
 	}
-	if p, err := e.admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(p.Data) != 0 {
+	if p, err := e.Admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(p.Data) != 0 {
 		t.Errorf("refused inquiries were stored: %v %v", p, err)
 	}
 	// Public addresses pass, and so do NAT64 and 6to4 addresses of public IPv4 addresses.

@@ -39,7 +39,7 @@ type rawConn struct {
 
 func (e *env) dial() *rawConn {
 	e.t.Helper()
-	c, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.URL, "http://"))
 	must(e.t, err)
 	e.t.Cleanup(func() { c.Close() })
 	return &rawConn{Conn: c, t: e.t, r: bufio.NewReader(c)}
@@ -297,7 +297,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 	if link.status != http.StatusCreated {
 		t.Fatalf("link: %d %s", link.status, link.text)
 	}
-	linkPath := strings.TrimPrefix(link.body["url"].(string), e.url)
+	linkPath := strings.TrimPrefix(link.body["url"].(string), e.URL)
 	here, elsewhere := webClient(t, "127.0.0.1"), webClient(t, "127.0.0.2")
 	if r := e.doWith(elsewhere, "GET", "/healthz", "", ""); r.status != http.StatusOK {
 		t.Skipf("cannot connect from 127.0.0.2: %d", r.status)
@@ -386,11 +386,11 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.signIn(tab, token); r.status != http.StatusSeeOther {
 			t.Fatalf("sign-in: %d %s", r.status, r.text)
 		}
-		keys, err := e.admin.Keys(context.Background())
+		keys, err := e.Admin.Keys(context.Background())
 		must(t, err)
 		for _, k := range keys {
 			if k.Name == "rita" {
-				must(t, e.admin.RevokeKey(context.Background(), k.ID))
+				must(t, e.Admin.RevokeKey(context.Background(), k.ID))
 			}
 		}
 		for i := range 6 {

@@ -21,9 +21,7 @@ const adminToken = testserver.AdminToken
 // env is one real server on a temporary database, driven over loopback HTTP.
 type env struct {
 	*testserver.Server
-	t     *testing.T
-	url   string
-	admin *client.Client
+	t *testing.T
 }
 
 // startServer runs a server until the test ends: SQLite in a temporary directory unless an
@@ -31,7 +29,7 @@ type env struct {
 func startServer(t *testing.T, opts ...testserver.Option) *env {
 	t.Helper()
 	s := testserver.Start(t, opts...)
-	return &env{Server: s, t: t, url: s.URL, admin: s.Admin}
+	return &env{Server: s, t: t}
 }
 
 // newEnv is startServer for a test that runs in parallel with others.
@@ -87,7 +85,7 @@ func (e *env) do(method, path, token, body string, headers ...string) reply {
 // doWith is do through another HTTP client (another source address, say).
 func (e *env) doWith(hc *http.Client, method, path, token, body string, headers ...string) reply {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, e.URL+path, strings.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
 	}

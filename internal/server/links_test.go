@@ -39,7 +39,7 @@ func TestAnswerLinkAPI(t *testing.T) {
 		}
 	}
 	r := e.do(http.MethodPost, path, agent, `{"for":"ann","ttl_seconds":600}`, "Content-Type", "application/json")
-	if r.status != http.StatusCreated || !strings.HasPrefix(r.body["url"].(string), e.url+"/a/v1.") || r.body["for"] != "ann" {
+	if r.status != http.StatusCreated || !strings.HasPrefix(r.body["url"].(string), e.URL+"/a/v1.") || r.body["for"] != "ann" {
 		t.Fatalf("link: %d %s", r.status, r.text)
 	}
 }

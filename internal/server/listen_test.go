@@ -47,16 +47,16 @@ func TestBusyAddressTouchesNoDatabase(t *testing.T) {
 // one was given, not the event log, and it starts no engine there.
 func TestSecondServerOnABusyAddress(t *testing.T) {
 	e := newEnv(t)
-	before, err := e.admin.EventPage(ctx, client.EventOptions{})
+	before, err := e.Admin.EventPage(ctx, client.EventOptions{})
 	must(t, err)
-	addr := strings.TrimPrefix(e.url, "http://")
+	addr := strings.TrimPrefix(e.URL, "http://")
 	var log bytes.Buffer
 	_, openErr := server.Open(ctx, server.Config{Addr: addr, DB: e.DB, AdminToken: "a-second-admin-token-0123456789"},
 		slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if log.Len() != 0 {
 		t.Errorf("the second server logged (it started on the shared database):\n%s", log.String())
 	}
-	after, err := e.admin.EventPage(ctx, client.EventOptions{})
+	after, err := e.Admin.EventPage(ctx, client.EventOptions{})
 	if err != nil {
 		t.Errorf("the first server's admin token no longer works: %v", err)
 	} else if len(after.Data) != len(before.Data) {

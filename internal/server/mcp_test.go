@@ -36,7 +36,7 @@ func mcpSession(t *testing.T, e *env, token string, progress *atomic.Int64) (*sd
 				progress.Add(1)
 			}
 		}})
-	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: e.url + "/mcp", HTTPClient: &http.Client{Transport: bearer(token)}}, nil)
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: e.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer(token)}}, nil)
 	if err == nil {
 		t.Cleanup(func() { s.Close() })
 	}

@@ -44,8 +44,8 @@ func newCluster(t *testing.T, n int) *cluster {
 	c.tokens.agent = c.nodes[0].token("bot", "agent")
 	c.tokens.human = c.nodes[0].token("vic", "responder")
 	for _, node := range c.nodes {
-		c.agent = append(c.agent, client.New(node.url, c.tokens.agent, nil))
-		c.human = append(c.human, client.New(node.url, c.tokens.human, nil))
+		c.agent = append(c.agent, client.New(node.URL, c.tokens.agent, nil))
+		c.human = append(c.human, client.New(node.URL, c.tokens.human, nil))
 	}
 	return c
 }
@@ -56,7 +56,7 @@ func (c *cluster) events(t *testing.T, types ...string) []*hitl.Event {
 	var all []*hitl.Event
 	var after int64
 	for {
-		page, err := c.nodes[0].admin.EventPage(ctx, client.EventOptions{After: after, Types: types, Limit: 500})
+		page, err := c.nodes[0].Admin.EventPage(ctx, client.EventOptions{After: after, Types: types, Limit: 500})
 		must(t, err)
 		all = append(all, page.Data...)
 		if page.NextCursor == nil {
@@ -327,7 +327,7 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 		}
 	}
 	acked.Range(func(id, _ any) bool {
-		inq, err := c.nodes[0].admin.Inquiry(ctx, id.(int64))
+		inq, err := c.nodes[0].Admin.Inquiry(ctx, id.(int64))
 		must(t, err)
 		if inq.Status != hitl.StatusResponded {
 			t.Errorf("acknowledged answer to %d lost: %s", id, inq.Status)
@@ -352,13 +352,13 @@ func TestNodesRecoverWhenTheirConnectionsAreKilled(t *testing.T) {
 
 func TestRevokedKeyIsRefusedOnEveryNode(t *testing.T) {
 	c := newCluster(t, 2)
-	k, err := c.nodes[0].admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
+	k, err := c.nodes[0].Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
 	must(t, err)
-	onNode2 := client.New(c.nodes[1].url, k.Token, nil)
+	onNode2 := client.New(c.nodes[1].URL, k.Token, nil)
 	if _, err := onNode2.Me(ctx); err != nil { // node 2 now remembers the key
 		t.Fatal(err)
 	}
-	must(t, c.nodes[0].admin.RevokeKey(ctx, k.ID))
+	must(t, c.nodes[0].Admin.RevokeKey(ctx, k.ID))
 	testserver.Eventually(t, 2*time.Second, "node 2 to refuse a key revoked on node 1", func() bool {
 		_, err := onNode2.Me(ctx)
 		return client.ErrorCode(err) == hitl.EUnauthorized
@@ -466,7 +466,7 @@ func TestUnreachableDatabaseIsUnavailableThenRecovers(t *testing.T) {
 	u.Host = px.addr
 	node := startServer(t, testserver.DB(u.String()+"&pool_max_conns=4"))
 	agentTok := node.token("bot", "agent")
-	agent := client.New(node.url, agentTok, nil)
+	agent := client.New(node.URL, agentTok, nil)
 	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "before"})
 
 	px.cut()

@@ -63,20 +63,20 @@ func TestASessionBelongsToItsAgent(t *testing.T) {
 	}
 
 	// An admin sees and may do everything.
-	s, err = e.admin.Session(ctx, "run-1")
+	s, err = e.Admin.Session(ctx, "run-1")
 	must(t, err)
 	if string(s.State) != `{"step":1}` || s.Metadata["ticket"] != "T-1" {
 		t.Fatalf("the admin's view: %+v", s)
 	}
-	_, err = e.admin.PutSession(ctx, "run-1", &hitl.SessionRequest{Metadata: map[string]string{"ticket": "T-2"}})
+	_, err = e.Admin.PutSession(ctx, "run-1", &hitl.SessionRequest{Metadata: map[string]string{"ticket": "T-2"}})
 	must(t, err)
-	_, err = e.admin.Respond(ctx, q.ID, json.RawMessage(`{"approved":true}`), "")
+	_, err = e.Admin.Respond(ctx, q.ID, json.RawMessage(`{"approved":true}`), "")
 	must(t, err)
-	ask(t, e.admin, hitl.InquiryRequest{Prompt: "An admin asks too", Session: "run-1"})
-	if hist, err = e.admin.SessionInquiries(ctx, "run-1"); err != nil || len(hist) != 2 {
+	ask(t, e.Admin, hitl.InquiryRequest{Prompt: "An admin asks too", Session: "run-1"})
+	if hist, err = e.Admin.SessionInquiries(ctx, "run-1"); err != nil || len(hist) != 2 {
 		t.Fatalf("the admin's history: %d, %v", len(hist), err)
 	}
-	s, err = e.admin.CompleteSession(ctx, "run-1", json.RawMessage(`{"ok":true}`))
+	s, err = e.Admin.CompleteSession(ctx, "run-1", json.RawMessage(`{"ok":true}`))
 	must(t, err)
 	if s.Status != hitl.SessionCompleted || s.PendingInquiries != 0 {
 		t.Fatalf("completed by the admin: %+v", s)
@@ -265,7 +265,7 @@ func (e *env) inboxSession(token string) string {
 	e.t.Helper()
 	hc := webClient(e.t, "127.0.0.1")
 	e.signIn(hc, token)
-	u, _ := url.Parse(e.url)
+	u, _ := url.Parse(e.URL)
 	for _, c := range hc.Jar.Cookies(u) {
 		if c.Name == "hitl_session" && c.Value != "" {
 			return c.Value
@@ -303,15 +303,15 @@ func TestASessionsCountsAreOfWhatTheResponderMaySee(t *testing.T) {
 // (an agent key named admin would own what the admin created).
 func TestAKeyNameIsOnePrincipal(t *testing.T) {
 	e := newEnv(t)
-	_, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "admin", Roles: []string{hitl.RoleAgent}})
+	_, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "admin", Roles: []string{hitl.RoleAgent}})
 	if ce := wantCode(t, err, hitl.EConflict); !strings.Contains(ce.Detail, "admin already has a key") {
 		t.Fatalf("an agent key named admin: %v", err)
 	}
 	e.token("bot", hitl.RoleAgent)
-	_, err = e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}})
+	_, err = e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}})
 	wantCode(t, err, hitl.EConflict)
 	// A second credential for the same principal, to rotate the first, is fine.
-	if _, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}}); err != nil {
+	if _, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}}); err != nil {
 		t.Fatalf("a second key for bot: %v", err)
 	}
 }

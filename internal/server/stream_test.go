@@ -114,14 +114,14 @@ func TestStreamResumesAcrossARestart(t *testing.T) {
 
 func TestRevokingATokenEndsItsStreams(t *testing.T) {
 	e := newEnv(t)
-	k, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
+	k, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
 	must(t, err)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// Events returns once the server has answered 200, which it does after subscribing.
-	stream, err := client.New(e.url, k.Token, nil).Events(sctx, client.StreamOptions{})
+	stream, err := client.New(e.URL, k.Token, nil).Events(sctx, client.StreamOptions{})
 	must(t, err)
-	must(t, e.admin.RevokeKey(ctx, k.ID))
+	must(t, e.Admin.RevokeKey(ctx, k.ID))
 	select {
 	case _, ok := <-stream:
 		if ok {

@@ -124,7 +124,7 @@ func TestHandleToolCall(t *testing.T) {
 	if again.ToolCallID != "call_1" || again.Content != `{"approved":true}` {
 		t.Fatalf("the call retried: %+v", again)
 	}
-	p, err := e.admin.Inquiries(ctx, client.ListOptions{})
+	p, err := e.Admin.Inquiries(ctx, client.ListOptions{})
 	must(t, err)
 	if len(p.Data) != 4 {
 		t.Fatalf("%d inquiries for 4 tool calls", len(p.Data))
@@ -154,7 +154,7 @@ func TestHandleToolCallErrors(t *testing.T) {
 	if _, err := human.HandleToolCall(ctx, "request_user_input", "c7", []byte(`{"prompt":"x"}`)); client.ErrorCode(err) != hitl.EForbidden {
 		t.Errorf("a responder asking: %v", err)
 	}
-	if p, err := e.admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(p.Data) != 0 {
+	if p, err := e.Admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(p.Data) != 0 {
 		t.Errorf("refused calls stored inquiries: %v %v", p, err)
 	}
 	down := client.New("http://127.0.0.1:1", "token", nil)

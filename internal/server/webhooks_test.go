@@ -103,7 +103,7 @@ func verify(t *testing.T, secret string, r received) {
 func deliveries(t *testing.T, e *env, o client.DeliveryOptions) []*hitl.Delivery {
 	t.Helper()
 	o.Limit = 500
-	p, err := e.admin.Deliveries(ctx, o)
+	p, err := e.Admin.Deliveries(ctx, o)
 	must(t, err)
 	return p.Data
 }
@@ -116,12 +116,12 @@ func TestWebhookRetriedUntilAccepted(t *testing.T) {
 		}
 		return http.StatusNoContent
 	})
-	wh, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL + "/hook", Events: []string{"inquiry.created"}, Description: "ops"})
+	wh, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL + "/hook", Events: []string{"inquiry.created"}, Description: "ops"})
 	must(t, err)
 	if !strings.HasPrefix(wh.Secret, "whsec_") || outbound.CheckSecret(wh.Secret) != nil {
 		t.Fatalf("secret %q", wh.Secret)
 	}
-	listed, err := e.admin.Webhooks(ctx)
+	listed, err := e.Admin.Webhooks(ctx)
 	must(t, err)
 	if len(listed) != 1 || listed[0].Secret != "" || listed[0].ID != wh.ID {
 		t.Fatalf("listed %+v: the secret is shown only once", listed)
@@ -161,7 +161,7 @@ func TestWebhookRetriedUntilAccepted(t *testing.T) {
 	// one transaction: once a webhook subscribed to cancellations has its delivery, the other
 	// one would have had its too.
 	other := newReceiver(t, func(int, received) int { return http.StatusOK })
-	cancels, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: other.URL, Events: []string{"inquiry.cancelled"}})
+	cancels, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: other.URL, Events: []string{"inquiry.cancelled"}})
 	must(t, err)
 	_, err = agent.Cancel(ctx, inq.ID, "not needed")
 	must(t, err)
@@ -190,9 +190,9 @@ func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
 		return http.StatusOK
 	})
 	fast := newReceiver(t, func(int, received) int { return http.StatusOK })
-	slowHook, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: slow.URL, Events: []string{"*"}})
+	slowHook, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: slow.URL, Events: []string{"*"}})
 	must(t, err)
-	_, err = e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: fast.URL, Events: []string{"inquiry.created"}})
+	_, err = e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: fast.URL, Events: []string{"inquiry.created"}})
 	must(t, err)
 	agent := e.principal("bot", []string{"agent"})
 	for i := range 10 {
@@ -232,7 +232,7 @@ func TestSlowReceiverDoesNotDelayOthers(t *testing.T) {
 func TestTimedOutAttemptIsRecorded(t *testing.T) {
 	e := webhookEnv(t, server.WebhookConfig{AllowPrivate: true, AttemptTimeout: 200 * time.Millisecond, RetryBase: time.Hour})
 	hang := newReceiver(t, func(int, received) int { return 0 })
-	wh, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: hang.URL, Events: []string{"inquiry.created"}})
+	wh, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: hang.URL, Events: []string{"inquiry.created"}})
 	must(t, err)
 	ask(t, e.principal("bot", []string{"agent"}), hitl.InquiryRequest{Prompt: "hello?"})
 	eventually(t, "the timed-out attempt", func() bool {
@@ -259,7 +259,7 @@ func TestFailedDeliveryRetriedByHand(t *testing.T) {
 		}
 		return http.StatusServiceUnavailable
 	})
-	wh, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL, Events: []string{"inquiry.created"}})
+	wh, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL, Events: []string{"inquiry.created"}})
 	must(t, err)
 	ask(t, e.principal("bot", []string{"agent"}), hitl.InquiryRequest{Prompt: "hello?"})
 	eventually(t, "the failed delivery", func() bool {
@@ -272,7 +272,7 @@ func TestFailedDeliveryRetriedByHand(t *testing.T) {
 	ok.Lock()
 	accept = true
 	ok.Unlock()
-	retried, err := e.admin.RetryDelivery(ctx, d.ID)
+	retried, err := e.Admin.RetryDelivery(ctx, d.ID)
 	must(t, err)
 	if retried.Status != hitl.DeliveryPending || retried.ID != d.ID {
 		t.Fatalf("retried %+v", retried)
@@ -285,9 +285,9 @@ func TestFailedDeliveryRetriedByHand(t *testing.T) {
 		t.Fatalf("%d requests; the retry must send the same message with the same webhook-id", len(got))
 	}
 	// Deleting the webhook deletes its deliveries; its list is then unknown.
-	must(t, e.admin.DeleteWebhook(ctx, wh.ID))
-	wantCode(t, e.admin.DeleteWebhook(ctx, wh.ID), hitl.ENotFound)
-	_, err = e.admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID})
+	must(t, e.Admin.DeleteWebhook(ctx, wh.ID))
+	wantCode(t, e.Admin.DeleteWebhook(ctx, wh.ID), hitl.ENotFound)
+	_, err = e.Admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID})
 	wantCode(t, err, hitl.ENotFound)
 	if ds := deliveries(t, e, client.DeliveryOptions{}); len(ds) != 0 {
 		t.Fatalf("%d deliveries left after the delete", len(ds))
@@ -313,7 +313,7 @@ func TestResumeCallbacks(t *testing.T) {
 	// The session's callback: its update, then the inquiry's creation and answer. The inquiry's
 	// callback: its creation and answer.
 	eventually(t, "five callbacks", func() bool { return len(rc.requests()) == 5 })
-	secret, err := e.admin.CallbackSecret(ctx)
+	secret, err := e.Admin.CallbackSecret(ctx)
 	must(t, err)
 	byPath := map[string][]string{}
 	var answered received
@@ -417,10 +417,10 @@ func TestWebhookBadInput(t *testing.T) {
 	if r := e.do("GET", "/v1/sessions/s1", agent, ""); r.status != 404 {
 		t.Errorf("the refused session was stored: %d", r.status)
 	}
-	if p, err := e.admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(p.Data) != 0 {
+	if p, err := e.Admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(p.Data) != 0 {
 		t.Errorf("the refused inquiry was stored: %v %v", p, err)
 	}
-	if ws, err := e.admin.Webhooks(ctx); err != nil || len(ws) != 0 {
+	if ws, err := e.Admin.Webhooks(ctx); err != nil || len(ws) != 0 {
 		t.Errorf("refused webhooks were stored: %v %v", ws, err)
 	}
 }
@@ -428,7 +428,7 @@ func TestWebhookBadInput(t *testing.T) {
 func TestCallbackSecretConfigured(t *testing.T) {
 	const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	e := webhookEnv(t, server.WebhookConfig{CallbackSecret: secret})
-	got, err := e.admin.CallbackSecret(ctx)
+	got, err := e.Admin.CallbackSecret(ctx)
 	must(t, err)
 	if got != secret {
 		t.Fatalf("callback secret %q, want the configured one", got)
@@ -447,7 +447,7 @@ func TestCallbackSecretConfigured(t *testing.T) {
 func TestWebhooksAcrossNodes(t *testing.T) {
 	c := newCluster(t, 2)
 	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
-	wh, err := c.nodes[1].admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL, Events: []string{"inquiry.created", "inquiry.responded"}})
+	wh, err := c.nodes[1].Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL, Events: []string{"inquiry.created", "inquiry.responded"}})
 	must(t, err)
 	const n = 20
 	for i := range n {
@@ -459,7 +459,7 @@ func TestWebhooksAcrossNodes(t *testing.T) {
 		return len(deliveries(t, c.nodes[0], client.DeliveryOptions{WebhookID: wh.ID, Status: "delivered"})) >= 2*n
 	})
 	for i, node := range c.nodes {
-		p, err := node.admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID, Limit: 500})
+		p, err := node.Admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: wh.ID, Limit: 500})
 		must(t, err)
 		if len(p.Data) != 2*n {
 			t.Fatalf("node %d sees %d deliveries, want one per event", i+1, len(p.Data))
@@ -490,9 +490,9 @@ func TestReceiverSaysGoneOrLater(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	defer later.Close()
-	goneHook, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: gone.URL, Events: []string{"inquiry.created"}})
+	goneHook, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: gone.URL, Events: []string{"inquiry.created"}})
 	must(t, err)
-	laterHook, err := e.admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: later.URL, Events: []string{"inquiry.created"}})
+	laterHook, err := e.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: later.URL, Events: []string{"inquiry.created"}})
 	must(t, err)
 	ask(t, e.principal("bot", []string{"agent"}), hitl.InquiryRequest{Prompt: "hello?"})
 	eventually(t, "both first attempts", func() bool {

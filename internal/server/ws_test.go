@@ -27,7 +27,7 @@ type wsMsg struct {
 
 func dialWS(t *testing.T, e *env, token string) *websocket.Conn {
 	t.Helper()
-	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/v1/ws",
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.URL, "http")+"/v1/ws",
 		&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + token}}})
 	must(t, err)
 	t.Cleanup(func() { c.CloseNow() })
@@ -133,14 +133,14 @@ func itoa(n int64) string {
 
 func TestWebSocketClosesWhenItsTokenIsRevoked(t *testing.T) {
 	e := newEnv(t)
-	k, err := e.admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
+	k, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "temp", Roles: []string{"agent"}})
 	must(t, err)
 	c := dialWS(t, e, k.Token)
 	wsSend(t, c, `{"type":"subscribe","filters":{}}`)
 	if m := wsRead(t, c); m.Type != "subscribed" {
 		t.Fatalf("%+v", m)
 	}
-	must(t, e.admin.RevokeKey(ctx, k.ID))
+	must(t, e.Admin.RevokeKey(ctx, k.ID))
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for {
