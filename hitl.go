@@ -81,6 +81,15 @@ func (p FallbackPolicy) Valid() bool {
 	return false
 }
 
+// Words says what happens when nobody answers by the deadline, as a sentence ends it:
+// "if nobody answers by then, the fallback value is used".
+func (p FallbackPolicy) Words() string {
+	if p.AppliesValue() {
+		return "the fallback value is used"
+	}
+	return "the agent is told nobody answered"
+}
+
 // AppliesValue reports whether the policy answers with the fallback value on timeout.
 func (p FallbackPolicy) AppliesValue() bool {
 	return p == FallbackCompleteWithFallback || p == FallbackUseDefaultAndContinue

@@ -220,3 +220,36 @@ type AnswerLink struct {
 	For       string    `json:"for"`
 	ExpiresAt time.Time `json:"expires_at"`
 }
+
+// IsPlainApproval tells whether the inquiry asks for approved (and a comment) only, as
+// approvals do by default: forms answer it with Approve / Reject.
+func (inq *Inquiry) IsPlainApproval() bool {
+	if inq.RequestType != RequestApproval || len(inq.Options) > 0 {
+		return false
+	}
+	var s struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if json.Unmarshal(inq.ResponseSchema, &s) != nil || s.Type != "object" {
+		return false
+	}
+	var approved struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(s.Properties["approved"], &approved) != nil || approved.Type != "boolean" {
+		return false
+	}
+	for k := range s.Properties {
+		if k != "approved" && k != "comment" {
+			return false
+		}
+	}
+	for _, k := range s.Required {
+		if k != "approved" && k != "comment" {
+			return false
+		}
+	}
+	return true
+}

@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,9 @@ const (
 func (s SessionStatus) Finished() bool {
 	return s == SessionCompleted || s == SessionFailed || s == SessionCancelled
 }
+
+// Words is the status as a sentence says it: "awaiting input".
+func (s SessionStatus) Words() string { return strings.ReplaceAll(string(s), "_", " ") }
 
 // Valid reports whether s is a known session status.
 func (s SessionStatus) Valid() bool {

@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -91,24 +90,12 @@ func (a *Agent) RequestInput(ctx context.Context, req hitl.InquiryRequest) (json
 	return inq.Response, nil
 }
 
-// askBounded creates the inquiry (trying for at most GiveUpAfter while the server does not
-// answer), calls created, and waits until it is final, riding out restarts.
+// askBounded asks, trying for at most GiveUpAfter while the server does not answer, and
+// waits until the inquiry is final, riding out restarts.
 func (c *Client) askBounded(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string, created func(*hitl.Inquiry)) (*hitl.Inquiry, error) {
-	reachCtx, cancel := context.WithTimeout(ctx, c.GiveUpAfter)
-	defer cancel()
-	var inq *hitl.Inquiry
-	err := retry(reachCtx, func() (err error) {
-		inq, _, err = c.CreateInquiry(reachCtx, req, CreateOptions{IdempotencyKey: idempotencyKey})
-		return err
-	})
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, hitl.Errorf(hitl.EUnavailable, "the hitl server at %s did not answer within %s", c.baseURL, c.GiveUpAfter)
-	}
-	if err != nil {
+	inq, err := c.Ask(ctx, req, AskOptions{IdempotencyKey: idempotencyKey, OnCreated: created, GiveUpAfter: c.GiveUpAfter})
+	if inq == nil {
 		return nil, err
 	}
-	if created != nil {
-		created(inq)
-	}
-	return c.waitFinal(ctx, inq, defaultPollWait)
+	return inq, nil // the outcome (timed out, cancelled) is the caller's to read
 }

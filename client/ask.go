@@ -32,6 +32,24 @@ func (e *CancelledError) Error() string {
 	return fmt.Sprintf("inquiry %d was cancelled", e.Inquiry.ID)
 }
 
+// UnreachableError: the server did not answer within the time the caller would wait for it
+// (Client.GiveUpAfter, or AskOptions.GiveUpAfter); Last is the last failure seen.
+type UnreachableError struct {
+	URL    string
+	Within time.Duration
+	Last   error
+}
+
+func (e *UnreachableError) Error() string {
+	msg := fmt.Sprintf("the hitl server at %s did not answer within %s", e.URL, e.Within)
+	if e.Last != nil {
+		msg += ": " + e.Last.Error()
+	}
+	return msg
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Last }
+
 // defaultPollWait is how long each long poll of a wait lasts.
 const defaultPollWait = 30 * time.Second
 
@@ -44,6 +62,10 @@ type AskOptions struct {
 	PollWait time.Duration
 	// OnCreated is called once the inquiry exists, with its id.
 	OnCreated func(*hitl.Inquiry)
+	// GiveUpAfter bounds how long creating the inquiry keeps trying while the server does not
+	// answer: then Ask returns an *UnreachableError. Zero tries for as long as ctx lasts. Once
+	// the inquiry exists, the wait rides out restarts whatever this says.
+	GiveUpAfter time.Duration
 }
 
 // Ask creates the inquiry and waits until it is resolved, then returns it: its Response is
@@ -58,11 +80,7 @@ func (c *Client) Ask(ctx context.Context, req *hitl.InquiryRequest, o AskOptions
 	if o.PollWait <= 0 {
 		o.PollWait = defaultPollWait
 	}
-	var inq *hitl.Inquiry
-	err := retry(ctx, func() (err error) {
-		inq, _, err = c.CreateInquiry(ctx, req, CreateOptions{IdempotencyKey: o.IdempotencyKey})
-		return err
-	})
+	inq, err := c.create(ctx, req, o)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +91,32 @@ func (c *Client) Ask(ctx context.Context, req *hitl.InquiryRequest, o AskOptions
 		return nil, err
 	}
 	return inq, Outcome(inq)
+}
+
+// create creates the inquiry, retrying for at most o.GiveUpAfter (when set) while the server
+// does not answer.
+func (c *Client) create(ctx context.Context, req *hitl.InquiryRequest, o AskOptions) (*hitl.Inquiry, error) {
+	reachCtx := ctx
+	if o.GiveUpAfter > 0 {
+		var cancel context.CancelFunc
+		reachCtx, cancel = context.WithTimeout(ctx, o.GiveUpAfter)
+		defer cancel()
+	}
+	var (
+		inq  *hitl.Inquiry
+		last error
+	)
+	err := retry(reachCtx, func() (err error) {
+		inq, _, err = c.CreateInquiry(reachCtx, req, CreateOptions{IdempotencyKey: o.IdempotencyKey})
+		if err != nil && reachCtx.Err() == nil {
+			last = err
+		}
+		return err
+	})
+	if err != nil && reachCtx.Err() != nil && ctx.Err() == nil {
+		return nil, &UnreachableError{URL: c.baseURL, Within: o.GiveUpAfter, Last: last}
+	}
+	return inq, err
 }
 
 // waitFinal long-polls until inq is final, riding out dropped connections and restarts.

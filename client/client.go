@@ -66,11 +66,15 @@ func (e *Error) Error() string {
 }
 
 // ErrorCode returns the problem code of a server error, or of what the client refused before
-// asking the server (a *hitl.Error); "" for any other error.
+// asking the server (a *hitl.Error); "unavailable" when the server did not answer in time;
+// "" for any other error.
 func ErrorCode(err error) string {
 	var e *Error
 	var he *hitl.Error
+	var ue *UnreachableError
 	switch {
+	case errors.As(err, &ue):
+		return hitl.EUnavailable
 	case errors.As(err, &e):
 		return e.Code
 	case errors.As(err, &he):

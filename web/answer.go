@@ -54,44 +54,11 @@ type fieldView struct {
 	Children []*fieldView
 }
 
-// isApproval tells whether the inquiry asks for approved (and a comment) only, as approvals do
-// by default: it is answered with two buttons.
-func isApproval(inq *hitl.Inquiry) bool {
-	if inq.RequestType != hitl.RequestApproval || len(inq.Options) > 0 {
-		return false
-	}
-	var s struct {
-		Type       string                     `json:"type"`
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	if json.Unmarshal(inq.ResponseSchema, &s) != nil || s.Type != "object" {
-		return false
-	}
-	var approved struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(s.Properties["approved"], &approved) != nil || approved.Type != "boolean" {
-		return false
-	}
-	for k := range s.Properties {
-		if k != "approved" && k != "comment" {
-			return false
-		}
-	}
-	for _, k := range s.Required {
-		if k != "approved" && k != "comment" {
-			return false
-		}
-	}
-	return true
-}
-
 func formKind(inq *hitl.Inquiry) string {
 	switch {
 	case len(inq.Options) > 0:
 		return formOptions
-	case isApproval(inq):
+	case inq.IsPlainApproval():
 		return formApproval
 	}
 	return formSchema

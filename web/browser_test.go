@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/testserver"
+	"github.com/hitl-dev/hitl/internal/testskip"
 )
 
 // These tests drive the inbox in a real, headless Chromium. .ci/run installs Debian's chromium;
@@ -35,7 +36,7 @@ func chromium(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal("no Chromium found; .ci/run installs the chromium package")
 	}
-	t.Skip("no Chromium found (install the chromium package, or set HITL_CHROMIUM); skipping the browser tests")
+	testskip.Skip(t, "browser tests (no Chromium found): install the chromium package, or set HITL_CHROMIUM to a Chrome or Chromium binary")
 	return ""
 }
 

@@ -7,14 +7,20 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hitl-dev/hitl/internal/testskip"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
+
+// TestMain says, without -v, which suites were skipped and how to run them.
+func TestMain(m *testing.M) { os.Exit(testskip.Main(m)) }
 
 const adminToken = testserver.AdminToken
 

@@ -62,6 +62,15 @@ var funcs = template.FuncMap{
 	"num":       func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
 	"inputType": inputType,
 	"inc":       func(i int) int { return i + 1 },
+	"count":     count,
+}
+
+// count says how many of a noun, in the singular for one: "1 field", "3 fields".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // inputType is the input that fits a string format: the browser's own pickers and checks.
@@ -249,7 +258,7 @@ func answerText(inq *hitl.Inquiry, raw json.RawMessage) string {
 		}
 		return strings.Join(list, ", ")
 	}
-	if isApproval(inq) {
+	if inq.IsPlainApproval() {
 		var a struct {
 			Approved *bool  `json:"approved"`
 			Comment  string `json:"comment"`

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,27 +21,67 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/credentials"
+	"github.com/hitl-dev/hitl/schema"
 )
 
-// connect returns a client from HITL_URL and HITL_TOKEN, else from the credentials file.
-func connect() (*client.Client, error) {
-	f, err := credentials.Load()
-	if err != nil && (os.Getenv("HITL_URL") == "" || os.Getenv("HITL_TOKEN") == "") {
-		return nil, err
-	}
-	url := envOr("HITL_URL", f.URL)
-	if url == "" {
-		url = "http://127.0.0.1:7447"
-	}
-	token := envOr("HITL_TOKEN", f.Token)
-	if token == "" {
-		return nil, errors.New("no token: set HITL_TOKEN, or run 'hitl serve' on this machine once to write the credentials file")
-	}
-	return client.New(url, token, nil), nil
+// defaultURL is where a server started with no flags listens.
+const defaultURL = "http://127.0.0.1:7447"
+
+// target is the server the commands talk to, and where its address came from: people whose
+// server does not answer need to know which setting to fix.
+type target struct {
+	URL, Token string
+	From       string // "HITL_URL", "the credentials file PATH" or "the default"
 }
 
-// jsonArg reads a JSON value given inline or as @file.
-func jsonArg(flag, v string) (json.RawMessage, error) {
+// findTarget reads HITL_URL and HITL_TOKEN, else the credentials file.
+func findTarget() (target, error) {
+	f, err := credentials.Load()
+	if err != nil && (os.Getenv("HITL_URL") == "" || os.Getenv("HITL_TOKEN") == "") {
+		return target{}, err
+	}
+	t := target{URL: os.Getenv("HITL_URL"), Token: envOr("HITL_TOKEN", f.Token), From: "HITL_URL"}
+	switch {
+	case t.URL != "":
+	case f.URL != "":
+		path, _ := credentials.Path()
+		t.URL, t.From = f.URL, "the credentials file "+path
+	default:
+		t.URL, t.From = defaultURL, "the default"
+	}
+	return t, nil
+}
+
+// connect returns a client for the target.
+func connect() (*client.Client, error) {
+	t, err := findTarget()
+	if err != nil {
+		return nil, err
+	}
+	if t.Token == "" {
+		return nil, errors.New("no token: set HITL_TOKEN, or run 'hitl serve' on this machine once to write the credentials file")
+	}
+	return client.New(t.URL, t.Token, nil), nil
+}
+
+// unreachable says in words that the server did not answer, when that is what err is.
+func unreachable(err error) (string, bool) {
+	var (
+		ue *client.UnreachableError
+		oe *net.OpError
+	)
+	if !errors.As(err, &ue) && !(errors.As(err, &oe) && oe.Op == "dial") {
+		return "", false
+	}
+	t, terr := findTarget()
+	if terr != nil {
+		return "", false
+	}
+	return fmt.Sprintf("cannot reach the hitl server at %s — is `hitl serve` running? (the address is from %s; set HITL_URL to use another)", t.URL, t.From), true
+}
+
+// jsonArg reads a JSON value given inline or as @file; what names it in messages ("--schema").
+func jsonArg(what, v string) (json.RawMessage, error) {
 	if v == "" {
 		return nil, nil
 	}
@@ -47,13 +89,23 @@ func jsonArg(flag, v string) (json.RawMessage, error) {
 	if name, ok := strings.CutPrefix(v, "@"); ok {
 		var err error
 		if b, err = os.ReadFile(name); err != nil {
-			return nil, usagef("--%s: %v", flag, err)
+			return nil, usagef("%s: %v", what, err)
 		}
 	}
 	if !json.Valid(b) {
-		return nil, usagef("--%s: not valid JSON", flag)
+		return nil, usagef("%s: not valid JSON", what)
 	}
 	return bytes.TrimSpace(b), nil
+}
+
+// answerArg reads an answer given as JSON, as @file, or as a bare word that is not JSON,
+// taken as a string: --fallback garden is "garden", as hitl respond 7 garden is.
+func answerArg(what, v string) (json.RawMessage, error) {
+	if v == "" || strings.HasPrefix(v, "@") || json.Valid([]byte(v)) {
+		return jsonArg(what, v)
+	}
+	b, err := json.Marshal(v)
+	return b, err
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -99,13 +151,13 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 				req.Options = append(req.Options, hitl.Option{Value: o})
 			}
 			var err error
-			if req.ResponseSchema, err = jsonArg("schema", schema); err != nil {
+			if req.ResponseSchema, err = jsonArg("--schema", schema); err != nil {
 				return err
 			}
-			if req.Context, err = jsonArg("context", ctxJSON); err != nil {
+			if req.Context, err = jsonArg("--context", ctxJSON); err != nil {
 				return err
 			}
-			if req.FallbackValue, err = jsonArg("fallback", fb); err != nil {
+			if req.FallbackValue, err = answerArg("--fallback", fb); err != nil {
 				return err
 			}
 			if timeout < 0 {
@@ -131,7 +183,7 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 			}
 			stderr := cmd.ErrOrStderr()
 			stopSpinner := func() {}
-			inq, err := c.Ask(cmd.Context(), &req, client.AskOptions{OnCreated: func(inq *hitl.Inquiry) {
+			inq, err := c.Ask(cmd.Context(), &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
 				fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
 				if isTerminal(stderr) {
 					stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
@@ -141,13 +193,16 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 			if err != nil {
 				return err
 			}
+			// The answer first, then who gave it: on a terminal the note reads as its caption.
+			if _, err := fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response)); err != nil {
+				return err
+			}
 			if inq.FallbackApplied {
-				fmt.Fprintf(stderr, "No answer before the deadline: the fallback value (policy %s) applies.\n", inq.FallbackPolicy)
+				fmt.Fprintln(stderr, "Nobody answered by the deadline: this is the fallback value.")
 			} else if inq.RespondedBy != nil {
 				fmt.Fprintf(stderr, "Answered by %s.\n", *inq.RespondedBy)
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response))
-			return err
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -162,7 +217,7 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 	f.StringVar(&req.ChannelHint, "channel", "", "channel hint (slack, email, ...)")
 	f.DurationVar(&timeout, "timeout", 0, "deadline from now, like 30m (none by default)")
 	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
-	f.StringVar(&fb, "fallback", "", "JSON answer used when the deadline passes under a fallback policy")
+	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")
 	f.BoolVar(&req.Exclusive, "exclusive", false, "refuse if the session already has a pending inquiry")
 	f.StringArrayVar(&metadata, "metadata", nil, "KEY=VALUE for filtering (repeat)")
 	return cmd
@@ -215,16 +270,21 @@ func lsCmd() *cobra.Command {
 	return cmd
 }
 
-func age(t time.Time) string {
-	d := time.Since(t).Round(time.Second)
+// age is how long ago t was, in its largest whole unit: 9s, 3m, 2h, 5d.
+func age(t time.Time) string { return span(time.Since(t)) }
+
+// span is a duration in its largest whole unit: 9s, 3m, 2h (up to two days), 5d.
+func span(d time.Duration) string {
+	d = max(d, 0)
 	switch {
 	case d < time.Minute:
-		return d.String()
+		return fmt.Sprintf("%ds", int(d.Seconds()))
 	case d < time.Hour:
-		return d.Round(time.Minute).String()
-	default:
-		return d.Round(time.Hour).String()
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 func dash(s string) string {
@@ -267,6 +327,8 @@ func showCmd() *cobra.Command {
 	return cmd
 }
 
+// describe prints an inquiry for people: one line per fact, then the context, what the
+// answer should be and the answer, each indented under its heading.
 func describe(w io.Writer, inq *hitl.Inquiry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	line := func(k, v string) {
@@ -274,34 +336,20 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 			fmt.Fprintf(tw, "%s\t%s\n", k, v)
 		}
 	}
-	compact := func(m json.RawMessage) string {
-		if hitl.IsNull(m) {
-			return ""
-		}
-		var b bytes.Buffer
-		json.Compact(&b, m)
-		return b.String()
-	}
 	line("Inquiry", strconv.FormatInt(inq.ID, 10))
-	line("Status", string(inq.Status))
+	line("Status", inq.Status.Words())
 	line("Prompt", inq.Prompt)
 	line("Type", string(inq.RequestType))
-	for _, o := range inq.Options {
-		line("Option", strings.TrimSpace(o.Value+"  "+o.Label+"  "+o.Description))
-	}
-	if len(inq.Options) == 0 {
-		line("Answer schema", compact(inq.ResponseSchema))
-	}
-	line("Context", compact(inq.Context))
 	line("Session", inq.Session)
 	line("Asked by", strings.TrimSpace(inq.CreatedBy+" "+inq.Origin))
 	line("Assigned to", strings.Join(inq.AssignedTo, ", "))
-	line("Created", inq.CreatedAt.Format(time.RFC3339))
+	line("Created", inq.CreatedAt.Format(time.RFC3339)+" ("+age(inq.CreatedAt)+" ago)")
 	if inq.TimeoutAt != nil {
-		line("Deadline", inq.TimeoutAt.Format(time.RFC3339)+" (fallback policy "+string(inq.FallbackPolicy)+")")
-	}
-	if response := compact(inq.Response); response != "" || inq.Status == hitl.StatusResponded || inq.FallbackApplied {
-		line("Response", cmp.Or(response, "null")) // null is an answer too
+		deadline := inq.TimeoutAt.Format(time.RFC3339)
+		if inq.Status == hitl.StatusPending {
+			deadline += " (in " + span(time.Until(*inq.TimeoutAt)) + "; if nobody answers by then, " + inq.FallbackPolicy.Words() + ")"
+		}
+		line("Deadline", deadline)
 	}
 	if inq.RespondedBy != nil {
 		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))
@@ -310,12 +358,103 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		line("Comment", *inq.Comment)
 	}
 	if inq.FallbackApplied {
-		line("Fallback", "applied")
+		line("Fallback", "nobody answered by the deadline; the fallback value is the answer")
 	}
 	if inq.CancelReason != nil {
 		line("Cancelled", *inq.CancelReason)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	block := func(heading, text string) {
+		if text != "" {
+			fmt.Fprintf(w, "\n%s:\n  %s\n", heading, strings.ReplaceAll(text, "\n", "\n  "))
+		}
+	}
+	block("Context", indentJSON(inq.Context))
+	if inq.Status == hitl.StatusPending {
+		block("The answer", answerWanted(inq))
+	}
+	if len(inq.Options) == 0 && !inq.IsPlainApproval() {
+		block("Answer schema", indentJSON(inq.ResponseSchema))
+	}
+	if inq.Status == hitl.StatusResponded || inq.FallbackApplied {
+		block("Response", cmp.Or(indentJSON(inq.Response), "null")) // null is an answer too
+	}
+	return nil
+}
+
+// indentJSON is a JSON value indented for reading; "" for none.
+func indentJSON(m json.RawMessage) string {
+	if hitl.IsNull(m) {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, m, "", "  ") != nil {
+		return string(m)
+	}
+	return b.String()
+}
+
+// answerWanted says what the answer should be: the options, Approve / Reject, or one line
+// per field of the schema's form.
+func answerWanted(inq *hitl.Inquiry) string {
+	var b strings.Builder
+	switch {
+	case len(inq.Options) > 0:
+		b.WriteString("choose one of")
+		if inq.Multiple {
+			b.Reset()
+			b.WriteString("choose any of")
+		}
+		for _, o := range inq.Options {
+			b.WriteString("\n  " + strings.Join(slices.DeleteFunc([]string{o.Value, o.Label, o.Description}, func(s string) bool { return s == "" }), " — "))
+		}
+	case inq.IsPlainApproval():
+		b.WriteString("approve or reject, with a comment if you like (hitl respond ID --approve|--reject --comment TEXT)")
+	default:
+		root := schema.FormFor(inq.ResponseSchema)
+		if root.Kind != schema.KindObject {
+			return fieldWords(root)
+		}
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		for _, f := range root.Fields {
+			required := ""
+			if f.Required {
+				required = "required"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Key, required, fieldWords(f))
+		}
+		tw.Flush()
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	return b.String()
+}
+
+// fieldWords says what one field of an answer takes, and its title and description.
+func fieldWords(f *schema.Field) string {
+	var what string
+	switch f.Kind {
+	case schema.KindBoolean:
+		what = "yes or no (true/false)"
+	case schema.KindChoice:
+		what = "one of " + strings.Join(f.Choices, ", ")
+	case schema.KindChoices:
+		what = "any of " + strings.Join(f.Choices, ", ")
+	case schema.KindInteger:
+		what = "a whole number"
+	case schema.KindNumber:
+		what = "a number"
+	case schema.KindText, schema.KindTextArea:
+		what = "text"
+	case schema.KindObject:
+		what = "an object (see the schema)"
+	case schema.KindList:
+		what = "a list"
+	default:
+		what = "JSON (see the schema)"
+	}
+	return strings.Join(slices.DeleteFunc([]string{what, f.Title, f.Description}, func(s string) bool { return s == "" }), " — ")
 }
 
 func respondCmd() *cobra.Command {
@@ -326,11 +465,11 @@ func respondCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "respond ID [JSON]",
 		Short: "Answer an inquiry",
-		Long: `Answer an inquiry with a JSON value. A value that is not JSON is sent as a JSON string,
-so 'hitl respond 7 Garden' answers "Garden". For approvals, --approve or --reject
-(with --comment) build the answer. With no answer on a terminal, a form built from the
-inquiry's options or schema asks for it (ACCESSIBLE=1: plain prompts, one per line, which
-also read answers piped in).`,
+		Long: `Answer an inquiry with a JSON value, or @file to read it from a file. A value that is
+not JSON is sent as a JSON string, so 'hitl respond 7 Garden' answers "Garden". For
+approvals, --approve or --reject (with --comment) build the answer. With no answer on a
+terminal, a form built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain
+prompts, one per line, which also read answers piped in).`,
 		Example: `  hitl respond 7 --approve --comment "LGTM"
   hitl respond 8 '"Garden"'
   hitl respond 9 '{"amount": 120, "currency": "EUR"}'`,
@@ -371,10 +510,10 @@ also read answers piped in).`,
 					v["comment"] = comment
 				}
 				answer, _ = json.Marshal(v)
-			case json.Valid([]byte(args[1])):
-				answer = json.RawMessage(args[1])
 			default:
-				answer, _ = json.Marshal(args[1])
+				if answer, err = answerArg("the answer", args[1]); err != nil {
+					return err
+				}
 			}
 			inq, err := c.Respond(cmd.Context(), id, answer, comment)
 			if err != nil {

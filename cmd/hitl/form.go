@@ -40,9 +40,17 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 }
 
 // answerForm builds the form that asks for an inquiry's answer from its options or schema,
-// and the function that reads the answer once the form ran. Anything a form cannot express
-// gets one JSON field, which the server validates.
-func answerForm(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error)) {
+// one page per group, and the function that reads the answer once the form ran. Anything a
+// form cannot express gets one JSON field, which the server validates.
+func answerForm(inq *hitl.Inquiry) ([]*huh.Group, func() (json.RawMessage, error)) {
+	if inq.IsPlainApproval() {
+		return approvalForm(inq)
+	}
+	fields, get := answerFields(inq)
+	return []*huh.Group{huh.NewGroup(fields...)}, get
+}
+
+func answerFields(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error)) {
 	if len(inq.Options) > 0 {
 		return optionsField(inq)
 	}
@@ -82,6 +90,39 @@ func optionsField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, erro
 	var picked string
 	f := huh.NewSelect[string]().Title(inq.Prompt).Options(opts...).Value(&picked)
 	return []huh.Field{f}, func() (json.RawMessage, error) { return json.Marshal(picked) }
+}
+
+// approvalForm asks Approve / Reject under the prompt, then, on a page of its own, for a
+// comment. Reject is highlighted first: Enter alone never approves.
+func approvalForm(inq *hitl.Inquiry) ([]*huh.Group, func() (json.RawMessage, error)) {
+	var (
+		approved bool
+		comment  string
+	)
+	commentRequired := false
+	for _, f := range schema.FormFor(inq.ResponseSchema).Fields {
+		commentRequired = commentRequired || f.Key == "comment" && f.Required
+	}
+	commentTitle := "Comment (optional)"
+	if commentRequired {
+		commentTitle = "Comment *"
+	}
+	groups := []*huh.Group{
+		huh.NewGroup(huh.NewConfirm().Title(inq.Prompt).Affirmative("Approve").Negative("Reject").Value(&approved)),
+		huh.NewGroup(huh.NewInput().Title(commentTitle).Value(&comment).Validate(func(v string) error {
+			if commentRequired && strings.TrimSpace(v) == "" {
+				return errors.New("a comment is required")
+			}
+			return nil
+		})),
+	}
+	return groups, func() (json.RawMessage, error) {
+		answer := map[string]any{"approved": approved}
+		if comment != "" {
+			answer["comment"] = comment
+		}
+		return json.Marshal(answer)
+	}
 }
 
 // scalarField is one field for a boolean, a number, a string or an enum of strings. A field
@@ -229,10 +270,10 @@ func jsonField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error))
 // (ACCESSIBLE) read one byte at a time, so that piped answers reach the prompt they are meant
 // for. Ctrl-C, and SIGINT, SIGTERM or SIGHUP while the form is open, abort it: nothing is sent.
 func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
-	fields, get := answerForm(inq)
+	groups, get := answerForm(inq)
 	// The signals are this function's to handle (below), not the form library's: it would
 	// take SIGTERM for a submit.
-	form := huh.NewForm(huh.NewGroup(fields...)).WithAccessible(accessible()).WithOutput(out).
+	form := huh.NewForm(groups...).WithAccessible(accessible()).WithOutput(out).
 		WithProgramOptions(tea.WithoutSignalHandler())
 	if f, ok := in.(*os.File); ok && isTerminal(f) && !accessible() {
 		form = form.WithInput(f)

@@ -29,6 +29,9 @@ type terminal struct {
 	mu   sync.Mutex
 	seen bytes.Buffer
 	done chan error
+	// drained closes when the screen has everything the command wrote: the read after its
+	// exit fails only once the output is read.
+	drained chan struct{}
 }
 
 func respondOnTerminal(t *testing.T, id int64) *terminal {
@@ -42,8 +45,9 @@ func respondOnTerminal(t *testing.T, id int64) *terminal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	term := &terminal{t: t, cmd: cmd, tty: tty, done: make(chan error, 1)}
+	term := &terminal{t: t, cmd: cmd, tty: tty, done: make(chan error, 1), drained: make(chan struct{})}
 	go func() {
+		defer close(term.drained)
 		buf := make([]byte, 4096)
 		for {
 			n, err := tty.Read(buf)
@@ -88,6 +92,11 @@ func (term *terminal) typeKeys(keys string) {
 func (term *terminal) exit() int {
 	term.t.Helper()
 	err := testserver.Receive(term.t, term.done, 10*time.Second, "hitl respond to exit")
+	select {
+	case <-term.drained:
+	case <-time.After(10 * time.Second):
+		term.t.Fatal("hitl respond exited but its output never ended")
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -123,6 +132,31 @@ func TestRespondFormOnATerminal(t *testing.T) {
 	inq, err := admin.Inquiry(context.Background(), id)
 	if err != nil || inq.Status != hitl.StatusResponded || string(inq.Response) != `"garden"` {
 		t.Fatalf("after arrow down and Enter: %+v, %v", inq, err)
+	}
+}
+
+// The full-screen approval form speaks in words: the prompt, Approve / Reject, and a comment
+// box that says it is optional — not the schema's field names.
+func TestApprovalFormOnATerminalUsesTitles(t *testing.T) {
+	admin, _ := startServer(t)
+	inq, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Deploy v2.5.0?", RequestType: hitl.RequestApproval}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := respondOnTerminal(t, inq.ID)
+	term.waitFor("Reject")
+	if screen := term.screen(); !strings.Contains(screen, "Deploy v2.5.0?") || !strings.Contains(screen, "Approve") || strings.Contains(screen, "approved") {
+		t.Fatalf("the approval form:\n%s", screen)
+	}
+	term.typeKeys("\x1b[D\r") // Reject is highlighted first, so Enter alone never approves; ← Approve, Enter
+	term.waitFor("Comment (optional)")
+	term.typeKeys("fine\r")
+	if code := term.exit(); code != 0 {
+		t.Fatalf("exit %d; the screen:\n%s", code, term.screen())
+	}
+	got, err := admin.Inquiry(context.Background(), inq.ID)
+	if err != nil || string(got.Response) != `{"approved":true,"comment":"fine"}` {
+		t.Fatalf("answered %s, %v", got.Response, err)
 	}
 }
 

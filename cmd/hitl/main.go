@@ -44,7 +44,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -66,9 +66,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitCancelled
 	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "unknown command"), strings.HasPrefix(err.Error(), "unknown flag"):
 		fmt.Fprintln(stderr, "hitl:", err)
-		fmt.Fprintln(stderr, "Run 'hitl --help' for usage.")
+		// The help of the command that was called, which is where the mistake is.
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	default:
+		if msg, ok := unreachable(err); ok {
+			fmt.Fprintln(stderr, "hitl:", msg)
+			return exitError
+		}
 		fmt.Fprintln(stderr, "hitl:", err)
 		return exitError
 	}

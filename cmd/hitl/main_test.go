@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/testserver"
+	"github.com/hitl-dev/hitl/internal/testskip"
 )
 
 // TestMain lets the test binary stand in for the hitl binary: with HITL_TEST_RUN_MAIN=1 it
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(testskip.Main(m))
 }
 
 const adminToken = testserver.AdminToken
@@ -327,4 +329,120 @@ func TestServeOnABusyAddress(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Fatalf("serve on a busy address created %v", entries)
 	}
+}
+
+// The CLI speaks to people: ages in one unit, the help of the command that was misused, a
+// server that does not answer named with where its address came from, bare words as answers.
+func TestCLIInWords(t *testing.T) {
+	for d, want := range map[time.Duration]string{9 * time.Second: "9s", 3*time.Minute + 59*time.Second: "3m", 2*time.Hour + 5*time.Minute: "2h", 47 * time.Hour: "47h", 5*24*time.Hour + time.Hour: "5d", -time.Second: "0s"} {
+		if got := span(d); got != want {
+			t.Errorf("span(%s) = %q, want %q", d, got, want)
+		}
+	}
+	if _, _, errOut := cli(t, "ask", "x", "--bogus"); !strings.Contains(errOut, "Run 'hitl ask --help' for usage.") {
+		t.Errorf("a usage error names the command's own help: %q", errOut)
+	}
+	if _, _, errOut := cli(t, "keys", "create"); !strings.Contains(errOut, "Run 'hitl keys create --help' for usage.") {
+		t.Errorf("a usage error names the subcommand's help: %q", errOut)
+	}
+
+	// Nothing listens on a port that was just closed.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String()
+	l.Close()
+	t.Setenv("HITL_URL", down)
+	t.Setenv("HITL_TOKEN", "hitl_anything")
+	code, _, errOut := cli(t, "ls")
+	if want := "cannot reach the hitl server at " + down + " — is `hitl serve` running? (the address is from HITL_URL"; code != exitError || !strings.Contains(errOut, want) || strings.Contains(errOut, "dial tcp") {
+		t.Errorf("server down: exit %d %q, want %q", code, errOut, want)
+	}
+	t.Setenv("HITL_URL", "")
+	t.Setenv("HITL_TOKEN", "")
+	credentials := filepath.Join(t.TempDir(), "credentials.json")
+	os.WriteFile(credentials, []byte(`{"url":"`+down+`","token":"hitl_x"}`), 0o600)
+	t.Setenv("HITL_CREDENTIALS", credentials)
+	if _, _, errOut := cli(t, "whoami"); !strings.Contains(errOut, "the address is from the credentials file "+credentials) {
+		t.Errorf("server down, address from the credentials file: %q", errOut)
+	}
+
+	// On a terminal stdout and stderr are one screen: the answer, then who gave it.
+	admin, _ := startServer(t)
+	var screen syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), []string{"ask", "Venue?", "--option", "hall", "--option", "garden"}, strings.NewReader(""), &screen, &screen)
+	}()
+	id := pendingID(t, admin)
+	if code, _, errOut := cli(t, "respond", fmt.Sprint(id), "garden"); code != 0 {
+		t.Fatalf("respond: %d %s", code, errOut)
+	}
+	if code := testserver.Receive(t, done, 10*time.Second, "hitl ask to end"); code != exitOK {
+		t.Fatalf("ask: exit %d: %s", code, screen.String())
+	}
+	if s := screen.String(); !strings.Contains(s, "\"garden\"\nAnswered by admin.\n") {
+		t.Errorf("the answer, then who gave it:\n%s", s)
+	}
+
+	// --fallback takes a bare word as respond does.
+	code, out, errOut := cli(t, "ask", "Venue?", "--option", "hall", "--option", "garden", "--timeout", "1s", "--fallback-policy", "complete_with_fallback", "--fallback", "garden")
+	if code != exitOK || strings.TrimSpace(out) != `"garden"` || !strings.Contains(errOut, "Nobody answered by the deadline: this is the fallback value.") {
+		t.Errorf("--fallback garden: exit %d %q %q", code, out, errOut)
+	}
+}
+
+// show prints what a person needs to answer: the facts, the context indented, what the
+// answer takes field by field, and the deadline with what happens after it, in words.
+func TestShowSaysWhatTheAnswerIs(t *testing.T) {
+	admin, _ := startServer(t)
+	deadline := time.Now().Add(2 * time.Hour)
+	inq, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{
+		Prompt: "Scale the service?", Context: json.RawMessage(`{"diff":"- a\n+ b","service":"api"}`), TimeoutAt: &deadline,
+		ResponseSchema: json.RawMessage(`{"type":"object","required":["region"],"properties":{"region":{"title":"Region","enum":["eu","us"]},"replicas":{"type":"integer","maximum":20},"note":{"type":"string","description":"anything else"}}}`),
+		FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`{"region":"eu"}`),
+	}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli(t, "show", fmt.Sprint(inq.ID))
+	for _, want := range []string{
+		"Status    pending",
+		"(in 1h; if nobody answers by then, the fallback value is used)",
+		"Context:\n  {\n    \"diff\": \"- a\\n+ b\",\n    \"service\": \"api\"\n  }\n",
+		"region    required  one of eu, us — Region\n",
+		"replicas            a whole number\n",
+		"note                text — anything else\n",
+		"Answer schema:\n  {\n    \"type\": \"object\",",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := admin.Respond(context.Background(), inq.ID, json.RawMessage(`{"region":"us","replicas":3}`), ""); err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = cli(t, "show", fmt.Sprint(inq.ID))
+	if !strings.Contains(out, "Status       answered") || !strings.Contains(out, "Response:\n  {\n    \"region\": \"us\",\n    \"replicas\": 3\n  }") || strings.Contains(out, "if nobody answers") {
+		t.Errorf("show of the answered inquiry:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer two goroutines write: stdout and stderr of one terminal.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitl-dev/hitl/internal/testskip"
 	"github.com/hitl-dev/hitl/store/postgres"
 )
 
 // EnvURL names the variable that points the tests at a PostgreSQL database.
 const EnvURL = "HITL_TEST_POSTGRES_URL"
 
-const howTo = "set " + EnvURL + "=postgres://postgres@127.0.0.1:5432/postgres to run the PostgreSQL tests"
+const howTo = "set " + EnvURL + "=postgres://postgres@127.0.0.1:5432/postgres to run them"
 
 // Schema creates a schema that the test drops when it ends, and returns a URL whose
 // connections use it.
@@ -44,5 +45,5 @@ func unavailable(t testing.TB, why string) {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("PostgreSQL tests cannot run in CI: %s (%s)", why, howTo)
 	}
-	t.Skipf("PostgreSQL tests skipped: %s; %s", why, howTo)
+	testskip.Skip(t, "PostgreSQL tests ("+why+"): "+howTo)
 }

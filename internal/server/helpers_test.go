@@ -5,16 +5,22 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hitl-dev/hitl/internal/testskip"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
+
+// TestMain says, without -v, which suites were skipped and how to run them.
+func TestMain(m *testing.M) { os.Exit(testskip.Main(m)) }
 
 const adminToken = testserver.AdminToken
 

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +12,8 @@ import (
 
 // Migration 3 fills the prompt column of the inquiries stored before it, deep context or not.
 func TestPromptColumnBackfilled(t *testing.T) {
-	base := os.Getenv("HITL_TEST_POSTGRES_URL")
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("HITL_TEST_POSTGRES_URL is not set")
-		}
-		t.Skip("set HITL_TEST_POSTGRES_URL to run the PostgreSQL tests")
-	}
 	ctx := context.Background()
-	url, drop, err := TempSchema(ctx, base, "hitl_test_")
+	url, drop, err := TempSchema(ctx, baseForTest(t), "hitl_test_")
 	if err != nil {
 		t.Fatal(err)
 	}

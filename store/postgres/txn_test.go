@@ -9,18 +9,27 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/testskip"
 )
 
-// schemaForTest is pgtest.Schema for this package's own tests (pgtest imports this package).
-func schemaForTest(t *testing.T) string {
+func TestMain(m *testing.M) { os.Exit(testskip.Main(m)) }
+
+// baseForTest is the database HITL_TEST_POSTGRES_URL names; without it the test is skipped
+// (and fails under CI, which must run it).
+func baseForTest(t *testing.T) string {
 	base := os.Getenv("HITL_TEST_POSTGRES_URL")
 	if base == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("HITL_TEST_POSTGRES_URL is not set; CI must run the PostgreSQL tests")
 		}
-		t.Skip("set HITL_TEST_POSTGRES_URL to run the PostgreSQL tests")
+		testskip.Skip(t, "PostgreSQL tests (HITL_TEST_POSTGRES_URL is not set): set HITL_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres to run them")
 	}
-	url, drop, err := TempSchema(context.Background(), base, "hitl_test_")
+	return base
+}
+
+// schemaForTest is pgtest.Schema for this package's own tests (pgtest imports this package).
+func schemaForTest(t *testing.T) string {
+	url, drop, err := TempSchema(context.Background(), baseForTest(t), "hitl_test_")
 	if err != nil {
 		t.Fatal(err)
 	}
