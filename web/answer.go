@@ -11,8 +11,8 @@ import (
 	"github.com/hitl-dev/hitl/schema"
 )
 
-// How an inquiry is answered on a page: an approval with Approve / Reject, options as one
-// button each (checkboxes when several may be chosen), or a form built from the schema.
+// How an inquiry is answered on a page: an approval with Approve / Reject, options as radio
+// buttons (checkboxes when several may be chosen), or a form built from the schema.
 const (
 	formApproval = "approval"
 	formOptions  = "options"

@@ -17,12 +17,7 @@ func TestAPageWhoseSessionEndedGoesToSignIn(t *testing.T) {
 	srv := testserver.Start(t)
 	_, token := srv.Key(hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}})
 	ctx := newBrowser(t)
-	do(t, ctx,
-		chromedp.Navigate(srv.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#token"), token),
-		chromedp.Submit(chromedp.CSS("#token")),
-		chromedp.WaitVisible(chromedp.CSS("#tabs")),
-	)
+	signInWithForm(t, ctx, srv.URL, token)
 	waitText(t, ctx, "#live", "Live")
 
 	keys, err := srv.Admin.Keys(context.Background())

@@ -122,6 +122,18 @@ func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	get(t, ctx, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(15*time.Second)))
 }
 
+// signInWithForm signs the browser in through the sign-in form.
+func signInWithForm(t *testing.T, ctx context.Context, base, token string) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(base+"/login"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), token),
+		chromedp.Submit(chromedp.CSS("#token")),
+		chromedp.WaitVisible(chromedp.CSS("#tabs")),
+	)
+}
+
 // screenshotDir is where screenshots go: $HITL_SCREENSHOTS (.ci/run sets it and lists what
 // is there), else a new temporary directory.
 func screenshotDir(t *testing.T) string {
@@ -256,10 +268,11 @@ func TestInboxInABrowser(t *testing.T) {
 	venueURL := fmt.Sprintf("%s/inquiries/%d", e.URL, venue.ID)
 	other := newTab(t, ctx, false)
 	for _, tab := range []context.Context{ctx, other} {
-		do(t, tab, chromedp.Navigate(venueURL), chromedp.WaitVisible(chromedp.CSS(`button[value="oslo"]`)))
+		do(t, tab, chromedp.Navigate(venueURL), chromedp.WaitVisible(chromedp.CSS(`input[value="oslo"]`)))
 		waitText(t, tab, "#live", "Live")
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS(`button[value="oslo"]`)), chromedp.WaitVisible(chromedp.CSS(".outcome")))
+	do(t, ctx, chromedp.Click(chromedp.CSS(`input[value="oslo"]`)), chromedp.Click(chromedp.CSS(`#answer-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".outcome")))
 	do(t, other, chromedp.WaitVisible(chromedp.CSS(".outcome")))
 	waitText(t, other, ".answer-text", "Oslo")
 	waitText(t, other, "#status", "Answered")
@@ -343,12 +356,7 @@ func TestLiveUpdatesSurviveARestart(t *testing.T) {
 	srv := testserver.Start(t)
 	url, admin := srv.URL, srv.Admin
 	ctx := newBrowser(t)
-	do(t, ctx,
-		chromedp.Navigate(url+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#token"), adminToken),
-		chromedp.Submit(chromedp.CSS("#token")),
-		chromedp.WaitVisible(chromedp.CSS("#tabs")),
-	)
+	signInWithForm(t, ctx, url, adminToken)
 	waitText(t, ctx, "#live", "Live")
 
 	srv.Stop()

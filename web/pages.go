@@ -42,10 +42,6 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	q := r.URL.Query()
 	seq := h.startSeq(r.Context())
 	active, search, sort := q.Get("tab"), q.Get("q"), q.Get("sort")
-	if active == "" {
-		active = "pending"
-	}
-	var current *tab
 	all := tabs(v.Principal)
 	for _, t := range all {
 		t.URL = inboxURL(t.Key, search, sort, "")
@@ -55,6 +51,13 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 			return
 		}
 		t.Count = n
+	}
+	pendingForMe := all[0].Count
+	if active == "" {
+		active = defaultTab(v.Principal, pendingForMe)
+	}
+	var current *tab
+	for _, t := range all {
 		if t.Key == active {
 			current = t
 		}
@@ -81,7 +84,6 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if next != "" {
 		nextURL = inboxURL(active, search, sort, next)
 	}
-	pendingForMe := all[0].Count
 	title := "Inbox"
 	if pendingForMe > 0 {
 		title = fmt.Sprintf("(%d) Inbox", pendingForMe)
@@ -89,6 +91,15 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Stream: "type=inquiry.created,inquiry.responded,inquiry.timeout,inquiry.cancelled", Seq: seq},
 		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
 			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != ""})
+}
+
+// defaultTab is the list the inbox opens on: what waits for a responder who has inquiries
+// assigned to them, else everything pending (an admin oversees it all).
+func defaultTab(p *hitl.Principal, pendingForMe int) string {
+	if pendingForMe > 0 && !p.IsAdmin() {
+		return "mine"
+	}
+	return "pending"
 }
 
 // inboxURL is the address of one page of the inbox; empty parameters are left out.

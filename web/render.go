@@ -56,6 +56,8 @@ var funcs = template.FuncMap{
 	"tree":      tree,
 	"pretty":    pretty,
 	"answer":    answerText,
+	"comment":   separateComment,
+	"summary":   answerSummary,
 	"optLabel":  optionLabel,
 	"status":    statusText,
 	"contains":  slices.Contains[[]string],
@@ -158,6 +160,7 @@ type node struct {
 	Key      string
 	Kind     string // object, array, string, number, bool, null
 	Text     string
+	Lines    bool // a string of several lines, shown as a block that keeps its indentation
 	Children []node
 }
 
@@ -215,7 +218,7 @@ func readNode(dec *json.Decoder, depth int) (node, error) {
 		}
 		return n, nil
 	case string:
-		return node{Kind: "string", Text: v}, nil
+		return node{Kind: "string", Text: v, Lines: strings.Contains(v, "\n")}, nil
 	case json.Number:
 		return node{Kind: "number", Text: v.String()}, nil
 	case bool:
@@ -258,21 +261,52 @@ func answerText(inq *hitl.Inquiry, raw json.RawMessage) string {
 		}
 		return strings.Join(list, ", ")
 	}
-	if inq.IsPlainApproval() {
-		var a struct {
-			Approved *bool  `json:"approved"`
-			Comment  string `json:"comment"`
+	if a, ok := readApproval(inq, raw); ok {
+		out := "Rejected"
+		if *a.Approved {
+			out = "Approved"
 		}
-		if json.Unmarshal(raw, &a) == nil && a.Approved != nil {
-			out := "Rejected"
-			if *a.Approved {
-				out = "Approved"
-			}
-			if a.Comment != "" {
-				out += " — " + a.Comment
-			}
-			return out
+		if a.Comment != "" {
+			out += " — " + a.Comment
 		}
+		return out
 	}
 	return pretty(raw)
+}
+
+// approvalAnswer is the answer to an approval.
+type approvalAnswer struct {
+	Approved *bool  `json:"approved"`
+	Comment  string `json:"comment"`
+}
+
+// readApproval reads raw as the answer to an approval, when inq is one and raw is such an answer.
+func readApproval(inq *hitl.Inquiry, raw json.RawMessage) (approvalAnswer, bool) {
+	var a approvalAnswer
+	if !inq.IsPlainApproval() || json.Unmarshal(raw, &a) != nil || a.Approved == nil {
+		return approvalAnswer{}, false
+	}
+	return a, true
+}
+
+// separateComment is the answer's comment to show beside it: none when the answer already
+// says it, as an approval answered with the same comment in both places does
+// ("Approved — ship it").
+func separateComment(inq *hitl.Inquiry) string {
+	if inq.Comment == nil {
+		return ""
+	}
+	if a, ok := readApproval(inq, inq.Response); ok && strings.TrimSpace(a.Comment) == strings.TrimSpace(*inq.Comment) {
+		return ""
+	}
+	return *inq.Comment
+}
+
+// answerSummary is an answer on one short line, for a row of the inbox.
+func answerSummary(inq *hitl.Inquiry) string {
+	text := answerText(inq, inq.Response)
+	if c := separateComment(inq); c != "" {
+		text += " — " + c
+	}
+	return short(strings.Join(strings.Fields(text), " "), 160)
 }
