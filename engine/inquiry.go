@@ -342,6 +342,16 @@ func (e *Engine) checkResponse(ctx context.Context, inq *hitl.Inquiry, req *hitl
 	return response, nil
 }
 
+// CheckAnswer says what the inquiry's schema finds wrong with an answer, recording nothing: a
+// form whose fields could not all be read (a number that is not one, JSON that does not
+// parse) shows the problems of the others with theirs, so a person fixes everything after one
+// submit. The answer is checked as Respond checks it, in a validation slot; inq is the
+// inquiry as the caller read it, as one who may answer it.
+func (e *Engine) CheckAnswer(ctx context.Context, inq *hitl.Inquiry, response json.RawMessage) ([]hitl.FieldError, error) {
+	_, fields, err := e.decodeAnswer(ctx, inq, response)
+	return fields, err
+}
+
 func invalidAnswerMessage(fields []hitl.FieldError) string {
 	f := fields[0]
 	where := f.Path

@@ -55,6 +55,8 @@ type Field struct {
 	Required    bool
 	Choices     []string // KindChoice, KindChoices
 	Min, Max    *float64
+	// ExclusiveMin, ExclusiveMax: bounds the value may not reach (the input cannot say them).
+	ExclusiveMin, ExclusiveMax *float64
 	// Step is the input's step: "1" for integers, "any" for other numbers, or multipleOf.
 	Step                 string
 	MinLength, MaxLength *int
@@ -64,26 +66,33 @@ type Field struct {
 	Fields             []*Field // KindObject: the properties, in the schema's order
 	Item               *Field   // KindList: one row
 	MinItems, MaxItems *int
+	// Example is a value that fits, built from the schema, for a JSON field: what to type is
+	// easier to see than to read out of a schema.
+	Example string
 }
 
 // schemaNode is the part of a schema a form can express.
 type schemaNode struct {
-	Type       json.RawMessage  `json:"type"`
-	Enum       []any            `json:"enum"`
-	Properties orderedObject    `json:"properties"`
-	Required   []string         `json:"required"`
-	Items      *json.RawMessage `json:"items"`
-	Minimum    *float64         `json:"minimum"`
-	Maximum    *float64         `json:"maximum"`
-	MultipleOf *float64         `json:"multipleOf"`
-	MinLength  *int             `json:"minLength"`
-	MaxLength  *int             `json:"maxLength"`
-	MinItems   *int             `json:"minItems"`
-	MaxItems   *int             `json:"maxItems"`
-	Pattern    string           `json:"pattern"`
-	Format     string           `json:"format"`
-	Title      string           `json:"title"`
-	Desc       string           `json:"description"`
+	Type       json.RawMessage   `json:"type"`
+	Enum       []any             `json:"enum"`
+	Properties orderedObject     `json:"properties"`
+	Required   []string          `json:"required"`
+	Items      *json.RawMessage  `json:"items"`
+	Minimum    *float64          `json:"minimum"`
+	Maximum    *float64          `json:"maximum"`
+	ExclMin    *float64          `json:"exclusiveMinimum"`
+	ExclMax    *float64          `json:"exclusiveMaximum"`
+	MultipleOf *float64          `json:"multipleOf"`
+	MinLength  *int              `json:"minLength"`
+	MaxLength  *int              `json:"maxLength"`
+	MinItems   *int              `json:"minItems"`
+	MaxItems   *int              `json:"maxItems"`
+	Pattern    string            `json:"pattern"`
+	Format     string            `json:"format"`
+	Title      string            `json:"title"`
+	Desc       string            `json:"description"`
+	Default    json.RawMessage   `json:"default"`
+	Examples   []json.RawMessage `json:"examples"`
 	// Any of these makes a value the form cannot build field by field.
 	OneOf json.RawMessage `json:"oneOf"`
 	AnyOf json.RawMessage `json:"anyOf"`
@@ -164,6 +173,11 @@ func (b *formBuilder) field(doc json.RawMessage, path, key string, required bool
 		return f
 	}
 	f.Title, f.Description = n.Title, n.Desc
+	defer func() {
+		if f.Kind == KindJSON {
+			f.Example = exampleFor(doc)
+		}
+	}()
 	if n.combined() || depth > maxFormDepth || b.fields > maxFormFields {
 		return f
 	}
@@ -176,6 +190,7 @@ func (b *formBuilder) field(doc json.RawMessage, path, key string, required bool
 		f.Kind = KindBoolean
 	case "integer", "number":
 		f.Kind, f.Min, f.Max, f.Step = KindNumber, n.Minimum, n.Maximum, "any"
+		f.ExclusiveMin, f.ExclusiveMax = n.ExclMin, n.ExclMax
 		if n.typ() == "integer" {
 			f.Kind, f.Step = KindInteger, "1"
 		}
@@ -230,21 +245,23 @@ func escapePointer(k string) string {
 
 // Read builds the answer from submitted form values (name → values, as a form posts them).
 // Every problem a person can fix is returned with the path of its field; nothing is checked
-// against the schema here.
+// against the schema here. With the problems comes the answer made of the fields that could
+// be read (nil when there is none), for the schema to find the problems of the rest at the
+// same time: a person fixes everything after one submit.
 func (f *Field) Read(form map[string][]string) (json.RawMessage, []hitl.FieldError) {
 	var errs []hitl.FieldError
 	v, present := f.read(form, &errs)
-	if len(errs) > 0 {
-		return nil, errs
-	}
 	if !present {
-		return nil, []hitl.FieldError{{Path: f.Path, Message: "is required: fill in the answer"}}
+		if len(errs) == 0 {
+			errs = []hitl.FieldError{{Path: f.Path, Message: "is required: fill in the answer"}}
+		}
+		return nil, errs
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return nil, []hitl.FieldError{{Path: f.Path, Message: err.Error()}}
+		return nil, append(errs, hitl.FieldError{Path: f.Path, Message: err.Error()})
 	}
-	return b, nil
+	return b, errs
 }
 
 // read returns the field's value and whether one was given (an empty optional field is left
@@ -277,16 +294,22 @@ func (f *Field) read(form map[string][]string, errs *[]hitl.FieldError) (any, bo
 		return picked, len(picked) > 0 || f.Required
 	case KindList:
 		items := []any{}
+		unread, rows := false, 0
 		for _, raw := range form[f.Name] {
 			if strings.TrimSpace(raw) == "" {
 				continue
 			}
 			row := *f.Item
-			row.Path = fmt.Sprintf("%s/%d", f.Path, len(items))
+			row.Path = fmt.Sprintf("%s/%d", f.Path, rows) // the row's place among those filled in
+			rows++
 			v, ok := row.read(map[string][]string{row.Name: {raw}}, errs)
 			if ok {
 				items = append(items, v)
 			}
+			unread = unread || !ok
+		}
+		if unread { // the rows after one left out would be judged at the wrong index
+			return nil, false
 		}
 		return items, len(items) > 0 || f.Required
 	}

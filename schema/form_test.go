@@ -112,6 +112,22 @@ func TestFormRead(t *testing.T) {
 	}
 }
 
+// With the problems comes the answer of the fields that could be read, for the schema to judge
+// them at the same time; a list with a row that could not be read is left out whole, so that no
+// row is judged at another's index.
+func TestFormReadGivesWhatItCouldRead(t *testing.T) {
+	f := FormFor(json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"},
+		"sizes":{"type":"array","items":{"type":"integer"}},"raw":{"oneOf":[{"type":"object"}]}}}`))
+	got, errs := f.Read(map[string][]string{"answer/name": {"Ada"}, "answer/count": {"x"}, "answer/sizes": {"1", "y", "3"}, "answer/raw": {"{"}})
+	var paths []string
+	for _, e := range errs {
+		paths = append(paths, e.Path)
+	}
+	if string(got) != `{"name":"Ada"}` || strings.Join(paths, " ") != "/count /sizes/1 /raw" {
+		t.Fatalf("got %s with problems at %v", got, paths)
+	}
+}
+
 func TestFormReadRoot(t *testing.T) {
 	for _, tc := range []struct{ schema, value, want string }{
 		{`{"type":"boolean"}`, "true", "true"},

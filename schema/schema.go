@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -135,8 +136,9 @@ func leaves(ve *jsonschema.ValidationError) []hitl.FieldError {
 	var out []hitl.FieldError
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			out = append(out, hitl.FieldError{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+		_, names := e.ErrorKind.(*kind.PropertyNames) // its causes say what is wrong with the name, not where
+		if len(e.Causes) == 0 || names {
+			out = append(out, leafErrors(e)...)
 			return
 		}
 		for _, c := range e.Causes {
@@ -156,6 +158,34 @@ func leaves(ve *jsonschema.ValidationError) []hitl.FieldError {
 		}
 	}
 	return out
+}
+
+// leafErrors says what one failed keyword wants, in words. A missing property is reported at
+// its own path, as "is required", and a missing property each: a form shows it beside the
+// field left empty.
+func leafErrors(e *jsonschema.ValidationError) []hitl.FieldError {
+	var missing []string
+	because := ""
+	switch k := e.ErrorKind.(type) {
+	case *kind.Required:
+		missing = k.Missing
+	case *kind.DependentRequired:
+		missing, because = k.Missing, fmt.Sprintf(" when %q is given", k.Prop)
+	case *kind.Dependency:
+		missing, because = k.Missing, fmt.Sprintf(" when %q is given", k.Prop)
+	}
+	if missing != nil {
+		out := make([]hitl.FieldError, len(missing))
+		for i, name := range missing {
+			out[i] = hitl.FieldError{Path: pointer(append(slices.Clip(e.InstanceLocation), name)), Message: missingWords + because}
+		}
+		return out
+	}
+	msg, ok := problemWords(e.ErrorKind)
+	if !ok {
+		msg = e.ErrorKind.LocalizedString(printer)
+	}
+	return []hitl.FieldError{{Path: pointer(e.InstanceLocation), Message: msg}}
 }
 
 // pointer renders a location as an RFC 6901 JSON pointer ("" is the whole value).

@@ -147,7 +147,9 @@ func (v *fieldView) attachErrors(errs map[string]string) {
 	}
 }
 
-// readAnswer builds the response from a posted answer form, or says what to fix.
+// readAnswer builds the response from a posted answer form, or says what to fix. With what to
+// fix in a schema form comes the answer made of the fields that could be read, if any, for
+// the schema to judge the rest at the same time (withSchemaProblems).
 func readAnswer(inq *hitl.Inquiry, form url.Values) (*hitl.ResponseRequest, []hitl.FieldError) {
 	comment := strings.TrimSpace(form.Get("comment"))
 	switch formKind(inq) {
@@ -183,10 +185,30 @@ func readAnswer(inq *hitl.Inquiry, form url.Values) (*hitl.ResponseRequest, []hi
 		return &hitl.ResponseRequest{Response: b, Comment: comment}, nil
 	}
 	answer, errs := schema.FormFor(inq.ResponseSchema).Read(form)
-	if errs != nil {
-		return nil, errs
+	return &hitl.ResponseRequest{Response: answer, Comment: comment}, errs
+}
+
+// withSchemaProblems adds to the problems of the fields a form could not read those the
+// schema finds in the rest, so that one submit shows them all. What the schema says about a
+// field that could not be read, or about what holds one (the object it is in, its list), is
+// left out: it judged a value with a part missing.
+func withSchemaProblems(unread, checked []hitl.FieldError) []hitl.FieldError {
+	out := unread
+	for _, c := range checked {
+		related := false
+		for _, u := range unread {
+			related = related || within(c.Path, u.Path) || within(u.Path, c.Path)
+		}
+		if !related {
+			out = append(out, c)
+		}
 	}
-	return &hitl.ResponseRequest{Response: answer, Comment: comment}, nil
+	return out
+}
+
+// within tells whether the JSON pointer path is outer or inside it.
+func within(path, outer string) bool {
+	return path == outer || strings.HasPrefix(path, outer+"/")
 }
 
 // fieldErrors are the problems of an invalid answer, for showing beside the fields.

@@ -200,6 +200,12 @@ func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, 
 	}
 	req, errs := readAnswer(inq, r.PostForm)
 	if errs != nil {
+		if req != nil && req.Response != nil {
+			// Checking is best effort: the problems already found are shown whatever happens.
+			if checked, err := h.engine.CheckAnswer(r.Context(), inq, req.Response); err == nil {
+				errs = withSchemaProblems(errs, checked)
+			}
+		}
 		return again(http.StatusUnprocessableEntity, errs)
 	}
 	_, err := h.engine.Respond(r.Context(), p, inq.ID, req)

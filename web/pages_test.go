@@ -192,7 +192,7 @@ func TestBadAnswersRecordNothing(t *testing.T) {
 	}
 	// The inline error stands beside the field, which keeps what was typed.
 	res := b.post(path, url.Values{"csrf": {csrf}, "answer": {"0"}})
-	if !strings.Contains(res.body, `value="0" required aria-describedby="field-1-error" aria-invalid="true"`) || !strings.Contains(res.body, `<p class="field-error" id="field-1-error">`) {
+	if !strings.Contains(res.body, `value="0" required aria-describedby="field-1-expects field-1-error" aria-invalid="true"`) || !strings.Contains(res.body, `<p class="field-error" id="field-1-error">`) {
 		t.Errorf("the error is not beside the field:\n%s", res.body)
 	}
 
