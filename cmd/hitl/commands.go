@@ -411,7 +411,7 @@ func answerWanted(inq *hitl.Inquiry) string {
 			b.WriteString("\n  " + strings.Join(slices.DeleteFunc([]string{o.Value, o.Label, o.Description}, func(s string) bool { return s == "" }), " — "))
 		}
 	case inq.IsPlainApproval():
-		b.WriteString("approve or reject, with a comment if you like (hitl respond ID --approve|--reject --comment TEXT)")
+		fmt.Fprintf(&b, "approve or reject, with a comment if you like (hitl respond %d --approve|--reject --comment TEXT)", inq.ID)
 	default:
 		root := schema.FormFor(inq.ResponseSchema)
 		if root.Kind != schema.KindObject {
@@ -442,11 +442,11 @@ func fieldWords(f *schema.Field) string {
 	case schema.KindChoices:
 		what = "any of " + strings.Join(f.Choices, ", ")
 	case schema.KindInteger:
-		what = "a whole number"
+		what = strings.TrimSuffix("a whole number, "+f.Expects(), ", ")
 	case schema.KindNumber:
-		what = "a number"
+		what = strings.TrimSuffix("a number, "+f.Expects(), ", ")
 	case schema.KindText, schema.KindTextArea:
-		what = "text"
+		what = strings.TrimSuffix("text, "+f.Expects(), ", ")
 	case schema.KindObject:
 		what = "an object (see the schema)"
 	case schema.KindList:

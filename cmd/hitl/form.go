@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -147,7 +148,7 @@ func scalarField(title string, f *schema.Field, required bool) (huh.Field, func(
 			}
 			return strconv.ParseFloat(strings.TrimSpace(v), 64)
 		}
-		field := huh.NewInput().Title(title).Description(bounds(f)).Value(&text).Validate(func(v string) error {
+		field := huh.NewInput().Title(title).Description(described(f)).Value(&text).Validate(func(v string) error {
 			if strings.TrimSpace(v) == "" && !required {
 				return nil
 			}
@@ -199,22 +200,17 @@ func scalarField(title string, f *schema.Field, required bool) (huh.Field, func(
 			return json.Marshal(text)
 		}
 		if f.Kind == schema.KindTextArea {
-			return huh.NewText().Title(title).Description(f.Description).Value(&text).Validate(validate), get, true
+			return huh.NewText().Title(title).Description(described(f)).Value(&text).Validate(validate), get, true
 		}
-		return huh.NewInput().Title(title).Description(f.Description).Value(&text).Validate(validate), get, true
+		return huh.NewInput().Title(title).Description(described(f)).Value(&text).Validate(validate), get, true
 	}
 	return nil, nil, false
 }
 
-func bounds(f *schema.Field) string {
-	var parts []string
-	if f.Min != nil {
-		parts = append(parts, fmt.Sprintf("at least %g", *f.Min))
-	}
-	if f.Max != nil {
-		parts = append(parts, fmt.Sprintf("at most %g", *f.Max))
-	}
-	return strings.Join(parts, ", ")
+// described is a field's description and what it takes ("between 1 and 20"), for the line
+// under its title.
+func described(f *schema.Field) string {
+	return strings.Join(slices.DeleteFunc([]string{f.Description, f.Expects()}, func(s string) bool { return s == "" }), " — ")
 }
 
 // objectFields asks a flat object one field per property, in the schema's order, required
@@ -255,7 +251,11 @@ func objectFields(root *schema.Field) ([]huh.Field, func() (json.RawMessage, err
 // jsonField is the fallback: the answer typed as JSON, shown the schema it must fit.
 func jsonField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error)) {
 	var text string
-	f := huh.NewText().Title(inq.Prompt).Description("Answer as JSON that fits: " + string(inq.ResponseSchema)).Value(&text).
+	description := "Answer as JSON that fits the schema (hitl show " + strconv.FormatInt(inq.ID, 10) + " prints it)"
+	if example := schema.FormFor(inq.ResponseSchema).Example; example != "" {
+		description += ", for example " + example
+	}
+	f := huh.NewText().Title(inq.Prompt).Description(description).Value(&text).
 		Validate(func(v string) error {
 			if !json.Valid([]byte(v)) {
 				return errors.New("not valid JSON")

@@ -412,7 +412,7 @@ func TestShowSaysWhatTheAnswerIs(t *testing.T) {
 		"(in 1h; if nobody answers by then, the fallback value is used)",
 		"Context:\n  {\n    \"diff\": \"- a\\n+ b\",\n    \"service\": \"api\"\n  }\n",
 		"region    required  one of eu, us — Region\n",
-		"replicas            a whole number\n",
+		"replicas            a whole number, at most 20\n",
 		"note                text — anything else\n",
 		"Answer schema:\n  {\n    \"type\": \"object\",",
 	} {
