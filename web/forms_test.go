@@ -97,6 +97,9 @@ func TestFormsSayWhatTheyWant(t *testing.T) {
 	if strings.Contains(page, "field-error") {
 		t.Fatal("a fresh form shows errors")
 	}
+	if strings.Contains(page, "<legend>Your answer") {
+		t.Error(`an untitled answer object repeats the card's "Your answer" as a legend`)
+	}
 	if !regexp.MustCompile(`<form [^>]*id="answer-form" novalidate>`).MatchString(page) {
 		t.Error("the browser's own checks would stop the submit at the first problem")
 	}
