@@ -165,9 +165,9 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 	}
 	user := ic.User.ID
 	channel, msg, ephemeral := where(ic)
-	p, err := h.person(ctx, user)
-	if err != nil {
-		h.client.tell(ctx, channel, user, err.Error())
+	p, refused := h.person(ctx, user)
+	if p == nil {
+		h.client.tell(ctx, channel, user, refused)
 		return
 	}
 	if c.action == actionForm {
@@ -189,17 +189,17 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 	h.answered(ctx, inq, channel, user, msg, ephemeral)
 }
 
-// person is the hitl person behind a Slack user, or the refusal to show them.
-func (h *handler) person(ctx context.Context, slackUser string) (*hitl.Principal, error) {
+// person is the hitl person behind a Slack user, or the refusal to show them ("" with a person).
+func (h *handler) person(ctx context.Context, slackUser string) (*hitl.Principal, string) {
 	p, err := h.engine.PrincipalBySlackUser(ctx, slackUser)
 	switch {
 	case hitl.ErrorCode(err) == hitl.ENotFound:
-		return nil, fmt.Errorf(notMapped, slackUser)
+		return nil, fmt.Sprintf(notMapped, slackUser)
 	case err != nil:
 		h.client.log.Error("slack: looking up a Slack user failed", "slack_user", slackUser, "err", err)
-		return nil, errors.New("hitl could not look you up just now; nothing was answered. Try again in a moment.")
+		return nil, "hitl could not look you up just now; nothing was answered. Try again in a moment."
 	}
-	return p, nil
+	return p, ""
 }
 
 // refusal says in words why an answer was not recorded. The engine answers not found for an
@@ -276,9 +276,9 @@ func (h *handler) viewSubmission(w http.ResponseWriter, ctx context.Context, ic 
 		http.Error(w, "the form's private_metadata does not name an inquiry", http.StatusBadRequest)
 		return
 	}
-	p, err := h.person(ctx, ic.User.ID)
-	if err != nil {
-		writeViewErrors(w, map[string]string{firstBlock(ic): err.Error()})
+	p, refused := h.person(ctx, ic.User.ID)
+	if p == nil {
+		writeViewErrors(w, map[string]string{firstBlock(ic): refused})
 		return
 	}
 	inq, err := h.engine.Inquiry(ctx, p, meta.Inquiry)
@@ -347,9 +347,9 @@ func (h *handler) command(w http.ResponseWriter, r *http.Request, _ []byte) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(msg)
 	}
-	p, err := h.person(r.Context(), cmd.UserID)
-	if err != nil {
-		reply(&slackapi.Msg{Text: err.Error()})
+	p, refused := h.person(r.Context(), cmd.UserID)
+	if p == nil {
+		reply(&slackapi.Msg{Text: refused})
 		return
 	}
 	list, next, err := h.engine.Inquiries(r.Context(), p, hitl.InquiryFilter{

@@ -567,3 +567,61 @@ func TestBadPayloads(t *testing.T) {
 		t.Errorf("ignored clicks made %d calls", n)
 	}
 }
+
+func TestModalForWhatSlackCannotExpress(t *testing.T) {
+	w := newWorld(t)
+	// oneOf has no field-by-field form: one JSON input, its problems in words
+	inq := w.ask(&hitl.InquiryRequest{Prompt: "Target?", RequestType: hitl.RequestInput,
+		ResponseSchema: json.RawMessage(`{"oneOf":[{"type":"string"},{"type":"object","properties":{"host":{"type":"string"}},"required":["host"]}]}`)})
+	_, view := openForm(t, w, "U0ADA", inq)
+	id, input := inputBlock(t, view, "Your answer")
+	if input["type"] != "plain_text_input" || input["multiline"] != true || !strings.Contains(texts(view), "JSON, for example") {
+		t.Fatalf("the JSON input: %v\n%s", input, texts(view))
+	}
+	typed := func(v string) map[string]any {
+		return map[string]any{id: map[string]any{"value": map[string]any{"type": "plain_text_input", "value": v}}}
+	}
+	if _, out := submit(w, "U0ADA", view, typed(`{"host":`)); !strings.Contains(fmt.Sprint(out["errors"]), "is not valid JSON") {
+		t.Errorf("broken JSON: %v", out)
+	}
+	if status, out := submit(w, "U0ADA", view, typed(`{"host":"db1"}`)); status != http.StatusOK || out != nil {
+		t.Fatalf("valid JSON: %d %v", status, out)
+	}
+	if got := w.inquiry(inq.ID); string(got.Response) != `{"host":"db1"}` {
+		t.Errorf("answer: %s", got.Response)
+	}
+
+	// several options at once: checkboxes in the form, with a comment
+	multi := w.ask(&hitl.InquiryRequest{Prompt: "Which checks?", RequestType: hitl.RequestSelection, Multiple: true,
+		Options: []hitl.Option{{Value: "lint", Label: "Lint"}, {Value: "unit"}, {Value: "e2e"}}})
+	_, view = openForm(t, w, "U0BOB", multi)
+	id, input = inputBlock(t, view, "Your answer")
+	if input["type"] != "checkboxes" || len(input["options"].([]any)) != 3 {
+		t.Fatalf("several options' input: %v", input)
+	}
+	commentID, _ := inputBlock(t, view, "Comment")
+	status, out := submit(w, "U0BOB", view, map[string]any{
+		id: map[string]any{"value": map[string]any{"type": "checkboxes", "selected_options": []any{
+			map[string]any{"value": "0"}, map[string]any{"value": "2"}}}},
+		commentID: map[string]any{"value": map[string]any{"type": "plain_text_input", "value": "skip unit, flaky"}},
+	})
+	if status != http.StatusOK || out != nil {
+		t.Fatalf("checkboxes: %d %v", status, out)
+	}
+	got := w.inquiry(multi.ID)
+	if string(got.Response) != `["lint","e2e"]` || got.Comment == nil || *got.Comment != "skip unit, flaky" {
+		t.Errorf("answer: %s comment %v", got.Response, got.Comment)
+	}
+	// the form of an answered inquiry does not open again
+	_, blocks := w.post(multi, "C0OPS")
+	ref := slack.Ref{Channel: "C0OPS", TS: "1.1"}
+	opens := len(w.peer.Calls("views.open"))
+	w.interact(click("U0BOB", ref, button(t, blocks, "Answer…")))
+	if len(w.peer.Calls("views.open")) != opens {
+		t.Errorf("a form opened for an answered inquiry")
+	}
+	eph := w.peer.Calls("chat.postEphemeral")
+	if len(eph) == 0 || !strings.Contains(eph[len(eph)-1].Form.Get("text"), "already answered by bob") {
+		t.Errorf("opening an answered inquiry's form: %+v", eph)
+	}
+}
