@@ -87,13 +87,13 @@ func reasonLine(reason Reason) string {
 	return ""
 }
 
-// inquiryBlocks is the message of a pending inquiry: the prompt, its context, the buttons
-// that answer it and the link to the inbox.
+// inquiryBlocks is the message of an inquiry: the prompt, its context, the buttons that
+// answer it and the link to the inbox; once it is final, its outcome instead of the buttons.
 func inquiryBlocks(inq *hitl.Inquiry, reason Reason, inboxURL string) []slackapi.Block {
-	blocks := questionBlocks(inq, reason)
 	if inq.Status.Final() {
-		return append(blocks, outcomeBlock(inq))
+		return finalBlocks(inq, inboxURL)
 	}
+	blocks := questionBlocks(inq, reason)
 	elems := answerButtons(inq)
 	if link := inboxButton(inboxURL); link != nil {
 		elems = append(elems, link)

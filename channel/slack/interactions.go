@@ -83,7 +83,11 @@ type handler struct {
 
 // NewInteractionsHandler serves POST /slack/interactions, the app's interactivity request URL:
 // button clicks (block_actions) and form submissions (view_submission), each acting as the
-// hitl person whose slack_user_id clicked.
+// hitl person whose slack_user_id clicked. A click's refusal (chat.postEphemeral) or the
+// answered message's update (chat.update) is made before the handler acknowledges: one Web
+// API call after Respond fits in the three seconds Slack waits, and the caller of the handler
+// (and the tests) see the whole effect once it returns. The dispatcher updates the inquiry's
+// other messages.
 func NewInteractionsHandler(signingSecret string, engine Engine, client *Client) http.Handler {
 	h := &handler{engine: engine, client: client}
 	return verified(signingSecret, h.interaction)

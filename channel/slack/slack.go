@@ -193,12 +193,9 @@ func (c *Client) Update(ctx context.Context, ref Ref, inq *hitl.Inquiry) error {
 	if ref.IsZero() {
 		return &DeliveryError{Method: "chat.update", Permanent: true, Err: errors.New("no message to update")}
 	}
-	blocks := inquiryBlocks(inq, "", c.inboxURL(inq.ID))
-	if inq.Status.Final() {
-		blocks = finalBlocks(inq, c.inboxURL(inq.ID))
-	}
 	_, _, _, err := c.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
-		slackapi.MsgOptionText(fallbackText(inq, ""), false), slackapi.MsgOptionBlocks(blocks...))
+		slackapi.MsgOptionText(fallbackText(inq, ""), false),
+		slackapi.MsgOptionBlocks(inquiryBlocks(inq, "", c.inboxURL(inq.ID))...))
 	if err != nil {
 		return classify("chat.update", err)
 	}
