@@ -30,15 +30,33 @@ func accessible() bool { return os.Getenv("ACCESSIBLE") != "" }
 
 // oneByteReader hands out one byte per read. huh's plain prompts each read their line with a
 // scanner of their own; on a pipe, the first would otherwise buffer the lines meant for the
-// next ones.
-type oneByteReader struct{ r io.Reader }
+// next ones. It also notices when a prompt found the input ended with nothing on its line:
+// the prompt then takes its default, an answer nobody gave.
+type oneByteReader struct {
+	r            io.Reader
+	sinceNewline int  // bytes read since the last newline
+	ranDry       bool // the input ended where a prompt expected a line
+}
 
-func (o oneByteReader) Read(p []byte) (int, error) {
+func (o *oneByteReader) Read(p []byte) (int, error) {
 	if len(p) > 1 {
 		p = p[:1]
 	}
-	return o.r.Read(p)
+	n, err := o.r.Read(p)
+	if n > 0 {
+		o.sinceNewline++
+		if p[0] == '\n' {
+			o.sinceNewline = 0
+		}
+	}
+	if err == io.EOF && o.sinceNewline == 0 {
+		o.ranDry = true
+	}
+	return n, err
 }
+
+// errInputEnded: piped answers ran out before the form was complete; nothing is sent.
+var errInputEnded = usagef("expected an answer: the input ended before the form was complete, so nothing was sent")
 
 // answerForm builds the form that asks for an inquiry's answer from its options or schema,
 // one page per group, and the function that reads the answer once the form ran. Anything a
@@ -275,10 +293,11 @@ func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer
 	// take SIGTERM for a submit.
 	form := huh.NewForm(groups...).WithAccessible(accessible()).WithOutput(out).
 		WithProgramOptions(tea.WithoutSignalHandler())
+	piped := &oneByteReader{r: in}
 	if f, ok := in.(*os.File); ok && isTerminal(f) && !accessible() {
 		form = form.WithInput(f)
 	} else {
-		form = form.WithInput(oneByteReader{in})
+		form = form.WithInput(piped)
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -298,9 +317,12 @@ func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer
 		case <-stop:
 		}
 	}()
-	err := form.RunWithContext(ctx)
+	err := runForm(ctx, form)
 	close(stop)
 	<-watched
+	if piped.ranDry {
+		return nil, errInputEnded
+	}
 	const unsent = "the form was closed and nothing was sent"
 	select {
 	case s := <-caught:
@@ -314,6 +336,17 @@ func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer
 		return nil, err
 	}
 	return get()
+}
+
+// runForm runs the form, and turns a panic of the form library into an error: its plain
+// prompts index out of range when the input ends after a refused line.
+func runForm(ctx context.Context, form *huh.Form) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the answer form failed (%v); nothing was sent", r)
+		}
+	}()
+	return form.RunWithContext(ctx)
 }
 
 // spinner shows, on a terminal, that `hitl ask` is waiting: elapsed and remaining time,

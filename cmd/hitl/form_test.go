@@ -65,6 +65,30 @@ func TestRespondForm(t *testing.T) {
 	if code, _, errOut := cliInput(t, "y\n", "respond", fmt.Sprint(p.Data[0].ID)); code != exitError || !strings.Contains(errOut, "already answered") {
 		t.Fatalf("answering a final inquiry: %d %q", code, errOut)
 	}
+	// Piped answers that run out never answer with a prompt's default, and a refused line
+	// followed by the end of the input ends the form in words, not in a panic.
+	for _, c := range []struct {
+		name, input string
+		req         hitl.InquiryRequest
+	}{
+		{"a selection, no input", "", hitl.InquiryRequest{Prompt: "Colour?", Options: []hitl.Option{{Value: "red"}, {Value: "green"}}}},
+		{"an approval, no input", "", hitl.InquiryRequest{Prompt: "Ship?", RequestType: hitl.RequestApproval}},
+		{"a selection, a refused line, then nothing", "x\n", hitl.InquiryRequest{Prompt: "Colour?", Options: []hitl.Option{{Value: "red"}, {Value: "green"}}}},
+		{"an object, input ends after the first field", "1200\n", hitl.InquiryRequest{Prompt: "Budget", ResponseSchema: json.RawMessage(`{"type":"object","properties":{"amount":{"type":"number"},"note":{"type":"string"}}}`)}},
+	} {
+		inq, _, err := admin.CreateInquiry(ctx, &c.req, client.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := cliInput(t, c.input, "respond", fmt.Sprint(inq.ID))
+		if code != exitUsage || !strings.Contains(errOut, "nothing was sent") || strings.Contains(errOut, "panic") {
+			t.Errorf("%s: exit %d %q, want %d and nothing sent", c.name, code, errOut, exitUsage)
+		}
+		if got, err := admin.Inquiry(ctx, inq.ID); err != nil || got.Status != hitl.StatusPending {
+			t.Errorf("%s: the inquiry after the input ran out: %+v, %v", c.name, got, err)
+		}
+	}
+
 	// Without a terminal and without ACCESSIBLE, the answer must be given.
 	t.Setenv("ACCESSIBLE", "")
 	if code, _, errOut := cliInput(t, "", "respond", "1"); code != exitUsage || !strings.Contains(errOut, "form") {

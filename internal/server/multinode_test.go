@@ -188,7 +188,9 @@ func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 		seen[*ev.InquiryID]++
 		late := ev.Time.Sub(deadline[*ev.InquiryID])
 		worst = max(worst, late)
-		if late < 0 || late > 200*time.Millisecond {
+		// Never early. How late is the benchmark's figure (deadline precision); here only that
+		// no timer was forgotten until a poll or a restart, on a machine that may be busy.
+		if late < 0 || late > 3*time.Second {
 			t.Errorf("inquiry %d timed out %s after its deadline", *ev.InquiryID, late)
 		}
 	}

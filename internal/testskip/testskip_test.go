@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -16,7 +14,10 @@ import (
 // A person who runs go test ./... on a terminal sees, without -v, which suites were skipped
 // and why: go test itself prints nothing of a passing package but its "ok" line.
 func TestGoTestOnATerminalSaysWhatWasSkipped(t *testing.T) {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
 	cmd := exec.Command(goBin, "test", "-count=1", "./testdata/skipping")
 	cmd.Env = append(os.Environ(), "GOFLAGS=")
 	tty, err := pty.Start(cmd)
