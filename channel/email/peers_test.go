@@ -363,4 +363,3 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return b
 }
-
