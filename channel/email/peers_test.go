@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"mime/quotedprintable"
 	"net"
 	"net/mail"
 	"net/smtp"
@@ -148,8 +149,12 @@ func (r *received) readPart(t *testing.T, h textproto.MIMEHeader, body io.Reader
 			r.readPart(t, p.Header, p)
 		}
 	}
-	if cte := h.Get("Content-Transfer-Encoding"); cte != "" && !strings.EqualFold(cte, "7bit") && !strings.EqualFold(cte, "8bit") {
-		t.Fatalf("part %s: unexpected transfer encoding %s", media, cte) // multipart.Reader removes quoted-printable's
+	switch cte := strings.ToLower(h.Get("Content-Transfer-Encoding")); cte {
+	case "quoted-printable": // in a multipart, multipart.Reader has undone it and removed the header
+		body = quotedprintable.NewReader(body)
+	case "", "7bit", "8bit":
+	default:
+		t.Fatalf("part %s: unexpected transfer encoding %s", media, cte)
 	}
 	b, err := io.ReadAll(body)
 	if err != nil {
@@ -157,7 +162,7 @@ func (r *received) readPart(t *testing.T, h textproto.MIMEHeader, body io.Reader
 	}
 	switch media {
 	case "text/plain":
-		r.Text = string(b)
+		r.Text = strings.ReplaceAll(string(b), "\r\n", "\n")
 	case "text/html":
 		r.HTML = string(b)
 	}
@@ -196,7 +201,6 @@ func (r *received) links(t *testing.T) map[string]string {
 
 // world is a hitl server with an agent, a relay, and the email channel's configuration.
 type world struct {
-	t     *testing.T
 	srv   *testserver.Server
 	agent *client.Client
 	relay *relay
@@ -208,8 +212,8 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	srv := testserver.Start(t)
 	agent, _ := srv.Key(hitl.KeyRequest{Name: "deploy-bot", Roles: []string{hitl.RoleAgent}})
-	w := &world{t: t, srv: srv, agent: agent, relay: startRelay(t, nil)}
-	w.cfg = w.config("smtp://" + w.relay.Addr + "?tls=none")
+	w := &world{srv: srv, agent: agent, relay: startRelay(t, nil)}
+	w.cfg = w.config(t, "smtp://"+w.relay.Addr+"?tls=none")
 	var err error
 	if w.send, err = email.NewSender(w.cfg); err != nil {
 		t.Fatal(err)
@@ -217,38 +221,38 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-func (w *world) config(smtpURL string) email.Config {
-	w.t.Helper()
+func (w *world) config(t *testing.T, smtpURL string) email.Config {
+	t.Helper()
 	relay, err := email.ParseSMTPURL(smtpURL)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return email.Config{SMTP: relay, From: "hitl <hitl@" + mailDomain + ">", Domain: mailDomain, PublicURL: w.srv.URL}
 }
 
-func (w *world) ask(req *hitl.InquiryRequest) *hitl.Inquiry {
-	w.t.Helper()
+func (w *world) ask(t *testing.T, req *hitl.InquiryRequest) *hitl.Inquiry {
+	t.Helper()
 	inq, _, err := w.agent.CreateInquiry(context.Background(), req, client.CreateOptions{})
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return inq
 }
 
 // link is an answer link of the inquiry for the person.
-func (w *world) link(inq *hitl.Inquiry, who string) *hitl.AnswerLink {
-	w.t.Helper()
+func (w *world) link(t *testing.T, inq *hitl.Inquiry, who string) *hitl.AnswerLink {
+	t.Helper()
 	l, err := w.agent.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: who})
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return l
 }
 
 // notify sends the created message of an inquiry to Ada, the way the dispatcher will.
-func (w *world) notify(inq *hitl.Inquiry, reason email.Reason, root string) (*email.Message, string) {
-	w.t.Helper()
-	l := w.link(inq, "ada")
+func (w *world) notify(t *testing.T, inq *hitl.Inquiry, reason email.Reason, root string) (*email.Message, string) {
+	t.Helper()
+	l := w.link(t, inq, "ada")
 	m := &email.Message{
 		Inquiry:    inq,
 		To:         email.Recipient{Address: "ada@example.com", Name: "Ada Lovelace", Principal: "ada"},
@@ -260,16 +264,16 @@ func (w *world) notify(inq *hitl.Inquiry, reason email.Reason, root string) (*em
 	}
 	id, err := w.send.Send(context.Background(), *m)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return m, id
 }
 
-func (w *world) inquiry(id int64) *hitl.Inquiry {
-	w.t.Helper()
+func (w *world) inquiry(t *testing.T, id int64) *hitl.Inquiry {
+	t.Helper()
 	inq, err := w.srv.Admin.Inquiry(context.Background(), id)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return inq
 }
@@ -294,19 +298,19 @@ func (a engineAnswerer) Respond(ctx context.Context, who *hitl.Principal, id int
 }
 
 // startReplies runs a reply server for the world; it returns its address.
-func (w *world) startReplies() string {
-	w.t.Helper()
+func (w *world) startReplies(t *testing.T) string {
+	t.Helper()
 	rs := email.NewReplyServer(w.cfg, engineAnswerer{w.srv.Engine(), map[string]string{"ada": "ada@example.com"}}, w.send, nil)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- rs.Serve(l) }()
-	w.t.Cleanup(func() {
+	t.Cleanup(func() {
 		rs.Close()
 		if err := <-done; err != nil && !errors.Is(err, gosmtp.ErrServerClosed) {
-			w.t.Errorf("the reply server stopped with %v", err)
+			t.Errorf("the reply server stopped with %v", err)
 		}
 	})
 	return l.Addr().String()

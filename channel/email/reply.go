@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/mail"
 	"strings"
@@ -202,7 +203,10 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 		r.log.Info("an inquiry was answered by email", "inquiry_id", inq.ID, "by", who.Name)
 		return nil
 	case hitl.EInvalid, hitl.EInvalidResponse:
-		problems = []string{sentence(he.Message)}
+		problems = nil
+		if len(he.Fields) == 0 {
+			problems = []string{sentence(he.Message)}
+		}
 		for _, f := range he.Fields {
 			where := strings.TrimPrefix(f.Path, "/")
 			if where == "" {
@@ -243,7 +247,7 @@ func machine(envelopeFrom string, h mail.Header) bool {
 
 // senderAddress is the address of the From header, the one the person's mail program shows.
 func senderAddress(h mail.Header) string {
-	list, err := (&mail.AddressParser{WordDecoder: nil}).ParseList(h.Get("From"))
+	list, err := (&mail.AddressParser{WordDecoder: &mime.WordDecoder{CharsetReader: charsetReader}}).ParseList(h.Get("From"))
 	if err != nil || len(list) != 1 {
 		return ""
 	}

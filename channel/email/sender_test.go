@@ -78,13 +78,13 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 	ctx := context.Background()
 	timeout := int64(2*3600 + 30)
 	prompt := "Déployer la version 2.4.1 de l'API en production — avec la migration des données clients ✓ et le redémarrage"
-	inq := w.ask(&hitl.InquiryRequest{
+	inq := w.ask(t, &hitl.InquiryRequest{
 		Prompt: prompt, RequestType: hitl.RequestApproval, Session: "release-42",
 		Context: mustJSON(t, map[string]any{"a_service": "api", "b_version": "2.4.1", "c_diff": strings.Repeat("+ line ", 100),
 			"d_html": "<script>alert(1)</script>", "e_count": 3, "f_owner": "ops", "g_extra": "hidden"}),
 		TimeoutSeconds: &timeout, FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: mustJSON(t, map[string]any{"approved": false}),
 	})
-	m, rootID := w.notify(inq, email.ReasonCreated, "")
+	m, rootID := w.notify(t, inq, email.ReasonCreated, "")
 	got := w.relay.next(t)
 
 	if len(got.To) != 1 || got.To[0] != "ada@example.com" {
@@ -146,7 +146,7 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !regexp.MustCompile(`value="true"[^>]*checked`).Match(page) {
 		t.Fatalf("GET the Approve link: %s, Approve ticked: false\n%s", res.Status, page)
 	}
-	if inq := w.inquiry(inq.ID); inq.Status != hitl.StatusPending {
+	if inq := w.inquiry(t, inq.ID); inq.Status != hitl.StatusPending {
 		t.Fatalf("opening the link answered the inquiry: %s", inq.Status)
 	}
 	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page)
@@ -160,7 +160,7 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.Body.Close()
-	answered := w.inquiry(inq.ID)
+	answered := w.inquiry(t, inq.ID)
 	if res.StatusCode != http.StatusOK || answered.Status != hitl.StatusResponded || *answered.RespondedBy != "ada" || string(answered.Response) != `{"approved":true}` {
 		t.Fatalf("confirming: %s; the inquiry is %s by %v with %s", res.Status, answered.Status, answered.RespondedBy, answered.Response)
 	}
@@ -186,10 +186,10 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 // its label, the numbers a reply may give.
 func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 	w := newWorld(t)
-	inq := w.ask(&hitl.InquiryRequest{Prompt: "Which region?", Options: []hitl.Option{{Value: "eu-west-1", Label: "Ireland"}, {Value: "us-east-1"}}})
-	_, root := w.notify(inq, email.ReasonCreated, "")
+	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Which region?", Options: []hitl.Option{{Value: "eu-west-1", Label: "Ireland"}, {Value: "us-east-1"}}})
+	_, root := w.notify(t, inq, email.ReasonCreated, "")
 	w.relay.next(t)
-	m, id := w.notify(inq, email.ReasonReminder, root)
+	m, id := w.notify(t, inq, email.ReasonReminder, root)
 	got := w.relay.next(t)
 	if got.Subject != "Reminder: [hitl] Which region?" {
 		t.Errorf("the reminder's subject is %q", got.Subject)
@@ -215,9 +215,9 @@ func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 // The dispatcher retries what may pass and stops at what will not.
 func TestSendErrorsSayWhetherToRetry(t *testing.T) {
 	w := newWorld(t)
-	inq := w.ask(&hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
+	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
 	send := func(smtpURL string) error {
-		s, err := email.NewSender(w.config(smtpURL))
+		s, err := email.NewSender(w.config(t, smtpURL))
 		if err != nil {
 			t.Fatal(err)
 		}
