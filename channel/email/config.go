@@ -7,6 +7,7 @@
 package email
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -127,6 +128,9 @@ type Config struct {
 	// PublicURL is the server as people reach it; the replies that explain a refused answer
 	// point to its inbox.
 	PublicURL string
+	// TLS configures the connection to the relay: nil trusts the system's roots and checks
+	// the relay's name; set RootCAs for a relay with a private CA.
+	TLS *tls.Config
 	// Now is the clock that says how far away a deadline is; time.Now when nil.
 	Now func() time.Time
 }

@@ -158,6 +158,13 @@ func (s *Sender) client() (*gomail.Client, error) {
 	default:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
 	}
+	if s.cfg.TLS != nil {
+		tc := s.cfg.TLS.Clone()
+		if tc.ServerName == "" {
+			tc.ServerName = r.Host // the name the relay's certificate must have
+		}
+		opts = append(opts, gomail.WithTLSConfig(tc))
+	}
 	if r.Username != "" {
 		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(r.Username), gomail.WithPassword(r.Password))
 	}

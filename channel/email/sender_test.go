@@ -2,16 +2,26 @@ package email_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/emersion/go-sasl"
 	gosmtp "github.com/emersion/go-smtp"
 
 	"github.com/hitl-dev/hitl"
@@ -249,4 +259,82 @@ func TestSendErrorsSayWhetherToRetry(t *testing.T) {
 	if _, err := w.send.Send(context.Background(), email.Message{Inquiry: inq, To: email.Recipient{Address: "not an address"}}); !email.IsPermanent(err) {
 		t.Errorf("a bad address gave %v; want a permanent error", err)
 	}
+}
+
+// A relay that speaks TLS (STARTTLS or from the start) and wants a user and password gets
+// them, encrypted, from the URL.
+func TestSendThroughTLSRelayWithAuthentication(t *testing.T) {
+	w := newWorld(t)
+	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
+	cert, roots := selfSigned(t)
+	for _, implicit := range []bool{false, true} {
+		r := &relay{got: make(chan delivered, 1)}
+		var mu sync.Mutex
+		var logins []string
+		s := gosmtp.NewServer(gosmtp.BackendFunc(func(*gosmtp.Conn) (gosmtp.Session, error) {
+			return &authSession{relaySession{r: r}, func(user, pass string) { mu.Lock(); logins = append(logins, user+":"+pass); mu.Unlock() }}, nil
+		}))
+		s.Domain, s.TLSConfig = "relay.test", &tls.Config{Certificates: []tls.Certificate{cert}}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		scheme := "smtp"
+		if implicit {
+			scheme, l = "smtps", tls.NewListener(l, s.TLSConfig)
+		}
+		go s.Serve(l)
+		t.Cleanup(func() { s.Close() })
+
+		cfg := w.config(t, scheme+"://ada:p%40ss@"+l.Addr().String())
+		cfg.TLS = &tls.Config{RootCAs: roots}
+		send, err := email.NewSender(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := send.Send(context.Background(), email.Message{Inquiry: inq, To: email.Recipient{Address: "ada@example.com"}, Reason: email.ReasonCreated}); err != nil {
+			t.Fatalf("%s: %v", scheme, err)
+		}
+		got := r.next(t)
+		mu.Lock()
+		if got.Subject != "[hitl] Ship it?" || len(logins) != 1 || logins[0] != "ada:p@ss" {
+			t.Errorf("%s: the relay got %q after the logins %q", scheme, got.Subject, logins)
+		}
+		mu.Unlock()
+	}
+}
+
+// authSession is a relay session that takes PLAIN logins (only under TLS: go-smtp refuses
+// them in clear).
+type authSession struct {
+	relaySession
+	login func(user, pass string)
+}
+
+func (s *authSession) AuthMechanisms() []string { return []string{sasl.Plain} }
+func (s *authSession) Auth(string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(_, user, pass string) error { s.login(user, pass); return nil }), nil
+}
+
+// selfSigned makes a certificate for 127.0.0.1 and the pool that trusts it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "relay.test"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, roots
 }
