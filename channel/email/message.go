@@ -51,6 +51,10 @@ type Message struct {
 	Buttons []Button
 	// InboxURL is the inquiry's page in the web inbox.
 	InboxURL string
+	// ID is the Message-ID to give the message (without angle brackets), "" for a new random
+	// one. One made from the outbox delivery's id makes a retry after a lost acknowledgement
+	// the same message, which mail programs show once.
+	ID string
 	// ReplyToken lets the person answer by replying (Reply-To: reply+TOKEN@Domain); "" for
 	// none, and then the message does not invite a reply.
 	ReplyToken string

@@ -66,7 +66,10 @@ func (s *Sender) Send(ctx context.Context, m Message) (string, error) {
 		subject: subject(inq, m.Reason),
 		text:    text.String(),
 		html:    html.String(),
-		id:      s.messageID(fmt.Sprintf("inquiry-%d", inq.ID)),
+		id:      strings.Trim(m.ID, "<>"),
+	}
+	if out.id == "" {
+		out.id = s.messageID(fmt.Sprintf("inquiry-%d", inq.ID))
 	}
 	if m.ThreadRoot != "" {
 		root := "<" + strings.Trim(m.ThreadRoot, "<>") + ">"
@@ -75,7 +78,10 @@ func (s *Sender) Send(ctx context.Context, m Message) (string, error) {
 	if m.ReplyToken != "" && m.Reason != ReasonResolved {
 		out.replyTo = replyAddress(m.ReplyToken, s.cfg.Domain)
 	}
-	return out.id, s.send(ctx, &out)
+	if err := s.send(ctx, &out); err != nil {
+		return "", err
+	}
+	return out.id, nil
 }
 
 // outgoing is one message as the relay gets it.

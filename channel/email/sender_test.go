@@ -220,6 +220,18 @@ func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 	if strings.Contains(got.Text, "answer by") {
 		t.Errorf("an inquiry without a deadline got one:\n%s", got.Text)
 	}
+
+	// A message with its own id (made from the outbox delivery) keeps it, so that a retry is
+	// the same message.
+	m.Reason, m.ID = email.ReasonEscalation, "inquiry-1.delivery-7@"+mailDomain
+	if id, err := w.send.Send(context.Background(), *m); err != nil || id != m.ID {
+		t.Fatalf("Send = %q, %v; want %q", id, err, m.ID)
+	}
+	got = w.relay.next(t)
+	if got.Header.Get("Message-ID") != "<"+m.ID+">" || got.Subject != "Escalated: [hitl] Which region?" ||
+		!strings.Contains(got.Text, "This question was escalated to you") || got.Header.Get("In-Reply-To") != "<"+root+">" {
+		t.Errorf("the escalation: Message-ID %q, subject %q, In-Reply-To %q:\n%s", got.Header.Get("Message-ID"), got.Subject, got.Header.Get("In-Reply-To"), got.Text)
+	}
 }
 
 // The dispatcher retries what may pass and stops at what will not.
