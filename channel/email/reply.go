@@ -176,7 +176,7 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 	default:
 		return fmt.Errorf("opening a reply token: %w", err)
 	}
-	if from := senderAddress(msg.Header); !strings.EqualFold(from, address) {
+	if from := senderAddress(msg.Header); address == "" || !strings.EqualFold(from, address) {
 		r.log.Info("an email reply came from another address than the person's", "inquiry_id", inq.ID, "from", from)
 		r.explain(ctx, envelopeFrom, msg.Header, fmt.Sprintf("Your reply was not recorded: it came from %s, and only the address the question was sent to may answer it by email. Reply from that address, or answer in the inbox.", orNone(from)))
 		return nil

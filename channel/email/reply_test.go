@@ -126,6 +126,20 @@ func TestAnswerByReply(t *testing.T) {
 		}
 	})
 
+	t.Run("from a person without an address", func(t *testing.T) {
+		inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
+		l, err := w.agent.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: "bob"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := "reply+" + l.Token + "@" + mailDomain
+		if err := mailTo(t, addr, "bob@example.com", to, replyMail("undisclosed-recipients:;", to, "approve\n")); err != nil {
+			t.Fatal(err)
+		}
+		w.pending(t, inq.ID)
+		w.explained(t, "bob@example.com", "it came from no readable address")
+	})
+
 	t.Run("an answer that is not one", func(t *testing.T) {
 		inq := approval()
 		send(t, "ada@example.com", w.replyTo(t, inq), "maybe later\n")
