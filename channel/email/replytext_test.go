@@ -1,0 +1,110 @@
+package email
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+func TestUnquotedKeepsOnlyWhatThePersonWrote(t *testing.T) {
+	for in, want := range map[string]string{
+		"approve\r\n\r\nOn Mon, 23 Nov 2026 at 10:00, hitl <hitl@hitl.test> wrote:\r\n> Ship it?\r\n": "approve",
+		"yes\nOn Mon, 23 Nov 2026 at 10:00 hitl <hitl@hitl.test>\nwrote:\n> q\n":                      "yes",
+		"> quoted first\n2\n> more\n":                                          "2",
+		"reject\nnot now\n\n-- \nAda\nCTO\n":                                   "reject\nnot now",
+		"no\n\n-----Original Message-----\nFrom: hitl\n":                       "no",
+		"approve\n\n________________________________\nFrom: hitl\n":            "approve",
+		"oui\n\nLe lun. 23 nov. 2026 à 10:00, hitl <hitl@hitl.test> a écrit :": "oui",
+		"\n\n  \n": "",
+	} {
+		if got := unquoted(in); got != want {
+			t.Errorf("unquoted(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func TestHTMLTextLeavesOutQuotesAndMarkup(t *testing.T) {
+	got := unquoted(htmlText(`<html><head><title>t</title><style>p{color:red}</style></head><body><p>Approve &amp; go</p><div>second<br/>third</div><script>x()</script><blockquote><p>reject</p></blockquote></body></html>`))
+	if want := "Approve & go\n\nsecond\nthird"; got != want {
+		t.Errorf("htmlText = %q; want %q", got, want)
+	}
+}
+
+func TestAnswerFromReply(t *testing.T) {
+	approval := &hitl.Inquiry{RequestType: hitl.RequestApproval,
+		ResponseSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"comment":{"type":"string"}},"required":["approved"]}`)}
+	options := &hitl.Inquiry{RequestType: hitl.RequestSelection, Options: []hitl.Option{{Value: "a, b", Label: "Both"}, {Value: "c"}}}
+	several := &hitl.Inquiry{RequestType: hitl.RequestSelection, Multiple: true, Options: []hitl.Option{{Value: "x"}, {Value: "y"}, {Value: "z"}}}
+	text := &hitl.Inquiry{RequestType: hitl.RequestClarification, ResponseSchema: json.RawMessage(`{"type":"string","minLength":1}`)}
+	number := &hitl.Inquiry{RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"integer"}`)}
+	yesno := &hitl.Inquiry{RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"boolean"}`)}
+	object := &hitl.Inquiry{RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)}
+	for _, tc := range []struct {
+		name     string
+		inq      *hitl.Inquiry
+		text     string
+		response string
+		comment  string
+		problem  string
+	}{
+		{"approve", approval, "Approve", `{"approved":true}`, "", ""},
+		{"yes with a comment on the line", approval, "Yes, go ahead", `{"approved":true,"comment":"go ahead"}`, "", ""},
+		{"no with a comment below", approval, "no\nwe freeze on Fridays", `{"approved":false,"comment":"we freeze on Fridays"}`, "", ""},
+		{"JSON for an approval", approval, `{"approved": false}`, `{"approved": false}`, "", ""},
+		{"neither", approval, "hmm", "", "", `"hmm", is not an answer`},
+		{"nothing", approval, "  ", "", "", "has no answer in it"},
+		{"an option by number", options, "2", `"c"`, "", ""},
+		{"an option by its value with a comma", options, "a, b\nboth please", `"a, b"`, "both please", ""},
+		{"an option by its label, any case", options, "both.", `"a, b"`, "", ""},
+		{"no such option", options, "3", "", "", `"3" is not one of the options: write an option's value or its number, from 1 to 2`},
+		{"several options", several, "1, z", `["x","z"]`, "", ""},
+		{"several, one unknown", several, "x, w", "", "", `"w" is not one of the options`},
+		{"text is the whole reply", text, "Use the blue one.\nThe red is out of stock.", `"Use the blue one.\nThe red is out of stock."`, "", ""},
+		{"a number", number, "42\nroughly", `42`, "roughly", ""},
+		{"not a number", number, "many", "", "", "enter a whole number"},
+		{"yes for a boolean", yesno, "yes", `true`, "", ""},
+		{"JSON for an object", object, "{\n  \"n\": 3\n}", "{\n  \"n\": 3\n}", "", ""},
+		{"not JSON for an object", object, "three", "", "", "takes its answer as JSON, and your reply is not JSON"},
+	} {
+		req, problems := answerFromReply(tc.inq, tc.text)
+		switch {
+		case tc.problem != "":
+			if req != nil || len(problems) == 0 || !strings.Contains(problems[0], tc.problem) {
+				t.Errorf("%s: %v %q; want the problem %q", tc.name, req, problems, tc.problem)
+			}
+		case problems != nil || string(req.Response) != tc.response || req.Comment != tc.comment:
+			t.Errorf("%s: %v %q; want %s with comment %q", tc.name, req, problems, tc.response, tc.comment)
+		}
+	}
+}
+
+func TestDeadlineWords(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 30, 0, 0, time.UTC)
+	at := now.Add(2 * time.Hour)
+	inq := &hitl.Inquiry{TimeoutAt: &at, FallbackPolicy: hitl.FallbackFail}
+	if got, want := deadlineWords(inq, now), "answer by 14:30 UTC, in 2 hours; if nobody answers by then, the agent is told nobody answered"; got != want {
+		t.Errorf("deadlineWords = %q; want %q", got, want)
+	}
+	at = now.Add(50*time.Hour + 10*time.Minute)
+	if got, want := deadlineWords(inq, now), "answer by 14:40 UTC (Wed 25 Nov), in 2 days;"; !strings.HasPrefix(got, want) {
+		t.Errorf("deadlineWords = %q; want it to start %q", got, want)
+	}
+	if deadlineWords(&hitl.Inquiry{}, now) != "" {
+		t.Error("an inquiry without a deadline has one in words")
+	}
+}
+
+func TestSubjectIsBoundedOnARune(t *testing.T) {
+	inq := &hitl.Inquiry{Prompt: strings.Repeat("é", 200)}
+	got := subject(inq, ReasonEscalation)
+	if !strings.HasPrefix(got, "Escalated: [hitl] éé") || len([]rune(got)) != maxSubjectRunes || !strings.HasSuffix(got, "é…") {
+		t.Errorf("subject = %q", got)
+	}
+	inq = &hitl.Inquiry{Prompt: "Ship\n  it?", Status: hitl.StatusCancelled}
+	if got := subject(inq, ReasonResolved); got != "Closed: [hitl] Ship it?" {
+		t.Errorf("subject of a cancelled inquiry's notice = %q", got)
+	}
+}
