@@ -295,16 +295,21 @@ func (e *Engine) checkKeyName(ctx context.Context, k *hitl.Key) error {
 	}
 	for _, other := range keys {
 		if other.Name == k.Name && other.RevokedAt == nil && (!slices.Equal(other.Roles, k.Roles) || !slices.Equal(other.Groups, k.Groups)) {
-			return hitl.Errorf(hitl.EConflict, "%s already has a key (%s) with roles %s and groups %s; another key for %s must have the same roles and groups, or choose another name",
-				k.Name, other.ID, listOrNone(other.Roles), listOrNone(other.Groups), k.Name)
+			return hitl.Errorf(hitl.EConflict, "%s already has a key (%s) with %s and %s; another key for %s must have the same roles and groups, or choose another name",
+				k.Name, other.ID, listOrNone("the role", other.Roles), listOrNone("the group", other.Groups), k.Name)
 		}
 	}
 	return nil
 }
 
-func listOrNone(items []string) string {
-	if len(items) == 0 {
-		return "none"
+// listOrNone names a key's roles or groups in words: "the roles agent, responder",
+// "the group sre", "no groups".
+func listOrNone(noun string, items []string) string {
+	switch len(items) {
+	case 0:
+		return "no " + strings.TrimPrefix(noun, "the ") + "s"
+	case 1:
+		return noun + " " + items[0]
 	}
-	return strings.Join(items, ", ")
+	return noun + "s " + strings.Join(items, ", ")
 }

@@ -166,12 +166,14 @@ func toolError(err error) (*sdk.CallToolResult, error) {
 	if errors.As(err, &he) {
 		msg, fields = he.Message, he.Fields
 	}
-	var b strings.Builder
-	b.WriteString(msg)
-	// The message names the first problem already ("…: /prompt: is required (and 2 more)").
+	// The message names the first problem already ("…: /prompt: is required (and 2 more)"):
+	// the lines below name the others, so the count goes.
 	if len(fields) > 0 && strings.Contains(msg, fields[0].Message) {
+		msg = strings.TrimSuffix(msg, fmt.Sprintf(" (and %d more)", len(fields)-1))
 		fields = fields[1:]
 	}
+	var b strings.Builder
+	b.WriteString(msg)
 	for _, f := range fields {
 		fmt.Fprintf(&b, "\n%s: %s", f.Path, f.Message)
 	}

@@ -123,3 +123,19 @@ func TestASingleChoicesCommentComesAfterItsOptions(t *testing.T) {
 		t.Fatalf("want the options, then the comment, then the send button; at %d, %d, %d:\n%s", lastOption, comment, send, page)
 	}
 }
+
+// Who an inquiry is for reads as a sentence in the inbox, on its page and in the timeline.
+func TestAssigneesInWords(t *testing.T) {
+	e := start(t)
+	inq := e.ask(&hitl.InquiryRequest{Prompt: "Rotate the keys?", Session: "s-words", AssignedTo: []string{"ada", "group:sre"}})
+	b := e.signedIn(e.AdminToken)
+	for _, path := range []string{"/", fmt.Sprintf("/inquiries/%d", inq.ID), "/sessions/s-words"} {
+		page := b.get(path).body
+		if !strings.Contains(page, "ada and the group sre") || strings.Contains(page, "group:sre") {
+			t.Errorf("%s does not say who the inquiry is for in words", path)
+		}
+	}
+	if page := b.get("/sessions/s-words").body; !strings.Contains(page, "started the session") || strings.Contains(page, "updated the session") {
+		t.Error("the timeline of a new session does not begin with its start")
+	}
+}

@@ -237,6 +237,11 @@ func lsCmd() *cobra.Command {
 			if mine {
 				o.AssignedTo = []string{"me"}
 			}
+			status, ok := statusNamed(o.Status)
+			if !ok {
+				return usagef("--status %q: want pending, answered, timed-out or cancelled", o.Status)
+			}
+			o.Status = string(status)
 			c, err := connect()
 			if err != nil {
 				return err
@@ -256,18 +261,36 @@ func lsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tTYPE\tAGE\tSESSION\tPROMPT")
 			for _, inq := range page.Data {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", inq.ID, inq.Status, inq.RequestType, age(inq.CreatedAt), dash(inq.Session), shorten(inq.Prompt, 60))
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", inq.ID, inq.Status.Words(), inq.RequestType, age(inq.CreatedAt), dash(inq.Session), shorten(inq.Prompt, 60))
 			}
 			return tw.Flush()
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Status, "status", "", "pending, responded, timeout or cancelled")
+	f.StringVar(&o.Status, "status", "", "pending, answered, timed-out or cancelled (or the API's responded, timeout)")
 	f.StringVar(&o.Session, "session", "", "only this session")
 	f.BoolVar(&mine, "mine", false, "only what is assigned to me or my groups")
 	f.IntVar(&o.Limit, "limit", 50, "how many (1..500)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// statusNamed reads a status as people name it ("answered", "timed-out") or as the API
+// does ("responded", "timeout"); "" is every status.
+func statusNamed(name string) (hitl.Status, bool) {
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), " ", "-") {
+	case "":
+		return "", true
+	case "pending":
+		return hitl.StatusPending, true
+	case "answered", "responded":
+		return hitl.StatusResponded, true
+	case "timed-out", "timed_out", "timeout":
+		return hitl.StatusTimeout, true
+	case "cancelled", "canceled":
+		return hitl.StatusCancelled, true
+	}
+	return "", false
 }
 
 // age is how long ago t was, in its largest whole unit: 9s, 3m, 2h, 5d.

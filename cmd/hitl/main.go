@@ -115,8 +115,14 @@ server version.`,
 // exactArgs is cobra.ExactArgs that reports a usage error.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
-		if len(args) != n {
-			return usagef("expected %s, got %d argument(s)", what, len(args))
+		switch {
+		case len(args) == n:
+		case len(args) == 0:
+			return usagef("expected %s", what)
+		case len(args) == 1:
+			return usagef("expected %s, got 1 argument", what)
+		default:
+			return usagef("expected %s, got %d arguments", what, len(args))
 		}
 		return nil
 	}

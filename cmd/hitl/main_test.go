@@ -160,6 +160,28 @@ func TestListShowKeysWhoami(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Rename the service?") || !strings.Contains(out, "s-1") {
 		t.Fatalf("ls: %d %q", code, out)
 	}
+	if _, err := admin.Cancel(ctx, inq.ID, "renamed by hand"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cli(t, "ls", "--status", "cancelled")
+	if code != 0 || !strings.Contains(out, "Rename the service?") {
+		t.Fatalf("ls --status cancelled: %d %q", code, out)
+	}
+	inq, _, err = admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Rename the service?", Session: "s-1"}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Respond(ctx, inq.ID, json.RawMessage(`"yes"`), ""); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cli(t, "ls", "--status", "answered")
+	if code != 0 || !strings.Contains(out, " answered ") || strings.Contains(out, "responded") {
+		t.Fatalf("ls --status answered shows the status in words: %d %q", code, out)
+	}
+	inq, _, err = admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Rename the service?", Session: "s-1", AssignedTo: []string{"group:ops"}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	code, out, _ = cli(t, "show", fmt.Sprint(inq.ID))
 	if code != 0 || !strings.Contains(out, "group:ops") || !strings.Contains(out, "pending") {
 		t.Fatalf("show: %d %q", code, out)
@@ -342,8 +364,11 @@ func TestCLIInWords(t *testing.T) {
 	if _, _, errOut := cli(t, "ask", "x", "--bogus"); !strings.Contains(errOut, "Run 'hitl ask --help' for usage.") {
 		t.Errorf("a usage error names the command's own help: %q", errOut)
 	}
-	if _, _, errOut := cli(t, "keys", "create"); !strings.Contains(errOut, "Run 'hitl keys create --help' for usage.") {
+	if _, _, errOut := cli(t, "keys", "create"); !strings.Contains(errOut, "hitl: expected the principal's name\nRun 'hitl keys create --help' for usage.") {
 		t.Errorf("a usage error names the subcommand's help: %q", errOut)
+	}
+	if code, _, errOut := cli(t, "ls", "--status", "timed_outt"); code != exitUsage || !strings.Contains(errOut, "want pending, answered, timed-out or cancelled") {
+		t.Errorf("ls --status with a status that is none: exit %d %q", code, errOut)
 	}
 
 	// Nothing listens on a port that was just closed.

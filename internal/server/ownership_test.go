@@ -304,7 +304,7 @@ func TestASessionsCountsAreOfWhatTheResponderMaySee(t *testing.T) {
 func TestAKeyNameIsOnePrincipal(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.Admin.CreateKey(ctx, &hitl.KeyRequest{Name: "admin", Roles: []string{hitl.RoleAgent}})
-	if ce := wantCode(t, err, hitl.EConflict); !strings.Contains(ce.Detail, "admin already has a key") {
+	if ce := wantCode(t, err, hitl.EConflict); !strings.Contains(ce.Detail, "admin already has a key") || !strings.Contains(ce.Detail, "with the role admin and no groups;") {
 		t.Fatalf("an agent key named admin: %v", err)
 	}
 	e.token("bot", hitl.RoleAgent)

@@ -194,6 +194,10 @@ class ServerTest(unittest.TestCase):
         with self.assertRaises(hitl.ServerUnavailableError):
             down.request_input("Anyone there?")
         self.assertLess(time.monotonic() - start, 5)
+        # A call that is not retried says so in words, not with urllib's traceback.
+        with self.assertRaises(hitl.ServerUnavailableError) as caught:
+            down.inquiry(1)
+        self.assertIn("cannot reach the hitl server at " + down.url + " — is `hitl serve` running?", str(caught.exception))
 
 
 if __name__ == "__main__":

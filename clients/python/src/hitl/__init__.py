@@ -57,10 +57,13 @@ class InputCancelledError(HitlError):
 
 
 class ServerUnavailableError(HitlError):
-    """The server did not answer for give_up_after seconds."""
+    """The server could not be reached (connection refused, no such host), or did not answer
+    for give_up_after seconds."""
 
 
 def _retryable(err):
+    if isinstance(err, ServerUnavailableError):
+        return True  # refused while the server restarts: worth another try
     if isinstance(err, HitlError):
         return err.status is not None and (err.status >= 500 or err.status == 429)
     return isinstance(err, (urllib.error.URLError, ConnectionError, TimeoutError, OSError))
@@ -204,6 +207,12 @@ class Client:
                 code=problem.get("code"),
                 errors=problem.get("errors"),
                 inquiry=problem.get("inquiry"),
+            ) from None
+        except urllib.error.URLError as e:
+            raise ServerUnavailableError(
+                "cannot reach the hitl server at %s — is `hitl serve` running? (%s; the address is from "
+                "the url argument, HITL_URL or the credentials file)" % (self.url, e.reason),
+                code="unavailable",
             ) from None
 
     def _persist(self, fn, give_up_after=None):
