@@ -136,3 +136,17 @@ func TestFormsSayWhatTheyWant(t *testing.T) {
 		t.Error(`no "Choose any" above the options of a multiple choice`)
 	}
 }
+
+// A radio cannot be unticked: an optional yes/no offers "No answer", ticked until chosen.
+func TestAnOptionalYesNoCanBeLeftEmpty(t *testing.T) {
+	e := start(t)
+	b := e.signedIn(e.responderToken)
+	inq := e.ask(&hitl.InquiryRequest{Prompt: "Anything else?", ResponseSchema: json.RawMessage(`{"type":"object","required":["go"],"properties":{"go":{"type":"boolean"},"notify":{"type":"boolean"}}}`)})
+	page := b.get(fmt.Sprintf("/inquiries/%d", inq.ID)).body
+	if !strings.Contains(page, `name="answer/notify" value="" checked> No answer`) {
+		t.Error("the optional yes/no has no way to leave it empty")
+	}
+	if strings.Contains(page, `name="answer/go" value=""`) {
+		t.Error("the required yes/no offers no answer")
+	}
+}

@@ -19,6 +19,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/huh/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/schema"
@@ -291,6 +292,12 @@ func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer
 	groups, get := answerForm(inq)
 	// The signals are this function's to handle (below), not the form library's: it would
 	// take SIGTERM for a submit.
+	// Plain prompts write styled text as it is: colorprofile drops the colour codes that a
+	// writer which is not a terminal cannot show (and honours NO_COLOR). The full-screen form
+	// picks its colours from the terminal itself.
+	if accessible() {
+		out = colorprofile.NewWriter(out, os.Environ())
+	}
 	form := huh.NewForm(groups...).WithAccessible(accessible()).WithOutput(out).
 		WithProgramOptions(tea.WithoutSignalHandler())
 	piped := &oneByteReader{r: in}

@@ -89,6 +89,15 @@ func TestRespondForm(t *testing.T) {
 		}
 	}
 
+	// Plain prompts on a stderr that is not a terminal carry no colour codes.
+	inq, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Which city?", Options: []hitl.Option{{Value: "oslo"}, {Value: "bergen"}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cliInput(t, "1\n", "respond", fmt.Sprint(inq.ID)); code != 0 || strings.Contains(errOut, "\x1b[") || !strings.Contains(errOut, "Which city?") {
+		t.Errorf("plain prompts off a terminal: exit %d %q", code, errOut)
+	}
+
 	// Without a terminal and without ACCESSIBLE, the answer must be given.
 	t.Setenv("ACCESSIBLE", "")
 	if code, _, errOut := cliInput(t, "", "respond", "1"); code != exitUsage || !strings.Contains(errOut, "form") {
