@@ -147,7 +147,14 @@ func TestFirstAnswerWinsAcrossNodes(t *testing.T) {
 func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 	c := newCluster(t, 3)
 	const n = 1000
-	base := time.Now().Add(4 * time.Second).Truncate(time.Second).Add(time.Second)
+	// The deadlines must all lie ahead once the inquiries exist: time a few creations first,
+	// and leave twice what a thousand would take, however busy the machine is.
+	start := time.Now()
+	for i := range 30 {
+		ask(t, c.agent[i%3], hitl.InquiryRequest{Prompt: "warm-up"})
+	}
+	lead := max(4*time.Second, 2*time.Since(start)*n/30)
+	base := time.Now().Add(lead).Truncate(time.Second).Add(time.Second)
 	deadline := map[int64]time.Time{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -174,7 +181,7 @@ func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 			latest = id
 		}
 	}
-	if got, err := c.agent[0].Wait(ctx, latest, 30*time.Second); err != nil || got.Status != hitl.StatusTimeout {
+	if got, err := c.agent[0].Wait(ctx, latest, lead+30*time.Second); err != nil || got.Status != hitl.StatusTimeout {
 		t.Fatalf("the inquiry with the latest deadline: %v %v", got, err)
 	}
 	var timeouts []*hitl.Event
