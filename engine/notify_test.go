@@ -16,7 +16,6 @@ import (
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
-
 // notifications lists what the outbox made of the log for an inquiry, as "reason channel address".
 func notifications(t *testing.T, st hitl.Store, id int64) []string {
 	t.Helper()
