@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/notify"
@@ -284,6 +285,49 @@ func TestDefaultTimeoutAndFallback(t *testing.T) {
 		c.cfg(&cfg)
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Validate: %v, want it to say %s", err, c.want)
+		}
+	}
+}
+
+// TestNotificationsOnceAcrossNodes: two nodes read one log; each created inquiry yields exactly
+// one notification per recipient and channel, sent once, whichever node wrote it.
+func TestNotificationsOnceAcrossNodes(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	db := pgtest.Schema(t) + "&pool_max_conns=4"
+	var nodes []*env
+	for range 2 {
+		nodes = append(nodes, startConfig(t, server.Config{DB: db, Webhooks: fastWebhooks,
+			Notify: server.NotifyConfig{Senders: map[string]notify.Sender{hitl.ChannelEmail: rec, hitl.ChannelSlack: rec}}}))
+	}
+	_, err := nodes[0].Admin.PutPerson(ctx, "ada", &hitl.PersonRequest{Email: "ada@example.com", SlackUserID: "U0ADA"})
+	must(t, err)
+	_, err = nodes[1].Admin.PutGroup(ctx, "ops", &hitl.GroupRequest{SlackChannel: "C0OPS"})
+	must(t, err)
+	token := nodes[0].token("bot", "agent")
+	agents := []*client.Client{nodes[0].Client(token), nodes[1].Client(token)}
+	const n = 10
+	var ids []int64
+	for i := range n {
+		inq := ask(t, agents[i%2], hitl.InquiryRequest{Prompt: fmt.Sprintf("q%d", i), AssignedTo: []string{"ada", "group:ops"}})
+		ids = append(ids, inq.ID)
+	}
+	eventually(t, "three messages per inquiry", func() bool { return len(rec.all()) >= 3*n })
+	for _, node := range nodes {
+		node.stop()
+	}
+	seen := map[string]int{}
+	for _, s := range rec.all() {
+		seen[fmt.Sprintf("%d %s %s", s.Inquiry.ID, s.Channel, s.Address)]++
+	}
+	if len(rec.all()) != 3*n || len(seen) != 3*n {
+		t.Fatalf("%d messages to %d distinct (inquiry, channel, address), want %d of each", len(rec.all()), len(seen), 3*n)
+	}
+	for _, id := range ids {
+		for _, want := range []string{"email ada@example.com", "slack U0ADA", "slack C0OPS"} {
+			if seen[fmt.Sprintf("%d %s", id, want)] != 1 {
+				t.Fatalf("inquiry %d: %q sent %d times", id, want, seen[fmt.Sprintf("%d %s", id, want)])
+			}
 		}
 	}
 }
