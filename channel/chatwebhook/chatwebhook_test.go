@@ -18,10 +18,13 @@ import (
 // a PermanentError, anything else outside 2xx an error to retry.
 func TestSendSaysWhatTheServiceAnswered(t *testing.T) {
 	answers := map[string]func(http.ResponseWriter){
-		"/limited": func(w http.ResponseWriter) { w.Header().Set("Retry-After", "120"); w.WriteHeader(http.StatusTooManyRequests) },
-		"/gone":    func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) },
-		"/broken":  func(w http.ResponseWriter) { w.WriteHeader(http.StatusBadGateway) },
-		"/ok":      func(w http.ResponseWriter) { w.Write([]byte("ok")) },
+		"/limited": func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusTooManyRequests)
+		},
+		"/gone":   func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) },
+		"/broken": func(w http.ResponseWriter) { w.WriteHeader(http.StatusBadGateway) },
+		"/ok":     func(w http.ResponseWriter) { w.Write([]byte("ok")) },
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { answers[r.URL.Path](w) }))
 	defer srv.Close()
