@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hitl-dev/hitl"
@@ -30,17 +29,7 @@ func (e *Engine) CreateChatWebhook(ctx context.Context, p *hitl.Principal, req *
 		bad.add("/kind", "must be one of %s", strings.Join(hitl.ChatKinds, ", "))
 	}
 	e.checkURL(ctx, &bad, "/url", req.URL)
-	events := []string{}
-	for i, typ := range req.Events {
-		switch {
-		case typ == "*":
-			events = slices.Clone(chatEventTypes)
-		case !slices.Contains(chatEventTypes, typ):
-			bad.add("/events/"+strconv.Itoa(i), "%q is not an event a chat webhook may post about; use \"*\" or any of %v", typ, chatEventTypes)
-		case !slices.Contains(events, typ):
-			events = append(events, typ)
-		}
-	}
+	events := subscribedEvents(&bad, req.Events, chatEventTypes, "a chat webhook may post about")
 	if len(req.Events) == 0 {
 		events = []string{hitl.EventInquiryCreated}
 	}
