@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -38,9 +39,13 @@ func TestChatOptionLinkAndNotified(t *testing.T) {
 		t.Fatal(err)
 	}
 	inq := e.ask(&hitl.InquiryRequest{Prompt: "Pick a venue", AssignedTo: []string{"ada"}, Options: []hitl.Option{{Value: "lisbon"}, {Value: "oslo"}}})
-	b := e.browser()
-	b.signIn(e.responderToken)
 	path := fmt.Sprintf("/inquiries/%d", inq.ID)
+	b := e.browser()
+	// Signed out, the link leads to the sign-in form, and back to the option after it.
+	if res := b.get(path + "?answer=oslo"); res.status != http.StatusSeeOther || res.header.Get("Location") != "/login?next="+url.QueryEscape(path+"?answer=oslo") {
+		t.Fatalf("signed out: %d to %q", res.status, res.header.Get("Location"))
+	}
+	b.signIn(e.responderToken)
 	page := b.get(path + "?answer=oslo")
 	if page.status != http.StatusOK || !strings.Contains(page.body, `value="oslo" required checked`) {
 		t.Fatalf("GET %s?answer=oslo: %d, the option is not chosen", path, page.status)
