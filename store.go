@@ -69,8 +69,9 @@ type Store interface {
 	ChatWebhook(ctx context.Context, id string) (*ChatWebhook, error)
 	ChatWebhooks(ctx context.Context) ([]*ChatWebhook, error)
 	// NotificationThread is the Thread of the newest delivered notification of the inquiry by
-	// that channel to that address, "" when there is none.
-	NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, error)
+	// that channel to that address ("" when there is none), and whether the first message of
+	// that thread (reason created) is still pending.
+	NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (thread string, firstPending bool, err error)
 
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error

@@ -35,8 +35,10 @@ type Notification struct {
 	// Attempt is 1 for the first attempt, 2 for the first retry, ...
 	Attempt int
 	// Thread is what the newest delivered message of the inquiry to the same address by the
-	// same channel returned as its SendResult.Thread ("" for none, or when that message is
-	// not delivered yet): the email to reply to, the Slack message to update or thread under.
+	// same channel returned as its SendResult.Thread ("" for none): the email to reply to, the
+	// Slack message to update or thread under. A reminder, escalation or follow-up is held
+	// back while the first message to that address is pending, so it finds the thread; when
+	// the first message failed for good, it comes with none.
 	Thread string
 }
 
@@ -81,8 +83,13 @@ func (d *Dispatcher) send(ctx context.Context, del *hitl.Delivery) (response str
 		return "", 0, true, fmt.Errorf("the notification cannot be read: %w", err)
 	}
 	if del.Reason != hitl.ReasonCreated && del.InquiryID != nil {
-		if n.Thread, err = d.store.NotificationThread(ctx, *del.InquiryID, del.Channel, del.Address); err != nil {
+		var firstPending bool
+		if n.Thread, firstPending, err = d.store.NotificationThread(ctx, *del.InquiryID, del.Channel, del.Address); err != nil {
 			return "", 0, false, fmt.Errorf("the thread of earlier messages cannot be read: %w", err)
+		}
+		// A follow-up waits for the message it follows, to land in its thread (or update it).
+		if firstPending {
+			return "", 0, false, fmt.Errorf("waiting for the first message to %s by %s to be sent", del.Recipient, del.Channel)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.o.AttemptTimeout)

@@ -331,3 +331,46 @@ func TestNotificationsOnceAcrossNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowUpWaitsForTheFirstMessage: an answer that comes before the first message is sent
+// waits for it, so that the follow-up lands in its thread.
+func TestFollowUpWaitsForTheFirstMessage(t *testing.T) {
+	var mu sync.Mutex
+	relayUp := false
+	rec := &recorder{answer: func(n *notify.Notification) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if !relayUp {
+			return errors.New("the relay is down")
+		}
+		return nil
+	}}
+	e := notifyEnv(t, rec)
+	_, err := e.Admin.PutPerson(ctx, "ada", &hitl.PersonRequest{Email: "ada@example.com"})
+	must(t, err)
+	inq := ask(t, e.principal("bot", []string{"agent"}), hitl.InquiryRequest{Prompt: "Ship?", AssignedTo: []string{"ada"}})
+	eventually(t, "the first attempt", func() bool { return len(rec.all()) > 0 })
+	_, err = e.principal("ada", []string{"responder"}).Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
+	must(t, err)
+	eventually(t, "the follow-up waiting", func() bool {
+		ns := notificationsOf(t, e.Admin, inq.ID)
+		return len(ns) == 2 && ns[1].Attempts > 0 && strings.Contains(ns[1].LastError, "waiting for the first message to ada by email")
+	})
+	for _, n := range rec.all() {
+		if n.Reason != hitl.ReasonCreated {
+			t.Fatalf("the follow-up was sent before the first message: %+v", n)
+		}
+	}
+	mu.Lock()
+	relayUp = true
+	mu.Unlock()
+	eventually(t, "both sent", func() bool {
+		ns := notificationsOf(t, e.Admin, inq.ID)
+		return len(ns) == 2 && ns[0].Status == hitl.DeliveryDelivered && ns[1].Status == hitl.DeliveryDelivered
+	})
+	sent := rec.all()
+	last := sent[len(sent)-1]
+	if last.Reason != hitl.ReasonResolved || last.Thread != "thread of "+sent[0].ID {
+		t.Fatalf("follow-up %+v in thread %q, want the first message's", last.Notification, last.Thread)
+	}
+}

@@ -129,12 +129,11 @@ func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
 	return readAll(s, ctx, "chat webhooks", scanChatWebhook, "SELECT "+chatWebhookColumns+" FROM chat_webhooks ORDER BY created_at, id")
 }
 
-func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, error) {
-	var thread string
-	err := s.pool.QueryRow(ctx, `SELECT thread FROM deliveries WHERE inquiry_id = $1 AND kind = 'notification' AND channel = $2
-		AND address = $3 AND status = 'delivered' AND thread <> '' ORDER BY ord DESC LIMIT 1`, inquiryID, channel, address).Scan(&thread)
-	if err == pgx.ErrNoRows {
-		return "", nil
-	}
-	return thread, dbError(err, "notification thread")
+func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (thread string, firstPending bool, err error) {
+	const sameAddress = "d.inquiry_id = $1 AND d.kind = 'notification' AND d.channel = $2 AND d.address = $3"
+	err = s.pool.QueryRow(ctx, `SELECT COALESCE((SELECT thread FROM deliveries d WHERE `+sameAddress+` AND status = 'delivered'
+			AND thread <> '' ORDER BY ord DESC LIMIT 1), ''),
+		EXISTS (SELECT 1 FROM deliveries d WHERE `+sameAddress+` AND status = 'pending' AND reason = 'created')`,
+		inquiryID, channel, address).Scan(&thread, &firstPending)
+	return thread, firstPending, dbError(err, "notification thread")
 }

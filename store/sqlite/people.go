@@ -163,14 +163,19 @@ func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
 	return readAll(s, ctx, "chat webhooks", scanChatWebhook, "SELECT "+chatWebhookColumns+" FROM chat_webhooks ORDER BY created_at, id")
 }
 
-func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, error) {
-	threads, err := readAll(s, ctx, "notification thread", func(sc scanner) (string, error) {
-		var t string
-		return t, sc.Scan(&t)
-	}, `SELECT thread FROM deliveries WHERE inquiry_id = ? AND kind = 'notification' AND channel = ? AND address = ?
-		AND status = 'delivered' AND thread <> '' ORDER BY ord DESC LIMIT 1`, inquiryID, channel, address)
-	if err != nil || len(threads) == 0 {
-		return "", err
+func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, bool, error) {
+	type result struct {
+		thread  string
+		pending bool
 	}
-	return threads[0], nil
+	r, err := readOne(s, ctx, "notification thread", func(sc scanner) (r result, err error) {
+		return r, sc.Scan(&r.thread, &r.pending)
+	}, `SELECT COALESCE((SELECT thread FROM deliveries d WHERE `+sameAddress+` AND status = 'delivered' AND thread <> ''
+			ORDER BY ord DESC LIMIT 1), ''),
+		EXISTS (SELECT 1 FROM deliveries d WHERE `+sameAddress+` AND status = 'pending' AND reason = 'created')`,
+		inquiryID, channel, address, inquiryID, channel, address)
+	return r.thread, r.pending, err
 }
+
+// sameAddress selects an inquiry's notifications by one channel to one address.
+const sameAddress = "d.inquiry_id = ? AND d.kind = 'notification' AND d.channel = ? AND d.address = ?"

@@ -112,19 +112,19 @@ func testNotifications(t *testing.T, s hitl.Store) {
 	}
 
 	// The thread a channel returned is kept for the later messages of the same recipient.
-	if th, err := s.NotificationThread(ctx, 7, hitl.ChannelEmail, "ada@example.com"); err != nil || th != "" {
-		t.Fatalf("thread before delivery: %q, %v", th, err)
+	if th, pending, err := s.NotificationThread(ctx, 7, hitl.ChannelEmail, "ada@example.com"); err != nil || th != "" || !pending {
+		t.Fatalf("thread before delivery: %q, first pending %v, %v", th, pending, err)
 	}
 	at := base.Add(5e9)
 	email.Status, email.Attempts, email.NextAttemptAt, email.DeliveredAt, email.Thread = hitl.DeliveryDelivered, 1, nil, &at, "<1@hitl>"
 	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.SaveAttempt(email) }))
-	th, err := s.NotificationThread(ctx, 7, hitl.ChannelEmail, "ada@example.com")
+	th, pending, err := s.NotificationThread(ctx, 7, hitl.ChannelEmail, "ada@example.com")
 	must(t, err)
-	if th != "<1@hitl>" {
-		t.Fatalf("thread %q, want <1@hitl>", th)
+	if th != "<1@hitl>" || pending {
+		t.Fatalf("thread %q, first pending %v; want <1@hitl>, false", th, pending)
 	}
-	if th, _ := s.NotificationThread(ctx, 7, hitl.ChannelSlack, "ada@example.com"); th != "" {
-		t.Fatalf("another channel's thread: %q", th)
+	if th, pending, _ := s.NotificationThread(ctx, 7, hitl.ChannelSlack, "ada@example.com"); th != "" || pending {
+		t.Fatalf("another channel's thread: %q, %v", th, pending)
 	}
 
 	// Deleting a chat webhook drops its pending notifications and keeps the rest.
