@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -148,7 +149,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		if len(channels) == 0 {
 			channels = hitl.PersonChannels
 		}
-		display := cmpOr(p.DisplayName, p.Name)
+		display := cmp.Or(p.DisplayName, p.Name)
 		for _, c := range channels {
 			addr := p.Email
 			if c == hitl.ChannelSlack {
@@ -178,13 +179,6 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		}
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // notifyEvent is an inquiry event as routing reads it: the inquiry, and what reminders and

@@ -7,6 +7,7 @@ package chatwebhook
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,20 +130,13 @@ func words(n *hitl.Notification) message {
 	switch {
 	case len(inq.Options) > 0:
 		for _, o := range inq.Options {
-			m.Links = append(m.Links, link{Label: cmpOr(o.Label, o.Value), URL: answer(o.Value)})
+			m.Links = append(m.Links, link{Label: cmp.Or(o.Label, o.Value), URL: answer(o.Value)})
 		}
 	case inq.RequestType == hitl.RequestApproval:
 		m.Links = append(m.Links, link{"Approve", answer("approve")}, link{"Reject", answer("reject")})
 	}
 	m.Links = append(m.Links, link{Label: "Open in hitl", URL: n.InboxURL})
 	return m
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Render is the JSON body that n.ChatKind's incoming webhook takes.
