@@ -24,6 +24,9 @@ type Inquiry struct {
 	CreatedBy      string          `json:"created_by"`
 	AssignedTo     []string        `json:"assigned_to"`
 	ChannelHint    string          `json:"channel_hint"`
+	// Notify narrows the channels that notifications about the inquiry go by (email, slack);
+	// empty: every channel its recipients have.
+	Notify         []string        `json:"notify,omitempty"`
 	Confidence     *float64        `json:"confidence"`
 	TimeoutAt      *time.Time      `json:"timeout_at"`
 	FallbackPolicy FallbackPolicy  `json:"fallback_policy"`
@@ -114,6 +117,7 @@ type InquiryRequest struct {
 	Origin         string            `json:"origin,omitempty"`
 	AssignedTo     []string          `json:"assigned_to,omitempty"`
 	ChannelHint    string            `json:"channel_hint,omitempty"`
+	Notify         []string          `json:"notify,omitempty"`
 	Confidence     *float64          `json:"confidence,omitempty"`
 	TimeoutSeconds *int64            `json:"timeout_seconds,omitempty"`
 	TimeoutAt      *time.Time        `json:"timeout_at,omitempty"`

@@ -59,6 +59,20 @@ type Store interface {
 	// SessionsByKey returns the sessions among keys that exist, in no particular order.
 	SessionsByKey(ctx context.Context, keys []string) ([]*Session, error)
 
+	// Person returns one person (ENotFound); People lists every person by name.
+	Person(ctx context.Context, name string) (*Person, error)
+	People(ctx context.Context) ([]*Person, error)
+	// Group returns one group's contact points (ENotFound); Groups lists them by name.
+	Group(ctx context.Context, name string) (*Group, error)
+	Groups(ctx context.Context) ([]*Group, error)
+	// ChatWebhook returns one chat webhook (ENotFound); ChatWebhooks lists them oldest first.
+	ChatWebhook(ctx context.Context, id string) (*ChatWebhook, error)
+	ChatWebhooks(ctx context.Context) ([]*ChatWebhook, error)
+	// NotificationThread is the Thread of the newest delivered notification of the inquiry by
+	// that channel to that address ("" when there is none), and whether the first message of
+	// that thread (reason created) is still pending.
+	NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (thread string, firstPending bool, err error)
+
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error
 	Close() error
@@ -125,14 +139,31 @@ type Tx interface {
 	AdvanceOutboxCursor(from, to int64) error
 	// InsertDelivery stores a new delivery (EConflict if the ID exists).
 	InsertDelivery(d *Delivery) error
+	// InsertNotification stores a notification delivery unless one with its ID exists, which
+	// is no error: a notification's ID is made of what it says, so that one is the same message.
+	InsertNotification(d *Delivery) error
 	// ClaimDeliveries leases the deliveries due and returns them with payload and secret.
 	ClaimDeliveries(c Claim) ([]*Delivery, error)
 	// SaveAttempt writes the outcome of an attempt: status, attempts, the next attempt's time
-	// and the last_* fields (ENotFound when the delivery is gone with its webhook).
+	// the last_* fields and the thread (ENotFound when the delivery is gone with its webhook).
 	SaveAttempt(d *Delivery) error
 	// RetryDelivery makes a delivered or failed delivery pending again, due at, with a new
 	// round of retries (ENotFound; EConflict when it is pending).
 	RetryDelivery(id string, at time.Time) (*Delivery, error)
+	// PutPerson stores a person, replacing the one of the same name.
+	PutPerson(p *Person) error
+	// DeletePerson removes a person (ENotFound).
+	DeletePerson(name string) error
+	// PutGroup stores a group's contact points, replacing those of the same name.
+	PutGroup(g *Group) error
+	// DeleteGroup removes a group's contact points (ENotFound).
+	DeleteGroup(name string) error
+	// InsertChatWebhook stores a chat webhook (EConflict if the ID exists).
+	InsertChatWebhook(w *ChatWebhook) error
+	// DeleteChatWebhook removes a chat webhook and its pending notifications (ENotFound);
+	// those already sent stay in their inquiries' history.
+	DeleteChatWebhook(id string) error
+
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)
 }

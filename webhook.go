@@ -65,12 +65,18 @@ type Delivery struct {
 	URL       string       `json:"url"`
 	// Target groups the deliveries that go to the same receiver, to bound what one slow
 	// receiver may hold of the dispatcher: the webhook's ID, or the callback URL's host.
-	Target        string          `json:"-"`
-	EventSeq      int64           `json:"event_seq"`
-	EventID       string          `json:"event_id"`
-	EventType     string          `json:"event_type"`
-	InquiryID     *int64          `json:"inquiry_id"`
-	Session       string          `json:"session,omitempty"`
+	Target    string `json:"-"`
+	EventSeq  int64  `json:"event_seq"`
+	EventID   string `json:"event_id"`
+	EventType string `json:"event_type"`
+	InquiryID *int64 `json:"inquiry_id"`
+	Session   string `json:"session,omitempty"`
+	// For notifications: the channel, who it is for (see Notification.Recipient), where it
+	// goes, and why (with the reminder's number).
+	Channel       string          `json:"channel,omitempty"`
+	Recipient     string          `json:"recipient,omitempty"`
+	Address       string          `json:"address,omitempty"`
+	Reason        NotifyReason    `json:"reason,omitempty"`
 	Status        DeliveryStatus  `json:"status"`
 	Attempts      int             `json:"attempts"`
 	NextAttemptAt *time.Time      `json:"next_attempt_at"`
@@ -85,10 +91,15 @@ type Delivery struct {
 	RetryFrom time.Time `json:"-"`
 	// Secret signs the attempts; filled only when a dispatcher claims the delivery.
 	Secret string `json:"-"`
+	// Thread is what a channel returned to reply to or update its message (an email
+	// Message-ID, a Slack channel and ts), kept for the later notifications to the same
+	// recipient by the same channel.
+	Thread string `json:"-"`
 }
 
 // DeliveryFilter selects deliveries for a list, newest first.
 type DeliveryFilter struct {
+	Kind      DeliveryKind
 	WebhookID string
 	Status    DeliveryStatus
 	InquiryID int64

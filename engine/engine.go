@@ -61,6 +61,13 @@ type Options struct {
 	CallbackSecret string
 	// Source is the CloudEvents source of deliveries: the server's public URL (default "urn:hitl").
 	Source string
+	// Notify says how this server reaches people (see engine/notify.go).
+	Notify NotifyOptions
+	// DefaultTimeout is the deadline of inquiries that give none (0: none), and
+	// DefaultFallbackPolicy the policy of inquiries that name none (default fail; a policy
+	// that applies a value is the default only of inquiries that give a fallback_value).
+	DefaultTimeout        time.Duration
+	DefaultFallbackPolicy hitl.FallbackPolicy
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -86,7 +93,11 @@ type Engine struct {
 	// linkSecret signs answer links; every node reads the same one from the store.
 	linkSecret string
 	source     string
-	pending    atomic.Int64
+	notify     NotifyOptions
+	// Defaults of inquiries: see Options.
+	defaultTimeout  time.Duration
+	defaultFallback hitl.FallbackPolicy
+	pending         atomic.Int64
 	// following: the store is shared with other nodes, and the event log, read by follow,
 	// keeps this node in step with them.
 	following bool
@@ -105,7 +116,8 @@ type Engine struct {
 // New returns an engine over store. Call Start before serving and Stop when done.
 func New(store hitl.Store, o Options) *Engine {
 	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
-		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source}
+		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify,
+		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}

@@ -76,9 +76,7 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 		return nil, hitl.Errorf(hitl.EInvalid, "%s may not answer inquiry %d: it is assigned to %s", req.For, id, hitl.AssigneesInWords(inq.AssignedTo))
 	}
 	exp := e.clock().Add(ttl).Truncate(time.Second)
-	claims, _ := json.Marshal(linkClaims{Inquiry: id, For: req.For, Groups: req.Groups, Expires: exp.Unix()})
-	payload := base64.RawURLEncoding.EncodeToString(claims)
-	return &hitl.AnswerLink{Token: linkPrefix + payload + "." + e.signLink(payload), InquiryID: id, For: req.For, ExpiresAt: exp}, nil
+	return &hitl.AnswerLink{Token: e.answerToken(id, req.For, req.Groups, exp), InquiryID: id, For: req.For, ExpiresAt: exp}, nil
 }
 
 func linkPrincipal(name string, groups []string) *hitl.Principal {

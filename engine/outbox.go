@@ -20,6 +20,7 @@ import (
 // (webhooks whose events include its type, the inquiry's callback_url, its session's). Each
 // page of deliveries commits in one transaction with the outbox cursor, the seq up to which
 // the log has been read, so a crash at any point loses nothing and duplicates nothing.
+// Notifications to people, groups and chat rooms are deliveries too (engine/notify.go).
 //
 // Every node reads the log; the first to move the cursor past a page wins, and the others
 // learn that from a conflict and start again from where the winner left it.
@@ -103,7 +104,10 @@ func (e *Engine) expandOutbox(ctx context.Context) error {
 		}
 		o.saved, o.read, o.stale = seq, seq, false
 	}
-	var webhooks []*hitl.Webhook
+	var (
+		webhooks []*hitl.Webhook
+		chats    []*hitl.ChatWebhook
+	)
 	read, delivering := false, false
 	defer func() { o.quiet = read && !delivering }()
 	for first := true; ; first = false {
@@ -119,8 +123,11 @@ func (e *Engine) expandOutbox(ctx context.Context) error {
 			if webhooks, err = e.store.Webhooks(ctx); err != nil {
 				return err
 			}
+			if chats, err = e.store.ChatWebhooks(ctx); err != nil {
+				return err
+			}
 		}
-		ds, err := e.deliveriesFor(ctx, evs, webhooks)
+		ds, err := e.deliveriesFor(ctx, evs, webhooks, chats)
 		if err != nil {
 			return err
 		}
@@ -149,7 +156,11 @@ func (e *Engine) saveOutbox(ctx context.Context, ds []*hitl.Delivery) error {
 			return err
 		}
 		for _, d := range ds {
-			if err := tx.InsertDelivery(d); err != nil {
+			insert := tx.InsertDelivery
+			if d.Kind == hitl.DeliveryNotification {
+				insert = tx.InsertNotification
+			}
+			if err := insert(d); err != nil {
 				return err
 			}
 		}
@@ -179,13 +190,15 @@ type resumeData struct {
 }
 
 // deliveriesFor lists the deliveries that the events ask for.
-func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks []*hitl.Webhook) ([]*hitl.Delivery, error) {
+func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks []*hitl.Webhook, chats []*hitl.ChatWebhook) ([]*hitl.Delivery, error) {
 	sessions, err := e.sessionsOf(ctx, evs)
 	if err != nil {
 		return nil, err
 	}
 	now := e.clock()
-	var out []*hitl.Delivery
+	var out, notifications []*hitl.Delivery
+	var routes *routing // read when the first event that may notify comes
+	notifying := len(e.notify.Channels) > 0 || len(chats) > 0
 	add := func(kind hitl.DeliveryKind, ev *hitl.Event, to, target, webhookID string, data json.RawMessage) error {
 		ce := outbound.NewCloudEvent(e.source, ev.ID, ev.Type, ev.Time, outbound.Subject(ev.InquiryID, ev.Session), data)
 		body, err := json.Marshal(ce)
@@ -200,6 +213,18 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 		return nil
 	}
 	for _, ev := range evs {
+		if notifying && ev.InquiryID != nil && slices.Contains(notifyEventTypes, ev.Type) {
+			if routes == nil {
+				if routes, err = e.loadRouting(ctx, chats); err != nil {
+					return nil, err
+				}
+			}
+			ns, err := e.notificationsFor(ctx, routes, ev, notifications)
+			if err != nil {
+				return nil, err
+			}
+			notifications = append(notifications, ns...)
+		}
 		if !slices.Contains(webhookEventTypes, ev.Type) {
 			continue
 		}
@@ -227,7 +252,7 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 			}
 		}
 	}
-	return out, nil
+	return append(out, notifications...), nil
 }
 
 // sessionsOf reads the sessions of the inquiry events among evs (session events carry their

@@ -154,6 +154,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 	if inq.FallbackPolicy == "" {
 		inq.FallbackPolicy = hitl.FallbackFail
+		if e.defaultFallback != "" && (!e.defaultFallback.AppliesValue() || !hitl.IsNull(req.FallbackValue)) {
+			inq.FallbackPolicy = e.defaultFallback
+		}
 	}
 	if inq.AssignedTo == nil {
 		inq.AssignedTo = []string{}
@@ -177,6 +180,16 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	if utf8.RuneCountInString(inq.ChannelHint) > maxShortText {
 		bad.add("/channel_hint", "must be at most %d characters", maxShortText)
 	}
+	for i, c := range req.Notify {
+		path := fmt.Sprintf("/notify/%d", i)
+		switch {
+		case !slices.Contains(hitl.PersonChannels, c):
+			bad.add(path, "%q is not a channel; notify lists any of %s", c, strings.Join(hitl.PersonChannels, ", "))
+		case slices.Contains(req.Notify[:i], c):
+			bad.add(path, "%q is listed twice", c)
+		}
+	}
+	inq.Notify = req.Notify
 	if c := inq.Confidence; c != nil && (*c < 0 || *c > 1) {
 		bad.add("/confidence", "must be between 0 and 1")
 	}
@@ -191,8 +204,11 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		checkJSON(&bad, "/tool_call/arguments", tc.Arguments, valueLimits)
 	}
 
-	// Deadline.
+	// Deadline: the one given, else the server's default.
 	switch {
+	case req.TimeoutSeconds == nil && req.TimeoutAt == nil && e.defaultTimeout > 0:
+		at := now.Add(e.defaultTimeout)
+		inq.TimeoutAt = &at
 	case req.TimeoutSeconds != nil && req.TimeoutAt != nil:
 		bad.add("/timeout_seconds", "give timeout_seconds or timeout_at, not both")
 	case req.TimeoutSeconds != nil:

@@ -38,6 +38,23 @@ func (e *Engine) checkURL(ctx context.Context, bad *problems, path, raw string) 
 	}
 }
 
+// subscribedEvents reads the events a subscription lists: "*" for every one of allowed, else
+// some of them, each once; what else it lists is a problem at its path.
+func subscribedEvents(bad *problems, listed, allowed []string, what string) []string {
+	events := []string{}
+	for i, typ := range listed {
+		switch {
+		case typ == "*":
+			events = slices.Clone(allowed)
+		case !slices.Contains(allowed, typ):
+			bad.add("/events/"+strconv.Itoa(i), "%q is not an event %s; use \"*\" or any of %v", typ, what, allowed)
+		case !slices.Contains(events, typ):
+			events = append(events, typ)
+		}
+	}
+	return events
+}
+
 func newWebhookID() string {
 	b := make([]byte, 9)
 	rand.Read(b)
@@ -52,17 +69,7 @@ func (e *Engine) CreateWebhook(ctx context.Context, p *hitl.Principal, req *hitl
 	}
 	var bad problems
 	e.checkURL(ctx, &bad, "/url", req.URL)
-	events := []string{}
-	for i, typ := range req.Events {
-		switch {
-		case typ == "*":
-			events = slices.Clone(webhookEventTypes)
-		case !slices.Contains(webhookEventTypes, typ):
-			bad.add("/events/"+strconv.Itoa(i), "%q is not an event a webhook may receive; use \"*\" or any of %v", typ, webhookEventTypes)
-		case !slices.Contains(events, typ):
-			events = append(events, typ)
-		}
-	}
+	events := subscribedEvents(&bad, req.Events, webhookEventTypes, "a webhook may receive")
 	if len(req.Events) == 0 {
 		bad.add("/events", "must list the events to receive: \"*\" or any of %v", webhookEventTypes)
 	}

@@ -140,6 +140,15 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	checkPage("Inquiry", "/v1/sessions/s1/inquiries")
 	checkPage("Event", "/v1/events")
 	checkPage("Key", "/v1/keys")
+	check("Person", "PUT", "/v1/people/ada", `{"display_name":"Ada","email":"ada@example.com","slack_user_id":"U012AB3CD","channels":["email"]}`, 200)
+	check("Person", "GET", "/v1/people/ada", "", 200)
+	check("Problem", "PUT", "/v1/people/ada", `{"email":"ada","channels":["fax"]}`, 400)
+	check("Group", "PUT", "/v1/groups/ops", `{"slack_channel":"C012AB3CD"}`, 200)
+	check("Problem", "GET", "/v1/groups/nobody", "", 404)
+	checkPage("Person", "/v1/people")
+	checkPage("Group", "/v1/groups")
+	checkPage("ChatWebhook", "/v1/chat-webhooks")
+	checkPage("Delivery", "/v1/inquiries/"+id+"/notifications")
 	if code, _ := call("GET", "/healthz", ""); code != http.StatusOK {
 		t.Fatal(code)
 	}

@@ -100,6 +100,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
 		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},
+		{method: "GET", path: "/v1/inquiries/{id}/notifications", h: s.listNotifications},
 
 		{method: "PUT", path: "/v1/sessions/{key}", h: s.putSession},
 		{method: "GET", path: "/v1/sessions", h: s.listSessions},
@@ -122,6 +123,18 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/deliveries", h: s.listDeliveries},
 		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
 		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
+
+		{method: "PUT", path: "/v1/people/{name}", h: s.putPerson},
+		{method: "GET", path: "/v1/people", h: s.listPeople},
+		{method: "GET", path: "/v1/people/{name}", h: s.getPerson},
+		{method: "DELETE", path: "/v1/people/{name}", h: s.deletePerson},
+		{method: "PUT", path: "/v1/groups/{name}", h: s.putGroup},
+		{method: "GET", path: "/v1/groups", h: s.listGroups},
+		{method: "GET", path: "/v1/groups/{name}", h: s.getGroup},
+		{method: "DELETE", path: "/v1/groups/{name}", h: s.deleteGroup},
+		{method: "POST", path: "/v1/chat-webhooks", h: s.createChatWebhook},
+		{method: "GET", path: "/v1/chat-webhooks", h: s.listChatWebhooks},
+		{method: "DELETE", path: "/v1/chat-webhooks/{id}", h: s.deleteChatWebhook},
 		{method: "GET", path: "/v1/tools/{name}", h: s.tool},
 		{method: "POST", path: "/mcp", h: s.mcp},
 	}

@@ -34,7 +34,9 @@ type DispatchOptions struct {
 	AllowPrivate bool
 	// CallbackSecret signs resume callbacks; webhooks are signed with their own secret.
 	CallbackSecret string
-	Logger         *slog.Logger
+	// Senders send notifications, by channel (hitl.ChannelEmail, ...).
+	Senders map[string]Sender
+	Logger  *slog.Logger
 	// Now is the clock of the delivery times (default time.Now).
 	Now func() time.Time
 }
@@ -175,7 +177,18 @@ func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDon
 		secret = d.o.CallbackSecret
 	}
 	at := hitl.UTC(d.o.Now())
-	status, response, retryAfter, err := d.post(ctx, del, secret, at)
+	var (
+		status, response = 0, "" // notifications have no HTTP status of their own
+		retryAfter       time.Duration
+		permanent        bool
+		err              error
+	)
+	notification := del.Kind == hitl.DeliveryNotification
+	if notification {
+		response, retryAfter, permanent, err = d.send(ctx, del)
+	} else {
+		status, response, retryAfter, err = d.post(ctx, del, secret, at)
+	}
 	if ctx.Err() != nil {
 		// Shutting down: this attempt does not count; the delivery is due at once on restart.
 		del.NextAttemptAt = &at
@@ -188,9 +201,9 @@ func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDon
 		del.LastError = err.Error()
 	}
 	switch {
-	case err == nil && status >= 200 && status < 300:
+	case err == nil && (notification || status >= 200 && status < 300):
 		del.Status, del.NextAttemptAt, del.DeliveredAt = hitl.DeliveryDelivered, nil, &at
-	case status == http.StatusGone: // the receiver says this URL is gone for good
+	case permanent, status == http.StatusGone: // the receiver says this URL is gone for good
 		del.Status, del.NextAttemptAt = hitl.DeliveryFailed, nil
 	default:
 		next := at.Add(d.backoff(del.Attempts, retryAfter))

@@ -47,13 +47,17 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var entered url.Values
-	if opt := r.URL.Query().Get("option"); opt != "" {
-		entered = url.Values{"answer": {opt}, "approved": {approvalChoice(opt)}}
-	}
-	d := h.newInquiryData(who, inq, newAnswerForm(inq, linkTarget(r), entered, nil))
+	d := h.newInquiryData(who, inq, newAnswerForm(inq, linkTarget(r), preselected(r.URL.Query().Get("option")), nil))
 	d.Link, d.Done = who, r.URL.Query().Has("done")
 	h.render(w, r, http.StatusOK, "link", &layout{Title: short(inq.Prompt, 60)}, d)
+}
+
+// preselected is what a link that names an option enters in the form, to be confirmed.
+func preselected(opt string) url.Values {
+	if opt == "" {
+		return nil
+	}
+	return url.Values{"answer": {opt}, "approved": {approvalChoice(opt)}}
 }
 
 // approvalChoice reads a one-click approval link's option.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,6 +124,44 @@ type inquiryData struct {
 	Tool    *node
 	Link    *hitl.Principal // on an answer-link page: who answers
 	Done    bool            // on an answer-link page: the answer was just recorded
+	// Notified says whom the inquiry's notifications reached, by which channel, how far.
+	Notified []notified
+}
+
+// notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
+type notified struct {
+	Who, How, Status string
+}
+
+// notified lists an inquiry's recipients and channels, each with its newest notification's
+// status. Best effort: a page without the list is better than no page.
+func (h *Handler) notified(ctx context.Context, p *hitl.Principal, id int64) []notified {
+	ds, err := h.engine.Notifications(ctx, p, id)
+	if err != nil {
+		return nil
+	}
+	var out []notified
+	index := map[[2]string]int{}
+	for _, d := range ds {
+		n := notified{Who: d.Recipient, How: "by " + d.Channel, Status: string(d.Status)}
+		switch d.Channel {
+		case hitl.ChannelSlack:
+			n.How = "on Slack"
+		case hitl.ChannelChatWebhook:
+			n.Who, n.How = "a chat room", "by its webhook"
+		}
+		if d.Recipient == hitl.RecipientDefault {
+			n.Who = "the default destination"
+		}
+		key := [2]string{d.Recipient, d.Channel}
+		if i, ok := index[key]; ok {
+			out[i].Status = n.Status // oldest first: the newest message says how far it got
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, n)
+	}
+	return out
 }
 
 func (h *Handler) newInquiryData(p *hitl.Principal, inq *hitl.Inquiry, form *answerForm) *inquiryData {
@@ -167,10 +206,15 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if !ok {
 		return
 	}
-	h.showInquiry(w, r, http.StatusOK, v, seq, h.newInquiryData(v.Principal, inq, newAnswerForm(inq, signedInTarget(inq, v), nil, nil)))
+	// A chat message's option link (?answer=VALUE) shows that option chosen, to be confirmed:
+	// the link is seen by a whole room, so opening it answers nothing.
+	to, entered := signedInTarget(inq, v), preselected(r.URL.Query().Get("answer"))
+	to.Confirm = entered != nil
+	h.showInquiry(w, r, http.StatusOK, v, seq, h.newInquiryData(v.Principal, inq, newAnswerForm(inq, to, entered, nil)))
 }
 
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
+	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
 	h.render(w, r, status, "inquiry", l, d)
 }

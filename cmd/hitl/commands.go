@@ -215,6 +215,7 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 	f.StringVar(&req.Origin, "origin", "", "who is asking (agent name)")
 	f.StringArrayVar(&req.AssignedTo, "assign", nil, "who may answer: a name or group:NAME (repeat)")
 	f.StringVar(&req.ChannelHint, "channel", "", "channel hint (slack, email, ...)")
+	f.StringArrayVar(&req.Notify, "notify", nil, "notify only by this channel: email or slack (repeat; default: every channel of the recipients)")
 	f.DurationVar(&timeout, "timeout", 0, "deadline from now, like 30m (none by default)")
 	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
 	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")

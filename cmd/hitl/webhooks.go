@@ -108,7 +108,7 @@ func webhooksCmd() *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), p.Data)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tKIND\tEVENT\tSTATUS\tATTEMPTS\tLAST\tNEXT\tURL")
+			fmt.Fprintln(tw, "ID\tKIND\tEVENT\tSTATUS\tATTEMPTS\tLAST\tNEXT\tTO")
 			for _, d := range p.Data {
 				last := d.LastError
 				if last == "" && d.LastStatus != 0 {
@@ -118,7 +118,11 @@ func webhooksCmd() *cobra.Command {
 				if d.NextAttemptAt != nil {
 					next = d.NextAttemptAt.Format(time.RFC3339)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.EventSeq, d.EventType, d.Status, d.Attempts, dash(last), next, d.URL)
+				to := d.URL
+				if d.Kind == hitl.DeliveryNotification {
+					to = d.Channel + " " + d.Recipient // a notification goes to someone by a channel
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.EventSeq, d.EventType, d.Status, d.Attempts, dash(last), next, to)
 			}
 			return tw.Flush()
 		},

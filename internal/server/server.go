@@ -3,15 +3,18 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +22,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/channel/chatwebhook"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/authlimit"
@@ -59,6 +63,23 @@ type Config struct {
 	AuthFailuresPerMinute int
 	// LimiterClock is the clock of that limit (tests; default time.Now).
 	LimiterClock func() time.Time
+	// DefaultTimeout is the deadline of inquiries that give none (HITL_DEFAULT_TIMEOUT; 0:
+	// none), and DefaultFallbackPolicy the policy of inquiries that name none
+	// (HITL_DEFAULT_FALLBACK_POLICY, default fail).
+	DefaultTimeout        time.Duration
+	DefaultFallbackPolicy hitl.FallbackPolicy
+	Notify                NotifyConfig
+}
+
+// NotifyConfig says how this server reaches people.
+type NotifyConfig struct {
+	// Default lists where the notifications of unassigned inquiries go (HITL_NOTIFY_DEFAULT):
+	// "slack:C012AB3CD,email:ops@example.com".
+	Default string
+	// Senders send notifications by channel (hitl.ChannelEmail, hitl.ChannelSlack), built by
+	// the channels' packages from their own settings; a channel without one gets no
+	// notifications. Chat webhooks always have theirs.
+	Senders map[string]notify.Sender
 }
 
 // WebhookConfig tunes the delivery of webhooks and resume callbacks. Zero values take the defaults.
@@ -125,6 +146,20 @@ func (c *Config) Validate() error {
 	}
 	if c.MCPWaitBound < 0 || c.MCPWaitBound > 5*time.Minute {
 		errs = append(errs, errors.New("MCP wait bound: from 0 (the default) to 5m"))
+	}
+	if c.DefaultTimeout < 0 || c.DefaultTimeout > 365*24*time.Hour {
+		errs = append(errs, errors.New("default timeout (--default-timeout, HITL_DEFAULT_TIMEOUT): from 0 (none) to 8760h, like 30m or 24h"))
+	}
+	if c.DefaultFallbackPolicy != "" && !c.DefaultFallbackPolicy.Valid() {
+		errs = append(errs, fmt.Errorf("default fallback policy (--default-fallback-policy, HITL_DEFAULT_FALLBACK_POLICY) %q: use fail, complete_with_fallback or use_default_and_continue", c.DefaultFallbackPolicy))
+	}
+	if _, err := engine.ParseDestinations(c.Notify.Default); err != nil {
+		errs = append(errs, fmt.Errorf("default notification destinations (--notify-default, HITL_NOTIFY_DEFAULT): %w", err))
+	}
+	for channel := range c.Notify.Senders {
+		if !slices.Contains(hitl.PersonChannels, channel) {
+			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
+		}
 	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
@@ -208,8 +243,26 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		Waiting: func() float64 { return float64(eng.Waiting()) },
 		Streams: func() float64 { return float64(eng.Streams()) },
 	})
+	defaults, _ := engine.ParseDestinations(cfg.Notify.Default) // checked by Validate
+	channels := []string{}
+	for _, c := range hitl.PersonChannels {
+		if cfg.Notify.Senders[c] != nil {
+			channels = append(channels, c)
+		}
+	}
+	for _, d := range defaults {
+		if !slices.Contains(channels, d.Channel) {
+			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
+		}
+	}
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
 	eng = engine.New(st, engine.Options{Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
-		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL})
+		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
+		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
+		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		ln.Close()
@@ -311,9 +364,15 @@ func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(s.listener) }()
 	w := s.cfg.Webhooks
+	senders := maps.Clone(s.cfg.Notify.Senders)
+	if senders == nil {
+		senders = map[string]notify.Sender{}
+	}
+	// Chat webhooks post through the dispatcher's guard, like webhooks.
+	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)))
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
-		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log})
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders})
 	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
 	dispatched := make(chan struct{})
 	go func() { dispatcher.Run(dctx); close(dispatched) }()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -42,15 +43,25 @@ func (t *txn) AdvanceOutboxCursor(from, to int64) error {
 }
 
 func (t *txn) InsertDelivery(d *hitl.Delivery) error {
-	tag, err := t.Exec(`INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
+	tag, err := t.insertDelivery(d)
+	return oneRow(tag, err, "delivery", hitl.Errorf(hitl.EConflict, "delivery %s already exists", d.ID))
+}
+
+func (t *txn) InsertNotification(d *hitl.Delivery) error {
+	_, err := t.insertDelivery(d)
+	return dbError(err, "delivery "+d.ID)
+}
+
+func (t *txn) insertDelivery(d *hitl.Delivery) (pgconn.CommandTag, error) {
+	return t.Exec(`INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
 		event_type, inquiry_id, session, payload, status, attempts, next_attempt_at, last_attempt_at, last_status,
-		last_error, last_response, created_at, retry_from, delivered_at)
-		VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+		last_error, last_response, created_at, retry_from, delivered_at, channel, recipient, address, reason, thread)
+		VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+			$22, $23, $24, $25, $26)
 		ON CONFLICT DO NOTHING`,
 		d.ID, d.Kind, d.WebhookID, d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
 		d.Session, string(d.Payload), d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus,
-		d.LastError, d.LastResponse, d.CreatedAt, d.RetryFrom, d.DeliveredAt)
-	return oneRow(tag, err, "delivery", hitl.Errorf(hitl.EConflict, "delivery %s already exists", d.ID))
+		d.LastError, d.LastResponse, d.CreatedAt, d.RetryFrom, d.DeliveredAt, d.Channel, d.Recipient, d.Address, string(d.Reason), d.Thread)
 }
 
 // ClaimDeliveries ranks, among the oldest due deliveries of the targets with room, those of
@@ -86,8 +97,8 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 
 func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 	tag, err := t.Exec(`UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3,
-		last_attempt_at = $4, last_status = $5, last_error = $6, last_response = $7, delivered_at = $8 WHERE id = $9`,
-		d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus, d.LastError, d.LastResponse, d.DeliveredAt, d.ID)
+		last_attempt_at = $4, last_status = $5, last_error = $6, last_response = $7, delivered_at = $8, thread = $9 WHERE id = $10`,
+		d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus, d.LastError, d.LastResponse, d.DeliveredAt, d.Thread, d.ID)
 	return oneRow(tag, err, "delivery", notFound("delivery "+d.ID))
 }
 
@@ -150,7 +161,8 @@ func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
 
 const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
 	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
-	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at`
+	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at, d.channel, d.recipient, d.address,
+	d.reason, d.thread`
 
 // scanDelivery reads deliveryColumns, and the secret after them when withSecret.
 func scanDelivery(row pgx.Row, withSecret bool) (*hitl.Delivery, int64, error) {
@@ -162,7 +174,8 @@ func scanDelivery(row pgx.Row, withSecret bool) (*hitl.Delivery, int64, error) {
 	)
 	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
 		&d.InquiryID, &session, &payload, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastAttemptAt, &d.LastStatus,
-		&d.LastError, &d.LastResponse, &d.CreatedAt, &d.RetryFrom, &d.DeliveredAt}
+		&d.LastError, &d.LastResponse, &d.CreatedAt, &d.RetryFrom, &d.DeliveredAt, &d.Channel, &d.Recipient, &d.Address,
+		&d.Reason, &d.Thread}
 	if withSecret {
 		dest = append(dest, &d.Secret)
 	}
@@ -211,6 +224,9 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 	}
 	if cursor > 0 {
 		w.add("d.ord < " + w.arg(cursor))
+	}
+	if f.Kind != "" {
+		w.add("d.kind = " + w.arg(string(f.Kind)))
 	}
 	if f.WebhookID != "" {
 		w.add("d.webhook_id = " + w.arg(f.WebhookID))

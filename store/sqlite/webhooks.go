@@ -31,15 +31,21 @@ func (t *txn) AdvanceOutboxCursor(from, to int64) error {
 	return oneRow(res, err, "outbox cursor", hitl.Errorf(hitl.EConflict, "the outbox cursor has moved"))
 }
 
-func (t *txn) InsertDelivery(d *hitl.Delivery) error {
+func (t *txn) InsertDelivery(d *hitl.Delivery) error { return t.insertDelivery(d, "") }
+
+func (t *txn) InsertNotification(d *hitl.Delivery) error {
+	return t.insertDelivery(d, " ON CONFLICT (id) DO NOTHING")
+}
+
+func (t *txn) insertDelivery(d *hitl.Delivery, onConflict string) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
 		event_type, inquiry_id, session, payload, status, attempts, next_attempt_at, last_attempt_at, last_status,
-		last_error, last_response, created_at, retry_from, delivered_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		last_error, last_response, created_at, retry_from, delivered_at, channel, recipient, address, reason, thread)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`+onConflict,
 		d.ID, d.Kind, emptyNull(d.WebhookID), d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
 		emptyNull(d.Session), string(d.Payload), d.Status, d.Attempts, nullMicros(d.NextAttemptAt),
 		nullMicros(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse, micros(d.CreatedAt),
-		micros(d.RetryFrom), nullMicros(d.DeliveredAt))
+		micros(d.RetryFrom), nullMicros(d.DeliveredAt), d.Channel, d.Recipient, d.Address, d.Reason, d.Thread)
 	return dbError(err, "delivery "+d.ID)
 }
 
@@ -86,9 +92,9 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 
 func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?,
-		last_attempt_at = ?, last_status = ?, last_error = ?, last_response = ?, delivered_at = ? WHERE id = ?`,
+		last_attempt_at = ?, last_status = ?, last_error = ?, last_response = ?, delivered_at = ?, thread = ? WHERE id = ?`,
 		d.Status, d.Attempts, nullMicros(d.NextAttemptAt), nullMicros(d.LastAttemptAt), d.LastStatus, d.LastError,
-		d.LastResponse, nullMicros(d.DeliveredAt), d.ID)
+		d.LastResponse, nullMicros(d.DeliveredAt), d.Thread, d.ID)
 	return oneRow(res, err, "delivery", notFound("delivery "+d.ID))
 }
 
@@ -160,7 +166,8 @@ func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
 
 const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
 	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
-	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at`
+	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at, d.channel, d.recipient, d.address,
+	d.reason, d.thread`
 
 // scanDelivery reads deliveryColumns, and the secret after them when withSecret.
 func scanDelivery(sc interface{ Scan(...any) error }, withSecret bool) (*hitl.Delivery, int64, error) {
@@ -174,7 +181,8 @@ func scanDelivery(sc interface{ Scan(...any) error }, withSecret bool) (*hitl.De
 	)
 	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
 		&inquiryID, &session, &payload, &d.Status, &d.Attempts, &next, &last, &d.LastStatus,
-		&d.LastError, &d.LastResponse, &created, &retryFrom, &delivered}
+		&d.LastError, &d.LastResponse, &created, &retryFrom, &delivered, &d.Channel, &d.Recipient, &d.Address,
+		&d.Reason, &d.Thread}
 	if withSecret {
 		dest = append(dest, &d.Secret)
 	}
@@ -238,6 +246,9 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 		}
 		if cursor > 0 {
 			w.add("d.ord < ?", cursor)
+		}
+		if f.Kind != "" {
+			w.add("d.kind = ?", f.Kind)
 		}
 		if f.WebhookID != "" {
 			w.add("d.webhook_id = ?", f.WebhookID)

@@ -39,6 +39,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Webhooks":                testWebhooks,
 		"ClaimDeliveries":         testClaimDeliveries,
 		"OutboxCursor":            testOutboxCursor,
+		"PeopleAndGroups":         testPeopleAndGroups,
+		"Notifications":           testNotifications,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

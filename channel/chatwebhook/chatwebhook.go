@@ -1,0 +1,216 @@
+// Package chatwebhook posts notifications to chat rooms through their incoming webhooks:
+// Slack, Microsoft Teams, Google Chat and Discord, each in its own JSON shape. A message holds
+// the prompt and, per option, a link to the inquiry's page in the web inbox with that option
+// chosen: whoever opens it signs in and confirms, so a link seen by the whole room answers for
+// no one (an answer link, which answers as its person, would be unsafe in a room).
+package chatwebhook
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/notify"
+)
+
+// Sender posts to incoming webhooks through client, which must be the dispatcher's guarded
+// one (notify.NewClient): a chat webhook's URL gets the same address checks as a webhook's.
+type Sender struct {
+	client *http.Client
+}
+
+// New returns a Sender that posts through client.
+func New(client *http.Client) *Sender { return &Sender{client: client} }
+
+// Send posts the message in the shape of n.ChatKind to n.Address.
+func (s *Sender) Send(ctx context.Context, n *notify.Notification) (notify.SendResult, error) {
+	body, err := Render(&n.Notification)
+	if err != nil {
+		return notify.SendResult{}, &notify.PermanentError{Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.Address, bytes.NewReader(body))
+	if err != nil {
+		return notify.SendResult{}, &notify.PermanentError{Err: fmt.Errorf("the webhook URL cannot be requested: %w", err)}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "hitl-chat-webhooks/1")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return notify.SendResult{}, err
+	}
+	defer resp.Body.Close()
+	answer := notify.ReadLimited(resp.Body)
+	res := notify.SendResult{Response: strconv.Itoa(resp.StatusCode) + " " + answer}
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return res, nil
+	case resp.StatusCode == http.StatusTooManyRequests:
+		wait := time.Second
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			wait = time.Duration(secs) * time.Second
+		}
+		return res, &notify.RetryAfter{Wait: wait, Err: errors.New("the chat service is rate limiting (429)")}
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		return res, &notify.PermanentError{Err: fmt.Errorf("the chat service says this webhook does not exist (%d)", resp.StatusCode)}
+	}
+	return res, fmt.Errorf("the chat service answered %d", resp.StatusCode)
+}
+
+// link is one button of a message.
+type link struct {
+	Label, URL string
+}
+
+// message is what every shape says.
+type message struct {
+	Headline string // one line, why this message
+	Prompt   string
+	Detail   string // the answer, or who asked and until when
+	Links    []link
+}
+
+const maxPrompt = 1000
+
+func bounded(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// words says what a notification is about.
+func words(n *hitl.Notification) message {
+	inq := n.Inquiry
+	m := message{Prompt: bounded(inq.Prompt, maxPrompt)}
+	id := strconv.FormatInt(inq.ID, 10)
+	switch n.Reason {
+	case hitl.ReasonCreated:
+		m.Headline = "Question " + id + " from " + inq.CreatedBy
+	case hitl.ReasonReminder:
+		m.Headline = fmt.Sprintf("Reminder %d: question %s is still waiting for an answer", n.Reminder, id)
+	case hitl.ReasonEscalation:
+		m.Headline = "Question " + id + " escalated to " + strings.Join(n.Added, ", ")
+	case hitl.ReasonResolved:
+		switch inq.Status {
+		case hitl.StatusResponded:
+			by := "someone"
+			if inq.RespondedBy != nil {
+				by = *inq.RespondedBy
+			}
+			m.Headline = "Question " + id + " answered by " + by
+			m.Detail = "Answer: " + bounded(string(inq.Response), 300)
+		case hitl.StatusTimeout:
+			m.Headline = "Question " + id + " timed out without an answer"
+		default:
+			m.Headline = "Question " + id + " was cancelled"
+		}
+		return m
+	}
+	if inq.TimeoutAt != nil {
+		m.Detail = "Answer by " + inq.TimeoutAt.UTC().Format("Mon 2 Jan 15:04 MST")
+	}
+	if inq.Status != hitl.StatusPending {
+		return m
+	}
+	answer := func(value string) string { return n.InboxURL + "?answer=" + url.QueryEscape(value) }
+	switch {
+	case len(inq.Options) > 0:
+		for _, o := range inq.Options {
+			m.Links = append(m.Links, link{Label: cmp.Or(o.Label, o.Value), URL: answer(o.Value)})
+		}
+	case inq.RequestType == hitl.RequestApproval:
+		m.Links = append(m.Links, link{"Approve", answer("approve")}, link{"Reject", answer("reject")})
+	}
+	m.Links = append(m.Links, link{Label: "Open in hitl", URL: n.InboxURL})
+	return m
+}
+
+// Render is the JSON body that n.ChatKind's incoming webhook takes.
+func Render(n *hitl.Notification) ([]byte, error) {
+	if n.Inquiry == nil {
+		return nil, errors.New("the notification names no inquiry")
+	}
+	m := words(n)
+	switch n.ChatKind {
+	case hitl.ChatSlack:
+		return json.Marshal(slackBody(m))
+	case hitl.ChatTeams:
+		return json.Marshal(teamsBody(m))
+	case hitl.ChatGoogleChat:
+		return json.Marshal(map[string]string{"text": plainText(m, func(l link) string { return "<" + l.URL + "|" + l.Label + ">" })})
+	case hitl.ChatDiscord:
+		// Discord takes at most 2000 characters of content.
+		return json.Marshal(map[string]any{"content": bounded(plainText(m, func(l link) string { return "[" + l.Label + "](" + l.URL + ")" }), 2000),
+			"allowed_mentions": map[string]any{"parse": []string{}}})
+	}
+	return nil, fmt.Errorf("%q is not a chat webhook kind", n.ChatKind)
+}
+
+// plainText is the message as lines of text, links written by linkText.
+func plainText(m message, linkText func(link) string) string {
+	lines := []string{"*" + m.Headline + "*", m.Prompt}
+	if m.Detail != "" {
+		lines = append(lines, m.Detail)
+	}
+	if len(m.Links) > 0 {
+		ls := make([]string, len(m.Links))
+		for i, l := range m.Links {
+			ls[i] = linkText(l)
+		}
+		lines = append(lines, strings.Join(ls, " · "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// slackEscape keeps a user's text from being read as Slack markup (links, mentions).
+func slackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func slackBody(m message) map[string]any {
+	text := "*" + slackEscape(m.Headline) + "*\n" + slackEscape(m.Prompt)
+	if m.Detail != "" {
+		text += "\n" + slackEscape(m.Detail)
+	}
+	blocks := []any{map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": bounded(text, 3000)}}}
+	if len(m.Links) > 0 {
+		buttons := make([]any, 0, len(m.Links))
+		for i, l := range m.Links {
+			if i == 25 { // Slack's limit of elements in an actions block
+				break
+			}
+			buttons = append(buttons, map[string]any{"type": "button", "action_id": "hitl_link_" + strconv.Itoa(i),
+				"text": map[string]any{"type": "plain_text", "text": bounded(l.Label, 75)}, "url": l.URL})
+		}
+		blocks = append(blocks, map[string]any{"type": "actions", "elements": buttons})
+	}
+	return map[string]any{"text": slackEscape(m.Headline + ": " + m.Prompt), "blocks": blocks}
+}
+
+// teamsBody is an Office 365 connector MessageCard, which Teams' incoming webhooks take.
+func teamsBody(m message) map[string]any {
+	actions := make([]any, len(m.Links))
+	for i, l := range m.Links {
+		actions[i] = map[string]any{"@type": "OpenUri", "name": l.Label, "targets": []any{map[string]string{"os": "default", "uri": l.URL}}}
+	}
+	text := m.Prompt
+	if m.Detail != "" {
+		text += "\n\n" + m.Detail
+	}
+	return map[string]any{"@type": "MessageCard", "@context": "https://schema.org/extensions", "summary": bounded(m.Headline, 100),
+		"title": m.Headline, "text": text, "potentialAction": actions}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-dev/hitl"
+)
+
+func peopleCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "people", Short: "Where people are reached: email, Slack (admin)"}
+	var (
+		req    hitl.PersonRequest
+		asJSON bool
+	)
+	set := &cobra.Command{
+		Use:   "set NAME",
+		Short: "Set where a person (the principal of its keys' name) is reached; replaces what was there",
+		Example: "  hitl people set ada --email ada@example.com --slack U012AB3CD\n" +
+			"  hitl people set ada --email ada@example.com --slack U012AB3CD --channel slack",
+		Args: exactArgs(1, "the person's name (the name of its keys)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			p, err := c.PutPerson(cmd.Context(), args[0], &req)
+			if err != nil {
+				return withFieldErrors(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s is reached by %s.\n", p.Name, personChannels(p))
+			return nil
+		},
+	}
+	set.Flags().StringVar(&req.DisplayName, "name", "", "how messages greet the person")
+	set.Flags().StringVar(&req.Email, "email", "", "email address")
+	set.Flags().StringVar(&req.SlackUserID, "slack", "", "Slack member ID, like U012AB3CD")
+	set.Flags().StringArrayVar(&req.Channels, "channel", nil, "a channel the person wants messages by: email or slack (repeat; default: every channel with an address)")
+
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List people",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			people, err := c.People(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), people)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tDISPLAY NAME\tEMAIL\tSLACK\tREACHED BY")
+			for _, p := range people {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Name, dash(p.DisplayName), dash(p.Email), dash(p.SlackUserID), personChannels(p))
+			}
+			return tw.Flush()
+		},
+	}
+	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	rm := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Forget where a person is reached (the person's keys stay)",
+		Args:  exactArgs(1, "a person's name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			if err := c.DeletePerson(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Person %s deleted.\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(set, ls, rm)
+	return cmd
+}
+
+// personChannels says by which channels a person is reached.
+func personChannels(p *hitl.Person) string {
+	channels := p.Channels
+	if len(channels) == 0 {
+		for _, c := range hitl.PersonChannels {
+			if c == hitl.ChannelEmail && p.Email != "" || c == hitl.ChannelSlack && p.SlackUserID != "" {
+				channels = append(channels, c)
+			}
+		}
+	}
+	if len(channels) == 0 {
+		return "nothing yet"
+	}
+	return strings.Join(channels, " and ")
+}
+
+func groupsCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "groups", Short: "Groups' shared contact points: a list, a Slack channel (admin)"}
+	var (
+		req    hitl.GroupRequest
+		asJSON bool
+	)
+	set := &cobra.Command{
+		Use:     "set NAME",
+		Short:   "Set where a group (group:NAME) is reached, once rather than member by member; replaces what was there",
+		Example: "  hitl groups set ops --email ops@example.com --slack-channel C012AB3CD",
+		Args:    exactArgs(1, "the group's name, without group:"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			g, err := c.PutGroup(cmd.Context(), args[0], &req)
+			if err != nil {
+				return withFieldErrors(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "group:%s is reached by %s.\n", g.Name, groupPoints(g))
+			return nil
+		},
+	}
+	set.Flags().StringVar(&req.Email, "email", "", "the group's email address (a list)")
+	set.Flags().StringVar(&req.SlackChannel, "slack-channel", "", "the group's Slack channel ID, like C012AB3CD")
+
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List groups' contact points",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			gs, err := c.Groups(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), gs)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "GROUP\tEMAIL\tSLACK CHANNEL")
+			for _, g := range gs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Name, dash(g.Email), dash(g.SlackChannel))
+			}
+			return tw.Flush()
+		},
+	}
+	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	rm := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Remove a group's contact points: its members are reached one by one",
+		Args:  exactArgs(1, "a group's name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteGroup(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Group %s's contact points deleted.\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(set, ls, rm)
+	return cmd
+}
+
+func groupPoints(g *hitl.Group) string {
+	var points []string
+	if g.Email != "" {
+		points = append(points, "email "+g.Email)
+	}
+	if g.SlackChannel != "" {
+		points = append(points, "Slack channel "+g.SlackChannel)
+	}
+	if len(points) == 0 {
+		return "each member's own channels"
+	}
+	return strings.Join(points, " and ")
+}

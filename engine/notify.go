@@ -1,0 +1,324 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Routing: who hears of an inquiry, by which channel, and why. The outbox reads the event log
+// and, beside webhook deliveries, makes one notification per recipient and channel:
+//
+//   - inquiry.created: a named assignee → that person's channels (those listed, else every
+//     channel the person has an address for); group:X → the group's own contact points when it
+//     has some by the channels allowed, else each member's (members: the principals whose
+//     keys carry group X); an unassigned inquiry → the server's default destinations.
+//     The inquiry narrows the channels with notify and with channel_hint ("email", "slack").
+//   - inquiry.reminded → the same recipients, reason reminder (with its number).
+//   - inquiry.escalated → the assignees the escalation added, reason escalation.
+//   - inquiry.responded, .timeout, .cancelled → reason resolved, to every recipient an earlier
+//     notification went to, so that the channel can update its message or reply in its thread.
+//
+// Chat webhooks post on the events they subscribed to. Only the channels this server can send
+// by (NotifyOptions.Channels) get notifications. A notification's ID is made of the inquiry,
+// recipient, channel, address and reason (and the reminder's number): reading the log again
+// cannot make a second message.
+
+// NotifyOptions say how this server reaches people.
+type NotifyOptions struct {
+	// Channels are those this server has a sender for (email, slack). Chat webhooks are
+	// always available.
+	Channels []string
+	// Defaults are where the notifications of unassigned inquiries go.
+	Defaults []hitl.Destination
+	// PublicURL is where people reach this server, for the links in messages.
+	PublicURL string
+}
+
+// notifyEventTypes are the events that may make notifications.
+var notifyEventTypes = chatEventTypes
+
+// reasonOf is why an event makes a notification.
+func reasonOf(typ string) hitl.NotifyReason {
+	switch typ {
+	case hitl.EventInquiryCreated:
+		return hitl.ReasonCreated
+	case hitl.EventInquiryReminded:
+		return hitl.ReasonReminder
+	case hitl.EventInquiryEscalated:
+		return hitl.ReasonEscalation
+	}
+	return hitl.ReasonResolved
+}
+
+// recipient is one place one message goes.
+type recipient struct {
+	name     string // a person, group:NAME, default, or a chat webhook's ID
+	display  string
+	channel  string
+	address  string
+	chatKind string
+	// linkFor is whom a personal answer link is made for ("" for none), with the groups
+	// that let that person answer.
+	linkFor    string
+	linkGroups []string
+}
+
+// routing is what this page of the log is routed by: people, groups, their members, rooms.
+type routing struct {
+	people  map[string]*hitl.Person
+	groups  map[string]*hitl.Group
+	members map[string][]string
+	chats   []*hitl.ChatWebhook
+}
+
+// loadRouting reads the people, groups and members when this server has channels to reach them.
+func (e *Engine) loadRouting(ctx context.Context, chats []*hitl.ChatWebhook) (*routing, error) {
+	r := &routing{people: map[string]*hitl.Person{}, groups: map[string]*hitl.Group{}, members: map[string][]string{}, chats: chats}
+	if len(e.notify.Channels) == 0 {
+		return r, nil
+	}
+	people, err := e.store.People(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range people {
+		r.people[p.Name] = p
+	}
+	groups, err := e.store.Groups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		r.groups[g.Name] = g
+	}
+	keys, err := e.store.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.RevokedAt != nil {
+			continue
+		}
+		for _, g := range k.Groups {
+			if !slices.Contains(r.members[g], k.Name) {
+				r.members[g] = append(r.members[g], k.Name)
+			}
+		}
+	}
+	for _, ms := range r.members {
+		slices.Sort(ms)
+	}
+	return r, nil
+}
+
+// recipientsOf lists whom the assignees stand for, one per channel and address.
+func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string) []recipient {
+	allowed := func(channel string) bool {
+		if !slices.Contains(e.notify.Channels, channel) || (len(inq.Notify) > 0 && !slices.Contains(inq.Notify, channel)) {
+			return false
+		}
+		hint := strings.ToLower(inq.ChannelHint)
+		return !slices.Contains(hitl.PersonChannels, hint) || hint == channel
+	}
+	var out []recipient
+	add := func(rc recipient) {
+		if rc.address == "" || !allowed(rc.channel) || slices.ContainsFunc(out, func(o recipient) bool {
+			return o.channel == rc.channel && o.address == rc.address
+		}) {
+			return
+		}
+		out = append(out, rc)
+	}
+	addPerson := func(name string, groups []string) {
+		p := r.people[name]
+		if p == nil {
+			return
+		}
+		channels := p.Channels
+		if len(channels) == 0 {
+			channels = hitl.PersonChannels
+		}
+		display := cmp.Or(p.DisplayName, p.Name)
+		for _, c := range channels {
+			addr := p.Email
+			if c == hitl.ChannelSlack {
+				addr = p.SlackUserID
+			}
+			add(recipient{name: p.Name, display: display, channel: c, address: addr, linkFor: p.Name, linkGroups: groups})
+		}
+	}
+	if len(assignees) == 0 {
+		for _, d := range e.notify.Defaults {
+			add(recipient{name: hitl.RecipientDefault, channel: d.Channel, address: d.Address})
+		}
+	}
+	for _, a := range assignees {
+		name, isGroup := strings.CutPrefix(a, "group:")
+		if !isGroup {
+			addPerson(a, nil)
+			continue
+		}
+		if g := r.groups[name]; g != nil && (allowed(hitl.ChannelEmail) && g.Email != "" || allowed(hitl.ChannelSlack) && g.SlackChannel != "") {
+			add(recipient{name: a, display: a, channel: hitl.ChannelEmail, address: g.Email})
+			add(recipient{name: a, display: a, channel: hitl.ChannelSlack, address: g.SlackChannel})
+			continue
+		}
+		for _, m := range r.members[name] {
+			addPerson(m, []string{name})
+		}
+	}
+	return out
+}
+
+// notifyEvent is an inquiry event as routing reads it: the inquiry, and what reminders and
+// escalations add.
+type notifyEvent struct {
+	hitl.Inquiry
+	Reminder int      `json:"reminder"`
+	Added    []string `json:"added"`
+}
+
+// notificationsFor lists the notifications one event asks for. earlier are the notifications
+// made before it in the same page of the log.
+func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Event, earlier []*hitl.Delivery) ([]*hitl.Delivery, error) {
+	if ev.InquiryID == nil || !slices.Contains(notifyEventTypes, ev.Type) {
+		return nil, nil
+	}
+	var ne notifyEvent
+	if err := json.Unmarshal(ev.Data, &ne); err != nil {
+		e.log.Error("an event cannot be read for its notifications", "seq", ev.Seq, "err", err)
+		return nil, nil
+	}
+	inq := &ne.Inquiry
+	reason := reasonOf(ev.Type)
+	var rcs []recipient
+	for _, w := range r.chats {
+		if slices.Contains(w.Events, ev.Type) && !ev.Time.Before(w.CreatedAt) {
+			rcs = append(rcs, recipient{name: w.ID, channel: hitl.ChannelChatWebhook, address: w.URL, chatKind: w.Kind})
+		}
+	}
+	if len(e.notify.Channels) > 0 {
+		switch reason {
+		case hitl.ReasonCreated, hitl.ReasonReminder:
+			rcs = append(rcs, e.recipientsOf(r, inq, inq.AssignedTo)...)
+		case hitl.ReasonEscalation:
+			rcs = append(rcs, e.recipientsOf(r, inq, ne.Added)...)
+		case hitl.ReasonResolved:
+			notified, err := e.notifiedBefore(ctx, inq.ID, earlier)
+			if err != nil {
+				return nil, err
+			}
+			rcs = append(rcs, notified...)
+		}
+	}
+	out := make([]*hitl.Delivery, 0, len(rcs))
+	for _, rc := range rcs {
+		d, err := e.notification(ev, inq, rc, reason, ne.Reminder, ne.Added)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// notifiedBefore lists the people and groups an inquiry's earlier notifications went to
+// (not rooms: a chat webhook posts on the events it subscribed to).
+func (e *Engine) notifiedBefore(ctx context.Context, id int64, earlier []*hitl.Delivery) ([]recipient, error) {
+	stored, _, err := e.store.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: id, Page: hitl.Page{Limit: 1000}})
+	if err != nil {
+		return nil, err
+	}
+	var out []recipient
+	for _, d := range slices.Concat(stored, earlier) {
+		if d.Channel == hitl.ChannelChatWebhook || d.Reason == hitl.ReasonResolved || d.InquiryID == nil || *d.InquiryID != id ||
+			slices.ContainsFunc(out, func(o recipient) bool { return o.channel == d.Channel && o.address == d.Address }) {
+			continue
+		}
+		out = append(out, recipient{name: d.Recipient, display: d.Recipient, channel: d.Channel, address: d.Address})
+	}
+	return out, nil
+}
+
+// notificationID names a notification by what it says, so that it is made once.
+func notificationID(inquiry int64, rc recipient, reason hitl.NotifyReason, n int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%s\x00%s\x00%s\x00%d", inquiry, rc.name, rc.channel, rc.address, reason, n))
+	return "ntf_" + hex.EncodeToString(sum[:16])
+}
+
+// notification makes the delivery of one message.
+func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, reason hitl.NotifyReason, reminder int, added []string) (*hitl.Delivery, error) {
+	now := e.clock()
+	base := strings.TrimRight(e.notify.PublicURL, "/")
+	n := hitl.Notification{
+		Channel: rc.channel, Reason: reason, Recipient: rc.name, DisplayName: rc.display, Address: rc.address,
+		ChatKind: rc.chatKind, Event: ev.Type, Inquiry: inq, PublicURL: base,
+		InboxURL: base + "/inquiries/" + strconv.FormatInt(inq.ID, 10),
+	}
+	if reason == hitl.ReasonReminder {
+		n.Reminder = reminder
+	}
+	if reason == hitl.ReasonEscalation {
+		n.Added = added
+	}
+	if rc.linkFor != "" && inq.Status == hitl.StatusPending {
+		exp := now.Add(defaultLinkTTL).Truncate(time.Second)
+		if inq.TimeoutAt != nil && inq.TimeoutAt.After(now) && inq.TimeoutAt.Before(exp) {
+			exp = inq.TimeoutAt.Truncate(time.Second).Add(time.Second)
+		}
+		n.AnswerToken = e.answerToken(inq.ID, rc.linkFor, rc.linkGroups, exp)
+		n.AnswerURL, n.AnswerExpires = base+"/a/"+n.AnswerToken, &exp
+	}
+	body, err := json.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
+	target := rc.channel
+	url := ""
+	if rc.channel == hitl.ChannelChatWebhook {
+		target, url = rc.name, rc.address
+	}
+	return &hitl.Delivery{
+		ID: notificationID(inq.ID, rc, reason, n.Reminder), Kind: hitl.DeliveryNotification, URL: url, Target: target,
+		EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID, Session: ev.Session,
+		Channel: rc.channel, Recipient: rc.name, Address: rc.address, Reason: reason, Payload: body,
+		Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
+	}, nil
+}
+
+// answerToken signs an answer link's token.
+func (e *Engine) answerToken(id int64, who string, groups []string, exp time.Time) string {
+	claims, _ := json.Marshal(linkClaims{Inquiry: id, For: who, Groups: groups, Expires: exp.Unix()})
+	payload := base64.RawURLEncoding.EncodeToString(claims)
+	return linkPrefix + payload + "." + e.signLink(payload)
+}
+
+// Notifications lists the messages sent about an inquiry, oldest first, to whoever may see
+// it; where each went (an address, a URL) and what the receiver answered only admins see.
+func (e *Engine) Notifications(ctx context.Context, p *hitl.Principal, id int64) ([]*hitl.Delivery, error) {
+	if _, err := e.Inquiry(ctx, p, id); err != nil {
+		return nil, err
+	}
+	ds, _, err := e.store.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: id, Page: hitl.Page{Limit: 1000}})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(ds)
+	if !p.IsAdmin() {
+		for _, d := range ds {
+			d.Address, d.URL, d.LastResponse = "", "", ""
+		}
+	}
+	return ds, nil
+}

@@ -1,0 +1,62 @@
+package hitl
+
+import "time"
+
+// People and groups are how hitl reaches the humans it asks: a person is the principal of the
+// same name (the name of its keys), with the addresses where messages find them; a group
+// (group:NAME in assignments) may have shared contact points of its own. Their changes are
+// events, visible to admins only, like key events.
+const (
+	EventPersonUpdated = "person.updated"
+	EventPersonDeleted = "person.deleted"
+	EventGroupUpdated  = "group.updated"
+	EventGroupDeleted  = "group.deleted"
+)
+
+// Channels a notification may go by. Email and Slack reach people and groups; chat webhooks
+// post to a room that an admin subscribed (see ChatWebhook).
+const (
+	ChannelEmail       = "email"
+	ChannelSlack       = "slack"
+	ChannelChatWebhook = "chat_webhook"
+)
+
+// PersonChannels are the channels a person (or a group, or a default destination) may be
+// reached by, in the order a person's messages are made.
+var PersonChannels = []string{ChannelEmail, ChannelSlack}
+
+// Person is where one principal is reached.
+type Person struct {
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+	Email       string `json:"email"`
+	SlackUserID string `json:"slack_user_id"`
+	// Channels are the channels the person wants messages by; empty: every channel the
+	// person has an address for.
+	Channels  []string  `json:"channels"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PersonRequest is the body of PUT /v1/people/{name}: it replaces the person whole; every
+// field is optional.
+type PersonRequest struct {
+	DisplayName string   `json:"display_name,omitempty"`
+	Email       string   `json:"email,omitempty"`
+	SlackUserID string   `json:"slack_user_id,omitempty"`
+	Channels    []string `json:"channels,omitempty"`
+}
+
+// Group holds the shared contact points of a group: a message to the group goes there, once,
+// rather than to each of its members.
+type Group struct {
+	Name         string    `json:"name"`
+	Email        string    `json:"email"`
+	SlackChannel string    `json:"slack_channel"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// GroupRequest is the body of PUT /v1/groups/{name}; it replaces the group whole.
+type GroupRequest struct {
+	Email        string `json:"email,omitempty"`
+	SlackChannel string `json:"slack_channel,omitempty"`
+}

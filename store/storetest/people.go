@@ -1,0 +1,143 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/hitl-dev/hitl"
+)
+
+func testPeopleAndGroups(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	if _, err := s.Person(ctx, "ada"); code(err) != hitl.ENotFound {
+		t.Fatalf("unknown person: %v, want not found", err)
+	}
+	ada := &hitl.Person{Name: "ada", DisplayName: "Ada L.", Email: "ada@example.com", SlackUserID: "U012AB3CD",
+		Channels: []string{hitl.ChannelSlack}, UpdatedAt: base}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.PutPerson(ada) }))
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		return tx.PutPerson(&hitl.Person{Name: "bob", Email: "bob@example.com", UpdatedAt: base})
+	}))
+	got, err := s.Person(ctx, "ada")
+	must(t, err)
+	if got.DisplayName != "Ada L." || got.Email != ada.Email || got.SlackUserID != ada.SlackUserID ||
+		!slices.Equal(got.Channels, ada.Channels) || !got.UpdatedAt.Equal(base) {
+		t.Fatalf("read back %+v", got)
+	}
+	// Put replaces the whole person.
+	later := base.Add(60e9)
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		return tx.PutPerson(&hitl.Person{Name: "ada", Email: "ada@new.example", UpdatedAt: later})
+	}))
+	got, err = s.Person(ctx, "ada")
+	must(t, err)
+	if got.Email != "ada@new.example" || got.SlackUserID != "" || got.DisplayName != "" || len(got.Channels) != 0 || got.Channels == nil || !got.UpdatedAt.Equal(later) {
+		t.Fatalf("after replace %+v", got)
+	}
+	people, err := s.People(ctx)
+	must(t, err)
+	if len(people) != 2 || people[0].Name != "ada" || people[1].Name != "bob" {
+		t.Fatalf("people by name: %+v", people)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeletePerson("bob") }))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeletePerson("bob") }); code(err) != hitl.ENotFound {
+		t.Fatalf("deleting twice: %v, want not found", err)
+	}
+
+	ops := &hitl.Group{Name: "ops", Email: "ops@example.com", SlackChannel: "C012AB3CD", UpdatedAt: base}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.PutGroup(ops) }))
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		return tx.PutGroup(&hitl.Group{Name: "ops", SlackChannel: "C999", UpdatedAt: later})
+	}))
+	g, err := s.Group(ctx, "ops")
+	must(t, err)
+	if g.Email != "" || g.SlackChannel != "C999" || !g.UpdatedAt.Equal(later) {
+		t.Fatalf("group after replace %+v", g)
+	}
+	groups, err := s.Groups(ctx)
+	must(t, err)
+	if len(groups) != 1 || groups[0].Name != "ops" {
+		t.Fatalf("groups %+v", groups)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteGroup("ops") }))
+	if _, err := s.Group(ctx, "ops"); code(err) != hitl.ENotFound {
+		t.Fatalf("deleted group: %v, want not found", err)
+	}
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteGroup("ops") }); code(err) != hitl.ENotFound {
+		t.Fatalf("deleting a group twice: %v, want not found", err)
+	}
+}
+
+func newNotification(n int, recipient, channel, address string, reason hitl.NotifyReason) *hitl.Delivery {
+	d := newDelivery(n, "", channel+":"+address)
+	d.Kind, d.Channel, d.Recipient, d.Address, d.Reason = hitl.DeliveryNotification, channel, recipient, address, reason
+	id := int64(7)
+	d.InquiryID = &id
+	return d
+}
+
+func testNotifications(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	w := &hitl.ChatWebhook{ID: "cwh_1", Kind: hitl.ChatDiscord, URL: "https://discord.example/api/webhooks/1",
+		Events: []string{hitl.EventInquiryCreated}, CreatedBy: "root", CreatedAt: base}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertChatWebhook(w) }))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertChatWebhook(w) }); code(err) != hitl.EConflict {
+		t.Fatalf("second chat webhook of the same ID: %v, want conflict", err)
+	}
+	got, err := s.ChatWebhook(ctx, "cwh_1")
+	must(t, err)
+	if got.Kind != hitl.ChatDiscord || got.URL != w.URL || !slices.Equal(got.Events, w.Events) || !got.CreatedAt.Equal(base) {
+		t.Fatalf("chat webhook read back %+v", got)
+	}
+
+	email := newNotification(1, "ada", hitl.ChannelEmail, "ada@example.com", hitl.ReasonCreated)
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertNotification(email) }))
+	// The same ID again is the same message: kept once, and no error, beside other writes.
+	chat := newNotification(2, "cwh_1", hitl.ChannelChatWebhook, w.URL, hitl.ReasonCreated)
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.InsertNotification(email); err != nil {
+			return err
+		}
+		return tx.InsertNotification(chat)
+	}))
+	ds, _, err := s.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: 7, Page: hitl.Page{Limit: 10}})
+	must(t, err)
+	if len(ds) != 2 || ds[1].ID != email.ID || ds[1].Channel != hitl.ChannelEmail || ds[1].Recipient != "ada" ||
+		ds[1].Address != "ada@example.com" || ds[1].Reason != hitl.ReasonCreated {
+		t.Fatalf("notifications %+v", ds)
+	}
+	if ds, _, _ := s.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryWebhook, Page: hitl.Page{Limit: 10}}); len(ds) != 0 {
+		t.Fatalf("webhook deliveries: %+v, want none", ds)
+	}
+
+	// The thread a channel returned is kept for the later messages of the same recipient.
+	if th, pending, err := s.NotificationThread(ctx, 7, hitl.ChannelEmail, "ada@example.com"); err != nil || th != "" || !pending {
+		t.Fatalf("thread before delivery: %q, first pending %v, %v", th, pending, err)
+	}
+	at := base.Add(5e9)
+	email.Status, email.Attempts, email.NextAttemptAt, email.DeliveredAt, email.Thread = hitl.DeliveryDelivered, 1, nil, &at, "<1@hitl>"
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.SaveAttempt(email) }))
+	th, pending, err := s.NotificationThread(ctx, 7, hitl.ChannelEmail, "ada@example.com")
+	must(t, err)
+	if th != "<1@hitl>" || pending {
+		t.Fatalf("thread %q, first pending %v; want <1@hitl>, false", th, pending)
+	}
+	if th, pending, _ := s.NotificationThread(ctx, 7, hitl.ChannelSlack, "ada@example.com"); th != "" || pending {
+		t.Fatalf("another channel's thread: %q, %v", th, pending)
+	}
+
+	// Deleting a chat webhook drops its pending notifications and keeps the rest.
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteChatWebhook("cwh_1") }))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteChatWebhook("cwh_1") }); code(err) != hitl.ENotFound {
+		t.Fatalf("deleting twice: %v, want not found", err)
+	}
+	ds, _, err = s.Deliveries(ctx, hitl.DeliveryFilter{InquiryID: 7, Page: hitl.Page{Limit: 10}})
+	must(t, err)
+	if len(ds) != 1 || ds[0].ID != email.ID {
+		t.Fatalf("after deleting the chat webhook: %+v", ds)
+	}
+	if list, err := s.ChatWebhooks(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("chat webhooks %+v, %v", list, err)
+	}
+}
