@@ -11,6 +11,11 @@ const (
 	EventInquiryResponded = "inquiry.responded"
 	EventInquiryTimeout   = "inquiry.timeout"
 	EventInquiryCancelled = "inquiry.cancelled"
+	// A pending inquiry's timers: a reminder to its recipients (Data: the inquiry and
+	// "reminder", its number) and its escalation (Data: the inquiry and "added", the assignees
+	// it gained).
+	EventInquiryReminded  = "inquiry.reminded"
+	EventInquiryEscalated = "inquiry.escalated"
 	EventSessionUpdated   = "session.updated"
 	EventSessionCompleted = "session.completed"
 	EventSessionFailed    = "session.failed"

@@ -430,6 +430,7 @@ func equalJSON(x, y any) bool {
 func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquiry {
 	next := *cur
 	next.Status, next.UpdatedAt = status, now
+	next.NextReminderAt = nil // reminders stop
 	return &next
 }
 

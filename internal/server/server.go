@@ -59,6 +59,8 @@ type Config struct {
 	AuthFailuresPerMinute int
 	// LimiterClock is the clock of that limit (tests; default time.Now).
 	LimiterClock func() time.Time
+	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
+	Clock func() time.Time
 }
 
 // WebhookConfig tunes the delivery of webhooks and resume callbacks. Zero values take the defaults.
@@ -208,7 +210,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		Waiting: func() float64 { return float64(eng.Waiting()) },
 		Streams: func() float64 { return float64(eng.Streams()) },
 	})
-	eng = engine.New(st, engine.Options{Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
+	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {

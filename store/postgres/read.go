@@ -154,6 +154,25 @@ func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 	return out, dbError(rows.Err(), "deadlines")
 }
 
+func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, LEAST(next_reminder_at, escalate_at) FROM inquiries
+		WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+	if err != nil {
+		return nil, dbError(err, "reminders")
+	}
+	defer rows.Close()
+	var out []hitl.Deadline
+	for rows.Next() {
+		var d hitl.Deadline
+		if err := rows.Scan(&d.InquiryID, &d.At); err != nil {
+			return nil, dbError(err, "reminders")
+		}
+		d.At = d.At.UTC()
+		out = append(out, d)
+	}
+	return out, dbError(rows.Err(), "reminders")
+}
+
 const sessionColumns = `s.ord, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,
 	s.created_at, s.updated_at, s.completed_at,
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),

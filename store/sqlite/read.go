@@ -197,6 +197,30 @@ func (s *Store) pendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 	return out, dbError(rows.Err(), "deadlines")
 }
 
+func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
+	return onReader(s, ctx, func() ([]hitl.Deadline, error) { return s.pendingNudges(ctx) })
+}
+
+func (s *Store) pendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT id, MIN(COALESCE(next_reminder_at, escalate_at), COALESCE(escalate_at, next_reminder_at))
+		FROM inquiries WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+	if err != nil {
+		return nil, dbError(err, "reminders")
+	}
+	defer rows.Close()
+	var out []hitl.Deadline
+	for rows.Next() {
+		var d hitl.Deadline
+		var at int64
+		if err := rows.Scan(&d.InquiryID, &at); err != nil {
+			return nil, err
+		}
+		d.At = fromMicros(at)
+		out = append(out, d)
+	}
+	return out, dbError(rows.Err(), "reminders")
+}
+
 const sessionColumns = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,
 	s.created_at, s.updated_at, s.completed_at,
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),
