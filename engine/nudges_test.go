@@ -12,7 +12,6 @@ import (
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
-
 // nudgeEvent is a reminder's or an escalation's event data.
 type nudgeEvent struct {
 	hitl.Inquiry
