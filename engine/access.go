@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -75,7 +74,7 @@ func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
 		return forbidden("answering needs the responder role")
 	}
 	if !assignedTo(inq, p) {
-		return forbidden("inquiry %d is assigned to %s; %s is not one of them", inq.ID, assigneesInWords(inq.AssignedTo), p.Name)
+		return forbidden("inquiry %d is assigned to %s; %s is not one of them", inq.ID, hitl.AssigneesInWords(inq.AssignedTo), p.Name)
 	}
 	return nil
 }
@@ -186,19 +185,4 @@ func mayAdmin(p *hitl.Principal) error {
 		return nil
 	}
 	return forbidden("this needs the admin role")
-}
-
-// assigneesInWords names assignees as a sentence does: "alice and the group sre".
-func assigneesInWords(as []string) string {
-	words := make([]string, len(as))
-	for i, a := range as {
-		if g, ok := strings.CutPrefix(a, "group:"); ok {
-			a = "the group " + g
-		}
-		words[i] = a
-	}
-	if len(words) <= 1 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

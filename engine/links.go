@@ -73,7 +73,7 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 	}
 	who := linkPrincipal(req.For, req.Groups)
 	if err := mayAnswer(who, inq); err != nil {
-		return nil, hitl.Errorf(hitl.EInvalid, "%s may not answer inquiry %d: it is assigned to %s", req.For, id, assigneesInWords(inq.AssignedTo))
+		return nil, hitl.Errorf(hitl.EInvalid, "%s may not answer inquiry %d: it is assigned to %s", req.For, id, hitl.AssigneesInWords(inq.AssignedTo))
 	}
 	exp := e.clock().Add(ttl).Truncate(time.Second)
 	claims, _ := json.Marshal(linkClaims{Inquiry: id, For: req.For, Groups: req.Groups, Expires: exp.Unix()})

@@ -7,8 +7,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // What the pages show, read from their HTML: the parts of the layout that need no browser.
@@ -122,4 +125,34 @@ func TestASingleChoicesCommentComesAfterItsOptions(t *testing.T) {
 	if lastOption < 0 || comment < 0 || send < 0 || !(lastOption < comment && comment < send) {
 		t.Fatalf("want the options, then the comment, then the send button; at %d, %d, %d:\n%s", lastOption, comment, send, page)
 	}
+}
+
+func TestTheTimelineSaysWhenAnInquiryWasRemindedAndEscalated(t *testing.T) {
+	clock := testserver.NewClock(time.Now())
+	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))
+	ctx := context.Background()
+	if _, err := e.agent.PutSession(ctx, "release-8", &hitl.SessionRequest{Agent: "deploy-bot"}); err != nil {
+		t.Fatal(err)
+	}
+	e.ask(&hitl.InquiryRequest{Prompt: "Ship it?", Session: "release-8", AssignedTo: []string{"ada"},
+		RemindEvery: "1h", EscalateAfter: "2h", EscalateTo: []string{"bob", "group:leads"}})
+	b := e.signedIn(e.responderToken)
+	for hour, says := range [][]string{
+		{"No answer yet to “Ship it?”: reminded the assignees (1st reminder)"},
+		{"No answer yet to “Ship it?”: escalated to bob and the group leads", "No answer yet to “Ship it?”: reminded the assignees (2nd reminder)"},
+	} {
+		clock.Add(time.Hour)
+		e.Engine().CheckTimers()
+		for _, want := range says {
+			testserver.Eventually(t, 5*time.Second, fmt.Sprintf("hour %d: %s", hour+1, want), func() bool {
+				return strings.Contains(timelineText(b.get("/sessions/release-8").body), want)
+			})
+		}
+	}
+}
+
+// timelineText is a page's text with its tags removed and its spaces collapsed.
+func timelineText(page string) string {
+	text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(page, "")
+	return strings.Join(strings.Fields(text), " ")
 }

@@ -65,6 +65,7 @@ var funcs = template.FuncMap{
 	"inputType": inputType,
 	"inc":       func(i int) int { return i + 1 },
 	"count":     count,
+	"nudge":     hitl.NudgeInWords,
 }
 
 // count says how many of a noun, in the singular for one: "1 field", "3 fields".
