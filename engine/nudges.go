@@ -11,82 +11,47 @@ import (
 // nudge fires the reminders and escalations due among ids, in one transaction. Each is a
 // write of the inquiry's timers conditional on where they stood, with its event, so it fires
 // once whichever nodes hold the timer; a reminder overdue by several intervals (the server was
-// down) fires once, and the next one comes an interval after now. Inquiries that are final,
-// past their deadline (the deadline's timer takes them), or held by another node right now
-// are left out.
+// down) fires once, and the next one comes an interval after now.
 func (e *Engine) nudge(ctx context.Context, ids []int64) {
-	now := e.clock()
-	var (
-		evs   []*hitl.Event
-		later []hitl.Deadline
-	)
-	err := e.store.Update(ctx, func(tx hitl.Tx) error {
-		evs, later = nil, nil
-		claimed, err := tx.LockPending(ids)
+	e.fireTimers(ctx, e.nudges, ids, "reminding or escalating inquiries", remindOrEscalate)
+}
+
+// remindOrEscalate leaves an inquiry past its deadline alone: the deadline's timer takes it.
+func remindOrEscalate(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
+	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
+		return nil, nil, nil
+	}
+	out, added, reminded := nudged(cur, now)
+	if added == nil && !reminded {
+		return nil, cur.NextNudge(), nil // the wall clock is behind the timer
+	}
+	if err := tx.NudgeInquiry(out, cur); err != nil {
+		return nil, nil, err
+	}
+	var evs []*hitl.Event
+	if added != nil {
+		data := struct {
+			*hitl.Inquiry
+			Added []string `json:"added"`
+		}{out, added}
+		ev, err := appendInquiryEventWith(tx, hitl.EventInquiryEscalated, out, data, "system", now)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		done := make(map[int64]bool, len(claimed))
-		for _, cur := range claimed {
-			done[cur.ID] = true
-			if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
-				continue
-			}
-			out, added, reminded := nudged(cur, now)
-			if added == nil && !reminded {
-				if at := cur.NextNudge(); at != nil { // the wall clock is behind the timer
-					later = append(later, hitl.Deadline{InquiryID: cur.ID, At: *at})
-				}
-				continue
-			}
-			if err := tx.NudgeInquiry(out, cur); err != nil {
-				return err
-			}
-			if added != nil {
-				data := struct {
-					*hitl.Inquiry
-					Added []string `json:"added"`
-				}{out, added}
-				ev, err := appendInquiryEventWith(tx, hitl.EventInquiryEscalated, out, data, "system", now)
-				if err != nil {
-					return err
-				}
-				evs = append(evs, ev)
-			}
-			if reminded {
-				data := struct {
-					*hitl.Inquiry
-					Reminder int `json:"reminder"`
-				}{out, out.RemindersSent}
-				ev, err := appendInquiryEventWith(tx, hitl.EventInquiryReminded, out, data, "system", now)
-				if err != nil {
-					return err
-				}
-				evs = append(evs, ev)
-			}
-		}
-		if e.following {
-			for _, id := range ids {
-				if !done[id] {
-					later = append(later, hitl.Deadline{InquiryID: id, At: now.Add(recheck)})
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		if ctx.Err() == nil {
-			e.log.Error("reminding or escalating inquiries failed; retrying in a second", "inquiries", len(ids), "err", err)
-			for _, id := range ids {
-				e.nudges.add(id, now.Add(time.Second))
-			}
-		}
-		return
+		evs = append(evs, ev)
 	}
-	for _, d := range later {
-		e.nudges.add(d.InquiryID, d.At)
+	if reminded {
+		data := struct {
+			*hitl.Inquiry
+			Reminder int `json:"reminder"`
+		}{out, out.RemindersSent}
+		ev, err := appendInquiryEventWith(tx, hitl.EventInquiryReminded, out, data, "system", now)
+		if err != nil {
+			return nil, nil, err
+		}
+		evs = append(evs, ev)
 	}
-	e.published(evs)
+	return evs, nil, nil
 }
 
 // nudged is cur after the reminder and the escalation due at now: added is nil when it does
