@@ -134,9 +134,15 @@ func TestTheTimelineSaysWhenAnInquiryWasRemindedAndEscalated(t *testing.T) {
 	if _, err := e.agent.PutSession(ctx, "release-8", &hitl.SessionRequest{Agent: "deploy-bot"}); err != nil {
 		t.Fatal(err)
 	}
-	e.ask(&hitl.InquiryRequest{Prompt: "Ship it?", Session: "release-8", AssignedTo: []string{"ada"},
+	inq := e.ask(&hitl.InquiryRequest{Prompt: "Ship it?", Session: "release-8", AssignedTo: []string{"ada"},
 		RemindEvery: "1h", EscalateAfter: "2h", EscalateTo: []string{"bob", "group:leads"}})
 	b := e.signedIn(e.responderToken)
+	page := fmt.Sprintf("/inquiries/%d", inq.ID)
+	for _, want := range []string{"every 1h, 0 sent; the next at", "to bob and the group leads when nobody has answered 2h after it was asked"} {
+		if text := timelineText(b.get(page).body); !strings.Contains(text, want) {
+			t.Errorf("the inquiry's page does not say %q:\n%s", want, text)
+		}
+	}
 	for hour, says := range [][]string{
 		{"No answer yet to “Ship it?”: reminded the assignees (1st reminder)"},
 		{"No answer yet to “Ship it?”: escalated to bob and the group leads", "No answer yet to “Ship it?”: reminded the assignees (2nd reminder)"},
@@ -147,6 +153,11 @@ func TestTheTimelineSaysWhenAnInquiryWasRemindedAndEscalated(t *testing.T) {
 			testserver.Eventually(t, 5*time.Second, fmt.Sprintf("hour %d: %s", hour+1, want), func() bool {
 				return strings.Contains(timelineText(b.get("/sessions/release-8").body), want)
 			})
+		}
+	}
+	for _, want := range []string{"every 1h, 2 sent; the next at", "escalated to bob and the group leads at"} {
+		if text := timelineText(b.get(page).body); !strings.Contains(text, want) {
+			t.Errorf("the inquiry's page does not say %q:\n%s", want, text)
 		}
 	}
 }

@@ -66,6 +66,7 @@ var funcs = template.FuncMap{
 	"inc":       func(i int) int { return i + 1 },
 	"count":     count,
 	"nudge":     hitl.NudgeInWords,
+	"assignees": hitl.AssigneesInWords,
 }
 
 // count says how many of a noun, in the singular for one: "1 field", "3 fields".

@@ -354,6 +354,21 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		}
 		line("Deadline", deadline)
 	}
+	if inq.RemindEvery != nil {
+		reminders := fmt.Sprintf("every %s, %d sent", inq.RemindEvery, inq.RemindersSent)
+		if inq.NextReminderAt != nil {
+			reminders += "; the next at " + inq.NextReminderAt.Format(time.RFC3339)
+		}
+		line("Reminders", reminders)
+	}
+	if inq.EscalateAfter != nil {
+		to := hitl.AssigneesInWords(inq.EscalateTo)
+		if inq.EscalatedAt != nil {
+			line("Escalation", "escalated to "+to+" at "+inq.EscalatedAt.Format(time.RFC3339))
+		} else {
+			line("Escalation", fmt.Sprintf("to %s when nobody has answered %s after it was asked", to, inq.EscalateAfter))
+		}
+	}
 	if inq.RespondedBy != nil {
 		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))
 	}

@@ -29,6 +29,12 @@ func TestAskWithRemindersAndEscalation(t *testing.T) {
 	if inq.RemindEvery.String() != "30m" || inq.EscalateAfter.String() != "2h" || !slices.Equal(inq.EscalateTo, []string{"bob", "group:leads"}) || inq.NextReminderAt == nil {
 		t.Fatalf("asked with remind_every %v, escalate_after %v to %v, next reminder %v", inq.RemindEvery, inq.EscalateAfter, inq.EscalateTo, inq.NextReminderAt)
 	}
+	_, out, _ := cli(t, "show", fmt.Sprint(id))
+	for _, want := range []string{"Reminders    every 30m, 0 sent; the next at ", "Escalation   to bob and the group leads when nobody has answered 2h after it was asked"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show does not say %q:\n%s", want, out)
+		}
+	}
 	if code, _, errOut := cli(t, "cancel", fmt.Sprint(id)); code != 0 {
 		t.Fatalf("cancel: %d %s", code, errOut)
 	}
