@@ -525,6 +525,7 @@ func (e *Engine) expire(ctx context.Context, ids []int64) {
 	e.fireTimers(ctx, e.deadlines, ids, "timing out inquiries", timeOut)
 }
 
+// timeOut resolves an inquiry whose deadline has passed, with its fallback value when its policy applies one.
 func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
 	switch {
 	case cur.TimeoutAt == nil:
