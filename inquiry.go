@@ -32,8 +32,17 @@ type Inquiry struct {
 	FallbackPolicy FallbackPolicy  `json:"fallback_policy"`
 	FallbackValue  json.RawMessage `json:"fallback_value"`
 	Exclusive      bool            `json:"exclusive"`
-	ToolCall       *ToolCall       `json:"tool_call"`
-	ToolResult     *ToolResult     `json:"tool_result"`
+	// RemindEvery re-notifies the recipients at this interval while the inquiry is pending;
+	// NextReminderAt is the next time (nil when none is due before the deadline).
+	RemindEvery    *Duration  `json:"remind_every"`
+	NextReminderAt *time.Time `json:"next_reminder_at"`
+	RemindersSent  int        `json:"reminders_sent"`
+	// EscalateAfter (from creation) adds EscalateTo to the assignees, once, at EscalatedAt.
+	EscalateAfter *Duration   `json:"escalate_after"`
+	EscalateTo    []string    `json:"escalate_to"`
+	EscalatedAt   *time.Time  `json:"escalated_at"`
+	ToolCall      *ToolCall   `json:"tool_call"`
+	ToolResult    *ToolResult `json:"tool_result"`
 	// CallbackURL receives this inquiry's events (the resume callback); omitted when unset.
 	CallbackURL     string            `json:"callback_url,omitempty"`
 	Response        json.RawMessage   `json:"response"`
@@ -126,6 +135,10 @@ type InquiryRequest struct {
 	ToolCall       *ToolCall         `json:"tool_call,omitempty"`
 	CallbackURL    string            `json:"callback_url,omitempty"`
 	Exclusive      bool              `json:"exclusive,omitempty"`
+	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).
+	RemindEvery   string   `json:"remind_every,omitempty"`
+	EscalateAfter string   `json:"escalate_after,omitempty"`
+	EscalateTo    []string `json:"escalate_to,omitempty"`
 }
 
 // ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond). Response is any
@@ -256,4 +269,23 @@ func (inq *Inquiry) IsPlainApproval() bool {
 		}
 	}
 	return true
+}
+
+// EscalationAt is when a pending inquiry escalates: nil when it has no escalation or has
+// escalated already.
+func (inq *Inquiry) EscalationAt() *time.Time {
+	if inq.EscalateAfter == nil || inq.EscalatedAt != nil {
+		return nil
+	}
+	at := inq.CreatedAt.Add(inq.EscalateAfter.Duration())
+	return &at
+}
+
+// NextNudge is the sooner of the next reminder and the escalation: nil when neither is due.
+func (inq *Inquiry) NextNudge() *time.Time {
+	r, e := inq.NextReminderAt, inq.EscalationAt()
+	if r == nil || (e != nil && e.Before(*r)) {
+		return e
+	}
+	return r
 }

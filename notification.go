@@ -8,14 +8,6 @@ const (
 	EventChatWebhookDeleted = "chat_webhook.deleted"
 )
 
-// Events about inquiries that other parts of hitl append (the reminder and escalation timers).
-// Data: the inquiry, with "reminder": n (the how-manyth reminder) or "added": the assignees
-// the escalation added.
-const (
-	EventInquiryReminded  = "inquiry.reminded"
-	EventInquiryEscalated = "inquiry.escalated"
-)
-
 // DeliveryNotification is a message to a person, a group or a room, by one channel: an
 // outbox delivery whose payload is a Notification.
 const DeliveryNotification DeliveryKind = "notification"

@@ -27,6 +27,9 @@ type Store interface {
 	PendingCount(ctx context.Context) (int, error)
 	// PendingDeadlines lists every pending inquiry that has a deadline, for the timers.
 	PendingDeadlines(ctx context.Context) ([]Deadline, error)
+	// PendingNudges lists every pending inquiry with a reminder or an escalation to come, at
+	// the sooner of the two, for the timers.
+	PendingNudges(ctx context.Context) ([]Deadline, error)
 
 	// Session returns one session with its derived counts and status (ENotFound).
 	Session(ctx context.Context, key string) (*Session, error)
@@ -91,6 +94,10 @@ type Tx interface {
 	// transaction holds, and returns them; the others are left out (they are final, or another
 	// node is resolving them right now).
 	LockPending(ids []int64) ([]*Inquiry, error)
+	// NudgeInquiry writes a reminder or an escalation of a pending inquiry: its timers, its
+	// assignees and its document, provided its timers still stand where prev had them
+	// (EConflict otherwise: the inquiry is final, or another node fired them first).
+	NudgeInquiry(inq, prev *Inquiry) error
 	// PendingInquiries lists a session's pending inquiries.
 	PendingInquiries(session string) ([]*Inquiry, error)
 

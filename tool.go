@@ -28,6 +28,9 @@ type ToolArguments struct {
 	FallbackPolicy FallbackPolicy  `json:"fallback_policy,omitempty"`
 	FallbackValue  json.RawMessage `json:"fallback_value,omitempty"`
 	Session        string          `json:"session,omitempty"`
+	RemindEvery    string          `json:"remind_every,omitempty"`
+	EscalateAfter  string          `json:"escalate_after,omitempty"`
+	EscalateTo     []string        `json:"escalate_to,omitempty"`
 }
 
 // ParseToolArguments reads a model's arguments strictly: unknown fields and wrong types are
@@ -56,6 +59,7 @@ func (a *ToolArguments) InquiryRequest(call *ToolCall) *InquiryRequest {
 		Prompt: a.Prompt, Context: a.Context, RequestType: a.RequestType, Options: a.Options, Multiple: a.Multiple,
 		ResponseSchema: a.ResponseSchema, AssignedTo: a.AssignedTo, TimeoutSeconds: a.TimeoutSeconds,
 		FallbackPolicy: a.FallbackPolicy, FallbackValue: a.FallbackValue, Session: a.Session, ToolCall: call,
+		RemindEvery: a.RemindEvery, EscalateAfter: a.EscalateAfter, EscalateTo: a.EscalateTo,
 	}
 }
 
@@ -80,7 +84,10 @@ var ToolInputSchema = json.RawMessage(`{
     "fallback_policy": {"type": "string", "enum": ["fail", "complete_with_fallback", "use_default_and_continue"],
       "description": "What happens when the time is up: fail (no answer), or answer with fallback_value."},
     "fallback_value": {"description": "The answer to use when the time is up, under a fallback policy."},
-    "session": {"type": "string", "description": "The agent run this question belongs to."}
+    "session": {"type": "string", "description": "The agent run this question belongs to."},
+    "remind_every": {"type": "string", "description": "Remind the human at this interval while nobody answers, like 30m (at least 1m)."},
+    "escalate_after": {"type": "string", "description": "After this long without an answer, like 2h, add escalate_to as people who may answer, and notify them."},
+    "escalate_to": {"type": "array", "minItems": 1, "maxItems": 20, "items": {"type": "string"}, "description": "Who to add on escalation: names, or group:NAME."}
   }
 }`)
 

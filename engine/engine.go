@@ -86,6 +86,7 @@ type Engine struct {
 	lastLocalSeq atomic.Int64
 	waiters      waiters
 	deadlines    *deadlines
+	nudges       *deadlines // reminders and escalations, keyed by inquiry like deadlines
 	outbox       outbox
 	// For deliveries: see Options.
 	allowPrivate   bool
@@ -144,6 +145,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.outbox.ready = make(chan struct{}, 1)
 	e.waiters.m = make(map[int64]map[chan wake]struct{})
 	e.deadlines = newDeadlines(e.now, e.expire)
+	e.nudges = newDeadlines(e.now, e.nudge)
 	return e
 }
 
@@ -167,6 +169,13 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, d := range ds {
 		e.deadlines.add(d.InquiryID, d.At)
 	}
+	nudges, err := e.store.PendingNudges(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range nudges {
+		e.nudges.add(d.InquiryID, d.At)
+	}
 	err = e.store.Update(ctx, func(tx hitl.Tx) (err error) {
 		if e.callbackSecret == "" {
 			if e.callbackSecret, err = tx.Setting("callback_secret", outbound.NewSecret()); err != nil {
@@ -182,12 +191,20 @@ func (e *Engine) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel
 	e.running.Go(func() { e.deadlines.run(runCtx) })
+	e.running.Go(func() { e.nudges.run(runCtx) })
 	e.following = shared
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
-	e.log.Info("engine started", "pending", n, "deadlines", len(ds))
+	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
 	return nil
+}
+
+// CheckTimers makes the timers look at the clock at once. The timers wait in real time for
+// what comes next; a test that moves an injected clock calls this to have them see it.
+func (e *Engine) CheckTimers() {
+	e.deadlines.poke()
+	e.nudges.poke()
 }
 
 // Stop ends the timers and waits for the timeouts in progress.
@@ -218,7 +235,13 @@ func isKeyEvent(ev *hitl.Event) bool { return strings.HasPrefix(ev.Type, "key.")
 // appendInquiryEvent records the change of inq in the transaction's event log; its data is
 // the inquiry after the change.
 func appendInquiryEvent(tx hitl.Tx, typ string, inq *hitl.Inquiry, actor string, at time.Time) (*hitl.Event, error) {
-	data, err := json.Marshal(inq)
+	return appendInquiryEventWith(tx, typ, inq, inq, actor, at)
+}
+
+// appendInquiryEventWith is appendInquiryEvent with other data: the inquiry and what the
+// event adds to it.
+func appendInquiryEventWith(tx hitl.Tx, typ string, inq *hitl.Inquiry, shown any, actor string, at time.Time) (*hitl.Event, error) {
+	data, err := json.Marshal(shown)
 	if err != nil {
 		return nil, err
 	}
@@ -273,11 +296,15 @@ func (e *Engine) published(evs []*hitl.Event) {
 			if inq.TimeoutAt != nil {
 				e.deadlines.add(inq.ID, *inq.TimeoutAt)
 			}
+			e.keepNudge(inq.ID, inq.NextNudge())
+		case hitl.EventInquiryReminded, hitl.EventInquiryEscalated:
+			e.keepNudge(inq.ID, inq.NextNudge())
 		case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
 			if !e.following {
 				e.pending.Add(-1)
 			}
 			e.deadlines.remove(inq.ID)
+			e.nudges.remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt))
 			e.waiters.wake(inq, at)
 		}

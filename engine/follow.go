@@ -121,20 +121,20 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 	}
 	id := *ev.InquiryID
 	switch ev.Type {
-	case hitl.EventInquiryCreated:
-		// Only the deadline is needed: decode just that.
-		var created struct {
-			TimeoutAt *time.Time `json:"timeout_at"`
-		}
-		if err := json.Unmarshal(ev.Data, &created); err != nil {
+	case hitl.EventInquiryCreated, hitl.EventInquiryReminded, hitl.EventInquiryEscalated:
+		// Only the timers are needed: decode just those.
+		var t timers
+		if err := json.Unmarshal(ev.Data, &t); err != nil {
 			e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
 			return
 		}
-		if created.TimeoutAt != nil {
-			e.deadlines.add(id, *created.TimeoutAt)
+		if t.TimeoutAt != nil && ev.Type == hitl.EventInquiryCreated {
+			e.deadlines.add(id, *t.TimeoutAt)
 		}
+		e.keepNudge(id, t.nextNudge())
 	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
 		e.deadlines.remove(id)
+		e.nudges.remove(id)
 		if !e.waiters.has(id) {
 			return // nobody here waits for it: no need to decode it
 		}

@@ -430,6 +430,7 @@ func equalJSON(x, y any) bool {
 func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquiry {
 	next := *cur
 	next.Status, next.UpdatedAt = status, now
+	next.NextReminderAt = nil // reminders stop
 	return &next
 }
 
@@ -521,6 +522,35 @@ const recheck = 100 * time.Millisecond
 // value answers when the policy says so. Inquiries that are final, or that another node is
 // resolving at this moment, are left out, so every inquiry times out exactly once.
 func (e *Engine) expire(ctx context.Context, ids []int64) {
+	e.fireTimers(ctx, e.deadlines, ids, "timing out inquiries", timeOut)
+}
+
+// timeOut resolves an inquiry whose deadline has passed, with its fallback value when its policy applies one.
+func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
+	switch {
+	case cur.TimeoutAt == nil:
+		return nil, nil, nil
+	case now.Before(*cur.TimeoutAt): // the wall clock is behind the timer
+		return nil, cur.TimeoutAt, nil
+	}
+	out := resolved(cur, hitl.StatusTimeout, now)
+	if cur.FallbackPolicy.AppliesValue() {
+		out.Response, out.FallbackApplied = cur.FallbackValue, true
+	}
+	out.ToolResult = toolResult(out)
+	if err := tx.ResolveInquiry(out); err != nil {
+		return nil, nil, err
+	}
+	ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
+	return []*hitl.Event{ev}, nil, err
+}
+
+// fireTimers runs fire, in one transaction, on the inquiries among ids that are pending and
+// that no other node holds right now: those another node holds are looked at again a moment
+// later, so each timer fires once across nodes. fire returns the events of what it did, or
+// when to look again. A transaction that fails is tried again a second later.
+func (e *Engine) fireTimers(ctx context.Context, timers *deadlines, ids []int64, what string,
+	fire func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) (evs []*hitl.Event, again *time.Time, err error)) {
 	now := e.clock()
 	var (
 		evs   []*hitl.Event
@@ -535,26 +565,14 @@ func (e *Engine) expire(ctx context.Context, ids []int64) {
 		done := make(map[int64]bool, len(claimed))
 		for _, cur := range claimed {
 			done[cur.ID] = true
-			if cur.TimeoutAt == nil {
-				continue
-			}
-			if now.Before(*cur.TimeoutAt) { // the wall clock is behind the timer
-				later = append(later, hitl.Deadline{InquiryID: cur.ID, At: *cur.TimeoutAt})
-				continue
-			}
-			out := resolved(cur, hitl.StatusTimeout, now)
-			if cur.FallbackPolicy.AppliesValue() {
-				out.Response, out.FallbackApplied = cur.FallbackValue, true
-			}
-			out.ToolResult = toolResult(out)
-			if err := tx.ResolveInquiry(out); err != nil {
-				return err
-			}
-			ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
+			fired, again, err := fire(tx, cur, now)
 			if err != nil {
 				return err
 			}
-			evs = append(evs, ev)
+			evs = append(evs, fired...)
+			if again != nil {
+				later = append(later, hitl.Deadline{InquiryID: cur.ID, At: *again})
+			}
 		}
 		if e.following {
 			for _, id := range ids {
@@ -567,15 +585,15 @@ func (e *Engine) expire(ctx context.Context, ids []int64) {
 	})
 	if err != nil {
 		if ctx.Err() == nil {
-			e.log.Error("timing out inquiries failed; retrying in a second", "inquiries", len(ids), "err", err)
+			e.log.Error(what+" failed; retrying in a second", "inquiries", len(ids), "err", err)
 			for _, id := range ids {
-				e.deadlines.add(id, now.Add(time.Second))
+				timers.add(id, now.Add(time.Second))
 			}
 		}
 		return
 	}
 	for _, d := range later {
-		e.deadlines.add(d.InquiryID, d.At)
+		timers.add(d.InquiryID, d.At)
 	}
 	e.published(evs)
 }

@@ -20,6 +20,9 @@ const (
 	maxShortText      = 200
 	maxComment        = 8000
 	maxAssignees      = 50
+	maxEscalateTo     = 20
+	minRemindEvery    = hitl.Duration(60)
+	maxRemindEvery    = hitl.Duration(30 * 86400)
 	minOptions        = 2
 	maxOptions        = 50
 	maxTimeoutSeconds = 31_536_000
@@ -193,7 +196,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	if c := inq.Confidence; c != nil && (*c < 0 || *c > 1) {
 		bad.add("/confidence", "must be between 0 and 1")
 	}
-	checkAssignees(&bad, inq.AssignedTo)
+	checkAssignees(&bad, "/assigned_to", inq.AssignedTo, maxAssignees)
 	checkMetadata(&bad, "/metadata", inq.Metadata)
 	if req.CallbackURL != "" {
 		e.checkURL(ctx, &bad, "/callback_url", req.CallbackURL)
@@ -228,6 +231,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 			inq.TimeoutAt = &at
 		}
 	}
+
+	checkNudges(&bad, req, inq, now)
 
 	// What the answer must look like.
 	if len(req.Options) > 0 || inq.RequestType == hitl.RequestSelection {
@@ -310,19 +315,66 @@ func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
 	}
 }
 
-func checkAssignees(bad *problems, as []string) {
-	if len(as) > maxAssignees {
-		bad.add("/assigned_to", "at most %d entries", maxAssignees)
+func checkAssignees(bad *problems, path string, as []string, most int) {
+	if len(as) > most {
+		bad.add(path, "at most %d entries", most)
 		return
 	}
 	for i, a := range as {
 		if !namePattern.MatchString(strings.TrimPrefix(a, "group:")) {
-			bad.add(fmt.Sprintf("/assigned_to/%d", i), "must be a principal name or group:NAME (letters, digits, . _ @ -)")
+			bad.add(fmt.Sprintf("%s/%d", path, i), "must be a principal name or group:NAME (letters, digits, . _ @ -)")
 		}
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(as)))) != len(as) {
-		bad.add("/assigned_to", "lists an entry twice")
+		bad.add(path, "lists an entry twice")
 	}
+}
+
+// checkNudges reads the reminder and escalation of a request into the new inquiry, whose
+// deadline is known: both come before it.
+func checkNudges(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now time.Time) {
+	if req.RemindEvery != "" {
+		switch d, err := hitl.ParseDuration(req.RemindEvery); {
+		case err != nil || d < minRemindEvery:
+			bad.add("/remind_every", "must be a duration like 30m, at least 1m")
+		case d > maxRemindEvery:
+			bad.add("/remind_every", "must be at most 30 days (720h)")
+		default:
+			inq.RemindEvery = &d
+			inq.NextReminderAt = reminderBefore(now.Add(d.Duration()), inq.TimeoutAt)
+		}
+	}
+	inq.EscalateTo = []string{}
+	if req.EscalateAfter == "" {
+		if len(req.EscalateTo) > 0 {
+			bad.add("/escalate_to", "only applies with escalate_after")
+		}
+		return
+	}
+	switch d, err := hitl.ParseDuration(req.EscalateAfter); {
+	case err != nil || d <= 0:
+		bad.add("/escalate_after", "must be a duration like 2h, more than 0s")
+	case d > maxTimeoutSeconds:
+		bad.add("/escalate_after", "must be at most %d seconds (a year)", maxTimeoutSeconds)
+	case inq.TimeoutAt != nil && !now.Add(d.Duration()).Before(*inq.TimeoutAt):
+		bad.add("/escalate_after", "must end before the deadline, which is %s after creation", hitl.Duration(inq.TimeoutAt.Sub(now)/time.Second))
+	default:
+		inq.EscalateAfter = &d
+	}
+	if len(req.EscalateTo) == 0 {
+		bad.add("/escalate_to", "is required with escalate_after: 1 to %d names or group:NAME to add as assignees", maxEscalateTo)
+		return
+	}
+	checkAssignees(bad, "/escalate_to", req.EscalateTo, maxEscalateTo)
+	inq.EscalateTo = req.EscalateTo
+}
+
+// reminderBefore is a reminder at at, or none (nil) when the deadline comes first.
+func reminderBefore(at time.Time, deadline *time.Time) *time.Time {
+	if deadline != nil && !at.Before(*deadline) {
+		return nil
+	}
+	return &at
 }
 
 func checkMetadata(bad *problems, path string, m map[string]string) {

@@ -269,6 +269,7 @@ func (ws *wsSession) closeAll() {
 }
 
 var allEventTypes = []string{hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
+	hitl.EventInquiryReminded, hitl.EventInquiryEscalated,
 	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled,
 	hitl.EventKeyCreated, hitl.EventKeyUpdated, hitl.EventKeyRevoked}
 

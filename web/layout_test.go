@@ -7,8 +7,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // What the pages show, read from their HTML: the parts of the layout that need no browser.
@@ -138,4 +141,45 @@ func TestAssigneesInWords(t *testing.T) {
 	if page := b.get("/sessions/s-words").body; !strings.Contains(page, "started the session") || strings.Contains(page, "updated the session") {
 		t.Error("the timeline of a new session does not begin with its start")
 	}
+}
+
+func TestTheTimelineSaysWhenAnInquiryWasRemindedAndEscalated(t *testing.T) {
+	clock := testserver.NewClock(time.Now())
+	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))
+	ctx := context.Background()
+	if _, err := e.agent.PutSession(ctx, "release-8", &hitl.SessionRequest{Agent: "deploy-bot"}); err != nil {
+		t.Fatal(err)
+	}
+	inq := e.ask(&hitl.InquiryRequest{Prompt: "Ship it?", Session: "release-8", AssignedTo: []string{"ada"},
+		RemindEvery: "1h", EscalateAfter: "2h", EscalateTo: []string{"bob", "group:leads"}})
+	b := e.signedIn(e.responderToken)
+	page := fmt.Sprintf("/inquiries/%d", inq.ID)
+	for _, want := range []string{"every 1h, 0 sent; the next at", "to bob and the group leads when nobody has answered 2h after it was asked"} {
+		if text := timelineText(b.get(page).body); !strings.Contains(text, want) {
+			t.Errorf("the inquiry's page does not say %q:\n%s", want, text)
+		}
+	}
+	for hour, says := range [][]string{
+		{"No answer yet to “Ship it?”: reminded the assignees (1st reminder)"},
+		{"No answer yet to “Ship it?”: escalated to bob and the group leads", "No answer yet to “Ship it?”: reminded the assignees (2nd reminder)"},
+	} {
+		clock.Add(time.Hour)
+		e.Engine().CheckTimers()
+		for _, want := range says {
+			testserver.Eventually(t, 5*time.Second, fmt.Sprintf("hour %d: %s", hour+1, want), func() bool {
+				return strings.Contains(timelineText(b.get("/sessions/release-8").body), want)
+			})
+		}
+	}
+	for _, want := range []string{"every 1h, 2 sent; the next at", "escalated to bob and the group leads at"} {
+		if text := timelineText(b.get(page).body); !strings.Contains(text, want) {
+			t.Errorf("the inquiry's page does not say %q:\n%s", want, text)
+		}
+	}
+}
+
+// timelineText is a page's text with its tags removed and its spaces collapsed.
+func timelineText(page string) string {
+	text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(page, "")
+	return strings.Join(strings.Fields(text), " ")
 }

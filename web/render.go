@@ -65,6 +65,7 @@ var funcs = template.FuncMap{
 	"inputType": inputType,
 	"inc":       func(i int) int { return i + 1 },
 	"count":     count,
+	"nudge":     hitl.NudgeInWords,
 	"assignees": hitl.AssigneesInWords,
 }
 

@@ -217,6 +217,9 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 	f.StringVar(&req.ChannelHint, "channel", "", "channel hint (slack, email, ...)")
 	f.StringArrayVar(&req.Notify, "notify", nil, "notify only by this channel: email or slack (repeat; default: every channel of the recipients)")
 	f.DurationVar(&timeout, "timeout", 0, "deadline from now, like 30m (none by default)")
+	f.StringVar(&req.RemindEvery, "remind-every", "", "remind the recipients at this interval while nobody answers, like 30m (at least 1m)")
+	f.StringVar(&req.EscalateAfter, "escalate-after", "", "after this long without an answer, like 2h, add the --escalate-to people as assignees")
+	f.StringArrayVar(&req.EscalateTo, "escalate-to", nil, "who to add on escalation: a name or group:NAME (repeat)")
 	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
 	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")
 	f.BoolVar(&req.Exclusive, "exclusive", false, "refuse if the session already has a pending inquiry")
@@ -374,6 +377,21 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 			deadline += " (in " + span(time.Until(*inq.TimeoutAt)) + "; if nobody answers by then, " + inq.FallbackPolicy.Words() + ")"
 		}
 		line("Deadline", deadline)
+	}
+	if inq.RemindEvery != nil {
+		reminders := fmt.Sprintf("every %s, %d sent", inq.RemindEvery, inq.RemindersSent)
+		if inq.NextReminderAt != nil {
+			reminders += "; the next at " + inq.NextReminderAt.Format(time.RFC3339)
+		}
+		line("Reminders", reminders)
+	}
+	if inq.EscalateAfter != nil {
+		to := hitl.AssigneesInWords(inq.EscalateTo)
+		if inq.EscalatedAt != nil {
+			line("Escalation", "escalated to "+to+" at "+inq.EscalatedAt.Format(time.RFC3339))
+		} else {
+			line("Escalation", fmt.Sprintf("to %s when nobody has answered %s after it was asked", to, inq.EscalateAfter))
+		}
 	}
 	if inq.RespondedBy != nil {
 		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))

@@ -72,6 +72,9 @@ func printEvent(w io.Writer, ev *hitl.Event) {
 			if !hitl.IsNull(inq.Response) || inq.Status == hitl.StatusResponded || inq.FallbackApplied { // null is an answer too
 				what += " → " + shorten(string(inq.Response), 60)
 			}
+			if words := hitl.NudgeInWords(ev); words != "" {
+				what += ": " + words
+			}
 		}
 	} else if ev.Session != "" {
 		what = "session " + ev.Session

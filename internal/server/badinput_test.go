@@ -71,6 +71,18 @@ func TestBadInput(t *testing.T) {
 		{"confidence out of range", "POST", "/v1/inquiries", agent, `{"prompt":"x","confidence":1.2}`, 400, "invalid", []string{"/confidence"}},
 		{"bad session key", "POST", "/v1/inquiries", agent, `{"prompt":"x","session":"has spaces"}`, 400, "invalid", []string{"/session"}},
 		{"bad assignee", "POST", "/v1/inquiries", agent, `{"prompt":"x","assigned_to":["not a name"]}`, 400, "invalid", []string{"/assigned_to/0"}},
+		{"remind_every not a duration", "POST", "/v1/inquiries", agent, `{"prompt":"x","remind_every":"often"}`, 400, "invalid", []string{"/remind_every"}},
+		{"remind_every a number", "POST", "/v1/inquiries", agent, `{"prompt":"x","remind_every":1800}`, 400, "invalid", []string{"/remind_every"}},
+		{"remind_every under a minute", "POST", "/v1/inquiries", agent, `{"prompt":"x","remind_every":"30s"}`, 400, "invalid", []string{"/remind_every"}},
+		{"remind_every over 30 days", "POST", "/v1/inquiries", agent, `{"prompt":"x","remind_every":"31d"}`, 400, "invalid", []string{"/remind_every"}},
+		{"escalate_after zero", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_after":"0s","escalate_to":["bob"]}`, 400, "invalid", []string{"/escalate_after"}},
+		{"escalate_after negative", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_after":"-1h","escalate_to":["bob"]}`, 400, "invalid", []string{"/escalate_after"}},
+		{"escalate_after past the deadline", "POST", "/v1/inquiries", agent, `{"prompt":"x","timeout_seconds":3600,"escalate_after":"1h","escalate_to":["bob"]}`, 400, "invalid", []string{"/escalate_after"}},
+		{"escalate_after without escalate_to", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_after":"2h"}`, 400, "invalid", []string{"/escalate_to"}},
+		{"escalate_to without escalate_after", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_to":["bob"]}`, 400, "invalid", []string{"/escalate_to"}},
+		{"bad escalate_to entry", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_after":"2h","escalate_to":["bob","group:has space"]}`, 400, "invalid", []string{"/escalate_to/1"}},
+		{"escalate_to twice", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_after":"2h","escalate_to":["bob","bob"]}`, 400, "invalid", []string{"/escalate_to"}},
+		{"escalate_to too many", "POST", "/v1/inquiries", agent, `{"prompt":"x","escalate_after":"2h","escalate_to":[` + quotedNames(21) + `]}`, 400, "invalid", []string{"/escalate_to"}},
 		{"callback not built yet", "POST", "/v1/inquiries", agent, `{"prompt":"x","callback_url":"http://127.0.0.1:9/cb"}`, 400, "invalid", []string{"/callback_url"}},
 		{"context too large", "POST", "/v1/inquiries", agent, `{"prompt":"x","context":"` + strings.Repeat("c", 300<<10) + `"}`, 400, "invalid", []string{"/context"}},
 		{"every problem at once", "POST", "/v1/inquiries", agent, `{"prompt":"","request_type":"poll","timeout_seconds":0}`, 400, "invalid", []string{"/prompt", "/request_type", "/timeout_seconds"}},
@@ -161,4 +173,13 @@ func TestBadInput(t *testing.T) {
 	if r.status != http.StatusConflict {
 		t.Fatal(r.status)
 	}
+}
+
+// quotedNames is n distinct principal names, quoted and separated by commas.
+func quotedNames(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf(`"p%d"`, i)
+	}
+	return strings.Join(names, ",")
 }

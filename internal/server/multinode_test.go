@@ -33,13 +33,17 @@ type cluster struct {
 	tokens struct{ agent, human string }
 }
 
-func newCluster(t *testing.T, n int) *cluster {
+func newCluster(t *testing.T, n int, configure ...func(*server.Config)) *cluster {
 	t.Parallel()
 	// Small pools: several clusters run at once, within the database's connection limit.
 	c := &cluster{db: pgtest.Schema(t) + "&application_name=" + strings.ReplaceAll(t.Name(), "/", "_")}
 	c.url = c.db + "&pool_max_conns=4"
 	for range n {
-		c.nodes = append(c.nodes, startConfig(t, server.Config{DB: c.url, Webhooks: fastWebhooks}))
+		cfg := server.Config{DB: c.url, Webhooks: fastWebhooks}
+		for _, f := range configure {
+			f(&cfg)
+		}
+		c.nodes = append(c.nodes, startConfig(t, cfg))
 	}
 	c.tokens.agent = c.nodes[0].token("bot", "agent")
 	c.tokens.human = c.nodes[0].token("vic", "responder")

@@ -69,6 +69,8 @@ type Config struct {
 	DefaultTimeout        time.Duration
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	Notify                NotifyConfig
+	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
+	Clock func() time.Time
 }
 
 // NotifyConfig says how this server reaches people.
@@ -259,7 +261,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	eng = engine.New(st, engine.Options{Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
+	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy})

@@ -27,7 +27,7 @@ func TestToolDefinitions(t *testing.T) {
 	// The published schema is a JSON Schema that accepts a real call and refuses a wrong one.
 	s, err := schema.Compile(d.InputSchema)
 	must(t, err)
-	if errs := s.Validate(json.RawMessage(`{"prompt":"Which venue?","options":["Oslo","Bergen",{"value":"tromso","label":"Tromsø"}],"timeout_seconds":600}`)); len(errs) != 0 {
+	if errs := s.Validate(json.RawMessage(`{"prompt":"Which venue?","options":["Oslo","Bergen",{"value":"tromso","label":"Tromsø"}],"timeout_seconds":600,"remind_every":"30m","escalate_after":"2h","escalate_to":["bob","group:leads"]}`)); len(errs) != 0 {
 		t.Fatalf("a good call refused: %v", errs)
 	}
 	if errs := s.Validate(json.RawMessage(`{"question":"x"}`)); len(errs) == 0 {

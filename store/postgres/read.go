@@ -137,21 +137,31 @@ func (s *Store) PendingCount(ctx context.Context) (int, error) {
 }
 
 func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+	return s.timers(ctx, "deadlines", "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+}
+
+func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
+	return s.timers(ctx, "reminders", `SELECT id, LEAST(next_reminder_at, escalate_at) FROM inquiries
+		WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+}
+
+// timers reads (inquiry id, time) rows.
+func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline, error) {
+	rows, err := s.pool.Query(ctx, query)
 	if err != nil {
-		return nil, dbError(err, "deadlines")
+		return nil, dbError(err, what)
 	}
 	defer rows.Close()
 	var out []hitl.Deadline
 	for rows.Next() {
 		var d hitl.Deadline
 		if err := rows.Scan(&d.InquiryID, &d.At); err != nil {
-			return nil, dbError(err, "deadlines")
+			return nil, dbError(err, what)
 		}
 		d.At = d.At.UTC()
 		out = append(out, d)
 	}
-	return out, dbError(rows.Err(), "deadlines")
+	return out, dbError(rows.Err(), what)
 }
 
 const sessionColumns = `s.ord, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,

@@ -221,10 +221,12 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 		return err
 	}
 	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
-		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, prompt, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING RETURNING id`,
+		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
+		created_at, updated_at, prompt, doc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING id`,
 		inq.Status, nullText(inq.Session), inq.Origin, inq.RequestType, inq.CreatedBy, len(inq.AssignedTo) == 0,
-		inq.Exclusive, inq.TimeoutAt, inq.CreatedAt, inq.UpdatedAt, searchable(inq.Prompt), string(doc)).Scan(&inq.ID)
+		inq.Exclusive, inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), inq.CreatedAt, inq.UpdatedAt,
+		searchable(inq.Prompt), string(doc)).Scan(&inq.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}
@@ -232,9 +234,7 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 		return dbError(err, "inquiry")
 	}
 	b := &pgx.Batch{}
-	for _, a := range inq.AssignedTo {
-		b.Queue("INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", a, inq.ID)
-	}
+	queueAssignees(b, inq.ID, inq.AssignedTo)
 	for k, v := range inq.Metadata {
 		b.Queue("INSERT INTO inquiry_metadata (key, value, inquiry_id) VALUES ($1, $2, $3)", k, v, inq.ID)
 	}
@@ -257,6 +257,32 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	}
 	tag, err := t.Exec(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
 	return oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
+}
+
+func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	tag, err := t.Exec(`UPDATE inquiries SET next_reminder_at = $1, escalate_at = $2, unassigned = $3, updated_at = $4, doc = $5
+		WHERE id = $6 AND status = 'pending' AND next_reminder_at IS NOT DISTINCT FROM $7 AND escalate_at IS NOT DISTINCT FROM $8`,
+		inq.NextReminderAt, inq.EscalationAt(), len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc),
+		inq.ID, prev.NextReminderAt, prev.EscalationAt())
+	if err := oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending, or its timers fired already", inq.ID)); err != nil {
+		return err
+	}
+	b := &pgx.Batch{}
+	queueAssignees(b, inq.ID, inq.AssignedTo)
+	if b.Len() == 0 {
+		return nil
+	}
+	return dbError(t.SendBatch(b), "inquiry assignees")
+}
+
+func queueAssignees(b *pgx.Batch, id int64, assignees []string) {
+	for _, a := range assignees {
+		b.Queue("INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", a, id)
+	}
 }
 
 // LockPending skips rows another transaction holds: a node timing out an inquiry never waits

@@ -175,13 +175,23 @@ func (s *Store) pendingCount(ctx context.Context) (int, error) {
 }
 
 func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
-	return onReader(s, ctx, func() ([]hitl.Deadline, error) { return s.pendingDeadlines(ctx) })
+	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
+		return s.timers(ctx, "deadlines", "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+	})
 }
 
-func (s *Store) pendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
-	rows, err := s.read.QueryContext(ctx, "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
+	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
+		return s.timers(ctx, "reminders", `SELECT id, MIN(COALESCE(next_reminder_at, escalate_at), COALESCE(escalate_at, next_reminder_at))
+			FROM inquiries WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+	})
+}
+
+// timers reads (inquiry id, time) rows.
+func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline, error) {
+	rows, err := s.read.QueryContext(ctx, query)
 	if err != nil {
-		return nil, dbError(err, "deadlines")
+		return nil, dbError(err, what)
 	}
 	defer rows.Close()
 	var out []hitl.Deadline
@@ -194,7 +204,7 @@ func (s *Store) pendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 		d.At = fromMicros(at)
 		out = append(out, d)
 	}
-	return out, dbError(rows.Err(), "deadlines")
+	return out, dbError(rows.Err(), what)
 }
 
 const sessionColumns = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,

@@ -106,17 +106,17 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 		session = sql.NullString{String: inq.Session, Valid: true}
 	}
 	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
-		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, created_at, updated_at, prompt, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
+		created_at, updated_at, prompt, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		inq.Status, session, inq.Origin, inq.RequestType, inq.CreatedBy, boolInt(len(inq.AssignedTo) == 0),
-		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, doc).Scan(&inq.ID)
+		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()),
+		micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, doc).Scan(&inq.ID)
 	if err != nil {
 		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
 	}
-	for _, a := range inq.AssignedTo {
-		if _, err := t.tx.ExecContext(t.ctx, "INSERT OR IGNORE INTO inquiry_assignees (assignee, inquiry_id) VALUES (?, ?)", a, inq.ID); err != nil {
-			return dbError(err, "assignee")
-		}
+	if err := t.insertAssignees(inq.ID, inq.AssignedTo); err != nil {
+		return err
 	}
 	for k, v := range inq.Metadata {
 		if _, err := t.tx.ExecContext(t.ctx, "INSERT INTO inquiry_metadata (key, value, inquiry_id) VALUES (?, ?, ?)", k, v, inq.ID); err != nil {
@@ -134,6 +134,30 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	res, err := t.tx.ExecContext(t.ctx, "UPDATE inquiries SET status = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'",
 		inq.Status, micros(inq.UpdatedAt), doc, inq.ID)
 	return oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
+}
+
+func (t *txn) insertAssignees(id int64, assignees []string) error {
+	for _, a := range assignees {
+		if _, err := t.tx.ExecContext(t.ctx, "INSERT OR IGNORE INTO inquiry_assignees (assignee, inquiry_id) VALUES (?, ?)", a, id); err != nil {
+			return dbError(err, "assignee")
+		}
+	}
+	return nil
+}
+
+func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET next_reminder_at = ?, escalate_at = ?, unassigned = ?, updated_at = ?, doc = ?
+		WHERE id = ? AND status = 'pending' AND next_reminder_at IS ? AND escalate_at IS ?`,
+		nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()), boolInt(len(inq.AssignedTo) == 0), micros(inq.UpdatedAt), doc,
+		inq.ID, nullMicros(prev.NextReminderAt), nullMicros(prev.EscalationAt()))
+	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending, or its timers fired already", inq.ID)); err != nil {
+		return err
+	}
+	return t.insertAssignees(inq.ID, inq.AssignedTo)
 }
 
 // LockPending: the single writer holds every row already, so it only filters by status.

@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Keys":                    testKeys,
 		"InboxSessions":           testInboxSessions,
 		"Deadlines":               testDeadlines,
+		"Nudges":                  testNudges,
 		"FailedChangesBesideGood": testFailedChangesBesideGood,
 		"LockPending":             testLockPending,
 		"Webhooks":                testWebhooks,
@@ -615,6 +616,54 @@ func testDeadlines(t *testing.T, s hitl.Store) {
 	must(t, err)
 	if len(ds) != 2 || ds[0].InquiryID != b.ID || !ds[0].At.Equal(sooner) || ds[1].InquiryID != a.ID {
 		t.Fatalf("PendingDeadlines = %+v", ds)
+	}
+}
+
+// testNudges: the timers of reminders and escalations are listed at the sooner of the two;
+// writing them is conditional on where they stood, so a second node that fires the same
+// timer gets EConflict; an escalation's new assignees see the inquiry.
+func testNudges(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	every, after := hitl.Duration(1800), hitl.Duration(3600)
+	first := base.Add(30 * time.Minute)
+	a := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) {
+		i.AssignedTo, i.RemindEvery, i.NextReminderAt = []string{"ann"}, &every, &first
+		i.EscalateAfter, i.EscalateTo = &after, []string{"bob"}
+	}))
+	late := base.Add(2 * time.Hour)
+	b := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) {
+		i.AssignedTo, i.EscalateAfter, i.EscalateTo, i.NextReminderAt = []string{"carol"}, &after, []string{"bob"}, &late
+	}))
+	open := insert(t, s, newInquiry(3))
+	ds, err := s.PendingNudges(ctx)
+	must(t, err)
+	want := map[int64]time.Time{a.ID: first, b.ID: *b.EscalationAt()}
+	if len(ds) != 2 || !ds[0].At.Equal(want[ds[0].InquiryID]) || !ds[1].At.Equal(want[ds[1].InquiryID]) {
+		t.Fatalf("PendingNudges = %+v, want %v", ds, want)
+	}
+	// a escalates and is reminded.
+	next, now := first.Add(time.Hour), base.Add(time.Hour)
+	out := *a
+	out.NextReminderAt, out.RemindersSent, out.EscalatedAt, out.UpdatedAt = &next, 1, &now, now
+	out.AssignedTo = []string{"ann", "bob"}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.NudgeInquiry(&out, a) }))
+	again := out
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.NudgeInquiry(&again, a) }); code(err) != hitl.EConflict {
+		t.Fatalf("firing the same timers twice: %v, want conflict", err)
+	}
+	got, err := s.Inquiry(ctx, a.ID)
+	must(t, err)
+	if got.RemindersSent != 1 || !got.NextReminderAt.Equal(next) || got.EscalationAt() != nil {
+		t.Fatalf("after the nudge: %+v", got)
+	}
+	if ids := list(t, s, hitl.InquiryFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"bob"}}}); !same(ids, []int64{open.ID, a.ID}) {
+		t.Fatalf("bob sees %v after the escalation", ids)
+	}
+	must(t, resolve(t, s, got, hitl.StatusResponded))
+	ds, err = s.PendingNudges(ctx)
+	must(t, err)
+	if len(ds) != 1 || ds[0].InquiryID != b.ID {
+		t.Fatalf("PendingNudges after an answer = %+v", ds)
 	}
 }
 

@@ -144,6 +144,33 @@ class ServerTest(unittest.TestCase):
             hitl.Client(self.url, "wrong-token").list_inquiries()
         self.assertEqual(cm.exception.status, 401)
 
+    def test_reminders_and_escalation(self):
+        seen = {}
+
+        def check_and_cancel():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                for inq in self.agent.list_inquiries(status="pending")["data"]:
+                    if inq["prompt"] == "Remind me?":
+                        seen.update(inq)
+                        self.agent.cancel(inq["id"], "seen")
+                        return
+                time.sleep(0.02)
+
+        t = threading.Thread(target=check_and_cancel)
+        t.start()
+        with self.assertRaises(hitl.InputCancelledError):
+            self.agent.request_input("Remind me?", remind_every="90m", escalate_after="2h", escalate_to=["bob", "group:leads"])
+        t.join()
+        self.assertEqual(seen["remind_every"], "1h30m")
+        self.assertEqual(seen["escalate_after"], "2h")
+        self.assertEqual(seen["escalate_to"], ["bob", "group:leads"])
+        self.assertEqual(seen["reminders_sent"], 0)
+        self.assertIsNotNone(seen["next_reminder_at"])
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.request_input("x", remind_every="10s")
+        self.assertIn("/remind_every", [e["path"] for e in cm.exception.errors])
+
     def test_idempotency_key_asks_once(self):
         first = self.agent.create_inquiry({"prompt": "Once?"}, idempotency_key="py-once")
         again = self.agent.create_inquiry({"prompt": "Once?"}, idempotency_key="py-once")

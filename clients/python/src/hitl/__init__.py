@@ -293,12 +293,18 @@ class Client:
         assigned_to=None,
         origin=None,
         idempotency_key=None,
+        remind_every=None,
+        escalate_after=None,
+        escalate_to=None,
     ):
         """Asks a human and blocks until the answer, which it returns (decoded JSON).
 
         Under fallback_policy "complete_with_fallback" or "use_default_and_continue" a deadline
         returns fallback_value; under "fail" it raises InputTimeoutError. A cancellation raises
         InputCancelledError, a refused request HitlError with the server's message.
+
+        remind_every ("30m") reminds the people asked while nobody answers; escalate_after ("2h")
+        with escalate_to (names or "group:NAME") adds those people when nobody has answered by then.
         """
         request = {"prompt": question, "fallback_policy": fallback_policy}
         optional = {
@@ -311,6 +317,9 @@ class Client:
             "session": session,
             "assigned_to": assigned_to,
             "origin": origin,
+            "remind_every": remind_every,
+            "escalate_after": escalate_after,
+            "escalate_to": escalate_to,
         }
         request.update({k: v for k, v in optional.items() if v is not None})
         if multiple:
