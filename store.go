@@ -57,6 +57,9 @@ type Store interface {
 	Webhook(ctx context.Context, id string) (*Webhook, error)
 	// Deliveries lists deliveries newest first.
 	Deliveries(ctx context.Context, f DeliveryFilter) ([]*Delivery, string, error)
+	// PendingDeliveries counts the deliveries of a kind not yet delivered nor failed, by
+	// channel ("" for kinds without one): the backlog a metric shows.
+	PendingDeliveries(ctx context.Context, kind DeliveryKind) (map[string]int, error)
 	// OutboxCursor is the seq up to which the event log has been turned into deliveries.
 	OutboxCursor(ctx context.Context) (int64, error)
 	// SessionsByKey returns the sessions among keys that exist, in no particular order.

@@ -54,6 +54,15 @@ const (
 	// Resume callbacks: an inquiry's callback_url, or its session's.
 	DeliveryInquiryCallback DeliveryKind = "inquiry_callback"
 	DeliverySessionCallback DeliveryKind = "session_callback"
+	// DeliveryBroker publishes an event to a message broker; its Channel names the broker
+	// (BrokerAMQP, BrokerNATS) and its payload is the event's CloudEvent, as for a webhook.
+	DeliveryBroker DeliveryKind = "broker"
+)
+
+// The message brokers events are published to.
+const (
+	BrokerAMQP = "amqp"
+	BrokerNATS = "nats"
 )
 
 // Delivery is one event on its way to one URL: an outbox row. Its ID is the webhook-id header

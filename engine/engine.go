@@ -68,6 +68,8 @@ type Options struct {
 	// that applies a value is the default only of inquiries that give a fallback_value).
 	DefaultTimeout        time.Duration
 	DefaultFallbackPolicy hitl.FallbackPolicy
+	// Brokers are the message brokers events are published to (hitl.BrokerAMQP, hitl.BrokerNATS).
+	Brokers []string
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -95,6 +97,7 @@ type Engine struct {
 	linkSecret string
 	source     string
 	notify     NotifyOptions
+	brokers    []string
 	// Defaults of inquiries: see Options.
 	defaultTimeout  time.Duration
 	defaultFallback hitl.FallbackPolicy
@@ -117,7 +120,7 @@ type Engine struct {
 // New returns an engine over store. Call Start before serving and Stop when done.
 func New(store hitl.Store, o Options) *Engine {
 	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
-		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify,
+		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
 		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	if e.source == "" {
 		e.source = "urn:hitl"

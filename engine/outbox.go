@@ -200,20 +200,21 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 	var routes *routing // read when the first event that may notify comes
 	notifying := len(e.notify.Channels) > 0 || len(chats) > 0
 	add := func(kind hitl.DeliveryKind, ev *hitl.Event, to, target, webhookID string, data json.RawMessage) error {
-		ce := outbound.NewCloudEvent(e.source, ev.ID, ev.Type, ev.Time, outbound.Subject(ev.InquiryID, ev.Session), data)
-		body, err := json.Marshal(ce)
-		if err != nil {
-			return err
-		}
-		out = append(out, &hitl.Delivery{
-			ID: "msg_" + strings.ReplaceAll(uuid.NewString(), "-", ""), Kind: kind, WebhookID: webhookID, URL: to,
-			Target: target, EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID,
-			Session: ev.Session, Payload: body, Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
-		})
-		return nil
+		_, err := e.addDelivery(&out, now, kind, ev, to, target, webhookID, data)
+		return err
 	}
 	for _, ev := range evs {
+		if len(e.brokers) > 0 && slices.Contains(brokerEventTypes, ev.Type) {
+			for _, b := range e.brokers {
+				d, err := e.addDelivery(&out, now, hitl.DeliveryBroker, ev, "", b, "", ev.Data)
+				if err != nil {
+					return nil, err
+				}
+				d.Channel = b
+			}
+		}
 		if notifying && ev.InquiryID != nil && slices.Contains(notifyEventTypes, ev.Type) {
+
 			if routes == nil {
 				if routes, err = e.loadRouting(ctx, chats); err != nil {
 					return nil, err
@@ -256,6 +257,22 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 		}
 	}
 	return append(out, notifications...), nil
+}
+
+// addDelivery appends to out a delivery of ev, whose body is the CloudEvent of data.
+func (e *Engine) addDelivery(out *[]*hitl.Delivery, now time.Time, kind hitl.DeliveryKind, ev *hitl.Event, to, target, webhookID string, data json.RawMessage) (*hitl.Delivery, error) {
+	ce := outbound.NewCloudEvent(e.source, ev.ID, ev.Type, ev.Time, outbound.Subject(ev.InquiryID, ev.Session), data)
+	body, err := json.Marshal(ce)
+	if err != nil {
+		return nil, err
+	}
+	d := &hitl.Delivery{
+		ID: "msg_" + strings.ReplaceAll(uuid.NewString(), "-", ""), Kind: kind, WebhookID: webhookID, URL: to,
+		Target: target, EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID,
+		Session: ev.Session, Payload: body, Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
+	}
+	*out = append(*out, d)
+	return d, nil
 }
 
 // sessionsOf reads the sessions of the inquiry events among evs (session events carry their

@@ -36,7 +36,9 @@ type DispatchOptions struct {
 	CallbackSecret string
 	// Senders send notifications, by channel (hitl.ChannelEmail, ...).
 	Senders map[string]Sender
-	Logger  *slog.Logger
+	// Publishers publish events, by broker (hitl.BrokerAMQP, hitl.BrokerNATS).
+	Publishers map[string]Publisher
+	Logger     *slog.Logger
 	// Now is the clock of the delivery times (default time.Now).
 	Now func() time.Time
 }
@@ -178,15 +180,18 @@ func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDon
 	}
 	at := hitl.UTC(d.o.Now())
 	var (
-		status, response = 0, "" // notifications have no HTTP status of their own
+		status, response = 0, "" // notifications and broker publishes have no HTTP status
 		retryAfter       time.Duration
 		permanent        bool
 		err              error
 	)
-	notification := del.Kind == hitl.DeliveryNotification
-	if notification {
+	noStatus := del.Kind == hitl.DeliveryNotification || del.Kind == hitl.DeliveryBroker
+	switch del.Kind {
+	case hitl.DeliveryNotification:
 		response, retryAfter, permanent, err = d.send(ctx, del)
-	} else {
+	case hitl.DeliveryBroker:
+		permanent, err = d.publish(ctx, del)
+	default:
 		status, response, retryAfter, err = d.post(ctx, del, secret, at)
 	}
 	if ctx.Err() != nil {
@@ -201,10 +206,13 @@ func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDon
 		del.LastError = err.Error()
 	}
 	switch {
-	case err == nil && (notification || status >= 200 && status < 300):
+	case err == nil && (noStatus || status >= 200 && status < 300):
 		del.Status, del.NextAttemptAt, del.DeliveredAt = hitl.DeliveryDelivered, nil, &at
 	case permanent, status == http.StatusGone: // the receiver says this URL is gone for good
 		del.Status, del.NextAttemptAt = hitl.DeliveryFailed, nil
+	case del.Kind == hitl.DeliveryBroker:
+		next := at.Add(min(d.backoff(del.Attempts, 0), brokerRetryMax))
+		del.NextAttemptAt = &next
 	default:
 		next := at.Add(d.backoff(del.Attempts, retryAfter))
 		if next.After(del.RetryFrom.Add(d.o.RetryFor)) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/store/postgres"
@@ -115,9 +116,27 @@ on this machine work with no set-up.`,
 	f.DurationVar(&cfg.BodyReadTimeout, "body-read-timeout", env.duration("HITL_BODY_READ_TIMEOUT", 30*time.Second), "how long a request body may take to arrive; 0: no limit (HITL_BODY_READ_TIMEOUT)")
 	f.IntVar(&cfg.MaxConns, "max-conns", env.int("HITL_MAX_CONNS", 10000), "connections open at once; more wait until one closes; 0: no cap (HITL_MAX_CONNS)")
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
+	brokerFlags(f, &cfg.Brokers)
 	f.StringVar(&logLevel, "log-level", envOr("HITL_LOG_LEVEL", "info"), "debug, info, warn or error (HITL_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", envOr("HITL_LOG_FORMAT", "auto"), "text, json, or auto: text on a terminal, JSON otherwise (HITL_LOG_FORMAT)")
 	return cmd
+}
+
+// brokerFlags are the message brokers' settings: where events are published, in which shape,
+// and where action results come from.
+func brokerFlags(f *pflag.FlagSet, b *server.BrokerConfig) {
+	f.StringVar(&b.AMQP.URL, "amqp-url", os.Getenv("HITL_AMQP_URL"), "RabbitMQ to publish events to, like amqp://guest:guest@127.0.0.1:5672/ (HITL_AMQP_URL)")
+	f.StringVar(&b.AMQP.Exchange, "amqp-exchange", envOr("HITL_AMQP_EXCHANGE", "hitl"), "durable topic exchange events are published to, routing key = event type; declared if missing (HITL_AMQP_EXCHANGE)")
+	f.StringVar(&b.AMQP.Format, "amqp-format", envOr("HITL_AMQP_FORMAT", "cloudevents"), "message body: cloudevents (the webhook body) or attune (Attune's payloads) (HITL_AMQP_FORMAT)")
+	f.StringVar(&b.AMQP.IntakeQueue, "amqp-intake-queue", os.Getenv("HITL_AMQP_INTAKE_QUEUE"), "durable queue of action results {execution_id, result} to take in (HITL_AMQP_INTAKE_QUEUE)")
+	f.StringVar(&b.AMQP.IntakeExchange, "amqp-intake-exchange", os.Getenv("HITL_AMQP_INTAKE_EXCHANGE"), "topic exchange the intake queue is bound to; default: --amqp-exchange (HITL_AMQP_INTAKE_EXCHANGE)")
+	f.StringVar(&b.AMQP.IntakeKey, "amqp-intake-key", envOr("HITL_AMQP_INTAKE_KEY", "execution.completed"), "routing key the intake queue is bound with (HITL_AMQP_INTAKE_KEY)")
+	f.StringVar(&b.NATS.URL, "nats-url", os.Getenv("HITL_NATS_URL"), "NATS with JetStream to publish events to, like nats://127.0.0.1:4222 (HITL_NATS_URL)")
+	f.StringVar(&b.NATS.Prefix, "nats-prefix", envOr("HITL_NATS_PREFIX", "hitl"), "subject prefix: events go to PREFIX.<event type> (HITL_NATS_PREFIX)")
+	f.StringVar(&b.NATS.Stream, "nats-stream", envOr("HITL_NATS_STREAM", "HITL"), "JetStream stream of the event subjects; created if missing (HITL_NATS_STREAM)")
+	f.StringVar(&b.NATS.Format, "nats-format", envOr("HITL_NATS_FORMAT", "cloudevents"), "message body: cloudevents or attune (HITL_NATS_FORMAT)")
+	f.StringVar(&b.NATS.IntakeSubject, "nats-intake-subject", os.Getenv("HITL_NATS_INTAKE_SUBJECT"), "subject of action results {execution_id, result} to take in with a durable consumer (HITL_NATS_INTAKE_SUBJECT)")
+	f.StringVar(&b.NATS.IntakeDurable, "nats-intake-durable", envOr("HITL_NATS_INTAKE_DURABLE", "hitl-intake"), "name of the intake's durable consumer (HITL_NATS_INTAKE_DURABLE)")
 }
 
 func migrateCmd() *cobra.Command {

@@ -30,6 +30,8 @@ type Gauges struct {
 	Pending func() float64 // inquiries waiting for an answer
 	Waiting func() float64 // agents parked on a wait
 	Streams func() float64 // open event streams
+	// BrokerBacklog counts the events not yet confirmed by each broker (nil: no brokers).
+	BrokerBacklog func() map[string]int
 }
 
 // New registers the collectors.
@@ -62,9 +64,25 @@ func New(g Gauges) *Metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, g.Pending),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_waiters", Help: "Agents parked on a wait (long polls)."}, g.Waiting),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
-		buildInfo(buildinfo.Get()),
+		buildInfo(buildinfo.Get()), backlog{g.BrokerBacklog},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+var backlogDesc = prometheus.NewDesc("hitl_broker_backlog", "Events waiting to be confirmed by a message broker, by broker.", []string{"broker"}, nil)
+
+// backlog reads the brokers' backlog from the store when the metrics are scraped.
+type backlog struct{ count func() map[string]int }
+
+func (b backlog) Describe(ch chan<- *prometheus.Desc) { ch <- backlogDesc }
+
+func (b backlog) Collect(ch chan<- prometheus.Metric) {
+	if b.count == nil {
+		return
+	}
+	for name, n := range b.count() {
+		ch <- prometheus.MustNewConstMetric(backlogDesc, prometheus.GaugeValue, float64(n), name)
+	}
 }
 
 // buildInfo is the gauge hitl_build_info{version,revision,go_version} 1: which hitl this is.

@@ -16,12 +16,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"golang.org/x/net/netutil"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/broker"
+	amqpbroker "github.com/hitl-dev/hitl/broker/amqp"
+	natsbroker "github.com/hitl-dev/hitl/broker/nats"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
@@ -71,6 +75,15 @@ type Config struct {
 	Notify                NotifyConfig
 	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
 	Clock func() time.Time
+	// Brokers are the message brokers events are published to and action results come from.
+	Brokers BrokerConfig
+}
+
+// BrokerConfig is the message brokers' settings (HITL_AMQP_*, HITL_NATS_*); an empty URL
+// leaves that broker out.
+type BrokerConfig struct {
+	AMQP amqpbroker.Config
+	NATS natsbroker.Config
 }
 
 // NotifyConfig says how this server reaches people.
@@ -163,6 +176,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
 		}
 	}
+	errs = append(errs, c.Brokers.AMQP.Check(), c.Brokers.NATS.Check())
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
 		if err := outbound.CheckSecret(w.CallbackSecret); err != nil {
@@ -244,6 +258,18 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		Pending: func() float64 { return float64(eng.Pending()) },
 		Waiting: func() float64 { return float64(eng.Waiting()) },
 		Streams: func() float64 { return float64(eng.Streams()) },
+		BrokerBacklog: func() map[string]int {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			n, err := st.PendingDeliveries(ctx, hitl.DeliveryBroker)
+			if err != nil {
+				return nil
+			}
+			for _, b := range cfg.Brokers.names() {
+				n[b] += 0 // a broker with no backlog shows 0
+			}
+			return n
+		},
 	})
 	defaults, _ := engine.ParseDestinations(cfg.Notify.Default) // checked by Validate
 	channels := []string{}
@@ -264,7 +290,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
-		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy})
+		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names()})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		ln.Close()
@@ -372,10 +398,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	// Chat webhooks post through the dispatcher's guard, like webhooks.
 	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)))
+	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
+	publishers, brokersDone := s.startBrokers(dctx)
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
-		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders})
-	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders, Publishers: publishers})
 	dispatched := make(chan struct{})
 	go func() { dispatcher.Run(dctx); close(dispatched) }()
 	var serveErr error
@@ -390,10 +417,48 @@ func (s *Server) Serve(ctx context.Context) error {
 	shutErr := s.http.Shutdown(sctx)
 	stopDispatch()
 	<-dispatched
+	brokersDone.Wait()
 	s.engine.Stop()
 	closeErr := s.store.Close()
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
 	}
 	return errors.Join(serveErr, shutErr, closeErr)
+}
+
+// names are the brokers configured, for the engine to make their deliveries.
+func (b BrokerConfig) names() []string {
+	var out []string
+	if b.AMQP.URL != "" {
+		out = append(out, hitl.BrokerAMQP)
+	}
+	if b.NATS.URL != "" {
+		out = append(out, hitl.BrokerNATS)
+	}
+	return out
+}
+
+// startBrokers connects the configured brokers in the background, so that serving never
+// waits for one (events wait in the outbox meanwhile), and returns their publishers.
+func (s *Server) startBrokers(ctx context.Context) (map[string]notify.Publisher, *sync.WaitGroup) {
+	var done sync.WaitGroup
+	pubs := map[string]notify.Publisher{}
+	b := s.cfg.Brokers
+	// The intake needs the engine's action results (POST /api/v1/executions/{id}/result).
+	intake, _ := any(s.engine).(broker.Engine)
+	if intake == nil && (b.AMQP.IntakeQueue != "" || b.NATS.IntakeSubject != "") {
+		s.log.Error("this build cannot take action results from a broker: its engine has no IntakeActionResult")
+		b.AMQP.IntakeQueue, b.NATS.IntakeSubject = "", ""
+	}
+	if b.AMQP.URL != "" {
+		c := amqpbroker.New(b.AMQP, intake, s.log)
+		pubs[hitl.BrokerAMQP] = c
+		done.Go(func() { c.Run(ctx) })
+	}
+	if b.NATS.URL != "" {
+		c := natsbroker.New(b.NATS, intake, s.log)
+		pubs[hitl.BrokerNATS] = c
+		done.Go(func() { c.Run(ctx) })
+	}
+	return pubs, &done
 }

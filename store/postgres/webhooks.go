@@ -253,6 +253,24 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 	return out, next, nil
 }
 
+func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, "SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = $1 GROUP BY channel", string(kind))
+	if err != nil {
+		return nil, dbError(err, "deliveries")
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var channel string
+		var n int
+		if err := rows.Scan(&channel, &n); err != nil {
+			return nil, dbError(err, "deliveries")
+		}
+		out[channel] = n
+	}
+	return out, dbError(rows.Err(), "deliveries")
+}
+
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
 	var seq int64
 	err := s.pool.QueryRow(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)

@@ -277,6 +277,30 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 	return p.items, p.next, err
 }
 
+func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (map[string]int, error) {
+	return onReader(s, ctx, func() (map[string]int, error) {
+		return countByChannel(s.read.QueryContext(ctx,
+			"SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = ? GROUP BY channel", string(kind)))
+	})
+}
+
+func countByChannel(rows *sql.Rows, err error) (map[string]int, error) {
+	if err != nil {
+		return nil, dbError(err, "deliveries")
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var channel string
+		var n int
+		if err := rows.Scan(&channel, &n); err != nil {
+			return nil, dbError(err, "deliveries")
+		}
+		out[channel] = n
+	}
+	return out, dbError(rows.Err(), "deliveries")
+}
+
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
 	return onReader(s, ctx, func() (int64, error) {
 		var seq int64

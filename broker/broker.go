@@ -1,0 +1,246 @@
+// Package broker holds what the message broker adapters (broker/amqp, broker/nats) share: the
+// shapes of the messages they publish (the webhook's CloudEvent, or Attune's payloads) and the
+// reading of the action results they take in. Which events go out, and what an action result
+// does, is the engine's decision; this package only maps shapes.
+package broker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/notify"
+)
+
+// Message formats.
+const (
+	// FormatCloudEvents publishes the webhook's body: a CloudEvents 1.0 event in structured JSON.
+	FormatCloudEvents = "cloudevents"
+	// FormatAttune publishes the Attune executor's payloads (inquiry_id, execution_id, ...).
+	FormatAttune = "attune"
+)
+
+// CheckFormat says in words what is wrong with a format's name.
+func CheckFormat(format string) error {
+	if format != FormatCloudEvents && format != FormatAttune {
+		return fmt.Errorf("%q is not a message format; use %s or %s", format, FormatCloudEvents, FormatAttune)
+	}
+	return nil
+}
+
+// Render returns the body of m in format and its content type. A body that cannot be read is
+// a PermanentError: no attempt can publish it.
+func Render(format string, m *notify.Message) (body []byte, contentType string, err error) {
+	if format != FormatAttune {
+		return m.Body, "application/cloudevents+json", nil
+	}
+	var ce struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(m.Body, &ce); err != nil {
+		return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
+	}
+	body, err = attunePayload(m.Type, ce.Data)
+	if err != nil {
+		return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
+	}
+	return body, "application/json", nil
+}
+
+// attuneInquiry is what Attune's payloads take from an inquiry event's data. Execution and the
+// integer identities are read when present (the inquiry's execution field, responded_by_id).
+type attuneInquiry struct {
+	ID             int64             `json:"id"`
+	Execution      json.RawMessage   `json:"execution"`
+	Prompt         string            `json:"prompt"`
+	ResponseSchema json.RawMessage   `json:"response_schema"`
+	AssignedTo     []json.RawMessage `json:"assigned_to"`
+	TimeoutAt      *time.Time        `json:"timeout_at"`
+	Response       json.RawMessage   `json:"response"`
+	RespondedBy    json.RawMessage   `json:"responded_by"`
+	RespondedByID  json.RawMessage   `json:"responded_by_id"`
+	RespondedAt    *time.Time        `json:"responded_at"`
+	CancelReason   *string           `json:"cancel_reason"`
+	UpdatedAt      time.Time         `json:"updated_at"`
+}
+
+// attunePayload maps an event to the payload Attune's executor publishes under the same routing
+// key; events Attune has no payload for keep their data as it is.
+func attunePayload(typ string, data json.RawMessage) ([]byte, error) {
+	switch typ {
+	case hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
+	default:
+		return data, nil
+	}
+	var inq attuneInquiry
+	if err := json.Unmarshal(data, &inq); err != nil {
+		return nil, err
+	}
+	execution := integerIfDigits(inq.Execution)
+	switch typ {
+	case hitl.EventInquiryCreated:
+		return json.Marshal(struct {
+			InquiryID      int64           `json:"inquiry_id"`
+			ExecutionID    json.RawMessage `json:"execution_id"`
+			Prompt         string          `json:"prompt"`
+			ResponseSchema json.RawMessage `json:"response_schema"`
+			AssignedTo     json.RawMessage `json:"assigned_to"`
+			TimeoutAt      *time.Time      `json:"timeout_at"`
+		}{inq.ID, execution, inq.Prompt, orNull(inq.ResponseSchema), firstAssignee(inq.AssignedTo), inq.TimeoutAt})
+	case hitl.EventInquiryResponded:
+		by := inq.RespondedByID
+		if isNull(by) {
+			by = inq.RespondedBy
+		}
+		return json.Marshal(struct {
+			InquiryID   int64           `json:"inquiry_id"`
+			ExecutionID json.RawMessage `json:"execution_id"`
+			Response    json.RawMessage `json:"response"`
+			RespondedBy json.RawMessage `json:"responded_by"`
+			RespondedAt *time.Time      `json:"responded_at"`
+		}{inq.ID, execution, orNull(inq.Response), orNull(by), inq.RespondedAt})
+	case hitl.EventInquiryTimeout:
+		return json.Marshal(struct {
+			InquiryID   int64           `json:"inquiry_id"`
+			ExecutionID json.RawMessage `json:"execution_id"`
+			Response    json.RawMessage `json:"response"` // the fallback applied, if any
+			TimeoutAt   *time.Time      `json:"timeout_at"`
+		}{inq.ID, execution, orNull(inq.Response), inq.TimeoutAt})
+	default: // cancelled
+		return json.Marshal(struct {
+			InquiryID   int64           `json:"inquiry_id"`
+			ExecutionID json.RawMessage `json:"execution_id"`
+			Reason      *string         `json:"reason"`
+			CancelledAt time.Time       `json:"cancelled_at"`
+		}{inq.ID, execution, inq.CancelReason, inq.UpdatedAt})
+	}
+}
+
+// integerIfDigits turns a string of digits ("123") into the number Attune's IDs are.
+func integerIfDigits(v json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return json.RawMessage(s)
+		}
+	}
+	return orNull(v)
+}
+
+// firstAssignee is Attune's single assigned_to: the first assignee, a number when it is one.
+func firstAssignee(as []json.RawMessage) json.RawMessage {
+	if len(as) == 0 {
+		return json.RawMessage("null")
+	}
+	return integerIfDigits(as[0])
+}
+
+func isNull(v json.RawMessage) bool { return len(v) == 0 || bytes.Equal(v, []byte("null")) }
+
+func orNull(v json.RawMessage) json.RawMessage {
+	if isNull(v) {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// Engine is what the intake asks of the engine: to take an action result exactly as
+// POST /api/v1/executions/{id}/result does, and to record one it refused.
+type Engine interface {
+	IntakeActionResult(ctx context.Context, p *hitl.Principal, executionID string, result json.RawMessage) (inq *hitl.Inquiry, created bool, err error)
+	RejectIntake(ctx context.Context, r hitl.IntakeRejection) error
+}
+
+// Outcome is what an adapter does with a message it took.
+type Outcome int
+
+const (
+	// Ack: the result is committed (or needed nothing).
+	Ack Outcome = iota
+	// Reject: the message can never be taken; refused without requeue, and recorded.
+	Reject
+	// Retry: taking it failed for now (the database is down); deliver it again later.
+	Retry
+)
+
+// Intake takes action results from one source ("amqp:QUEUE", "nats:SUBJECT") as Principal.
+type Intake struct {
+	Engine    Engine
+	Principal *hitl.Principal
+	Source    string
+}
+
+// actionResult is an intake message's body: {"execution_id", "result"}, or the same in "payload".
+type actionResult struct {
+	ExecutionID json.RawMessage `json:"execution_id"`
+	Result      json.RawMessage `json:"result"`
+	Payload     *actionResult   `json:"payload"`
+}
+
+// Take applies one message: the action result it carries goes to the engine; a message that
+// cannot be read, or whose __inquiry the engine refuses, is recorded as intake.rejected. The
+// error says why when the outcome is Reject or Retry.
+func (in *Intake) Take(ctx context.Context, messageID string, body []byte) (Outcome, error) {
+	execution, result, err := readActionResult(body)
+	if err == nil {
+		_, _, err = in.Engine.IntakeActionResult(ctx, in.Principal, execution, result)
+		switch hitl.ErrorCode(err) {
+		case "":
+			return Ack, nil
+		case hitl.EInternal, hitl.EUnavailable, hitl.ERateLimited:
+			return Retry, err
+		}
+		err = errors.New(inWords(err))
+	}
+	if rerr := in.Engine.RejectIntake(ctx, hitl.IntakeRejection{Source: in.Source, MessageID: messageID, ExecutionID: execution, Reason: err.Error()}); rerr != nil {
+		return Retry, fmt.Errorf("recording the rejection failed: %w", rerr)
+	}
+	return Reject, err
+}
+
+// readActionResult reads an intake body: the execution's ID (a string or an integer) and its result.
+func readActionResult(body []byte) (execution string, result json.RawMessage, err error) {
+	var m actionResult
+	if err := json.Unmarshal(body, &m); err != nil {
+		return "", nil, fmt.Errorf(`the body is not a JSON object {"execution_id", "result"}: %w`, err)
+	}
+	if m.Payload != nil {
+		m = *m.Payload
+	}
+	if isNull(m.ExecutionID) {
+		return "", nil, errors.New(`the body has no execution_id: send {"execution_id": ..., "result": {...}}`)
+	}
+	var n json.Number
+	if err := json.Unmarshal(m.ExecutionID, &execution); err != nil {
+		if err := json.Unmarshal(m.ExecutionID, &n); err != nil {
+			return "", nil, errors.New("execution_id must be a string or an integer")
+		}
+		execution = n.String()
+	}
+	if strings.TrimSpace(execution) == "" {
+		return "", nil, errors.New("execution_id is empty")
+	}
+	if isNull(m.Result) {
+		return execution, nil, errors.New(`the body has no result: send {"execution_id": ..., "result": {...}}`)
+	}
+	return execution, m.Result, nil
+}
+
+// inWords is a domain error with every problem it lists: "invalid inquiry: /prompt: is required".
+func inWords(err error) string {
+	var e *hitl.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return hitl.ErrorMessage(err)
+	}
+	parts := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		parts[i] = f.Path + ": " + f.Message
+	}
+	return e.Message + ": " + strings.Join(parts, "; ")
+}
