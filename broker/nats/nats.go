@@ -179,6 +179,16 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, name, subject str
 	return nil
 }
 
+// Subject is where events of a type are published.
+func (c *Client) Subject(eventType string) string { return c.cfg.Prefix + "." + eventType }
+
+// Ready is nil once the stream (and the intake's consumer) exist, else why not.
+func (c *Client) Ready() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ready
+}
+
 // Publish sends one event to PREFIX.<type> with Nats-Msg-Id = the event ID and returns once
 // JetStream stored it (or recognised it as a duplicate).
 func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
@@ -192,7 +202,7 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	if err != nil {
 		return err
 	}
-	msg := nats.NewMsg(c.cfg.Prefix + "." + m.Type)
+	msg := nats.NewMsg(c.Subject(m.Type))
 	msg.Data = body
 	msg.Header.Set("Content-Type", contentType)
 	msg.Header.Set("Hitl-Event-Type", m.Type)
