@@ -119,8 +119,11 @@ func webhooksCmd() *cobra.Command {
 					next = d.NextAttemptAt.Format(time.RFC3339)
 				}
 				to := d.URL
-				if d.Kind == hitl.DeliveryNotification {
+				switch d.Kind {
+				case hitl.DeliveryNotification:
 					to = d.Channel + " " + d.Recipient // a notification goes to someone by a channel
+				case hitl.DeliveryBroker:
+					to = d.Channel // a publish goes to a broker
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d %s\t%s\t%d\t%s\t%s\t%s\n", d.ID, d.Kind, d.EventSeq, d.EventType, d.Status, d.Attempts, dash(last), next, to)
 			}

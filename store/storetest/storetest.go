@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Webhooks":                testWebhooks,
 		"ClaimDeliveries":         testClaimDeliveries,
 		"OutboxCursor":            testOutboxCursor,
+		"BrokerBacklog":           testBrokerBacklog,
 		"PeopleAndGroups":         testPeopleAndGroups,
 		"Notifications":           testNotifications,
 	}

@@ -184,3 +184,23 @@ func testOutboxCursor(t *testing.T, s hitl.Store) {
 		t.Fatalf("sessions by key: %+v", ss)
 	}
 }
+
+func testBrokerBacklog(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	for i, channel := range []string{hitl.BrokerAMQP, hitl.BrokerAMQP, hitl.BrokerNATS} {
+		must(t, s.Update(ctx, func(tx hitl.Tx) error {
+			d := newDelivery(i+1, "", channel)
+			d.Kind, d.Channel, d.URL = hitl.DeliveryBroker, channel, ""
+			return tx.InsertDelivery(d)
+		}))
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertDelivery(newDelivery(9, "", "example.com")) })) // not a broker's
+	confirmed := newDelivery(1, "", hitl.BrokerAMQP)
+	confirmed.Kind, confirmed.Channel, confirmed.Status, confirmed.NextAttemptAt = hitl.DeliveryBroker, hitl.BrokerAMQP, hitl.DeliveryDelivered, nil
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.SaveAttempt(confirmed) }))
+	backlog, err := s.PendingDeliveries(ctx, hitl.DeliveryBroker)
+	must(t, err)
+	if len(backlog) != 2 || backlog[hitl.BrokerAMQP] != 1 || backlog[hitl.BrokerNATS] != 1 {
+		t.Fatalf("broker backlog %v, want amqp: 1, nats: 1", backlog)
+	}
+}
