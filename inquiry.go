@@ -189,6 +189,8 @@ func (o InquiryOrder) Valid() bool { return o == "" || o == OrderNewest || o == 
 type Page struct {
 	Cursor string
 	Limit  int
+	// Offset skips that many items after the cursor, for lists numbered by page.
+	Offset int
 }
 
 // After is the position the cursor stands for (0 for the first page). Cursors are positive

@@ -322,3 +322,18 @@ func insertKey(tx hitl.Tx, k *hitl.Key, tokenHash string) (err error) {
 	k.IdentityID, err = tx.Identity(k.Name)
 	return err
 }
+
+// IdentityIDs returns the integer identities of those names that have one, for adapters
+// that show people by number.
+func (e *Engine) IdentityIDs(ctx context.Context, names []string) (map[string]int64, error) {
+	return e.store.IdentityIDs(ctx, names)
+}
+
+// IdentityName returns the name that holds an integer identity (ENotFound, in words).
+func (e *Engine) IdentityName(ctx context.Context, id int64) (string, error) {
+	name, err := e.store.IdentityName(ctx, id)
+	if hitl.ErrorCode(err) == hitl.ENotFound {
+		return "", hitl.Errorf(hitl.ENotFound, "no principal has identity %d", id)
+	}
+	return name, err
+}

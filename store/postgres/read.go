@@ -114,8 +114,8 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 			w.add("i.id < " + w.arg(cursor))
 		}
 	}
-	limit := w.arg(f.Page.Limit + 1)
-	items, err := queryInquiries(ctx, s.pool, "SELECT i.id, i.doc FROM inquiries i"+w.String()+order+" LIMIT "+limit, w.args...)
+	limit, offset := w.arg(f.Page.Limit+1), w.arg(f.Page.Offset)
+	items, err := queryInquiries(ctx, s.pool, "SELECT i.id, i.doc FROM inquiries i"+w.String()+order+" LIMIT "+limit+" OFFSET "+offset, w.args...)
 	if err != nil {
 		return nil, "", err
 	}

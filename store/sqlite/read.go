@@ -149,8 +149,8 @@ func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 			w.add("i.id < ?", cursor)
 		}
 	}
-	items, err := queryInquiries(ctx, s.read, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ?",
-		append(w.args, f.Page.Limit+1)...)
+	items, err := queryInquiries(ctx, s.read, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ? OFFSET ?",
+		append(w.args, f.Page.Limit+1, f.Page.Offset)...)
 	if err != nil {
 		return nil, "", err
 	}
