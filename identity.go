@@ -33,6 +33,10 @@ var errAssignees = errors.New("expected a name, group:NAME, an integer identity,
 // UnmarshalJSON accepts "alice", 123, or a list of names and integers.
 func (a *Assignees) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		*a = nil
+		return nil
+	}
 	if len(b) > 0 && b[0] != '[' {
 		b = append(append([]byte{'['}, b...), ']')
 	}
