@@ -34,9 +34,15 @@ func CheckFormat(format string) error {
 	return nil
 }
 
-// Render returns the body of m in format and its content type. A body that cannot be read is
-// a PermanentError: no attempt can publish it.
-func Render(format string, m *notify.Message) (body []byte, contentType string, err error) {
+// Identities looks up the integer identities of principals by name (the engine's IdentityIDs).
+type Identities interface {
+	IdentityIDs(ctx context.Context, names []string) (map[string]int64, error)
+}
+
+// Render returns the body of m in format and its content type; ids gives Attune's payloads
+// their integer assignee. A body that cannot be read is a PermanentError: no attempt can
+// publish it.
+func Render(ctx context.Context, format string, m *notify.Message, ids Identities) (body []byte, contentType string, err error) {
 	if format != FormatAttune {
 		return m.Body, "application/cloudevents+json", nil
 	}
@@ -46,7 +52,16 @@ func Render(format string, m *notify.Message) (body []byte, contentType string, 
 	if err := json.Unmarshal(m.Body, &ce); err != nil {
 		return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
 	}
-	body, err = attunePayload(m.Type, ce.Data)
+	var inq attuneInquiry
+	if isInquiryEvent(m.Type) {
+		if err := json.Unmarshal(ce.Data, &inq); err != nil {
+			return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
+		}
+		if inq.assignee, err = identityOf(ctx, ids, inq.AssignedTo); err != nil {
+			return nil, "", fmt.Errorf("looking up the assignee's identity: %w", err)
+		}
+	}
+	body, err = attunePayload(m.Type, &inq, ce.Data)
 	if err != nil {
 		return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
 	}
@@ -56,31 +71,57 @@ func Render(format string, m *notify.Message) (body []byte, contentType string, 
 // attuneInquiry is what Attune's payloads take from an inquiry event's data. Execution and the
 // integer identities are read when present (the inquiry's execution field, responded_by_id).
 type attuneInquiry struct {
-	ID             int64             `json:"id"`
-	Execution      json.RawMessage   `json:"execution"`
-	Prompt         string            `json:"prompt"`
-	ResponseSchema json.RawMessage   `json:"response_schema"`
-	AssignedTo     []json.RawMessage `json:"assigned_to"`
-	TimeoutAt      *time.Time        `json:"timeout_at"`
-	Response       json.RawMessage   `json:"response"`
-	RespondedBy    json.RawMessage   `json:"responded_by"`
-	RespondedByID  json.RawMessage   `json:"responded_by_id"`
-	RespondedAt    *time.Time        `json:"responded_at"`
-	CancelReason   *string           `json:"cancel_reason"`
-	UpdatedAt      time.Time         `json:"updated_at"`
+	ID             int64           `json:"id"`
+	Execution      json.RawMessage `json:"execution"`
+	Prompt         string          `json:"prompt"`
+	ResponseSchema json.RawMessage `json:"response_schema"`
+	AssignedTo     []string        `json:"assigned_to"`
+	TimeoutAt      *time.Time      `json:"timeout_at"`
+	Response       json.RawMessage `json:"response"`
+	RespondedBy    json.RawMessage `json:"responded_by"`
+	RespondedByID  json.RawMessage `json:"responded_by_id"`
+	RespondedAt    *time.Time      `json:"responded_at"`
+	CancelReason   *string         `json:"cancel_reason"`
+	UpdatedAt      time.Time       `json:"updated_at"`
+
+	assignee *int64 // the integer identity of the first person assigned
+}
+
+func isInquiryEvent(typ string) bool {
+	switch typ {
+	case hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
+		return true
+	}
+	return false
+}
+
+// identityOf is the integer identity of the first person among assignees (Attune assigns one
+// person; groups have no identity), as /api/v1/inquiries shows it; nil when there is none.
+func identityOf(ctx context.Context, ids Identities, assignees []string) (*int64, error) {
+	for _, a := range assignees {
+		if strings.HasPrefix(a, "group:") {
+			continue
+		}
+		if ids == nil {
+			return nil, nil
+		}
+		found, err := ids.IdentityIDs(ctx, []string{a})
+		if err != nil {
+			return nil, err
+		}
+		if id, ok := found[a]; ok {
+			return &id, nil
+		}
+		return nil, nil
+	}
+	return nil, nil
 }
 
 // attunePayload maps an event to the payload Attune's executor publishes under the same routing
 // key; events Attune has no payload for keep their data as it is.
-func attunePayload(typ string, data json.RawMessage) ([]byte, error) {
-	switch typ {
-	case hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
-	default:
+func attunePayload(typ string, inq *attuneInquiry, data json.RawMessage) ([]byte, error) {
+	if !isInquiryEvent(typ) {
 		return data, nil
-	}
-	var inq attuneInquiry
-	if err := json.Unmarshal(data, &inq); err != nil {
-		return nil, err
 	}
 	execution := integerIfDigits(inq.Execution)
 	switch typ {
@@ -90,9 +131,9 @@ func attunePayload(typ string, data json.RawMessage) ([]byte, error) {
 			ExecutionID    json.RawMessage `json:"execution_id"`
 			Prompt         string          `json:"prompt"`
 			ResponseSchema json.RawMessage `json:"response_schema"`
-			AssignedTo     json.RawMessage `json:"assigned_to"`
+			AssignedTo     *int64          `json:"assigned_to"`
 			TimeoutAt      *time.Time      `json:"timeout_at"`
-		}{inq.ID, execution, inq.Prompt, orNull(inq.ResponseSchema), firstAssignee(inq.AssignedTo), inq.TimeoutAt})
+		}{inq.ID, execution, inq.Prompt, orNull(inq.ResponseSchema), inq.assignee, inq.TimeoutAt})
 	case hitl.EventInquiryResponded:
 		by := inq.RespondedByID
 		if isNull(by) {
@@ -133,14 +174,6 @@ func integerIfDigits(v json.RawMessage) json.RawMessage {
 	return orNull(v)
 }
 
-// firstAssignee is Attune's single assigned_to: the first assignee, a number when it is one.
-func firstAssignee(as []json.RawMessage) json.RawMessage {
-	if len(as) == 0 {
-		return json.RawMessage("null")
-	}
-	return integerIfDigits(as[0])
-}
-
 func isNull(v json.RawMessage) bool { return len(v) == 0 || bytes.Equal(v, []byte("null")) }
 
 func orNull(v json.RawMessage) json.RawMessage {
@@ -153,6 +186,7 @@ func orNull(v json.RawMessage) json.RawMessage {
 // Engine is what the intake asks of the engine: to take an action result exactly as
 // POST /api/v1/executions/{id}/result does, and to record one it refused.
 type Engine interface {
+	Identities
 	IntakeActionResult(ctx context.Context, p *hitl.Principal, executionID string, result json.RawMessage) (inq *hitl.Inquiry, created bool, err error)
 	RejectIntake(ctx context.Context, r hitl.IntakeRejection) error
 }

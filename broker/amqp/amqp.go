@@ -81,6 +81,7 @@ type Client struct {
 	cfg    Config
 	log    *slog.Logger
 	intake *broker.Intake
+	ids    broker.Identities
 
 	mu      sync.Mutex
 	pub     *amqp.Channel // nil while disconnected
@@ -95,6 +96,9 @@ func New(cfg Config, eng broker.Engine, log *slog.Logger) *Client {
 	cfg.IntakeExchange = cmpOr(cfg.IntakeExchange, cfg.Exchange)
 	cfg.IntakeKey = cmpOr(cfg.IntakeKey, DefaultIntakeKey)
 	c := &Client{cfg: cfg, log: log.With("broker", "amqp"), changed: make(chan struct{}), lastErr: errors.New("not connected yet")}
+	if eng != nil {
+		c.ids = eng
+	}
 	if cfg.IntakeQueue != "" {
 		c.intake = &broker.Intake{Engine: eng, Source: "amqp:" + cfg.IntakeQueue,
 			Principal: &hitl.Principal{Name: "amqp-intake", Roles: []string{hitl.RoleAgent}}}
@@ -205,7 +209,7 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	if pub == nil {
 		return fmt.Errorf("not connected to RabbitMQ: %w", lastErr)
 	}
-	body, contentType, err := broker.Render(c.cfg.Format, m)
+	body, contentType, err := broker.Render(ctx, c.cfg.Format, m, c.ids)
 	if err != nil {
 		return err
 	}

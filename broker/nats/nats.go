@@ -78,6 +78,7 @@ type Client struct {
 	cfg    Config
 	log    *slog.Logger
 	intake *broker.Intake
+	ids    broker.Identities
 
 	mu    sync.Mutex
 	js    jetstream.JetStream // nil until the stream exists
@@ -99,6 +100,9 @@ func New(cfg Config, eng broker.Engine, log *slog.Logger) *Client {
 		cfg.IntakeDurable = DefaultDurable
 	}
 	c := &Client{cfg: cfg, log: log.With("broker", "nats"), ready: errors.New("not connected yet")}
+	if eng != nil {
+		c.ids = eng
+	}
 	if cfg.IntakeSubject != "" {
 		c.intake = &broker.Intake{Engine: eng, Source: "nats:" + cfg.IntakeSubject,
 			Principal: &hitl.Principal{Name: "nats-intake", Roles: []string{hitl.RoleAgent}}}
@@ -198,7 +202,7 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	if js == nil {
 		return fmt.Errorf("NATS JetStream is not ready: %w", ready)
 	}
-	body, contentType, err := broker.Render(c.cfg.Format, m)
+	body, contentType, err := broker.Render(ctx, c.cfg.Format, m, c.ids)
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,8 @@ func (e *Engine) RejectIntake(_ context.Context, r hitl.IntakeRejection) error {
 	return nil
 }
 
+func (e *Engine) IdentityIDs(context.Context, []string) (map[string]int64, error) { return nil, nil }
+
 // State returns copies of what the engine was asked.
 func (e *Engine) State() (created []string, rejected []hitl.IntakeRejection) {
 	e.mu.Lock()

@@ -9,10 +9,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/broker"
+	natsbroker "github.com/hitl-dev/hitl/broker/nats"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/brokertest"
 	"github.com/hitl-dev/hitl/internal/server"
@@ -117,13 +120,103 @@ func TestRabbitMQCarriesTheInquiryEvents(t *testing.T) {
 			}
 			wantKeys(t, c, "inquiry_id", "execution_id", "prompt", "response_schema", "assigned_to", "timeout_at")
 			wantKeys(t, rs, "inquiry_id", "execution_id", "response", "responded_by", "responded_at")
-			if c["inquiry_id"] != float64(inq.ID) || c["prompt"] != "Approve deployment?" || c["assigned_to"] != "vic" {
-				t.Errorf("inquiry.created in Attune's shape: %s", created.Body)
+			vic := identityOf(t, e, "vic")
+			if c["inquiry_id"] != float64(inq.ID) || c["prompt"] != "Approve deployment?" || c["assigned_to"] != vic || c["execution_id"] != nil {
+				t.Errorf("inquiry.created in Attune's shape (assigned to identity %v): %s", vic, created.Body)
 			}
-			if resp, _ := rs["response"].(map[string]any); resp["approved"] != true || rs["responded_by"] != "vic" {
-				t.Errorf("inquiry.responded in Attune's shape: %s", responded.Body)
+			if resp, _ := rs["response"].(map[string]any); resp["approved"] != true || rs["responded_by"] != vic {
+				t.Errorf("inquiry.responded in Attune's shape (answered by identity %v): %s", vic, responded.Body)
 			}
 		})
+	}
+}
+
+// identityOf is a principal's integer identity, as GET /v1/me shows it to them.
+func identityOf(t *testing.T, e *env, name string) float64 {
+	t.Helper()
+	r := e.do("GET", "/v1/me", e.token(name, hitl.RoleResponder), "")
+	id, ok := r.body["identity_id"].(float64)
+	if !ok {
+		t.Fatalf("GET /v1/me: %s", r.text)
+	}
+	return id
+}
+
+// An Attune worker's way: the action's result with __inquiry comes in by REST or by RabbitMQ,
+// the executor hears inquiry.created, a human answers, and inquiry.responded resumes it.
+func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
+	t.Parallel()
+	r := newRabbit(t)
+	e := startServer(t, testserver.Configure(func(c *server.Config) {
+		r.config(broker.FormatAttune)(c)
+		c.Brokers.AMQP.IntakeQueue = r.exchange + "_results"
+	}))
+	t.Cleanup(func() { r.ch.QueueDelete(r.exchange+"_results", false, false, false) })
+	agent := e.token("worker", hitl.RoleAgent)
+	human := e.principal("vic", []string{hitl.RoleResponder})
+	vic := identityOf(t, e, "vic")
+	result := func(prompt string) string {
+		return fmt.Sprintf(`{"__inquiry": {"prompt": %q, "response_schema": {"type": "object", "properties": {"approved": {"type": "boolean"}}},
+			"assigned_to": %d, "timeout_seconds": 3600}, "deployment_plan": {"target": "production"}}`, prompt, int64(vic))
+	}
+	if rep := e.do("POST", "/api/v1/executions/123/result", agent, result("by REST")); rep.status != 201 {
+		t.Fatalf("REST result: %d %s", rep.status, rep.text)
+	}
+	publish := func(id, body string) {
+		t.Helper()
+		must(t, r.ch.PublishWithContext(context.Background(), r.exchange, "execution.completed", false, false,
+			amqp.Publishing{MessageId: id, Body: []byte(body), DeliveryMode: amqp.Persistent}))
+	}
+	publish("poison", `{"execution_id": 125, "result": {"__inquiry": {"assigned_to": 123456789}}}`)
+	body := `{"payload": {"execution_id": 124, "result": ` + result("by RabbitMQ") + `}}`
+	publish("m1", body)
+	publish("m1-again", body) // delivered twice: one inquiry
+
+	byExecution := map[float64]map[string]any{}
+	var rejected map[string]any
+	for len(byExecution) < 2 || rejected == nil {
+		m := r.next(t)
+		p := decode(t, m.Body)
+		switch m.RoutingKey {
+		case hitl.EventInquiryCreated:
+			if m.MessageId == "" || m.Type != m.RoutingKey {
+				t.Errorf("message_id %q, type %q", m.MessageId, m.Type)
+			}
+			wantKeys(t, p, "inquiry_id", "execution_id", "prompt", "response_schema", "assigned_to", "timeout_at")
+			exec, _ := p["execution_id"].(float64)
+			if byExecution[exec] != nil {
+				t.Errorf("a second inquiry.created for execution %v", exec)
+			}
+			byExecution[exec] = p
+		case hitl.EventIntakeRejected:
+			rejected = p
+		}
+	}
+	for exec, prompt := range map[float64]string{123: "by REST", 124: "by RabbitMQ"} {
+		p := byExecution[exec]
+		if p["prompt"] != prompt || p["assigned_to"] != vic || p["timeout_at"] == nil {
+			t.Errorf("inquiry.created of execution %v: %v", exec, p)
+		}
+	}
+	if rejected["message_id"] != "poison" || rejected["execution_id"] != "125" || !strings.Contains(fmt.Sprint(rejected["reason"]), "/__inquiry/") {
+		t.Errorf("intake.rejected: %v", rejected)
+	}
+
+	id := int64(byExecution[124]["inquiry_id"].(float64))
+	_, err := human.Respond(context.Background(), id, json.RawMessage(`{"approved": true}`), "")
+	must(t, err)
+	var responded map[string]any
+	for responded == nil {
+		if m := r.next(t); m.RoutingKey == hitl.EventInquiryResponded {
+			responded = decode(t, m.Body)
+		}
+	}
+	wantKeys(t, responded, "inquiry_id", "execution_id", "response", "responded_by", "responded_at")
+	if responded["execution_id"] != float64(124) || responded["responded_by"] != vic || responded["inquiry_id"] != float64(id) {
+		t.Errorf("inquiry.responded: %v", responded)
+	}
+	if q, err := r.ch.QueueDeclarePassive(r.exchange+"_results", true, false, false, false, nil); err != nil || q.Messages != 0 {
+		t.Errorf("the intake queue holds %d messages (%v), want none: each taken or rejected", q.Messages, err)
 	}
 }
 
@@ -242,5 +335,36 @@ func TestNodesPublishEachEventOnce(t *testing.T) {
 	}
 	if len(seen) != n {
 		t.Errorf("%d events published, want %d", len(seen), n)
+	}
+}
+
+func TestJetStreamCarriesTheInquiryEvents(t *testing.T) {
+	t.Parallel()
+	url := brokertest.NATS(t)
+	id := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	e := startServer(t, testserver.Configure(func(c *server.Config) {
+		c.Brokers.NATS = natsbroker.Config{URL: url, Prefix: "hitltest" + id, Stream: "HITLTEST" + id}
+		c.Webhooks = fastWebhooks
+	}))
+	nc, err := nats.Connect(url)
+	must(t, err)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	must(t, err)
+	t.Cleanup(func() { js.DeleteStream(context.Background(), "HITLTEST"+id) })
+	agent := e.principal("bot", []string{hitl.RoleAgent})
+	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "over NATS?"})
+	var msg *jetstream.RawStreamMsg
+	testserver.Eventually(t, 10*time.Second, "inquiry.created in the stream", func() bool {
+		s, err := js.Stream(context.Background(), "HITLTEST"+id)
+		if err != nil {
+			return false
+		}
+		msg, err = s.GetLastMsgForSubject(context.Background(), "hitltest"+id+".inquiry.created")
+		return err == nil
+	})
+	ce := decode(t, msg.Data)
+	if data, _ := ce["data"].(map[string]any); msg.Header.Get("Nats-Msg-Id") != ce["id"] || data["id"] != float64(inq.ID) {
+		t.Errorf("Nats-Msg-Id %q, CloudEvent %s; want the event's id and the inquiry", msg.Header.Get("Nats-Msg-Id"), msg.Data)
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/broker"
 	amqpbroker "github.com/hitl-dev/hitl/broker/amqp"
 	natsbroker "github.com/hitl-dev/hitl/broker/nats"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
@@ -444,19 +443,13 @@ func (s *Server) startBrokers(ctx context.Context) (map[string]notify.Publisher,
 	var done sync.WaitGroup
 	pubs := map[string]notify.Publisher{}
 	b := s.cfg.Brokers
-	// The intake needs the engine's action results (POST /api/v1/executions/{id}/result).
-	intake, _ := any(s.engine).(broker.Engine)
-	if intake == nil && (b.AMQP.IntakeQueue != "" || b.NATS.IntakeSubject != "") {
-		s.log.Error("this build cannot take action results from a broker: its engine has no IntakeActionResult")
-		b.AMQP.IntakeQueue, b.NATS.IntakeSubject = "", ""
-	}
 	if b.AMQP.URL != "" {
-		c := amqpbroker.New(b.AMQP, intake, s.log)
+		c := amqpbroker.New(b.AMQP, s.engine, s.log)
 		pubs[hitl.BrokerAMQP] = c
 		done.Go(func() { c.Run(ctx) })
 	}
 	if b.NATS.URL != "" {
-		c := natsbroker.New(b.NATS, intake, s.log)
+		c := natsbroker.New(b.NATS, s.engine, s.log)
 		pubs[hitl.BrokerNATS] = c
 		done.Go(func() { c.Run(ctx) })
 	}
