@@ -22,55 +22,16 @@ import (
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
-// rabbit is a test's own exchange and queue on the machine's RabbitMQ, deleted when it ends.
-type rabbit struct {
-	url, exchange, queue string
-	ch                   *amqp.Channel
-}
+// rabbit is a test's own exchange and queue, and the server settings that publish to it.
+type rabbit struct{ *brokertest.Rabbit }
 
-// newRabbit declares a durable exchange and a queue bound to it with "#" (every event).
-func newRabbit(t *testing.T) *rabbit {
-	t.Helper()
-	r := &rabbit{url: brokertest.AMQP(t), exchange: "hitl_test_" + uuid.NewString()[:8]}
-	r.queue = r.exchange + "_all"
-	conn, err := amqp.Dial(r.url)
-	must(t, err)
-	t.Cleanup(func() { conn.Close() })
-	r.ch, err = conn.Channel()
-	must(t, err)
-	must(t, r.ch.ExchangeDeclare(r.exchange, amqp.ExchangeTopic, true, false, false, false, nil))
-	_, err = r.ch.QueueDeclare(r.queue, true, false, false, false, nil)
-	must(t, err)
-	must(t, r.ch.QueueBind(r.queue, "#", r.exchange, false, nil))
-	t.Cleanup(func() {
-		ch, err := conn.Channel()
-		if err != nil {
-			return
-		}
-		ch.QueueDelete(r.queue, false, false, false)
-		ch.ExchangeDelete(r.exchange, false, false)
-	})
-	return r
-}
+func newRabbit(t *testing.T) rabbit { return rabbit{brokertest.NewRabbit(t)} }
 
-func (r *rabbit) config(format string) func(*server.Config) {
+func (r rabbit) config(format string) func(*server.Config) {
 	return func(c *server.Config) {
-		c.Brokers.AMQP.URL, c.Brokers.AMQP.Exchange, c.Brokers.AMQP.Format = r.url, r.exchange, format
+		c.Brokers.AMQP.URL, c.Brokers.AMQP.Exchange, c.Brokers.AMQP.Format = r.URL, r.Exchange, format
 		c.Webhooks = fastWebhooks
 	}
-}
-
-// next waits for the queue's next message.
-func (r *rabbit) next(t *testing.T) amqp.Delivery {
-	t.Helper()
-	var got amqp.Delivery
-	testserver.Eventually(t, 10*time.Second, "a message on "+r.exchange, func() bool {
-		d, ok, err := r.ch.Get(r.queue, true)
-		must(t, err)
-		got = d
-		return ok
-	})
-	return got
 }
 
 func decode(t *testing.T, body []byte) map[string]any {
@@ -94,7 +55,7 @@ func TestRabbitMQCarriesTheInquiryEvents(t *testing.T) {
 			schema := json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]}`)
 			inq := ask(t, agent, hitl.InquiryRequest{Prompt: "Approve deployment?", ResponseSchema: schema, AssignedTo: []string{"vic"}})
 
-			created := r.next(t)
+			created := r.Next(t)
 			if created.RoutingKey != hitl.EventInquiryCreated || created.Type != hitl.EventInquiryCreated {
 				t.Fatalf("first message: routing key %q, type %q; want inquiry.created", created.RoutingKey, created.Type)
 			}
@@ -103,7 +64,7 @@ func TestRabbitMQCarriesTheInquiryEvents(t *testing.T) {
 			}
 			_, err := human.Respond(context.Background(), inq.ID, json.RawMessage(`{"approved": true}`), "")
 			must(t, err)
-			responded := r.next(t)
+			responded := r.Next(t)
 			if responded.RoutingKey != hitl.EventInquiryResponded || responded.MessageId == created.MessageId {
 				t.Fatalf("second message: routing key %q, message_id %q; want inquiry.responded with an id of its own", responded.RoutingKey, responded.MessageId)
 			}
@@ -149,9 +110,9 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 	r := newRabbit(t)
 	e := startServer(t, testserver.Configure(func(c *server.Config) {
 		r.config(broker.FormatAttune)(c)
-		c.Brokers.AMQP.IntakeQueue = r.exchange + "_results"
+		c.Brokers.AMQP.IntakeQueue = r.Exchange + "_results"
 	}))
-	t.Cleanup(func() { r.ch.QueueDelete(r.exchange+"_results", false, false, false) })
+	t.Cleanup(func() { r.Ch.QueueDelete(r.Exchange+"_results", false, false, false) })
 	agent := e.token("worker", hitl.RoleAgent)
 	human := e.principal("vic", []string{hitl.RoleResponder})
 	vic := identityOf(t, e, "vic")
@@ -164,7 +125,7 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 	}
 	publish := func(id, body string) {
 		t.Helper()
-		must(t, r.ch.PublishWithContext(context.Background(), r.exchange, "execution.completed", false, false,
+		must(t, r.Ch.PublishWithContext(context.Background(), r.Exchange, "execution.completed", false, false,
 			amqp.Publishing{MessageId: id, Body: []byte(body), DeliveryMode: amqp.Persistent}))
 	}
 	publish("poison", `{"execution_id": 125, "result": {"__inquiry": {"assigned_to": 123456789}}}`)
@@ -175,7 +136,7 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 	byExecution := map[float64]map[string]any{}
 	var rejected map[string]any
 	for len(byExecution) < 2 || rejected == nil {
-		m := r.next(t)
+		m := r.Next(t)
 		p := decode(t, m.Body)
 		switch m.RoutingKey {
 		case hitl.EventInquiryCreated:
@@ -207,7 +168,7 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 	must(t, err)
 	var responded map[string]any
 	for responded == nil {
-		if m := r.next(t); m.RoutingKey == hitl.EventInquiryResponded {
+		if m := r.Next(t); m.RoutingKey == hitl.EventInquiryResponded {
 			responded = decode(t, m.Body)
 		}
 	}
@@ -215,7 +176,7 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 	if responded["execution_id"] != float64(124) || responded["responded_by"] != vic || responded["inquiry_id"] != float64(id) {
 		t.Errorf("inquiry.responded: %v", responded)
 	}
-	if q, err := r.ch.QueueDeclarePassive(r.exchange+"_results", true, false, false, false, nil); err != nil || q.Messages != 0 {
+	if q, err := r.Ch.QueueDeclarePassive(r.Exchange+"_results", true, false, false, false, nil); err != nil || q.Messages != 0 {
 		t.Errorf("the intake queue holds %d messages (%v), want none: each taken or rejected", q.Messages, err)
 	}
 }
@@ -233,34 +194,10 @@ func wantKeys(t *testing.T, m map[string]any, keys ...string) {
 	}
 }
 
-// drain takes every message of the queue until want distinct message IDs arrived, and
-// returns how many times each came.
-func (r *rabbit) drain(t *testing.T, want int) map[string]int {
-	t.Helper()
-	seen := map[string]int{}
-	testserver.Eventually(t, 30*time.Second, fmt.Sprintf("%d events on %s", want, r.exchange), func() bool {
-		for {
-			d, ok, err := r.ch.Get(r.queue, true)
-			must(t, err)
-			if !ok {
-				return len(seen) >= want
-			}
-			if d.MessageId == "" {
-				t.Fatalf("a message without message_id: %s", d.Body)
-			}
-			seen[d.MessageId]++
-			if ce := decode(t, d.Body); ce["id"] != d.MessageId {
-				t.Fatalf("message_id %q carries event %v", d.MessageId, ce["id"])
-			}
-		}
-	})
-	return seen
-}
-
 func TestRabbitMQConnectionLossLosesNoEvent(t *testing.T) {
 	t.Parallel()
 	r := newRabbit(t)
-	p := newProxy(t, strings.TrimSuffix(strings.TrimPrefix(r.url, "amqp://guest:guest@"), "/"))
+	p := newProxy(t, strings.TrimSuffix(strings.TrimPrefix(r.URL, "amqp://guest:guest@"), "/"))
 	e := startServer(t, testserver.Configure(func(c *server.Config) {
 		r.config(broker.FormatCloudEvents)(c)
 		c.Brokers.AMQP.URL = "amqp://guest:guest@" + p.addr + "/"
@@ -276,7 +213,7 @@ func TestRabbitMQConnectionLossLosesNoEvent(t *testing.T) {
 			p.restore(t)
 		}
 	}
-	seen := r.drain(t, n)
+	seen := r.Drain(t, n, 30*time.Second)
 	if len(seen) != n {
 		t.Errorf("%d distinct events arrived, want %d", len(seen), n)
 	}
@@ -327,7 +264,7 @@ func TestNodesPublishEachEventOnce(t *testing.T) {
 			return strings.Contains(node.do("GET", "/metrics", "", "").text, `hitl_broker_backlog{broker="amqp"} 0`)
 		})
 	}
-	seen := r.drain(t, n)
+	seen := r.Drain(t, n, 30*time.Second)
 	for id, times := range seen {
 		if times != 1 {
 			t.Errorf("event %s was published %d times by the two nodes, want once", id, times)
