@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -208,6 +209,31 @@ type Intake struct {
 	Engine    Engine
 	Principal *hitl.Principal
 	Source    string
+}
+
+// NewIntake returns the intake of one source, whose results are taken as the principal
+// NAME-intake (amqp-intake, nats-intake): an agent, as a worker posting results by REST is.
+func NewIntake(eng Engine, name, source string) *Intake {
+	return &Intake{Engine: eng, Source: source, Principal: &hitl.Principal{Name: name + "-intake", Roles: []string{hitl.RoleAgent}}}
+}
+
+// Handle takes one message and settles it with the broker: ack after the commit, reject (never
+// to be delivered again) when it can never be taken, retry when taking it failed for now.
+func (in *Intake) Handle(ctx context.Context, log *slog.Logger, messageID string, body []byte, ack, reject, retry func() error) {
+	outcome, err := in.Take(ctx, messageID, body)
+	switch outcome {
+	case Ack:
+		err = ack()
+	case Reject:
+		log.Warn("rejected an intake message", "message_id", messageID, "reason", err)
+		err = reject()
+	case Retry:
+		log.Warn("an intake message could not be taken now; it will be delivered again", "message_id", messageID, "err", err)
+		err = retry()
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Warn("settling an intake message failed; the broker will deliver it again", "message_id", messageID, "err", err)
+	}
 }
 
 // actionResult is an intake message's body: {"execution_id", "result"}, or the same in "payload".

@@ -100,8 +100,7 @@ func New(cfg Config, eng broker.Engine, log *slog.Logger) *Client {
 		c.ids = eng
 	}
 	if cfg.IntakeQueue != "" {
-		c.intake = &broker.Intake{Engine: eng, Source: "amqp:" + cfg.IntakeQueue,
-			Principal: &hitl.Principal{Name: "amqp-intake", Roles: []string{hitl.RoleAgent}}}
+		c.intake = broker.NewIntake(eng, hitl.BrokerAMQP, "amqp:"+cfg.IntakeQueue)
 	}
 	return c
 }
@@ -265,22 +264,14 @@ func (c *Client) consume(ctx context.Context, conn *amqp.Connection) error {
 // take applies one intake message and acknowledges it after the commit; a message that can
 // never be taken is rejected without requeue (dead-lettered when the queue has a DLX).
 func (c *Client) take(ctx context.Context, d amqp.Delivery) {
-	outcome, err := c.intake.Take(ctx, d.MessageId, d.Body)
-	switch outcome {
-	case broker.Ack:
-		err = d.Ack(false)
-	case broker.Reject:
-		c.log.Warn("rejected an intake message", "message_id", d.MessageId, "reason", err)
-		err = d.Reject(false)
-	case broker.Retry:
-		c.log.Warn("an intake message could not be taken now; it goes back to the queue", "message_id", d.MessageId, "err", err)
-		select { // not at once: what failed is most likely still failing
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-		err = d.Nack(false, true)
-	}
-	if err != nil && ctx.Err() == nil {
-		c.log.Warn("acknowledging an intake message failed; RabbitMQ will deliver it again", "message_id", d.MessageId, "err", err)
-	}
+	c.intake.Handle(ctx, c.log, d.MessageId, d.Body,
+		func() error { return d.Ack(false) },
+		func() error { return d.Reject(false) },
+		func() error {
+			select { // not at once: what failed is most likely still failing
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			return d.Nack(false, true)
+		})
 }

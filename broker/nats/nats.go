@@ -104,8 +104,7 @@ func New(cfg Config, eng broker.Engine, log *slog.Logger) *Client {
 		c.ids = eng
 	}
 	if cfg.IntakeSubject != "" {
-		c.intake = &broker.Intake{Engine: eng, Source: "nats:" + cfg.IntakeSubject,
-			Principal: &hitl.Principal{Name: "nats-intake", Roles: []string{hitl.RoleAgent}}}
+		c.intake = broker.NewIntake(eng, hitl.BrokerNATS, "nats:"+cfg.IntakeSubject)
 	}
 	return c
 }
@@ -247,18 +246,5 @@ func (c *Client) take(ctx context.Context, m jetstream.Msg) {
 			id = fmt.Sprintf("%s#%d", md.Stream, md.Sequence.Stream)
 		}
 	}
-	outcome, err := c.intake.Take(ctx, id, m.Data())
-	switch outcome {
-	case broker.Ack:
-		err = m.Ack()
-	case broker.Reject:
-		c.log.Warn("rejected an intake message", "message_id", id, "reason", err)
-		err = m.Term()
-	case broker.Retry:
-		c.log.Warn("an intake message could not be taken now; it will be delivered again", "message_id", id, "err", err)
-		err = m.NakWithDelay(time.Second)
-	}
-	if err != nil && ctx.Err() == nil {
-		c.log.Warn("acknowledging an intake message failed; NATS will deliver it again", "message_id", id, "err", err)
-	}
+	c.intake.Handle(ctx, c.log, id, m.Data(), m.Ack, m.Term, func() error { return m.NakWithDelay(time.Second) })
 }
