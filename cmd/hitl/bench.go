@@ -25,7 +25,8 @@ func benchCmd() *cobra.Command {
 wake latency of parked waiters against a 2 s polling baseline, durable create+respond cycles
 per second with 64 clients, how late 10,000 deadlines within 2 s fire, and memory per
 parked waiter, the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
-second to a local receiver. With --db postgres://..., two nodes serve a fresh schema of that database
+second to a local receiver, and events published to RabbitMQ per second with their latency
+(when one answers at HITL_BENCH_AMQP_URL, default the local guest account). With --db postgres://..., two nodes serve a fresh schema of that database
 (dropped afterwards) and the cross-node wake latency is measured too. The figures go to
 stdout as JSON (--json) and to stderr as a table.`,
 		Args: exactArgs(0, "no arguments"),
@@ -43,6 +44,7 @@ stdout as JSON (--json) and to stderr as a table.`,
 				return usagef("--db must be a postgres:// URL (without it the bench uses a temporary SQLite file)")
 			}
 			o.DB = db
+			o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
 			o.Progress = cmd.ErrOrStderr()
 			res, err := bench.Run(cmd.Context(), o)
 			if err != nil {
@@ -81,6 +83,12 @@ func printTable(w io.Writer, r *bench.Result) {
 	lat(fmt.Sprintf("stream fan-out (one event to %d SSE subscribers)", r.Subscribers), r.StreamFanoutLatencyMS)
 	fmt.Fprintf(tw, "webhook deliveries (%d events to a local receiver)\t%.0f /s\t\t\n", r.WebhookEvents, r.WebhookDeliveriesPerS)
 	lat("webhook delivery latency (one event at a time)", r.WebhookLatencyMS)
+	if r.AMQPPublishPerS != nil {
+		fmt.Fprintf(tw, "RabbitMQ publishes, confirmed (%d events)\t%.0f /s\t\t\n", r.AMQPEvents, *r.AMQPPublishPerS)
+		lat("RabbitMQ latency (commit to a consumer, one event at a time)", *r.AMQPLatencyMS)
+	} else {
+		fmt.Fprintf(tw, "RabbitMQ\tskipped: %s\t\t\n", r.AMQPSkipped)
+	}
 	fmt.Fprintf(tw, "memory per parked waiter (%d parked)\t%.0f bytes\t\t\n", r.ParkedForMemory, r.BytesPerWaiter)
 	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
 	tw.Flush()

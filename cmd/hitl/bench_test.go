@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 func TestBenchReportsEveryFigure(t *testing.T) {
 	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
 		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2,
-		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}}
+		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50}
+	o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
 	res, err := bench.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +35,13 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 		if v, ok := fields[name].(float64); !ok || v <= 0 {
 			t.Errorf("%s = %v", name, fields[name])
 		}
+	}
+	if o.AMQPURL == "" {
+		if !strings.Contains(res.AMQPSkipped, "no RabbitMQ at") {
+			t.Errorf("without RabbitMQ: amqp_skipped = %q", res.AMQPSkipped)
+		}
+	} else if l, ok := fields["amqp_latency_ms"].(map[string]any); !ok || l["p99"].(float64) < l["p50"].(float64) || *res.AMQPPublishPerS <= 0 {
+		t.Errorf("amqp_publish_per_s = %v, amqp_latency_ms = %v", fields["amqp_publish_per_s"], fields["amqp_latency_ms"])
 	}
 	if _, ok := fields["bytes_per_waiter"].(float64); !ok {
 		t.Errorf("bytes_per_waiter missing: %v", fields)

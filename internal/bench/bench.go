@@ -10,6 +10,7 @@ package bench
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,18 +53,22 @@ type Options struct {
 	Subscribers        int           // SSE streams one event fans out to (1,000)
 	FanoutEvents       int           // events sent to them, one at a time (10)
 	WebhookEvents      int           // events delivered to a local webhook receiver (5,000)
-	Progress           io.Writer     // where to say what is running; nil for silence
+	// AMQPURL is a reachable RabbitMQ (see ReachableAMQP), "" to skip its scenario with
+	// AMQPSkipped as the note; AMQPEvents are published to it (5,000).
+	AMQPURL, AMQPSkipped string
+	AMQPEvents           int
+	Progress             io.Writer // where to say what is running; nil for silence
 }
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
 	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000}
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, AMQPEvents: 5000}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000}
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, AMQPEvents: 1000}
 }
 
 // Latency is a distribution in milliseconds.
@@ -88,15 +93,21 @@ type Result struct {
 	WebhookDeliveriesPerS   float64  `json:"webhook_deliveries_per_s"`
 	WebhookLatencyMS        Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
 	WebhookEvents           int      `json:"webhook_events"`
-	Store                   string   `json:"store"`
-	Nodes                   int      `json:"nodes"`
-	Waiters                 int      `json:"waiters"`
-	PollingWaiters          int      `json:"polling_waiters"`
-	ThroughputClients       int      `json:"throughput_clients"`
-	Deadlines               int      `json:"deadlines"`
-	ParkedForMemory         int      `json:"parked_for_memory"`
-	CPUs                    int      `json:"cpus"`
-	DurationS               float64  `json:"duration_s"`
+	// Events confirmed by RabbitMQ per second, and from the commit to a consumer having one;
+	// absent, with AMQPSkipped saying why, when no broker was reachable.
+	AMQPPublishPerS   *float64 `json:"amqp_publish_per_s,omitempty"`
+	AMQPLatencyMS     *Latency `json:"amqp_latency_ms,omitempty"`
+	AMQPEvents        int      `json:"amqp_events,omitempty"`
+	AMQPSkipped       string   `json:"amqp_skipped,omitempty"`
+	Store             string   `json:"store"`
+	Nodes             int      `json:"nodes"`
+	Waiters           int      `json:"waiters"`
+	PollingWaiters    int      `json:"polling_waiters"`
+	ThroughputClients int      `json:"throughput_clients"`
+	Deadlines         int      `json:"deadlines"`
+	ParkedForMemory   int      `json:"parked_for_memory"`
+	CPUs              int      `json:"cpus"`
+	DurationS         float64  `json:"duration_s"`
 }
 
 const adminToken = "bench-admin-token-0123456789"
@@ -202,6 +213,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.say("webhooks: %d events delivered to a local receiver ...", o.WebhookEvents)
 	if res.WebhookDeliveriesPerS, res.WebhookLatencyMS, err = r.webhooks(ctx); err != nil {
 		return nil, err
+	}
+	if o.AMQPURL == "" || o.AMQPEvents == 0 {
+		res.AMQPSkipped = cmp.Or(o.AMQPSkipped, "no RabbitMQ given")
+	} else {
+		r.say("RabbitMQ: %d events published by a server of their own ...", o.AMQPEvents)
+		perS, lat, err := r.amqpPublish(ctx, dir)
+		if err != nil {
+			return nil, fmt.Errorf("RabbitMQ: %w", err)
+		}
+		res.AMQPPublishPerS, res.AMQPLatencyMS, res.AMQPEvents = &perS, &lat, o.AMQPEvents
 	}
 	res.DurationS = round(time.Since(began).Seconds())
 	return res, nil
