@@ -214,7 +214,6 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 			}
 		}
 		if notifying && ev.InquiryID != nil && slices.Contains(notifyEventTypes, ev.Type) {
-
 			if routes == nil {
 				if routes, err = e.loadRouting(ctx, chats); err != nil {
 					return nil, err

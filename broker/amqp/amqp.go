@@ -81,6 +81,8 @@ type Client struct {
 	cfg    Config
 	log    *slog.Logger
 	intake *broker.Intake
+	// taking counts the intake's consumers, which Run waits for: no message is taken after it returns.
+	taking sync.WaitGroup
 	ids    broker.Identities
 
 	mu      sync.Mutex
@@ -115,6 +117,7 @@ func cmpOr(s, def string) string {
 // Run keeps the connection up until ctx ends: it dials, declares the exchanges and the intake
 // queue, consumes it, and on any loss dials again after a wait that doubles up to 30 s.
 func (c *Client) Run(ctx context.Context) {
+	defer c.taking.Wait()
 	wait := redialFirst
 	for first := true; ctx.Err() == nil; first = false {
 		conn, err := c.connect(ctx)
@@ -253,11 +256,11 @@ func (c *Client) consume(ctx context.Context, conn *amqp.Connection) error {
 	if err != nil {
 		return fmt.Errorf("consuming the intake queue %q: %w", c.cfg.IntakeQueue, err)
 	}
-	go func() {
+	c.taking.Go(func() {
 		for d := range msgs {
 			c.take(ctx, d)
 		}
-	}()
+	})
 	return nil
 }
 

@@ -80,9 +80,10 @@ type Client struct {
 	intake *broker.Intake
 	ids    broker.Identities
 
-	mu    sync.Mutex
-	js    jetstream.JetStream // nil until the stream exists
-	ready error               // why js is nil
+	mu       sync.Mutex
+	js       jetstream.JetStream // nil until the stream exists
+	ready    error               // why js is nil
+	consumer jetstream.ConsumeContext
 }
 
 // New returns a client; Run connects it. eng is used only with an intake subject.
@@ -143,6 +144,11 @@ func (c *Client) Run(ctx context.Context) {
 	}
 	c.log.Info("connected to NATS JetStream", "url", c.cfg.URL, "stream", c.cfg.Stream, "intake_subject", c.cfg.IntakeSubject)
 	<-ctx.Done()
+	if c.consumer != nil {
+		// The messages in hand are settled before the engine stops; those buffered come again.
+		c.consumer.Stop()
+		<-c.consumer.Closed()
+	}
 }
 
 // setup creates what is missing: the event stream, the intake's stream and consumer.
@@ -231,12 +237,8 @@ func (c *Client) consume(ctx, sctx context.Context, js jetstream.JetStream) erro
 	if err != nil {
 		return fmt.Errorf("the consumer %s: %w", c.cfg.IntakeDurable, err)
 	}
-	cc, err := cons.Consume(func(m jetstream.Msg) { c.take(ctx, m) }, jetstream.PullMaxMessages(pending))
-	if err != nil {
-		return err
-	}
-	context.AfterFunc(ctx, cc.Stop)
-	return nil
+	c.consumer, err = cons.Consume(func(m jetstream.Msg) { c.take(ctx, m) }, jetstream.PullMaxMessages(pending))
+	return err
 }
 
 func (c *Client) take(ctx context.Context, m jetstream.Msg) {
