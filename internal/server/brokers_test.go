@@ -112,6 +112,11 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 		r.config(broker.FormatAttune)(c)
 		c.Brokers.AMQP.IntakeQueue = r.Exchange + "_results"
 	}))
+	// Declared here too, as hitl declares it, so that no result is published before the queue
+	// exists (hitl connects in the background).
+	_, err := r.Ch.QueueDeclare(r.Exchange+"_results", true, false, false, false, nil)
+	must(t, err)
+	must(t, r.Ch.QueueBind(r.Exchange+"_results", "execution.completed", r.Exchange, false, nil))
 	t.Cleanup(func() { r.Ch.QueueDelete(r.Exchange+"_results", false, false, false) })
 	agent := e.token("worker", hitl.RoleAgent)
 	human := e.principal("vic", []string{hitl.RoleResponder})
@@ -164,7 +169,7 @@ func TestAttuneWorkflowOverRabbitMQ(t *testing.T) {
 	}
 
 	id := int64(byExecution[124]["inquiry_id"].(float64))
-	_, err := human.Respond(context.Background(), id, json.RawMessage(`{"approved": true}`), "")
+	_, err = human.Respond(context.Background(), id, json.RawMessage(`{"approved": true}`), "")
 	must(t, err)
 	var responded map[string]any
 	for responded == nil {
