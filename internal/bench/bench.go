@@ -52,18 +52,19 @@ type Options struct {
 	Subscribers        int           // SSE streams one event fans out to (1,000)
 	FanoutEvents       int           // events sent to them, one at a time (10)
 	WebhookEvents      int           // events delivered to a local webhook receiver (5,000)
+	NotifySamples      int           // inquiries whose email and Slack message are timed, one at a time (200)
 	Progress           io.Writer     // where to say what is running; nil for silence
 }
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
 	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000}
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000}
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20}
 }
 
 // Latency is a distribution in milliseconds.
@@ -88,15 +89,25 @@ type Result struct {
 	WebhookDeliveriesPerS   float64  `json:"webhook_deliveries_per_s"`
 	WebhookLatencyMS        Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
 	WebhookEvents           int      `json:"webhook_events"`
-	Store                   string   `json:"store"`
-	Nodes                   int      `json:"nodes"`
-	Waiters                 int      `json:"waiters"`
-	PollingWaiters          int      `json:"polling_waiters"`
-	ThroughputClients       int      `json:"throughput_clients"`
-	Deadlines               int      `json:"deadlines"`
-	ParkedForMemory         int      `json:"parked_for_memory"`
-	CPUs                    int      `json:"cpus"`
-	DurationS               float64  `json:"duration_s"`
+	// NotificationLatencyMS runs from an inquiry's creation to its message's arrival at a mail
+	// relay and at a stand-in for Slack's Web API, both on loopback, one inquiry at a time.
+	NotificationLatencyMS NotificationLatency `json:"notification_latency_ms"`
+	NotifySamples         int                 `json:"notify_samples"`
+	Store                 string              `json:"store"`
+	Nodes                 int                 `json:"nodes"`
+	Waiters               int                 `json:"waiters"`
+	PollingWaiters        int                 `json:"polling_waiters"`
+	ThroughputClients     int                 `json:"throughput_clients"`
+	Deadlines             int                 `json:"deadlines"`
+	ParkedForMemory       int                 `json:"parked_for_memory"`
+	CPUs                  int                 `json:"cpus"`
+	DurationS             float64             `json:"duration_s"`
+}
+
+// NotificationLatency is the latency of notifications by channel.
+type NotificationLatency struct {
+	Email Latency `json:"email"`
+	Slack Latency `json:"slack"`
 }
 
 const adminToken = "bench-admin-token-0123456789"
@@ -165,7 +176,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
-		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, CPUs: cpus(), Store: store, Nodes: nodes}
+		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
@@ -201,6 +212,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.say("webhooks: %d events delivered to a local receiver ...", o.WebhookEvents)
 	if res.WebhookDeliveriesPerS, res.WebhookLatencyMS, err = r.webhooks(ctx); err != nil {
+		return nil, err
+	}
+	r.say("notifications: %d inquiries, each to a person by email and on Slack, one at a time ...", o.NotifySamples)
+	if res.NotificationLatencyMS.Email, res.NotificationLatencyMS.Slack, err = r.notifications(ctx, dir); err != nil {
 		return nil, err
 	}
 	res.DurationS = round(time.Since(began).Seconds())
