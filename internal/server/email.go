@@ -87,13 +87,13 @@ type mailer struct {
 	served   chan error
 }
 
-// openEmail builds the email sender of cfg.Email and binds its reply listener, before the
-// store opens (a busy port stops the start at once). The sender joins senders.
-func openEmail(cfg *Config, publicURL string, senders map[string]notify.Sender) (*mailer, map[string]notify.Sender, error) {
-	if cfg.Email.SMTPURL == "" {
+// openEmail builds the email sender of c and binds its reply listener, before the store
+// opens (a busy port stops the start at once). The sender joins senders.
+func openEmail(c EmailConfig, publicURL string, senders map[string]notify.Sender) (*mailer, map[string]notify.Sender, error) {
+	if c.SMTPURL == "" {
 		return nil, senders, nil
 	}
-	ecfg, err := cfg.Email.channelConfig(publicURL)
+	ecfg, err := c.channelConfig(publicURL)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,20 +102,20 @@ func openEmail(cfg *Config, publicURL string, senders map[string]notify.Sender) 
 		return nil, nil, err
 	}
 	m := &mailer{sender: sender, cfg: ecfg}
-	if cfg.Email.Listen != "" {
-		m.listener, err = net.Listen("tcp", cfg.Email.Listen)
+	if c.Listen != "" {
+		m.listener, err = net.Listen("tcp", c.Listen)
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, nil, fmt.Errorf("%s is in use — is another hitl serve running? (--smtp-listen)", cfg.Email.Listen)
+			return nil, nil, fmt.Errorf("%s is in use — is another hitl serve running? (--smtp-listen)", c.Listen)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("cannot listen for email replies on %s (--smtp-listen): %w", cfg.Email.Listen, err)
+			return nil, nil, fmt.Errorf("cannot listen for email replies on %s (--smtp-listen): %w", c.Listen, err)
 		}
 	}
 	senders = maps.Clone(senders)
 	if senders == nil {
 		senders = map[string]notify.Sender{}
 	}
-	senders[hitl.ChannelEmail] = email.NewChannel(sender, cfg.Email.Domain != "")
+	senders[hitl.ChannelEmail] = email.NewChannel(sender, c.Domain != "")
 	return m, senders, nil
 }
 

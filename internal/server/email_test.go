@@ -3,6 +3,7 @@ package server_test
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/mail"
 	"net/url"
@@ -172,6 +173,12 @@ func TestEmailAnswerByReply(t *testing.T) {
 		t.Errorf("the resolved notice:\n%s", notice.Text)
 	}
 	inThread(t, notice, first)
+
+	m.stop() // the reply listener stops with the server
+	if c, err := net.Dial("tcp", m.replies); err == nil {
+		c.Close()
+		t.Fatal("the reply listener still takes connections after the server stopped")
+	}
 }
 
 // inquiry reads an inquiry as the admin.

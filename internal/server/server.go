@@ -245,7 +245,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	mail, senders, err := openEmail(&cfg, publicURL, cfg.Notify.Senders)
+	mail, senders, err := openEmail(cfg.Email, publicURL, cfg.Notify.Senders)
 	if err != nil {
 		ln.Close()
 		return nil, err
