@@ -69,6 +69,7 @@ type Config struct {
 	DefaultTimeout        time.Duration
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	Notify                NotifyConfig
+	Email                 EmailConfig
 	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
 	Clock func() time.Time
 }
@@ -158,6 +159,12 @@ func (c *Config) Validate() error {
 	if _, err := engine.ParseDestinations(c.Notify.Default); err != nil {
 		errs = append(errs, fmt.Errorf("default notification destinations (--notify-default, HITL_NOTIFY_DEFAULT): %w", err))
 	}
+	if _, err := c.Email.channelConfig(""); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Email.SMTPURL != "" && c.Notify.Senders[hitl.ChannelEmail] != nil {
+		errs = append(errs, errors.New("email: give an SMTP URL or an email sender, not both"))
+	}
 	for channel := range c.Notify.Senders {
 		if !slices.Contains(hitl.PersonChannels, channel) {
 			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
@@ -207,6 +214,7 @@ type Server struct {
 	store    hitl.Store
 	engine   *engine.Engine
 	http     *http.Server
+	mail     *mailer
 	listener net.Listener
 	// AdminToken is set when this start created the first admin key.
 	AdminToken      string
@@ -233,12 +241,23 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg.DB, log)
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	mail, senders, err := openEmail(cfg.Email, publicURL, cfg.Notify.Senders)
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st, listener: ln}
+	cfg.Notify.Senders = senders
+	st, err := OpenStore(ctx, cfg.DB, log)
+	if err != nil {
+		ln.Close()
+		mail.close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, store: st, listener: ln, mail: mail}
 	var eng *engine.Engine
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
@@ -257,10 +276,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
 		}
 	}
-	publicURL := cfg.PublicURL
-	if publicURL == "" {
-		publicURL = "http://" + ln.Addr().String()
-	}
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
@@ -268,11 +283,13 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		ln.Close()
+		mail.close()
 		st.Close()
 		return nil, err
 	}
 	if err := eng.Start(ctx); err != nil {
 		ln.Close()
+		mail.close()
 		st.Close()
 		return nil, err
 	}
@@ -375,6 +392,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders})
+	s.mail.serve(s.engine, s.log)
 	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
 	dispatched := make(chan struct{})
 	go func() { dispatcher.Run(dctx); close(dispatched) }()
@@ -387,7 +405,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.engine.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	shutErr := s.http.Shutdown(sctx)
+	shutErr := errors.Join(s.http.Shutdown(sctx), s.mail.shutdown(sctx))
 	stopDispatch()
 	<-dispatched
 	s.engine.Stop()
