@@ -47,8 +47,13 @@ func verified(signingSecret string, next func(w http.ResponseWriter, r *http.Req
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-		if err != nil {
-			http.Error(w, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge): // this limit, or a smaller one of the server's
+			http.Error(w, fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
+			http.Error(w, "the request body could not be read: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		sv, err := slackapi.NewSecretsVerifier(r.Header, signingSecret)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
+	"github.com/hitl-dev/hitl/channel/slack"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/authlimit"
@@ -69,6 +70,9 @@ type Config struct {
 	DefaultTimeout        time.Duration
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	Notify                NotifyConfig
+	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
+	// without a bot token, Slack is off.
+	Slack slack.Config
 	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
 	Clock func() time.Time
 }
@@ -163,6 +167,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
 		}
 	}
+	if slackConfigured(c.Slack) {
+		if err := c.Slack.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
 		if err := outbound.CheckSecret(w.CallbackSecret); err != nil {
@@ -245,6 +254,17 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		Waiting: func() float64 { return float64(eng.Waiting()) },
 		Streams: func() float64 { return float64(eng.Streams()) },
 	})
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	slackClient, senders, err := openSlack(cfg.Slack, publicURL, cfg.Notify.Senders, log)
+	if err != nil {
+		ln.Close()
+		st.Close()
+		return nil, err
+	}
+	s.cfg.Notify.Senders, cfg.Notify.Senders = senders, senders
 	defaults, _ := engine.ParseDestinations(cfg.Notify.Default) // checked by Validate
 	channels := []string{}
 	for _, c := range hitl.PersonChannels {
@@ -256,10 +276,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		if !slices.Contains(channels, d.Channel) {
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
 		}
-	}
-	publicURL := cfg.PublicURL
-	if publicURL == "" {
-		publicURL = "http://" + ln.Addr().String()
 	}
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
@@ -291,6 +307,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		ReadTimeout: cfg.BodyReadTimeout,
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if slackClient != nil {
+		s.http.Handler = slackRoutes(s.http.Handler, eng, slackClient, cfg.Slack.SigningSecret, limiter, cfg.MaxBodyBytes)
 	}
 	if cfg.WriteCredentials {
 		if err := s.saveCredentials(); err != nil {
