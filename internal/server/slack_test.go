@@ -163,11 +163,15 @@ func TestSlackMessageUpdatedAfterAnAnswerElsewhere(t *testing.T) {
 }
 
 // TestSlackClickFromSomeoneUnknown: a Slack user who is no person, and a person without a
-// key, get a refusal only they see; nothing is answered.
+// key, get a refusal only they see; nothing is answered. A Slack user is one person.
 func TestSlackClickFromSomeoneUnknown(t *testing.T) {
 	s := newSlackEnv(t)
 	if r := s.do("PUT", "/v1/people/keyless", adminToken, `{"slack_user_id":"U0KEYLESS"}`, "Content-Type", "application/json"); r.status != http.StatusOK {
 		t.Fatalf("PUT keyless: %d %s", r.status, r.text)
+	}
+	if r := s.do("PUT", "/v1/people/eve", adminToken, `{"slack_user_id":"U0ADA"}`, "Content-Type", "application/json"); r.status != http.StatusConflict ||
+		!strings.Contains(r.text, "ada already has the Slack id U0ADA") {
+		t.Fatalf("a second person with ada's Slack id: %d %s", r.status, r.text)
 	}
 	inq := ask(t, s.agent, hitl.InquiryRequest{Prompt: "Drop the table?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"}})
 	ts := s.firstTS(inq.ID)
