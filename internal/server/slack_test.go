@@ -95,16 +95,7 @@ func TestSlackEndToEnd(t *testing.T) {
 		!strings.Contains(slackpeer.Texts(blocks), "Deploy v2 to prod?") {
 		t.Fatalf("posted to %q: %s", msg.Form.Get("channel"), slackpeer.Texts(blocks))
 	}
-	var delivered *hitl.Delivery
-	eventually(t, "the notification delivered", func() bool {
-		ns := notificationsOf(t, s.Admin, inq.ID)
-		if len(ns) != 1 {
-			return false
-		}
-		delivered = ns[0]
-		return ns[0].Status == hitl.DeliveryDelivered
-	})
-	ts := strings.Fields(delivered.LastResponse)[2] // "posted D0ADA TS"
+	ts := s.postedTS(inq.ID, hitl.ReasonCreated)
 
 	status, body := s.slackPost("/slack/commands", "command=%2Fhitl&text=&user_id=U0ADA&channel_id=D0ADA&team_id=T0001", nil)
 	if status != http.StatusOK || !strings.Contains(body, "1 pending inquiry for ada") || !strings.Contains(body, "Deploy v2 to prod?") {
@@ -129,13 +120,14 @@ func TestSlackEndToEnd(t *testing.T) {
 	})
 }
 
-// firstTS waits for the inquiry's first Slack message to be delivered and returns its ts.
-func (s *slackEnv) firstTS(id int64) string {
+// postedTS waits for the inquiry's Slack message for the reason to be delivered and returns
+// the ts Slack gave it.
+func (s *slackEnv) postedTS(id int64, reason hitl.NotifyReason) string {
 	s.t.Helper()
 	var ts string
-	eventually(s.t, "the first Slack message delivered", func() bool {
+	eventually(s.t, "the Slack message ("+string(reason)+") delivered", func() bool {
 		for _, d := range notificationsOf(s.t, s.Admin, id) {
-			if d.Reason == hitl.ReasonCreated && d.Status == hitl.DeliveryDelivered {
+			if d.Reason == reason && d.Status == hitl.DeliveryDelivered {
 				ts = strings.Fields(d.LastResponse)[2] // "posted D0ADA TS"
 				return true
 			}
@@ -150,7 +142,7 @@ func (s *slackEnv) firstTS(id int64) string {
 func TestSlackMessageUpdatedAfterAnAnswerElsewhere(t *testing.T) {
 	s := newSlackEnv(t)
 	inq := ask(t, s.agent, hitl.InquiryRequest{Prompt: "Rotate the keys?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"}})
-	ts := s.firstTS(inq.ID)
+	ts := s.postedTS(inq.ID, hitl.ReasonCreated)
 	_, err := s.ada.Respond(ctx, inq.ID, json.RawMessage(`{"approved":false}`), "not today")
 	must(t, err)
 	blocks := s.updatedTo(ts, "Answered by ada")
@@ -174,7 +166,7 @@ func TestSlackClickFromSomeoneUnknown(t *testing.T) {
 		t.Fatalf("a second person with ada's Slack id: %d %s", r.status, r.text)
 	}
 	inq := ask(t, s.agent, hitl.InquiryRequest{Prompt: "Drop the table?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"}})
-	ts := s.firstTS(inq.ID)
+	ts := s.postedTS(inq.ID, hitl.ReasonCreated)
 	msg := s.posted(1)
 	for i, user := range []string{"U0EVE", "U0KEYLESS"} {
 		if status, body := s.click(user, msg, ts, "Approve"); status != http.StatusOK {
@@ -198,7 +190,7 @@ func TestSlackClickFromSomeoneUnknown(t *testing.T) {
 func TestSlackEndpointsTakeOnlySignedRequests(t *testing.T) {
 	s := newSlackEnv(t, func(c *server.Config) { c.AuthFailuresPerMinute = 3; c.MaxBodyBytes = 4096 })
 	inq := ask(t, s.agent, hitl.InquiryRequest{Prompt: "Open the gates?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"}})
-	ts := s.firstTS(inq.ID)
+	ts := s.postedTS(inq.ID, hitl.ReasonCreated)
 	msg := s.posted(1)
 	body := slackpeer.PayloadBody(t, slackpeer.Click("U0ADA", "D0ADA", ts, slackpeer.Button(t, msg.Blocks(t), "Approve")))
 	big := "payload=" + strings.Repeat("x", 5000)
@@ -247,7 +239,7 @@ func TestSlackRateLimitIsHonoured(t *testing.T) {
 	if wait := first.NextAttemptAt.Sub(*first.LastAttemptAt); wait < time.Second || !strings.Contains(first.LastError, "rate limited") {
 		t.Fatalf("after 429 Retry-After 1: next attempt %s later, error %q", wait, first.LastError)
 	}
-	s.firstTS(inq.ID)
+	s.postedTS(inq.ID, hitl.ReasonCreated)
 	ns := notificationsOf(t, s.Admin, inq.ID)
 	if ns[0].Attempts != 2 || ns[0].DeliveredAt.Sub(*first.LastAttemptAt) < time.Second {
 		t.Fatalf("delivered after %d attempts at %v, first at %v", ns[0].Attempts, ns[0].DeliveredAt, first.LastAttemptAt)
@@ -266,23 +258,14 @@ func TestSlackReminderRepliesInTheThread(t *testing.T) {
 	s := newSlackEnv(t, func(c *server.Config) { c.Clock = clock.Now })
 	inq := ask(t, s.agent, hitl.InquiryRequest{Prompt: "Still on for Friday?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"},
 		RemindEvery: "30m"})
-	ts := s.firstTS(inq.ID)
+	ts := s.postedTS(inq.ID, hitl.ReasonCreated)
 	clock.Add(30 * time.Minute)
 	s.Engine().CheckTimers()
 	reply := s.posted(2)
 	if reply.Form.Get("channel") != "D0ADA" || reply.Form.Get("thread_ts") != ts || !strings.Contains(slackpeer.Texts(reply.Blocks(t)), "Reminder") {
 		t.Fatalf("the reminder went to %q in thread %q (want D0ADA %s): %s", reply.Form.Get("channel"), reply.Form.Get("thread_ts"), ts, slackpeer.Texts(reply.Blocks(t)))
 	}
-	var replyTS string
-	eventually(t, "the reminder delivered", func() bool {
-		for _, d := range notificationsOf(t, s.Admin, inq.ID) {
-			if d.Reason == hitl.ReasonReminder && d.Status == hitl.DeliveryDelivered {
-				replyTS = strings.Fields(d.LastResponse)[2]
-				return true
-			}
-		}
-		return false
-	})
+	replyTS := s.postedTS(inq.ID, hitl.ReasonReminder)
 	_, err := s.ada.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
 	must(t, err)
 	s.updatedTo(ts, "Answered by ada")
