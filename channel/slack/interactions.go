@@ -32,7 +32,8 @@ type Engine interface {
 // characters fits many times over.
 const maxRequestBody = 1 << 20
 
-// notMapped is the refusal for a Slack user who is no hitl person, or// a person without a key, too: a person is the principal of their keys' name.
+// notMapped is the refusal for a Slack user who is no hitl person, or a person without a key:
+// a person is the principal of their keys' name.
 const notMapped = "You are not mapped to a hitl person with a key, so hitl cannot answer for you. Ask a hitl admin to add your Slack id to a person who has one (hitl people set NAME --slack %s)."
 
 // verified passes on only requests that Slack signed with the signing secret (the v0
