@@ -55,6 +55,7 @@ func serveCmd() *cobra.Command {
 	cfg := server.Config{WriteCredentials: true}
 	var logLevel, logFormat string
 	var env envFlags
+	var fillSlack func()
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hitl server",
@@ -76,6 +77,7 @@ on this machine work with no set-up.`,
 			}
 			cfg.AdminToken = os.Getenv("HITL_ADMIN_TOKEN")
 			cfg.Webhooks.CallbackSecret = os.Getenv("HITL_CALLBACK_SECRET")
+			fillSlack()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			srv, err := server.Open(ctx, cfg, log)
@@ -119,6 +121,7 @@ on this machine work with no set-up.`,
 	f.DurationVar(&cfg.BodyReadTimeout, "body-read-timeout", env.duration("HITL_BODY_READ_TIMEOUT", 30*time.Second), "how long a request body may take to arrive; 0: no limit (HITL_BODY_READ_TIMEOUT)")
 	f.IntVar(&cfg.MaxConns, "max-conns", env.int("HITL_MAX_CONNS", 10000), "connections open at once; more wait until one closes; 0: no cap (HITL_MAX_CONNS)")
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
+	fillSlack = slackFlags(cmd, &cfg.Slack)
 	f.StringVar(&logLevel, "log-level", envOr("HITL_LOG_LEVEL", "info"), "debug, info, warn or error (HITL_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", envOr("HITL_LOG_FORMAT", "auto"), "text, json, or auto: text on a terminal, JSON otherwise (HITL_LOG_FORMAT)")
 	return cmd

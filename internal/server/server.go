@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
+	"github.com/hitl-dev/hitl/channel/slack"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/authlimit"
@@ -70,6 +71,9 @@ type Config struct {
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	Notify                NotifyConfig
 	Email                 EmailConfig
+	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
+	// without a bot token, Slack is off.
+	Slack slack.Config
 	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
 	Clock func() time.Time
 }
@@ -170,6 +174,11 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
 		}
 	}
+	if slackConfigured(c.Slack) {
+		if err := c.Slack.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
 		if err := outbound.CheckSecret(w.CallbackSecret); err != nil {
@@ -251,6 +260,13 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	cfg.Notify.Senders = senders
+	slackClient, senders, err := openSlack(cfg.Slack, publicURL, cfg.Notify.Senders, log)
+	if err != nil {
+		ln.Close()
+		mail.close()
+		return nil, err
+	}
+	cfg.Notify.Senders = senders
 	st, err := OpenStore(ctx, cfg.DB, log)
 	if err != nil {
 		ln.Close()
@@ -308,6 +324,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		ReadTimeout: cfg.BodyReadTimeout,
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if slackClient != nil {
+		s.http.Handler = slackRoutes(s.http.Handler, eng, slackClient, cfg.Slack.SigningSecret, limiter, cfg.MaxBodyBytes)
 	}
 	if cfg.WriteCredentials {
 		if err := s.saveCredentials(); err != nil {
@@ -391,7 +410,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)))
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
-		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders})
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders,
+		Now: s.cfg.Clock}) // the engine's clock: deliveries it makes are due by that clock
 	s.mail.serve(s.engine, s.log)
 	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
 	dispatched := make(chan struct{})
