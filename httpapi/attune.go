@@ -191,11 +191,7 @@ func (s *Server) attuneList(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 }
 
 func (s *Server) attuneGet(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
-	if err != nil {
-		return err
-	}
-	inq, err := s.engine.Inquiry(r.Context(), p, id)
+	inq, err := s.pathInquiry(r, p)
 	if err != nil {
 		return err
 	}

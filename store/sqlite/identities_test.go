@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"testing"
 )
 
@@ -12,18 +10,7 @@ import (
 // their first key was created, then people without a key.
 func TestIdentitiesBackfilled(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := migrations(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 6); err != nil {
-		t.Fatal(err)
-	}
+	db, path := migratedTo(t, 6)
 	for i, name := range []string{"bob", "alice", "bob"} {
 		if _, err := db.ExecContext(ctx, `INSERT INTO api_keys (id, name, roles, groups, token_hash, created_at) VALUES (?, ?, '["responder"]', '[]', ?, ?)`,
 			fmt.Sprint("key_", i), name, fmt.Sprint("hash-", i), i); err != nil {
