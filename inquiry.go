@@ -20,10 +20,12 @@ type Inquiry struct {
 	Multiple       bool            `json:"multiple"`
 	Context        json.RawMessage `json:"context"`
 	Session        string          `json:"session"`
-	Origin         string          `json:"origin"`
-	CreatedBy      string          `json:"created_by"`
-	AssignedTo     []string        `json:"assigned_to"`
-	ChannelHint    string          `json:"channel_hint"`
+	// Execution is the workflow execution (for example Attune's) that asked, "" for none.
+	Execution   string   `json:"execution,omitempty"`
+	Origin      string   `json:"origin"`
+	CreatedBy   string   `json:"created_by"`
+	AssignedTo  []string `json:"assigned_to"`
+	ChannelHint string   `json:"channel_hint"`
 	// Notify narrows the channels that notifications about the inquiry go by (email, slack);
 	// empty: every channel its recipients have.
 	Notify         []string        `json:"notify,omitempty"`
@@ -44,16 +46,18 @@ type Inquiry struct {
 	ToolCall      *ToolCall   `json:"tool_call"`
 	ToolResult    *ToolResult `json:"tool_result"`
 	// CallbackURL receives this inquiry's events (the resume callback); omitted when unset.
-	CallbackURL     string            `json:"callback_url,omitempty"`
-	Response        json.RawMessage   `json:"response"`
-	FallbackApplied bool              `json:"fallback_applied"`
-	RespondedBy     *string           `json:"responded_by"`
-	RespondedAt     *time.Time        `json:"responded_at"`
-	Comment         *string           `json:"comment"`
-	CancelReason    *string           `json:"cancel_reason"`
-	Metadata        map[string]string `json:"metadata"`
-	CreatedAt       time.Time         `json:"created_at"`
-	UpdatedAt       time.Time         `json:"updated_at"`
+	CallbackURL     string          `json:"callback_url,omitempty"`
+	Response        json.RawMessage `json:"response"`
+	FallbackApplied bool            `json:"fallback_applied"`
+	RespondedBy     *string         `json:"responded_by"`
+	// RespondedByID is the integer identity of RespondedBy (see Principal.IdentityID).
+	RespondedByID *int64            `json:"responded_by_id,omitempty"`
+	RespondedAt   *time.Time        `json:"responded_at"`
+	Comment       *string           `json:"comment"`
+	CancelReason  *string           `json:"cancel_reason"`
+	Metadata      map[string]string `json:"metadata"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,
@@ -123,8 +127,9 @@ type InquiryRequest struct {
 	Context        json.RawMessage   `json:"context,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty"`
 	Session        string            `json:"session,omitempty"`
+	Execution      string            `json:"execution,omitempty"`
 	Origin         string            `json:"origin,omitempty"`
-	AssignedTo     []string          `json:"assigned_to,omitempty"`
+	AssignedTo     Assignees         `json:"assigned_to,omitempty"`
 	ChannelHint    string            `json:"channel_hint,omitempty"`
 	Notify         []string          `json:"notify,omitempty"`
 	Confidence     *float64          `json:"confidence,omitempty"`
@@ -136,9 +141,9 @@ type InquiryRequest struct {
 	CallbackURL    string            `json:"callback_url,omitempty"`
 	Exclusive      bool              `json:"exclusive,omitempty"`
 	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).
-	RemindEvery   string   `json:"remind_every,omitempty"`
-	EscalateAfter string   `json:"escalate_after,omitempty"`
-	EscalateTo    []string `json:"escalate_to,omitempty"`
+	RemindEvery   string    `json:"remind_every,omitempty"`
+	EscalateAfter string    `json:"escalate_after,omitempty"`
+	EscalateTo    Assignees `json:"escalate_to,omitempty"`
 }
 
 // ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond). Response is any
@@ -152,6 +157,7 @@ type ResponseRequest struct {
 type InquiryFilter struct {
 	Status        Status
 	Session       string
+	Execution     string
 	Origin        string
 	RequestType   RequestType
 	AssignedTo    []string // matches an inquiry assigned to any of these entries
@@ -183,6 +189,8 @@ func (o InquiryOrder) Valid() bool { return o == "" || o == OrderNewest || o == 
 type Page struct {
 	Cursor string
 	Limit  int
+	// Offset skips that many items after the cursor, for lists numbered by page.
+	Offset int
 }
 
 // After is the position the cursor stands for (0 for the first page). Cursors are positive

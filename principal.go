@@ -18,9 +18,12 @@ func ValidRole(r string) bool { return r == RoleAdmin || r == RoleAgent || r == 
 
 // Principal is who a token speaks for.
 type Principal struct {
-	Name   string   `json:"name"`
-	Roles  []string `json:"roles"`
-	Groups []string `json:"groups"`
+	Name string `json:"name"`
+	// IdentityID is the principal's stable integer identity (0 when not known yet): one per
+	// name, kept across key rotation, for workflow engines that name people by number.
+	IdentityID int64    `json:"identity_id"`
+	Roles      []string `json:"roles"`
+	Groups     []string `json:"groups"`
 	// KeyID is the key the caller authenticated with (to end its streams when it is revoked).
 	KeyID string `json:"-"`
 	// InboxSession is the hash of the inbox session id the caller authenticated with, "" for a
@@ -46,19 +49,21 @@ func (p *Principal) Entries() []string {
 
 // Key is a stored API key. The token itself is shown once at creation and kept only as a hash.
 type Key struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	Roles     []string   `json:"roles"`
-	Groups    []string   `json:"groups"`
-	CreatedAt time.Time  `json:"created_at"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// IdentityID is the integer identity of Name (see Principal.IdentityID).
+	IdentityID int64      `json:"identity_id"`
+	Roles      []string   `json:"roles"`
+	Groups     []string   `json:"groups"`
+	CreatedAt  time.Time  `json:"created_at"`
+	RevokedAt  *time.Time `json:"revoked_at,omitempty"`
 	// Token is set only in the answer to the request that created the key.
 	Token string `json:"token,omitempty"`
 }
 
 // Principal returns the principal the key speaks for.
 func (k *Key) Principal() *Principal {
-	return &Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups, KeyID: k.ID}
+	return &Principal{Name: k.Name, IdentityID: k.IdentityID, Roles: k.Roles, Groups: k.Groups, KeyID: k.ID}
 }
 
 // KeyRequest creates a key (POST /v1/keys).

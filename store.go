@@ -76,6 +76,11 @@ type Store interface {
 	// that thread (reason created) is still pending.
 	NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (thread string, firstPending bool, err error)
 
+	// IdentityName returns the name that holds an integer identity (ENotFound).
+	IdentityName(ctx context.Context, id int64) (string, error)
+	// IdentityIDs returns the integer identities of those names that have one.
+	IdentityIDs(ctx context.Context, names []string) (map[string]int64, error)
+
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error
 	Close() error
@@ -107,6 +112,15 @@ type Tx interface {
 	InsertSession(s *Session) error
 	// UpdateSession writes a session's agent, state, metadata, status, result, error and times.
 	UpdateSession(s *Session) error
+
+	// Identity returns the integer identity of a name, giving it the next one first when it
+	// has none: once given, a name keeps its identity for good.
+	Identity(name string) (int64, error)
+	// ExecutionInquiry returns the inquiry that an execution's result created (ENotFound).
+	ExecutionInquiry(execution string) (int64, error)
+	// InsertExecutionInquiry records that an execution's result created the inquiry
+	// (EConflict when the execution has one already).
+	InsertExecutionInquiry(execution string, inquiryID int64) error
 
 	// IdempotencyKey returns the inquiry and request hash recorded for (principal, key) (ENotFound).
 	IdempotencyKey(principal, key string) (inquiryID int64, requestHash string, err error)

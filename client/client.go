@@ -179,10 +179,12 @@ func (c *Client) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 // ListOptions filter a list; zero values do not filter.
 type ListOptions struct {
 	Status, Session, Origin, RequestType, CreatedBy string
-	AssignedTo                                      []string
-	Metadata                                        map[string]string
-	Cursor                                          string
-	Limit                                           int
+	// Execution lists the inquiries of one workflow execution.
+	Execution  string
+	AssignedTo []string
+	Metadata   map[string]string
+	Cursor     string
+	Limit      int
 }
 
 func (o ListOptions) query() string {
@@ -194,6 +196,7 @@ func (o ListOptions) query() string {
 	}
 	set("status", o.Status)
 	set("session", o.Session)
+	set("execution", o.Execution)
 	set("origin", o.Origin)
 	set("request_type", o.RequestType)
 	set("created_by", o.CreatedBy)

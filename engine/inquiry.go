@@ -57,16 +57,8 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 				return err
 			}
 		}
-		if inq.Session != "" {
-			ev, err := e.joinSession(tx, p, inq, now)
-			if err != nil {
-				return err
-			}
-			if ev != nil {
-				evs = append(evs, ev)
-			}
-		}
-		if err := tx.InsertInquiry(inq); err != nil {
+		var err error
+		if evs, err = e.insertInquiry(tx, p, inq, now); err != nil {
 			return err
 		}
 		if idempotencyKey != "" {
@@ -78,9 +70,7 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 				return err
 			}
 		}
-		ev, err := appendInquiryEvent(tx, hitl.EventInquiryCreated, inq, p.Name, now)
-		evs = append(evs, ev)
-		return err
+		return nil
 	})
 	if errors.As(err, &errIdempotencyRace{}) {
 		prev, err = e.replay(ctx, p, idempotencyKey, hash)
@@ -94,6 +84,26 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 	e.published(evs)
 	e.log.Debug("inquiry created", "inquiry_id", inq.ID, "session", inq.Session, "actor", p.Name)
 	return inq, true, nil
+}
+
+// insertInquiry stores a new inquiry in its session (created on first use) with the event
+// that says so, and returns the events to publish after commit.
+func (e *Engine) insertInquiry(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
+	var evs []*hitl.Event
+	if inq.Session != "" {
+		ev, err := e.joinSession(tx, p, inq, now)
+		if err != nil {
+			return nil, err
+		}
+		if ev != nil {
+			evs = append(evs, ev)
+		}
+	}
+	if err := tx.InsertInquiry(inq); err != nil {
+		return nil, err
+	}
+	ev, err := appendInquiryEvent(tx, hitl.EventInquiryCreated, inq, p.Name, now)
+	return append(evs, ev), err
 }
 
 // errIdempotencyRace: two requests with one idempotency key were created at once (on two
@@ -292,6 +302,14 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	out.ToolResult = toolResult(out)
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		identity := p.IdentityID
+		if identity == 0 { // someone without a key: an answer link, a chat or email reply
+			var err error
+			if identity, err = tx.Identity(p.Name); err != nil {
+				return err
+			}
+		}
+		out.RespondedByID = &identity
 		err := tx.ResolveInquiry(out)
 		if hitl.ErrorCode(err) == hitl.EConflict { // resolved since it was read
 			final, err := tx.Inquiry(id)

@@ -167,7 +167,7 @@ func (e *Engine) CreateKey(ctx context.Context, p *hitl.Principal, req *hitl.Key
 	token := newToken()
 	var ev *hitl.Event
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
-		if err = tx.InsertKey(k, hashToken(token)); err != nil {
+		if err = insertKey(tx, k, hashToken(token)); err != nil {
 			return err
 		}
 		ev, err = keyEvent(tx, hitl.EventKeyCreated, k, p.Name, k.CreatedAt)
@@ -246,7 +246,7 @@ func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToke
 				err = tx.DeleteKeyInboxSessions(envAdminKeyID)
 			}
 			if hitl.ErrorCode(err) == hitl.ENotFound {
-				typ, err = hitl.EventKeyCreated, tx.InsertKey(k, hash)
+				typ, err = hitl.EventKeyCreated, insertKey(tx, k, hash)
 			}
 			if err != nil {
 				return err
@@ -268,7 +268,7 @@ func (e *Engine) Bootstrap(ctx context.Context, adminToken string) (newAdminToke
 			}
 			newAdminToken = newToken()
 			k := &hitl.Key{ID: newKeyID(), Name: "admin", Roles: []string{hitl.RoleAdmin}, Groups: []string{}, CreatedAt: now}
-			if err := tx.InsertKey(k, hashToken(newAdminToken)); err != nil {
+			if err := insertKey(tx, k, hashToken(newAdminToken)); err != nil {
 				return err
 			}
 			ev, err := keyEvent(tx, hitl.EventKeyCreated, k, "first start", now)
@@ -312,4 +312,28 @@ func listOrNone(noun string, items []string) string {
 		return noun + " " + items[0]
 	}
 	return noun + "s " + strings.Join(items, ", ")
+}
+
+// insertKey stores a new key and gives its name an integer identity if it has none yet.
+func insertKey(tx hitl.Tx, k *hitl.Key, tokenHash string) (err error) {
+	if err = tx.InsertKey(k, tokenHash); err != nil {
+		return err
+	}
+	k.IdentityID, err = tx.Identity(k.Name)
+	return err
+}
+
+// IdentityIDs returns the integer identities of those names that have one, for adapters
+// that show people by number.
+func (e *Engine) IdentityIDs(ctx context.Context, names []string) (map[string]int64, error) {
+	return e.store.IdentityIDs(ctx, names)
+}
+
+// IdentityName returns the name that holds an integer identity (ENotFound, in words).
+func (e *Engine) IdentityName(ctx context.Context, id int64) (string, error) {
+	name, err := e.store.IdentityName(ctx, id)
+	if hitl.ErrorCode(err) == hitl.ENotFound {
+		return "", hitl.Errorf(hitl.ENotFound, "no principal has identity %d", id)
+	}
+	return name, err
 }

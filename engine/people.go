@@ -97,7 +97,14 @@ func (e *Engine) PutPerson(ctx context.Context, p *hitl.Principal, name string, 
 	}
 	person := &hitl.Person{Name: name, DisplayName: req.DisplayName, Email: req.Email, SlackUserID: req.SlackUserID,
 		Channels: channels, UpdatedAt: e.clock()}
-	if err := e.audited(ctx, p, hitl.EventPersonUpdated, person, func(tx hitl.Tx) error { return tx.PutPerson(person) }); err != nil {
+	if err := e.audited(ctx, p, hitl.EventPersonUpdated, person, func(tx hitl.Tx) error {
+		// A person answers by email or chat without a key: assignees given as integer
+		// identities (workflow engines) reach them too.
+		if _, err := tx.Identity(name); err != nil {
+			return err
+		}
+		return tx.PutPerson(person)
+	}); err != nil {
 		return nil, err
 	}
 	e.log.Info("person set", "person", name, "actor", p.Name)

@@ -134,6 +134,14 @@ func answerSchema(inq *hitl.Inquiry) json.RawMessage {
 // every problem at once, each with the JSON path of the field.
 func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest, now time.Time) (*hitl.Inquiry, error) {
 	var bad problems
+	assignees, err := e.resolveIdentities(ctx, &bad, "/assigned_to", req.AssignedTo)
+	if err != nil {
+		return nil, err
+	}
+	escalateTo, err := e.resolveIdentities(ctx, &bad, "/escalate_to", req.EscalateTo)
+	if err != nil {
+		return nil, err
+	}
 	switch n := utf8.RuneCountInString(req.Prompt); {
 	case strings.TrimSpace(req.Prompt) == "":
 		bad.add("/prompt", "is required and must not be blank")
@@ -143,7 +151,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	inq := &hitl.Inquiry{
 		Status: hitl.StatusPending, Prompt: req.Prompt, RequestType: req.RequestType, Multiple: req.Multiple,
 		Context: req.Context, Session: req.Session, Origin: req.Origin, CreatedBy: p.Name,
-		AssignedTo: req.AssignedTo, ChannelHint: req.ChannelHint, Confidence: req.Confidence,
+		Execution: req.Execution, AssignedTo: assignees, ChannelHint: req.ChannelHint, Confidence: req.Confidence,
 		FallbackPolicy: req.FallbackPolicy, FallbackValue: req.FallbackValue, Exclusive: req.Exclusive,
 		ToolCall: req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
 	}
@@ -176,6 +184,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 	if inq.Session != "" && !sessionKeyPattern.MatchString(inq.Session) {
 		bad.add("/session", "must be 1 to 200 characters of A-Z a-z 0-9 . _ : -")
+	}
+	if inq.Execution != "" && !sessionKeyPattern.MatchString(inq.Execution) {
+		bad.add("/execution", "must be 1 to 200 characters of A-Z a-z 0-9 . _ : -")
 	}
 	if utf8.RuneCountInString(inq.Origin) > maxOrigin {
 		bad.add("/origin", "must be at most %d characters", maxOrigin)
@@ -232,7 +243,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		}
 	}
 
-	checkNudges(&bad, req, inq, now)
+	checkNudges(&bad, req, escalateTo, inq, now)
 
 	// What the answer must look like.
 	if len(req.Options) > 0 || inq.RequestType == hitl.RequestSelection {
@@ -315,12 +326,37 @@ func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
 	}
 }
 
+// resolveIdentities turns the integer identities among assignees into the names that hold
+// them (assignees are stored as names), and reports those that nobody holds.
+func (e *Engine) resolveIdentities(ctx context.Context, bad *problems, path string, as hitl.Assignees) ([]string, error) {
+	out := slices.Clone([]string(as)) // the request keeps what was asked, for idempotency
+	for i, a := range as {
+		id, ok := hitl.IdentityOf(a)
+		if !ok {
+			continue
+		}
+		name, err := e.store.IdentityName(ctx, id)
+		switch {
+		case hitl.ErrorCode(err) == hitl.ENotFound:
+			bad.add(fmt.Sprintf("%s/%d", path, i), "no principal has identity %d", id)
+		case err != nil:
+			return nil, err
+		default:
+			out[i] = name
+		}
+	}
+	return out, nil
+}
+
 func checkAssignees(bad *problems, path string, as []string, most int) {
 	if len(as) > most {
 		bad.add(path, "at most %d entries", most)
 		return
 	}
 	for i, a := range as {
+		if _, unknown := hitl.IdentityOf(a); unknown {
+			continue // reported by resolveIdentities
+		}
 		if !namePattern.MatchString(strings.TrimPrefix(a, "group:")) {
 			bad.add(fmt.Sprintf("%s/%d", path, i), "must be a principal name or group:NAME (letters, digits, . _ @ -)")
 		}
@@ -332,7 +368,8 @@ func checkAssignees(bad *problems, path string, as []string, most int) {
 
 // checkNudges reads the reminder and escalation of a request into the new inquiry, whose
 // deadline is known: both come before it.
-func checkNudges(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now time.Time) {
+// escalateTo is the request's escalate_to with its identities resolved to names.
+func checkNudges(bad *problems, req *hitl.InquiryRequest, escalateTo []string, inq *hitl.Inquiry, now time.Time) {
 	if req.RemindEvery != "" {
 		switch d, err := hitl.ParseDuration(req.RemindEvery); {
 		case err != nil || d < minRemindEvery:
@@ -346,7 +383,7 @@ func checkNudges(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now
 	}
 	inq.EscalateTo = []string{}
 	if req.EscalateAfter == "" {
-		if len(req.EscalateTo) > 0 {
+		if len(escalateTo) > 0 {
 			bad.add("/escalate_to", "only applies with escalate_after")
 		}
 		return
@@ -361,12 +398,12 @@ func checkNudges(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now
 	default:
 		inq.EscalateAfter = &d
 	}
-	if len(req.EscalateTo) == 0 {
+	if len(escalateTo) == 0 {
 		bad.add("/escalate_to", "is required with escalate_after: 1 to %d names or group:NAME to add as assignees", maxEscalateTo)
 		return
 	}
-	checkAssignees(bad, "/escalate_to", req.EscalateTo, maxEscalateTo)
-	inq.EscalateTo = req.EscalateTo
+	checkAssignees(bad, "/escalate_to", escalateTo, maxEscalateTo)
+	inq.EscalateTo = escalateTo
 }
 
 // reminderBefore is a reminder at at, or none (nil) when the deadline comes first.

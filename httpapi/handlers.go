@@ -146,7 +146,7 @@ func (s *Server) listInquiries(w http.ResponseWriter, r *http.Request, p *hitl.P
 		return err
 	}
 	f := hitl.InquiryFilter{
-		Status: hitl.Status(q.Get("status")), Session: q.Get("session"), Origin: q.Get("origin"),
+		Status: hitl.Status(q.Get("status")), Execution: q.Get("execution"), Session: q.Get("session"), Origin: q.Get("origin"),
 		RequestType: hitl.RequestType(q.Get("request_type")), CreatedBy: q.Get("created_by"), Page: pg,
 		Text: q.Get("q"), Order: hitl.InquiryOrder(q.Get("order")),
 	}
@@ -211,49 +211,64 @@ func (s *Server) baseURL(r *http.Request) string {
 }
 
 func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
-	if err != nil {
-		return err
-	}
-	inq, err := s.engine.Inquiry(r.Context(), p, id)
+	inq, err := s.pathInquiry(r, p)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, inq)
+}
+
+// pathInquiry reads the inquiry of the path, if the principal may see it.
+func (s *Server) pathInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
+	id, err := inquiryID(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.engine.Inquiry(r.Context(), p, id)
 }
 
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
-	if err != nil {
-		return err
-	}
-	var req hitl.ResponseRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	inq, err := s.engine.Respond(r.Context(), p, id, &req)
+	inq, err := s.answer(r, p)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, inq)
 }
 
-func (s *Server) cancel(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+// answer reads an answer to the inquiry of the path ({"response", "comment"}) and records it.
+func (s *Server) answer(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
 	id, err := inquiryID(r)
 	if err != nil {
+		return nil, err
+	}
+	var req hitl.ResponseRequest
+	if err := decode(r, &req); err != nil {
+		return nil, err
+	}
+	return s.engine.Respond(r.Context(), p, id, &req)
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	inq, err := s.cancelInquiry(r, p)
+	if err != nil {
 		return err
+	}
+	return writeJSON(w, http.StatusOK, inq)
+}
+
+// cancelInquiry cancels the inquiry of the path, with the reason the body may give.
+func (s *Server) cancelInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
+	id, err := inquiryID(r)
+	if err != nil {
+		return nil, err
 	}
 	var req struct {
 		Reason string `json:"reason"`
 	}
 	if err := decodeOptional(r, &req); err != nil {
-		return err
+		return nil, err
 	}
-	inq, err := s.engine.Cancel(r.Context(), p, id, req.Reason)
-	if err != nil {
-		return err
-	}
-	return writeJSON(w, http.StatusOK, inq)
+	return s.engine.Cancel(r.Context(), p, id, req.Reason)
 }
 
 func (s *Server) wait(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {

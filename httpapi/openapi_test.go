@@ -149,6 +149,28 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	checkPage("Group", "/v1/groups")
 	checkPage("ChatWebhook", "/v1/chat-webhooks")
 	checkPage("Delivery", "/v1/inquiries/"+id+"/notifications")
+
+	// Attune's shape: the inquiry is the envelope's data.
+	checkData := func(method, path, body string, want int) string {
+		t.Helper()
+		code, v := call(method, path, body)
+		if code != want {
+			t.Fatalf("%s %s: %d, want %d (%v)", method, path, code, want, v)
+		}
+		data := v.(map[string]any)["data"]
+		if err := schemaFor("AttuneInquiry").Validate(data); err != nil {
+			t.Fatalf("%s %s data does not match AttuneInquiry: %v", method, path, err)
+		}
+		return fmt.Sprint(data.(map[string]any)["id"])
+	}
+	aid := checkData("POST", "/api/v1/executions/42/result", `{"__inquiry":{"prompt":"Ship?","assigned_to":1,"timeout_seconds":60},"plan":{"v":2}}`, 201)
+	checkData("POST", "/api/v1/executions/42/result", `{"__inquiry":{"prompt":"Ship?"}}`, 200)
+	checkData("GET", "/api/v1/inquiries/"+aid, "", 200)
+	checkData("POST", "/api/v1/inquiries/"+aid+"/respond", `{"response":"yes"}`, 200)
+	other := checkData("POST", "/api/v1/executions/43/result", `{"__inquiry":{"prompt":"Stop?"}}`, 201)
+	checkData("POST", "/api/v1/inquiries/"+other+"/cancel", "", 200)
+	checkPage("AttuneInquiry", "/api/v1/inquiries?per_page=5")
+	check("Problem", "GET", "/api/v1/inquiries?page=0", "", 400)
 	if code, _ := call("GET", "/healthz", ""); code != http.StatusOK {
 		t.Fatal(code)
 	}

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,8 +59,24 @@ type route struct {
 	// cookie: the web inbox's session cookie also authenticates (a browser's EventSource
 	// cannot send a header). Only for reads: other sites' forms must never act with it.
 	cookie bool
-	h      handler
+	// query lists the query parameters of a list; any other is refused (a filter that is
+	// misspelt must not list everything). A name ending in "." stands for every name it
+	// begins (metadata.KEY). nil: the route does not check.
+	query []string
+	h     handler
 }
+
+// Query parameters of the lists.
+var (
+	noQuery      = []string{}
+	pageQuery    = []string{"cursor", "limit"}
+	inquiryQuery = append([]string{"status", "execution", "session", "origin", "request_type", "created_by", "assigned_to",
+		"q", "order", "created_after", "created_before", "metadata."}, pageQuery...)
+	sessionQuery  = append([]string{"status"}, pageQuery...)
+	eventQuery    = append([]string{"session", "after", "type", "inquiry_id"}, pageQuery...)
+	deliveryQuery = append([]string{"webhook_id", "status", "session", "inquiry_id"}, pageQuery...)
+	attuneQuery   = []string{"status", "execution", "assigned_to", "page", "per_page"}
+)
 
 // New builds the server and its routes.
 func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Server {
@@ -89,53 +107,60 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/openapi.json", public: true, h: s.openapi},
 
 		{method: "POST", path: "/v1/keys", h: s.createKey},
-		{method: "GET", path: "/v1/keys", h: s.listKeys},
+		{method: "GET", path: "/v1/keys", query: noQuery, h: s.listKeys},
 		{method: "DELETE", path: "/v1/keys/{id}", h: s.revokeKey},
 		{method: "GET", path: "/v1/me", h: s.me},
 
 		{method: "POST", path: "/v1/inquiries", h: s.createInquiry},
-		{method: "GET", path: "/v1/inquiries", h: s.listInquiries},
+		{method: "GET", path: "/v1/inquiries", query: inquiryQuery, h: s.listInquiries},
 		{method: "GET", path: "/v1/inquiries/{id}", h: s.getInquiry},
 		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
 		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
 		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},
-		{method: "GET", path: "/v1/inquiries/{id}/notifications", h: s.listNotifications},
+		{method: "GET", path: "/v1/inquiries/{id}/notifications", query: noQuery, h: s.listNotifications},
 
 		{method: "PUT", path: "/v1/sessions/{key}", h: s.putSession},
-		{method: "GET", path: "/v1/sessions", h: s.listSessions},
+		{method: "GET", path: "/v1/sessions", query: sessionQuery, h: s.listSessions},
 		{method: "GET", path: "/v1/sessions/{key}", h: s.getSession},
-		{method: "GET", path: "/v1/sessions/{key}/inquiries", h: s.sessionInquiries},
+		{method: "GET", path: "/v1/sessions/{key}/inquiries", query: noQuery, h: s.sessionInquiries},
 		{method: "POST", path: "/v1/sessions/{key}/complete", h: s.completeSession},
 		{method: "POST", path: "/v1/sessions/{key}/fail", h: s.failSession},
 		{method: "POST", path: "/v1/sessions/{key}/cancel", h: s.cancelSession},
 
-		{method: "GET", path: "/v1/events", h: s.listEvents},
+		{method: "GET", path: "/v1/events", query: eventQuery, h: s.listEvents},
 		{method: "GET", path: "/v1/events/stream", cookie: true, h: s.stream},
 		{method: "GET", path: "/v1/ws", h: s.ws},
 		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
 
 		{method: "POST", path: "/v1/webhooks", h: s.createWebhook},
-		{method: "GET", path: "/v1/webhooks", h: s.listWebhooks},
+		{method: "GET", path: "/v1/webhooks", query: noQuery, h: s.listWebhooks},
 		{method: "GET", path: "/v1/webhooks/{id}", h: s.getWebhook},
 		{method: "DELETE", path: "/v1/webhooks/{id}", h: s.deleteWebhook},
-		{method: "GET", path: "/v1/webhooks/{id}/deliveries", h: s.listDeliveries},
-		{method: "GET", path: "/v1/deliveries", h: s.listDeliveries},
+		{method: "GET", path: "/v1/webhooks/{id}/deliveries", query: deliveryQuery, h: s.listDeliveries},
+		{method: "GET", path: "/v1/deliveries", query: deliveryQuery, h: s.listDeliveries},
 		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
 		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
 
 		{method: "PUT", path: "/v1/people/{name}", h: s.putPerson},
-		{method: "GET", path: "/v1/people", h: s.listPeople},
+		{method: "GET", path: "/v1/people", query: noQuery, h: s.listPeople},
 		{method: "GET", path: "/v1/people/{name}", h: s.getPerson},
 		{method: "DELETE", path: "/v1/people/{name}", h: s.deletePerson},
 		{method: "PUT", path: "/v1/groups/{name}", h: s.putGroup},
-		{method: "GET", path: "/v1/groups", h: s.listGroups},
+		{method: "GET", path: "/v1/groups", query: noQuery, h: s.listGroups},
 		{method: "GET", path: "/v1/groups/{name}", h: s.getGroup},
 		{method: "DELETE", path: "/v1/groups/{name}", h: s.deleteGroup},
 		{method: "POST", path: "/v1/chat-webhooks", h: s.createChatWebhook},
-		{method: "GET", path: "/v1/chat-webhooks", h: s.listChatWebhooks},
+		{method: "GET", path: "/v1/chat-webhooks", query: noQuery, h: s.listChatWebhooks},
 		{method: "DELETE", path: "/v1/chat-webhooks/{id}", h: s.deleteChatWebhook},
 		{method: "GET", path: "/v1/tools/{name}", h: s.tool},
+
+		// Attune's shape (httpapi/attune.go).
+		{method: "POST", path: "/api/v1/executions/{execution_id}/result", h: s.attuneResult},
+		{method: "GET", path: "/api/v1/inquiries", query: attuneQuery, h: s.attuneList},
+		{method: "GET", path: "/api/v1/inquiries/{id}", h: s.attuneGet},
+		{method: "POST", path: "/api/v1/inquiries/{id}/respond", h: s.attuneRespond},
+		{method: "POST", path: "/api/v1/inquiries/{id}/cancel", h: s.attuneCancel},
 		{method: "POST", path: "/mcp", h: s.mcp},
 	}
 }
@@ -268,6 +293,10 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.problem(w, r, err)
 			return
 		}
+		if err := checkQuery(rt, r); err != nil {
+			s.problem(w, r, err)
+			return
+		}
 		if err := rt.h(w, r, p); err != nil {
 			s.fail(w, r, err)
 		}
@@ -275,6 +304,30 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.problem(w, r, err)
 		}
 	})
+}
+
+// checkQuery refuses a query parameter that the route's list does not take.
+func checkQuery(rt route, r *http.Request) error {
+	if rt.query == nil {
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.URL.Query())) {
+		known := slices.ContainsFunc(rt.query, func(q string) bool {
+			if strings.HasSuffix(q, ".") {
+				return strings.HasPrefix(name, q) && len(name) > len(q)
+			}
+			return q == name
+		})
+		if known {
+			continue
+		}
+		takes := "no query parameters"
+		if len(rt.query) > 0 {
+			takes = strings.ReplaceAll(strings.Join(rt.query, ", "), "metadata.", "metadata.KEY")
+		}
+		return hitl.Errorf(hitl.EInvalid, "unknown query parameter %q: %s %s takes %s", name, rt.method, rt.path, takes)
+	}
+	return nil
 }
 
 // refuse answers a request whose body was not read (or not to its end), and closes the

@@ -1,4 +1,4 @@
-package strictjson
+package strictjson_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/strictjson"
 )
 
 // TestStrictDecodingReadsWhatEncodingJSONReads: on the bodies clients send, the strict decoder
@@ -36,7 +37,7 @@ func TestStrictDecodingReadsWhatEncodingJSONReads(t *testing.T) {
 		{`{"confidence":0.5,"risk":0,"reversibility":1}`, func() any { return new(engine.Signals) }},
 	} {
 		strict, std := tc.new(), tc.new()
-		if err := Unmarshal([]byte(tc.body), strict); err != nil {
+		if err := strictjson.Unmarshal([]byte(tc.body), strict); err != nil {
 			t.Fatalf("%.60s: %v", tc.body, err)
 		}
 		if err := json.Unmarshal([]byte(tc.body), std); err != nil {
@@ -67,7 +68,7 @@ func TestStrictDecodingErrors(t *testing.T) {
 		{"{\"prompt\":\"\xff\"}", `malformed JSON at byte 11: invalid UTF-8`, ""},
 		{` `, `the request body is empty; send a JSON object`, ""},
 	} {
-		err := Unmarshal([]byte(tc.body), new(hitl.InquiryRequest))
+		err := strictjson.Unmarshal([]byte(tc.body), new(hitl.InquiryRequest))
 		he, ok := err.(*hitl.Error)
 		if !ok || he.Code != hitl.EInvalid || !strings.HasPrefix(he.Message, tc.message) {
 			t.Errorf("%s: %v, want %q", tc.body, err, tc.message)

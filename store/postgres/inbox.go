@@ -8,7 +8,7 @@ import (
 )
 
 func (s *Store) InboxSessionKey(ctx context.Context, idHash string, now time.Time) (*hitl.Key, error) {
-	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT k.id, k.name, k.roles, k.groups, k.created_at, k.revoked_at
+	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+`
 		FROM inbox_sessions s JOIN api_keys k ON k.id = s.key_id
 		WHERE s.id_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`, idHash, now))
 	return k, dbError(err, "inbox session")

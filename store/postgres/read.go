@@ -67,7 +67,7 @@ func (s *Store) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 func inquiryWhere(f hitl.InquiryFilter) *where {
 	w := &where{}
 	// In a fixed order: the same filter is the same SQL text, which pgx's statement cache reuses.
-	for _, c := range []struct{ col, v string }{{"i.status", string(f.Status)}, {"i.session", f.Session},
+	for _, c := range []struct{ col, v string }{{"i.status", string(f.Status)}, {"i.execution", f.Execution}, {"i.session", f.Session},
 		{"i.origin", f.Origin}, {"i.request_type", string(f.RequestType)}, {"i.created_by", f.CreatedBy}} {
 		if c.v != "" {
 			w.add(c.col + " = " + w.arg(c.v))
@@ -114,8 +114,8 @@ func (s *Store) Inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 			w.add("i.id < " + w.arg(cursor))
 		}
 	}
-	limit := w.arg(f.Page.Limit + 1)
-	items, err := queryInquiries(ctx, s.pool, "SELECT i.id, i.doc FROM inquiries i"+w.String()+order+" LIMIT "+limit, w.args...)
+	limit, offset := w.arg(f.Page.Limit+1), w.arg(f.Page.Offset)
+	items, err := queryInquiries(ctx, s.pool, "SELECT i.id, i.doc FROM inquiries i"+w.String()+order+" LIMIT "+limit+" OFFSET "+offset, w.args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -319,11 +319,12 @@ func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
 	return seq, dbError(err, "events")
 }
 
-const keyColumns = "id, name, roles, groups, created_at, revoked_at"
+// keyColumns read a key (alias k) with its name's identity.
+const keyColumns = "k.id, k.name, COALESCE((SELECT id FROM identities WHERE name = k.name), 0), k.roles, k.groups, k.created_at, k.revoked_at"
 
 func scanKey(row pgx.Row) (*hitl.Key, error) {
 	var k hitl.Key
-	if err := row.Scan(&k.ID, &k.Name, &k.Roles, &k.Groups, &k.CreatedAt, &k.RevokedAt); err != nil {
+	if err := row.Scan(&k.ID, &k.Name, &k.IdentityID, &k.Roles, &k.Groups, &k.CreatedAt, &k.RevokedAt); err != nil {
 		return nil, err
 	}
 	k.CreatedAt, k.RevokedAt = k.CreatedAt.UTC(), utcPtr(k.RevokedAt)
@@ -331,12 +332,12 @@ func scanKey(row pgx.Row) (*hitl.Key, error) {
 }
 
 func (s *Store) KeyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
-	k, err := scanKey(s.pool.QueryRow(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE token_hash = $1 AND revoked_at IS NULL", hash))
+	k, err := scanKey(s.pool.QueryRow(ctx, "SELECT "+keyColumns+" FROM api_keys k WHERE token_hash = $1 AND revoked_at IS NULL", hash))
 	return k, dbError(err, "key")
 }
 
 func (s *Store) Keys(ctx context.Context) ([]*hitl.Key, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
+	rows, err := s.pool.Query(ctx, "SELECT "+keyColumns+" FROM api_keys k ORDER BY created_at, id")
 	if err != nil {
 		return nil, dbError(err, "keys")
 	}

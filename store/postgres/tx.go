@@ -222,11 +222,11 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	}
 	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
-		created_at, updated_at, prompt, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING id`,
+		created_at, updated_at, prompt, execution, doc)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id`,
 		inq.Status, nullText(inq.Session), inq.Origin, inq.RequestType, inq.CreatedBy, len(inq.AssignedTo) == 0,
 		inq.Exclusive, inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), inq.CreatedAt, inq.UpdatedAt,
-		searchable(inq.Prompt), string(doc)).Scan(&inq.ID)
+		searchable(inq.Prompt), nullText(inq.Execution), string(doc)).Scan(&inq.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}

@@ -13,7 +13,7 @@ import (
 
 func (s *Store) InboxSessionKey(ctx context.Context, idHash string, now time.Time) (*hitl.Key, error) {
 	return onReader(s, ctx, func() (*hitl.Key, error) {
-		k, err := scanKey(s.read.QueryRowContext(ctx, `SELECT k.id, k.name, k.roles, k.groups, k.created_at, k.revoked_at
+		k, err := scanKey(s.read.QueryRowContext(ctx, `SELECT `+keyColumns+`
 			FROM inbox_sessions s JOIN api_keys k ON k.id = s.key_id
 			WHERE s.id_hash = ? AND s.expires_at > ? AND k.revoked_at IS NULL`, idHash, micros(now)))
 		return k, dbError(err, "inbox session")

@@ -95,6 +95,9 @@ func inquiryWhere(f hitl.InquiryFilter) where {
 	if f.Status != "" {
 		w.add("i.status = ?", f.Status)
 	}
+	if f.Execution != "" {
+		w.add("i.execution = ?", f.Execution)
+	}
 	if f.Session != "" {
 		w.add("i.session = ?", f.Session)
 	}
@@ -146,8 +149,8 @@ func (s *Store) inquiries(ctx context.Context, f hitl.InquiryFilter) ([]*hitl.In
 			w.add("i.id < ?", cursor)
 		}
 	}
-	items, err := queryInquiries(ctx, s.read, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ?",
-		append(w.args, f.Page.Limit+1)...)
+	items, err := queryInquiries(ctx, s.read, "SELECT "+inquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT ? OFFSET ?",
+		append(w.args, f.Page.Limit+1, f.Page.Offset)...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -401,7 +404,7 @@ func scanKey(sc interface{ Scan(...any) error }) (*hitl.Key, error) {
 		created       int64
 		revoked       sql.NullInt64
 	)
-	if err := sc.Scan(&k.ID, &k.Name, &roles, &groups, &created, &revoked); err != nil {
+	if err := sc.Scan(&k.ID, &k.Name, &k.IdentityID, &roles, &groups, &created, &revoked); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(roles), &k.Roles); err != nil {
@@ -418,14 +421,15 @@ func scanKey(sc interface{ Scan(...any) error }) (*hitl.Key, error) {
 	return &k, nil
 }
 
-const keyColumns = "id, name, roles, groups, created_at, revoked_at"
+// keyColumns read a key (alias k) with its name's identity.
+const keyColumns = "k.id, k.name, COALESCE((SELECT id FROM identities WHERE name = k.name), 0), k.roles, k.groups, k.created_at, k.revoked_at"
 
 func (s *Store) KeyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
 	return onReader(s, ctx, func() (*hitl.Key, error) { return s.keyByTokenHash(ctx, hash) })
 }
 
 func (s *Store) keyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
-	k, err := scanKey(s.read.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL", hash))
+	k, err := scanKey(s.read.QueryRowContext(ctx, "SELECT "+keyColumns+" FROM api_keys k WHERE token_hash = ? AND revoked_at IS NULL", hash))
 	return k, dbError(err, "key")
 }
 
@@ -434,7 +438,7 @@ func (s *Store) Keys(ctx context.Context) ([]*hitl.Key, error) {
 }
 
 func (s *Store) keys(ctx context.Context) ([]*hitl.Key, error) {
-	rows, err := s.read.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys ORDER BY created_at, id")
+	rows, err := s.read.QueryContext(ctx, "SELECT "+keyColumns+" FROM api_keys k ORDER BY created_at, id")
 	if err != nil {
 		return nil, dbError(err, "keys")
 	}

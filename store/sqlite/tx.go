@@ -107,11 +107,11 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	}
 	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
-		created_at, updated_at, prompt, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		created_at, updated_at, prompt, execution, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		inq.Status, session, inq.Origin, inq.RequestType, inq.CreatedBy, boolInt(len(inq.AssignedTo) == 0),
 		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()),
-		micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, doc).Scan(&inq.ID)
+		micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, sql.NullString{String: inq.Execution, Valid: inq.Execution != ""}, doc).Scan(&inq.ID)
 	if err != nil {
 		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
 	}
