@@ -46,6 +46,9 @@ func (a *Assignees) UnmarshalJSON(b []byte) error {
 	}
 	out := make(Assignees, len(raw))
 	for i, r := range raw {
+		if string(r) == "null" {
+			return errAssignees
+		}
 		if err := json.Unmarshal(r, &out[i]); err == nil {
 			continue
 		}

@@ -62,6 +62,9 @@ type Notification struct {
 	AnswerToken   string     `json:"answer_token,omitempty"`
 	AnswerURL     string     `json:"answer_url,omitempty"`
 	AnswerExpires *time.Time `json:"answer_expires,omitempty"`
+	// ReplyToken lets a person answer an email by replying to reply+TOKEN@ the mail domain
+	// (email to a person only); the reply server opens it with the engine's OpenReply.
+	ReplyToken string `json:"reply_token,omitempty"`
 }
 
 // Destination is one place a message goes without a person: a channel and an address

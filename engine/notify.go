@@ -279,6 +279,9 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		}
 		n.AnswerToken = e.answerToken(inq.ID, rc.linkFor, rc.linkGroups, exp)
 		n.AnswerURL, n.AnswerExpires = base+"/a/"+n.AnswerToken, &exp
+		if rc.channel == hitl.ChannelEmail {
+			n.ReplyToken = e.ReplyToken(inq.ID, rc.linkFor)
+		}
 	}
 	body, err := json.Marshal(n)
 	if err != nil {

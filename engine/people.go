@@ -90,6 +90,11 @@ func (e *Engine) PutPerson(ctx context.Context, p *hitl.Principal, name string, 
 	if err := bad.err("invalid person"); err != nil {
 		return nil, err
 	}
+	if req.SlackUserID != "" {
+		if err := e.slackUserFree(ctx, name, req.SlackUserID); err != nil {
+			return nil, err
+		}
+	}
 	person := &hitl.Person{Name: name, DisplayName: req.DisplayName, Email: req.Email, SlackUserID: req.SlackUserID,
 		Channels: channels, UpdatedAt: e.clock()}
 	if err := e.audited(ctx, p, hitl.EventPersonUpdated, person, func(tx hitl.Tx) error {
@@ -104,6 +109,50 @@ func (e *Engine) PutPerson(ctx context.Context, p *hitl.Principal, name string, 
 	}
 	e.log.Info("person set", "person", name, "actor", p.Name)
 	return person, nil
+}
+
+// slackUserFree refuses a Slack id that another person has: a click in Slack acts as the one
+// person whose id it is.
+func (e *Engine) slackUserFree(ctx context.Context, name, slackUserID string) error {
+	people, err := e.store.People(ctx)
+	if err != nil {
+		return err
+	}
+	for _, other := range people {
+		if other.Name != name && other.SlackUserID == slackUserID {
+			return hitl.Errorf(hitl.EConflict, "%s already has the Slack id %s; a Slack user is one person (remove it from %s first)", other.Name, slackUserID, other.Name)
+		}
+	}
+	return nil
+}
+
+// PrincipalBySlackUser is who clicked in Slack: the person whose slack_user_id this is, as the
+// principal of that name, with the roles and groups of its keys (a name's unrevoked keys all
+// carry the same). A Slack user who is no person, or a person without an unrevoked key, is
+// nobody hitl may act for (ENotFound).
+func (e *Engine) PrincipalBySlackUser(ctx context.Context, slackUserID string) (*hitl.Principal, error) {
+	notMapped := hitl.Errorf(hitl.ENotFound, "%s is not mapped to a hitl person with a key", slackUserID)
+	if slackUserID == "" {
+		return nil, notMapped
+	}
+	people, err := e.store.People(ctx)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(people, func(p *hitl.Person) bool { return p.SlackUserID == slackUserID })
+	if i < 0 {
+		return nil, notMapped
+	}
+	keys, err := e.store.Keys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.Name == people[i].Name && k.RevokedAt == nil {
+			return &hitl.Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups}, nil
+		}
+	}
+	return nil, notMapped
 }
 
 // audited runs change and records it as an admin's audit event with data shown, in one transaction.

@@ -368,6 +368,7 @@ func checkAssignees(bad *problems, path string, as []string, most int) {
 
 // checkNudges reads the reminder and escalation of a request into the new inquiry, whose
 // deadline is known: both come before it.
+// escalateTo is the request's escalate_to with its identities resolved to names.
 func checkNudges(bad *problems, req *hitl.InquiryRequest, escalateTo []string, inq *hitl.Inquiry, now time.Time) {
 	if req.RemindEvery != "" {
 		switch d, err := hitl.ParseDuration(req.RemindEvery); {

@@ -66,6 +66,11 @@ func person(inq *hitl.Inquiry) string {
 	return ""
 }
 
+// hasResponse: answered (null may be an answer), or given a fallback value at its deadline.
+func hasResponse(inq *hitl.Inquiry) bool {
+	return inq.Status == hitl.StatusResponded || !hitl.IsNull(inq.Response)
+}
+
 // attuneInquiries maps inquiries to Attune's shape, looking up their assignees' identities
 // at once.
 func (s *Server) attuneInquiries(r *http.Request, inqs []*hitl.Inquiry) ([]attuneInquiry, error) {
@@ -83,7 +88,7 @@ func (s *Server) attuneInquiries(r *http.Request, inqs []*hitl.Inquiry) ([]attun
 	for i, inq := range inqs {
 		out[i] = attuneInquiry{ID: inq.ID, Execution: executionValue(inq.Execution), Prompt: inq.Prompt,
 			ResponseSchema: inq.ResponseSchema, Status: inq.Status, Response: inq.Response,
-			HasResponse: inq.Response != nil, TimeoutAt: inq.TimeoutAt, RespondedAt: inq.RespondedAt,
+			HasResponse: hasResponse(inq), TimeoutAt: inq.TimeoutAt, RespondedAt: inq.RespondedAt,
 			Created: inq.CreatedAt, Updated: inq.UpdatedAt}
 		if id, ok := ids[person(inq)]; ok {
 			out[i].AssignedTo = &id
@@ -186,11 +191,7 @@ func (s *Server) attuneList(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 }
 
 func (s *Server) attuneGet(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
-	if err != nil {
-		return err
-	}
-	inq, err := s.engine.Inquiry(r.Context(), p, id)
+	inq, err := s.pathInquiry(r, p)
 	if err != nil {
 		return err
 	}

@@ -211,15 +211,20 @@ func (s *Server) baseURL(r *http.Request) string {
 }
 
 func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
-	if err != nil {
-		return err
-	}
-	inq, err := s.engine.Inquiry(r.Context(), p, id)
+	inq, err := s.pathInquiry(r, p)
 	if err != nil {
 		return err
 	}
 	return writeJSON(w, http.StatusOK, inq)
+}
+
+// pathInquiry reads the inquiry of the path, if the principal may see it.
+func (s *Server) pathInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
+	id, err := inquiryID(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.engine.Inquiry(r.Context(), p, id)
 }
 
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {

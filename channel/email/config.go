@@ -64,7 +64,12 @@ func ParseSMTPURL(raw string) (SMTPServer, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return bad("%q is not a URL; write it as smtp://user:password@host:587", raw)
+		// Not the URL itself, nor url.Parse's message, which quotes it: it holds a password.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return bad("it is not a URL (%v); write it as smtp://user:password@host:587", err)
 	}
 	var s SMTPServer
 	switch u.Scheme {

@@ -65,13 +65,26 @@ type Message struct {
 // (?option=VALUE); the page asks to confirm, so a mail scanner that follows them answers
 // nothing. An inquiry that asks for more than a choice gets one "Answer…" button.
 func OptionButtons(inq *hitl.Inquiry, answerURL string) []Button {
+	return choiceButtons(inq, answerURL, "option")
+}
+
+// InboxButtons are the buttons of a message with no personal answer link (to a group's
+// list, to the default destinations): the same choices, each opening the inquiry's page in
+// the inbox with the option chosen (?answer=VALUE), where whoever opens it signs in and
+// confirms.
+func InboxButtons(inq *hitl.Inquiry, inboxURL string) []Button {
+	return choiceButtons(inq, inboxURL, "answer")
+}
+
+// choiceButtons opens page with its parameter param naming each choice.
+func choiceButtons(inq *hitl.Inquiry, page, param string) []Button {
 	with := func(option string) string {
-		u, err := url.Parse(answerURL)
+		u, err := url.Parse(page)
 		if err != nil {
-			return answerURL
+			return page
 		}
 		q := u.Query()
-		q.Set("option", option)
+		q.Set(param, option)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
@@ -85,7 +98,7 @@ func OptionButtons(inq *hitl.Inquiry, answerURL string) []Button {
 		}
 		return out
 	}
-	return []Button{{"Answer…", answerURL}}
+	return []Button{{"Answer…", page}}
 }
 
 func optionLabel(o hitl.Option) string {

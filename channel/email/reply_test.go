@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/email"
+	"github.com/hitl-dev/hitl/internal/mailtest"
 )
 
 // replyTo is the reply address of the person's copy of the inquiry.
@@ -28,14 +29,14 @@ func (w *world) answered(t *testing.T, id int64, want, comment string) {
 	if inq.Status != hitl.StatusResponded || inq.RespondedBy == nil || *inq.RespondedBy != "ada" || string(inq.Response) != want || got != comment {
 		t.Fatalf("the inquiry is %s by %v with %s (comment %q); want answered by ada with %s (comment %q)", inq.Status, inq.RespondedBy, inq.Response, got, want, comment)
 	}
-	w.relay.nothing(t) // an accepted answer needs no explanation
+	w.relay.Nothing(t) // an accepted answer needs no explanation
 }
 
 // explained checks the sender got a reply in the thread of their mail that says each of wants,
 // and that the inquiry is still as it was.
-func (w *world) explained(t *testing.T, to string, wants ...string) *received {
+func (w *world) explained(t *testing.T, to string, wants ...string) *mailtest.Received {
 	t.Helper()
-	got := w.relay.next(t)
+	got := w.relay.Next(t)
 	if len(got.To) != 1 || got.To[0] != to {
 		t.Errorf("the explanation went to %v; want %s", got.To, to)
 	}
@@ -69,7 +70,7 @@ func TestAnswerByReply(t *testing.T) {
 		if a, err := mail.ParseAddress(from); err == nil {
 			envelope = a.Address
 		}
-		if err := mailTo(t, addr, envelope, to, replyMail(from, to, body)); err != nil {
+		if err := mailtest.Send(t, addr, envelope, to, replyMail(from, to, body)); err != nil {
 			t.Fatalf("the reply was refused: %v", err)
 		}
 	}
@@ -91,7 +92,7 @@ func TestAnswerByReply(t *testing.T) {
 		msg := "From: ada@example.com\nTo: " + to + "\nSubject: Re: [hitl] question\nMessage-ID: <reply-1@example.com>\nMIME-Version: 1.0\n" +
 			"Content-Type: multipart/mixed; boundary=XX\n\n--XX\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n" + body +
 			"\n--XX\nContent-Type: text/plain; name=notes.txt\nContent-Disposition: attachment; filename=notes.txt\n\n1\n--XX--\n"
-		if err := mailTo(t, addr, "ada@example.com", to, msg); err != nil {
+		if err := mailtest.Send(t, addr, "ada@example.com", to, msg); err != nil {
 			t.Fatal(err)
 		}
 		w.answered(t, inq.ID, `"us-east-1"`, "closest to the users")
@@ -110,7 +111,7 @@ func TestAnswerByReply(t *testing.T) {
 		msg := "From: ada@example.com\nTo: " + to + "\nSubject: Re: [hitl] question\nMessage-ID: <reply-1@example.com>\nMIME-Version: 1.0\n" +
 			"Content-Type: text/html; charset=utf-8\n\n<html><head><style>p{}</style></head><body><div dir=\"ltr\">Reject<br>too risky &amp; late</div>" +
 			"<div class=\"gmail_quote\"><div>On Mon, 23 Nov 2026 at 10:00, hitl &lt;hitl@hitl.test&gt; wrote:</div><blockquote>approve</blockquote></div></body></html>\n"
-		if err := mailTo(t, addr, "ada@example.com", to, msg); err != nil {
+		if err := mailtest.Send(t, addr, "ada@example.com", to, msg); err != nil {
 			t.Fatal(err)
 		}
 		w.answered(t, inq.ID, `{"approved":false,"comment":"too risky \u0026 late"}`, "")
@@ -133,7 +134,7 @@ func TestAnswerByReply(t *testing.T) {
 			t.Fatal(err)
 		}
 		to := "reply+" + l.Token + "@" + mailDomain
-		if err := mailTo(t, addr, "bob@example.com", to, replyMail("undisclosed-recipients:;", to, "approve\n")); err != nil {
+		if err := mailtest.Send(t, addr, "bob@example.com", to, replyMail("undisclosed-recipients:;", to, "approve\n")); err != nil {
 			t.Fatal(err)
 		}
 		w.pending(t, inq.ID)
@@ -181,14 +182,14 @@ func TestAnswerByReply(t *testing.T) {
 		inq := approval()
 		to := w.replyTo(t, inq)
 		msg := strings.Replace(replyMail("ada@example.com", to, "approve\n"), "MIME-Version", "Auto-Submitted: auto-replied\nMIME-Version", 1)
-		if err := mailTo(t, addr, "ada@example.com", to, msg); err != nil {
+		if err := mailtest.Send(t, addr, "ada@example.com", to, msg); err != nil {
 			t.Fatal(err)
 		}
-		if err := mailTo(t, addr, "", to, replyMail("ada@example.com", to, "approve\n")); err != nil { // a bounce
+		if err := mailtest.Send(t, addr, "", to, replyMail("ada@example.com", to, "approve\n")); err != nil { // a bounce
 			t.Fatal(err)
 		}
 		w.pending(t, inq.ID)
-		w.relay.nothing(t)
+		w.relay.Nothing(t)
 	})
 }
 
@@ -198,15 +199,15 @@ func TestReplyServerRefusesRelayingAndBigMessages(t *testing.T) {
 	addr := w.startReplies(t)
 	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
 	for _, to := range []string{"someone@elsewhere.example", "reply+token@elsewhere.example", "postmaster@" + mailDomain, "reply+@" + mailDomain} {
-		if err := mailTo(t, addr, "ada@example.com", to, "Subject: x\n\nx\n"); smtpCode(err) != 550 {
+		if err := mailtest.Send(t, addr, "ada@example.com", to, "Subject: x\n\nx\n"); mailtest.Code(err) != 550 {
 			t.Errorf("mail for %s: %v; want 550", to, err)
 		}
 	}
 	to := w.replyTo(t, inq)
 	big := replyMail("ada@example.com", to, "approve\n"+strings.Repeat("> quoted history quoted history quoted history\n", email.MaxReplyBytes/40))
-	if err := mailTo(t, addr, "ada@example.com", to, big); smtpCode(err) != 552 {
+	if err := mailtest.Send(t, addr, "ada@example.com", to, big); mailtest.Code(err) != 552 {
 		t.Errorf("a %d-byte reply: %v; want 552", len(big), err)
 	}
 	w.pending(t, inq.ID)
-	w.relay.nothing(t)
+	w.relay.Nothing(t)
 }

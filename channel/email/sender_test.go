@@ -26,6 +26,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/email"
+	"github.com/hitl-dev/hitl/internal/mailtest"
 )
 
 func TestParseSMTPURL(t *testing.T) {
@@ -95,7 +96,7 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 		TimeoutSeconds: &timeout, FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: mustJSON(t, map[string]any{"approved": false}),
 	})
 	m, rootID := w.notify(t, inq, email.ReasonCreated, "")
-	got := w.relay.next(t)
+	got := w.relay.Next(t)
 
 	if len(got.To) != 1 || got.To[0] != "ada@example.com" {
 		t.Errorf("the message went to %v; want ada@example.com", got.To)
@@ -139,7 +140,7 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 	if strings.Contains(got.HTML, "<style") || strings.Contains(got.HTML, "<link") {
 		t.Error("the HTML part has a style sheet; mail programs keep inline styles only")
 	}
-	links := got.links(t)
+	links := got.Links(t)
 	approve := links["Approve"]
 	if !strings.HasPrefix(approve, w.srv.URL+"/a/") || !strings.HasSuffix(approve, "?option=approve") ||
 		!strings.HasSuffix(links["Reject"], "?option=reject") || links["Open it in the inbox"] != m.InboxURL {
@@ -180,7 +181,7 @@ func TestApprovalEmailAnswersThroughTheConfirmPage(t *testing.T) {
 	if _, err := w.send.Send(ctx, *m); err != nil {
 		t.Fatal(err)
 	}
-	notice := w.relay.next(t)
+	notice := w.relay.Next(t)
 	if !strings.HasPrefix(notice.Subject, "Answered: [hitl] Déployer") || notice.Header.Get("In-Reply-To") != "<"+rootID+">" || notice.Header.Get("References") != "<"+rootID+">" {
 		t.Errorf("the notice: subject %q, In-Reply-To %q, References %q; want the thread of <%s>", notice.Subject, notice.Header.Get("In-Reply-To"), notice.Header.Get("References"), rootID)
 	}
@@ -198,9 +199,9 @@ func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 	w := newWorld(t)
 	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Which region?", Options: []hitl.Option{{Value: "eu-west-1", Label: "Ireland"}, {Value: "us-east-1"}}})
 	_, root := w.notify(t, inq, email.ReasonCreated, "")
-	w.relay.next(t)
+	w.relay.Next(t)
 	m, id := w.notify(t, inq, email.ReasonReminder, root)
-	got := w.relay.next(t)
+	got := w.relay.Next(t)
 	if got.Subject != "Reminder: [hitl] Which region?" {
 		t.Errorf("the reminder's subject is %q", got.Subject)
 	}
@@ -208,7 +209,7 @@ func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 		t.Errorf("the reminder's Message-ID %q, In-Reply-To %q, References %q; want its own id in the thread of <%s>",
 			got.Header.Get("Message-ID"), got.Header.Get("In-Reply-To"), got.Header.Get("References"), root)
 	}
-	links := got.links(t)
+	links := got.Links(t)
 	if !strings.HasSuffix(links["Ireland"], "?option=eu-west-1") || !strings.HasSuffix(links["us-east-1"], "?option=us-east-1") || links["Ireland"] != m.Buttons[0].URL {
 		t.Errorf("the buttons are %v; want one per option, by label", links)
 	}
@@ -227,7 +228,7 @@ func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 	if id, err := w.send.Send(context.Background(), *m); err != nil || id != m.ID {
 		t.Fatalf("Send = %q, %v; want %q", id, err, m.ID)
 	}
-	got = w.relay.next(t)
+	got = w.relay.Next(t)
 	if got.Header.Get("Message-ID") != "<"+m.ID+">" || got.Subject != "Escalated: [hitl] Which region?" ||
 		!strings.Contains(got.Text, "This question was escalated to you") || got.Header.Get("In-Reply-To") != "<"+root+">" {
 		t.Errorf("the escalation: Message-ID %q, subject %q, In-Reply-To %q:\n%s", got.Header.Get("Message-ID"), got.Subject, got.Header.Get("In-Reply-To"), got.Text)
@@ -246,11 +247,11 @@ func TestSendErrorsSayWhetherToRetry(t *testing.T) {
 		_, err = s.Send(context.Background(), email.Message{Inquiry: inq, To: email.Recipient{Address: "ada@example.com"}, Reason: email.ReasonCreated})
 		return err
 	}
-	refusing := startRelay(t, &gosmtp.SMTPError{Code: 550, EnhancedCode: gosmtp.EnhancedCode{5, 1, 1}, Message: "No such user"})
+	refusing := mailtest.StartRelay(t, mailtest.Always(&gosmtp.SMTPError{Code: 550, EnhancedCode: gosmtp.EnhancedCode{5, 1, 1}, Message: "No such user"}))
 	if err := send("smtp://" + refusing.Addr + "?tls=none"); err == nil || !email.IsPermanent(err) || !strings.Contains(err.Error(), "No such user") {
 		t.Errorf("a 550 gave %v (permanent: %v); want a permanent error that says why", err, email.IsPermanent(err))
 	}
-	busy := startRelay(t, &gosmtp.SMTPError{Code: 451, EnhancedCode: gosmtp.EnhancedCode{4, 3, 0}, Message: "Try later"})
+	busy := mailtest.StartRelay(t, mailtest.Always(&gosmtp.SMTPError{Code: 451, EnhancedCode: gosmtp.EnhancedCode{4, 3, 0}, Message: "Try later"}))
 	if err := send("smtp://" + busy.Addr + "?tls=none"); err == nil || email.IsPermanent(err) {
 		t.Errorf("a 451 gave %v; want an error worth retrying", err)
 	}
@@ -267,7 +268,7 @@ func TestSendErrorsSayWhetherToRetry(t *testing.T) {
 	if err := send("smtp://" + w.relay.Addr); err == nil {
 		t.Error("a message went out in clear to a relay without STARTTLS")
 	}
-	w.relay.nothing(t)
+	w.relay.Nothing(t)
 	if _, err := w.send.Send(context.Background(), email.Message{Inquiry: inq, To: email.Recipient{Address: "not an address"}}); !email.IsPermanent(err) {
 		t.Errorf("a bad address gave %v; want a permanent error", err)
 	}
@@ -280,11 +281,11 @@ func TestSendThroughTLSRelayWithAuthentication(t *testing.T) {
 	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
 	cert, roots := selfSigned(t)
 	for _, implicit := range []bool{false, true} {
-		r := &relay{got: make(chan delivered, 1)}
+		r := mailtest.NewRelay()
 		var mu sync.Mutex
 		var logins []string
 		s := gosmtp.NewServer(gosmtp.BackendFunc(func(*gosmtp.Conn) (gosmtp.Session, error) {
-			return &authSession{relaySession{r: r}, func(user, pass string) { mu.Lock(); logins = append(logins, user+":"+pass); mu.Unlock() }}, nil
+			return &authSession{r.Session(), func(user, pass string) { mu.Lock(); logins = append(logins, user+":"+pass); mu.Unlock() }}, nil
 		}))
 		s.Domain, s.TLSConfig = "relay.test", &tls.Config{Certificates: []tls.Certificate{cert}}
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -307,7 +308,7 @@ func TestSendThroughTLSRelayWithAuthentication(t *testing.T) {
 		if _, err := send.Send(context.Background(), email.Message{Inquiry: inq, To: email.Recipient{Address: "ada@example.com"}, Reason: email.ReasonCreated}); err != nil {
 			t.Fatalf("%s: %v", scheme, err)
 		}
-		got := r.next(t)
+		got := r.Next(t)
 		mu.Lock()
 		if got.Subject != "[hitl] Ship it?" || len(logins) != 1 || logins[0] != "ada:p@ss" {
 			t.Errorf("%s: the relay got %q after the logins %q", scheme, got.Subject, logins)
@@ -319,7 +320,7 @@ func TestSendThroughTLSRelayWithAuthentication(t *testing.T) {
 // authSession is a relay session that takes PLAIN logins (only under TLS: go-smtp refuses
 // them in clear).
 type authSession struct {
-	relaySession
+	gosmtp.Session
 	login func(user, pass string)
 }
 

@@ -32,8 +32,9 @@ type Engine interface {
 // characters fits many times over.
 const maxRequestBody = 1 << 20
 
-// notMapped is the refusal for a Slack user who is no hitl person.
-const notMapped = "You are not mapped to a hitl person, so hitl cannot answer for you. Ask a hitl admin to add your Slack id (hitl people set NAME --slack %s)."
+// notMapped is the refusal for a Slack user who is no hitl person, or a person without a key:
+// a person is the principal of their keys' name.
+const notMapped = "You are not mapped to a hitl person with a key, so hitl cannot answer for you. Ask a hitl admin to add your Slack id to a person who has one (hitl people set NAME --slack %s)."
 
 // verified passes on only requests that Slack signed with the signing secret (the v0
 // signature: HMAC-SHA256 of "v0:timestamp:body", a timestamp within five minutes, compared in
@@ -47,8 +48,13 @@ func verified(signingSecret string, next func(w http.ResponseWriter, r *http.Req
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
-		if err != nil {
-			http.Error(w, fmt.Sprintf("the request body is larger than %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge): // this limit, or a smaller one of the server's
+			http.Error(w, fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
+			http.Error(w, "the request body could not be read: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		sv, err := slackapi.NewSecretsVerifier(r.Header, signingSecret)

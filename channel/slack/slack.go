@@ -68,15 +68,15 @@ func (c Config) Enabled() bool { return c.BotToken != "" || c.SigningSecret != "
 func (c Config) Validate() error {
 	var problems []string
 	if c.BotToken == "" {
-		problems = append(problems, EnvBotToken+" is required to post to Slack (the bot token, xoxb-…)")
+		problems = append(problems, "the bot token (--slack-bot-token, "+EnvBotToken+") is required to post to Slack: the app's xoxb-… token")
 	}
 	if c.SigningSecret == "" {
-		problems = append(problems, EnvSigningSecret+" is required to accept Slack's clicks (the app's signing secret)")
+		problems = append(problems, "the signing secret (--slack-signing-secret, "+EnvSigningSecret+") is required to accept Slack's clicks: the app's Basic Information, App Credentials")
 	}
 	if c.APIURL != "" {
 		u, err := url.Parse(c.APIURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, EnvAPIURL+" must be an http or https URL, such as https://slack.com/api/")
+			problems = append(problems, "the API URL (--slack-api-url, "+EnvAPIURL+") must be an http or https URL, such as https://slack.com/api/")
 		}
 	}
 	if len(problems) > 0 {

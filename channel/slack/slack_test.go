@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/slack"
+	"github.com/hitl-dev/hitl/internal/slackpeer"
 )
 
 func TestPostApprovalAsDirectMessage(t *testing.T) {
@@ -135,21 +136,21 @@ func TestPostFailuresAreClassified(t *testing.T) {
 		}
 		return de
 	}
-	w.peer.failNext("chat.postMessage", failure{status: http.StatusTooManyRequests, retryAfter: "7"})
+	w.peer.FailNext("chat.postMessage", slackpeer.Failure{Status: http.StatusTooManyRequests, RetryAfter: "7"})
 	if de := post(); de.RetryAfter != 7*time.Second || de.Permanent {
 		t.Errorf("429: %+v, want RetryAfter 7s and retryable", de)
 	}
-	w.peer.failNext("chat.postMessage", failure{status: http.StatusInternalServerError})
+	w.peer.FailNext("chat.postMessage", slackpeer.Failure{Status: http.StatusInternalServerError})
 	if de := post(); de.Permanent || !de.Retryable() {
 		t.Errorf("500: %+v, want retryable", de)
 	}
 	for _, code := range []string{"channel_not_found", "invalid_auth", "not_in_channel"} {
-		w.peer.failNext("chat.postMessage", failure{code: code})
+		w.peer.FailNext("chat.postMessage", slackpeer.Failure{Code: code})
 		if de := post(); !de.Permanent || de.Code != code {
 			t.Errorf("%s: %+v, want permanent", code, de)
 		}
 	}
-	w.peer.failNext("chat.postMessage", failure{code: "internal_error"})
+	w.peer.FailNext("chat.postMessage", slackpeer.Failure{Code: "internal_error"})
 	if de := post(); de.Permanent {
 		t.Errorf("internal_error: %+v, want retryable", de)
 	}
@@ -159,7 +160,7 @@ func TestPostFailuresAreClassified(t *testing.T) {
 	}
 
 	ref := slack.Ref{Channel: "C0OPS", TS: "1.2"}
-	w.peer.failNext("chat.update", failure{status: http.StatusTooManyRequests, retryAfter: "30"})
+	w.peer.FailNext("chat.update", slackpeer.Failure{Status: http.StatusTooManyRequests, RetryAfter: "30"})
 	var de *slack.DeliveryError
 	if err := w.client.Update(context.Background(), ref, inq); !errors.As(err, &de) || de.RetryAfter != 30*time.Second {
 		t.Errorf("update on 429: %v", err)

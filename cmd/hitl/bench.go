@@ -89,6 +89,10 @@ func printTable(w io.Writer, r *bench.Result) {
 	} else {
 		fmt.Fprintf(tw, "RabbitMQ\tskipped: %s\t\t\n", r.AMQPSkipped)
 	}
+	if r.NotifySamples > 0 {
+		lat(fmt.Sprintf("notification latency, email (%d, created → at the relay)", r.NotifySamples), r.NotificationLatencyMS.Email)
+		lat(fmt.Sprintf("notification latency, Slack (%d, created → at the Web API)", r.NotifySamples), r.NotificationLatencyMS.Slack)
+	}
 	fmt.Fprintf(tw, "memory per parked waiter (%d parked)\t%.0f bytes\t\t\n", r.ParkedForMemory, r.BytesPerWaiter)
 	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
 	tw.Flush()

@@ -15,7 +15,7 @@ import (
 // the JSON it prints. The figures themselves are measured by `hitl bench`, not asserted here.
 func TestBenchReportsEveryFigure(t *testing.T) {
 	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
-		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2,
+		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2, NotifySamples: 3,
 		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50}
 	o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
 	res, err := bench.Run(context.Background(), o)
@@ -25,10 +25,17 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	b, _ := json.Marshal(res)
 	var fields map[string]any
 	json.Unmarshal(b, &fields)
-	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms"} {
+	notify, _ := fields["notification_latency_ms"].(map[string]any)
+	fields["notification_latency_ms.email"], fields["notification_latency_ms.slack"] = notify["email"], notify["slack"]
+	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms", "notification_latency_ms.email", "notification_latency_ms.slack"} {
 		l, ok := fields[name].(map[string]any)
 		if !ok || l["p50"].(float64) < 0 || l["p99"].(float64) < l["p50"].(float64) || l["max"].(float64) < l["p99"].(float64) {
 			t.Errorf("%s = %v", name, fields[name])
+		}
+	}
+	for _, name := range []string{"notification_latency_ms.email", "notification_latency_ms.slack"} {
+		if l, _ := fields[name].(map[string]any); l == nil || l["p50"].(float64) <= 0 {
+			t.Errorf("%s was not measured: %v", name, fields[name])
 		}
 	}
 	for _, name := range []string{"wake_speedup", "respond_throughput_per_s"} {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -201,7 +202,7 @@ func TestListShowKeysWhoami(t *testing.T) {
 	}
 	t.Setenv("HITL_TOKEN", strings.TrimSpace(token))
 	code, out, _ = cli(t, "whoami")
-	if code != 0 || !strings.Contains(out, `"olga"`) {
+	if code != 0 || !strings.Contains(out, `"olga"`) || !regexp.MustCompile(`"identity_id": [1-9]`).MatchString(out) {
 		t.Fatalf("whoami: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "ls", "--mine")

@@ -56,6 +56,7 @@ func serveCmd() *cobra.Command {
 	cfg := server.Config{WriteCredentials: true}
 	var logLevel, logFormat string
 	var env envFlags
+	var fillSlack func()
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hitl server",
@@ -77,6 +78,7 @@ on this machine work with no set-up.`,
 			}
 			cfg.AdminToken = os.Getenv("HITL_ADMIN_TOKEN")
 			cfg.Webhooks.CallbackSecret = os.Getenv("HITL_CALLBACK_SECRET")
+			fillSlack()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			srv, err := server.Open(ctx, cfg, log)
@@ -91,6 +93,9 @@ on this machine work with no set-up.`,
 				if srv.CredentialsPath != "" {
 					fmt.Fprintf(out, "It is saved with the URL in %s for the hitl commands on this machine.\n", srv.CredentialsPath)
 				}
+			}
+			if addr := srv.ReplyAddr(); addr != "" {
+				fmt.Fprintf(out, "Taking email replies (reply+...@%s) on %s.\n", cfg.Email.Domain, addr)
 			}
 			return srv.Serve(ctx)
 		},
@@ -110,6 +115,7 @@ on this machine work with no set-up.`,
 	f.DurationVar(&cfg.DefaultTimeout, "default-timeout", env.duration("HITL_DEFAULT_TIMEOUT", 0), "deadline of inquiries that give none, like 30m or 24h; 0: none (HITL_DEFAULT_TIMEOUT)")
 	f.StringVar((*string)(&cfg.DefaultFallbackPolicy), "default-fallback-policy", envOr("HITL_DEFAULT_FALLBACK_POLICY", "fail"), "fallback policy of inquiries that name none: fail, or complete_with_fallback / use_default_and_continue for those that give a fallback_value (HITL_DEFAULT_FALLBACK_POLICY)")
 	f.StringVar(&cfg.Notify.Default, "notify-default", os.Getenv("HITL_NOTIFY_DEFAULT"), "where notifications of unassigned inquiries go, like slack:C012AB3CD,email:ops@example.com (HITL_NOTIFY_DEFAULT)")
+	emailFlags(cmd, &cfg.Email)
 	f.StringVar(&cfg.Addr, "addr", envOr("HITL_ADDR", "127.0.0.1:7447"), "address to listen on (HITL_ADDR)")
 	f.StringVar(&cfg.DB, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL for several nodes (HITL_DB)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", maxBody, "largest request body accepted (HITL_MAX_BODY_BYTES)")
@@ -117,6 +123,7 @@ on this machine work with no set-up.`,
 	f.IntVar(&cfg.MaxConns, "max-conns", env.int("HITL_MAX_CONNS", 10000), "connections open at once; more wait until one closes; 0: no cap (HITL_MAX_CONNS)")
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
 	brokerFlags(f, &cfg.Brokers)
+	fillSlack = slackFlags(cmd, &cfg.Slack)
 	f.StringVar(&logLevel, "log-level", envOr("HITL_LOG_LEVEL", "info"), "debug, info, warn or error (HITL_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", envOr("HITL_LOG_FORMAT", "auto"), "text, json, or auto: text on a terminal, JSON otherwise (HITL_LOG_FORMAT)")
 	return cmd
@@ -182,4 +189,13 @@ func newLogger(w interface{ Write([]byte) (int, error) }, level, format string) 
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format %q: want text, json or auto", format)
+}
+
+// emailFlags are the settings of the email channel.
+func emailFlags(cmd *cobra.Command, c *server.EmailConfig) {
+	f := cmd.Flags()
+	f.StringVar(&c.SMTPURL, "smtp-url", os.Getenv("HITL_SMTP_URL"), "relay to send email through: smtp://user:password@host:587 (STARTTLS), smtps://... (TLS) or smtp://host:25?tls=none; unset sends no email (HITL_SMTP_URL)")
+	f.StringVar(&c.From, "mail-from", os.Getenv("HITL_MAIL_FROM"), `who email comes from, like "hitl <hitl@example.com>" (HITL_MAIL_FROM)`)
+	f.StringVar(&c.Domain, "mail-domain", os.Getenv("HITL_MAIL_DOMAIN"), "domain of the reply addresses (reply+TOKEN@domain) whose mail reaches --smtp-listen; unset: email invites no answer by reply (HITL_MAIL_DOMAIN)")
+	f.StringVar(&c.Listen, "smtp-listen", os.Getenv("HITL_SMTP_LISTEN"), "host:port to take email replies on by SMTP, like 127.0.0.1:2525; unset: none (HITL_SMTP_LISTEN)")
 }

@@ -53,6 +53,7 @@ type Options struct {
 	Subscribers        int           // SSE streams one event fans out to (1,000)
 	FanoutEvents       int           // events sent to them, one at a time (10)
 	WebhookEvents      int           // events delivered to a local webhook receiver (5,000)
+	NotifySamples      int           // inquiries whose email and Slack message are timed, one at a time (200)
 	// AMQPURL is a reachable RabbitMQ (see ReachableAMQP), "" to skip its scenario with
 	// AMQPSkipped as the note; AMQPEvents are published to it (5,000).
 	AMQPURL, AMQPSkipped string
@@ -63,12 +64,12 @@ type Options struct {
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
 	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, AMQPEvents: 5000}
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, AMQPEvents: 1000}
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20, AMQPEvents: 1000}
 }
 
 // Latency is a distribution in milliseconds.
@@ -95,19 +96,29 @@ type Result struct {
 	WebhookEvents           int      `json:"webhook_events"`
 	// Events confirmed by RabbitMQ per second, and from the commit to a consumer having one;
 	// absent, with AMQPSkipped saying why, when no broker was reachable.
-	AMQPPublishPerS   *float64 `json:"amqp_publish_per_s,omitempty"`
-	AMQPLatencyMS     *Latency `json:"amqp_latency_ms,omitempty"`
-	AMQPEvents        int      `json:"amqp_events,omitempty"`
-	AMQPSkipped       string   `json:"amqp_skipped,omitempty"`
-	Store             string   `json:"store"`
-	Nodes             int      `json:"nodes"`
-	Waiters           int      `json:"waiters"`
-	PollingWaiters    int      `json:"polling_waiters"`
-	ThroughputClients int      `json:"throughput_clients"`
-	Deadlines         int      `json:"deadlines"`
-	ParkedForMemory   int      `json:"parked_for_memory"`
-	CPUs              int      `json:"cpus"`
-	DurationS         float64  `json:"duration_s"`
+	AMQPPublishPerS *float64 `json:"amqp_publish_per_s,omitempty"`
+	AMQPLatencyMS   *Latency `json:"amqp_latency_ms,omitempty"`
+	AMQPEvents      int      `json:"amqp_events,omitempty"`
+	AMQPSkipped     string   `json:"amqp_skipped,omitempty"`
+	// NotificationLatencyMS runs from an inquiry's creation to its message's arrival at a mail
+	// relay and at a stand-in for Slack's Web API, both on loopback, one inquiry at a time.
+	NotificationLatencyMS NotificationLatency `json:"notification_latency_ms"`
+	NotifySamples         int                 `json:"notify_samples"`
+	Store                 string              `json:"store"`
+	Nodes                 int                 `json:"nodes"`
+	Waiters               int                 `json:"waiters"`
+	PollingWaiters        int                 `json:"polling_waiters"`
+	ThroughputClients     int                 `json:"throughput_clients"`
+	Deadlines             int                 `json:"deadlines"`
+	ParkedForMemory       int                 `json:"parked_for_memory"`
+	CPUs                  int                 `json:"cpus"`
+	DurationS             float64             `json:"duration_s"`
+}
+
+// NotificationLatency is the latency of notifications by channel.
+type NotificationLatency struct {
+	Email Latency `json:"email"`
+	Slack Latency `json:"slack"`
 }
 
 const adminToken = "bench-admin-token-0123456789"
@@ -176,7 +187,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
-		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, CPUs: cpus(), Store: store, Nodes: nodes}
+		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
@@ -212,6 +223,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.say("webhooks: %d events delivered to a local receiver ...", o.WebhookEvents)
 	if res.WebhookDeliveriesPerS, res.WebhookLatencyMS, err = r.webhooks(ctx); err != nil {
+		return nil, err
+	}
+	r.say("notifications: %d inquiries, each to a person by email and on Slack, one at a time ...", o.NotifySamples)
+	if res.NotificationLatencyMS.Email, res.NotificationLatencyMS.Slack, err = r.notifications(ctx, dir); err != nil {
 		return nil, err
 	}
 	if o.AMQPURL == "" || o.AMQPEvents == 0 {

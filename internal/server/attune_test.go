@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hitl-dev/hitl"
@@ -143,6 +144,9 @@ func TestActionResultCreatesOneInquiryPerExecution(t *testing.T) {
 	id := int64(d["id"].(float64))
 	if r.header.Get("Location") != fmt.Sprintf("/api/v1/inquiries/%d", id) {
 		t.Fatalf("Location: %q", r.header.Get("Location"))
+	}
+	if d := data(t, e.do("GET", fmt.Sprintf("/api/v1/inquiries/%d", id), alice, "")); d["has_response"] != false || d["response"] != nil || d["responded_at"] != nil {
+		t.Fatalf("a pending inquiry read back: %v", d)
 	}
 	// In hitl's shape: execution, the assignee's name, and the rest of the result as context.
 	inq, err := e.Client(agent).Inquiry(ctx, id)
@@ -332,5 +336,47 @@ func TestUnknownQueryParametersOnListsAreRefused(t *testing.T) {
 		if r := e.do("GET", path, adminToken, ""); r.status != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", path, r.status, r.text)
 		}
+	}
+}
+
+// TestActionResultOnceAcrossNodes: the same execution's result, posted to three PostgreSQL
+// nodes at once (a retrying worker, a redelivered message), creates one inquiry; identities
+// given on one node hold on the others.
+func TestActionResultOnceAcrossNodes(t *testing.T) {
+	c := newCluster(t, 3)
+	vic := c.nodes[0].identityOf(c.tokens.human)
+	if got := c.nodes[2].identityOf(c.tokens.human); got != vic {
+		t.Fatalf("vic has identity %d on node 0 and %d on node 2", vic, got)
+	}
+	body := fmt.Sprintf(`{"__inquiry":{"prompt":"Approve?","assigned_to":%d},"plan":{"v":1}}`, vic)
+	var (
+		wg            sync.WaitGroup
+		mu            sync.Mutex
+		created, same int
+		ids           = map[any]bool{}
+	)
+	for i := range 30 {
+		wg.Go(func() {
+			r := c.nodes[i%3].do("POST", "/api/v1/executions/9001/result", c.tokens.agent, body)
+			mu.Lock()
+			defer mu.Unlock()
+			switch r.status {
+			case http.StatusCreated:
+				created++
+			case http.StatusOK:
+				same++
+			default:
+				t.Errorf("node %d: %d %s", i%3, r.status, r.text)
+				return
+			}
+			ids[r.body["data"].(map[string]any)["id"]] = true
+		})
+	}
+	wg.Wait()
+	if created != 1 || same != 29 || len(ids) != 1 {
+		t.Fatalf("%d created, %d answered with the inquiry, %d inquiries", created, same, len(ids))
+	}
+	if n := len(c.events(t, hitl.EventInquiryCreated)); n != 1 {
+		t.Fatalf("%d inquiry.created events", n)
 	}
 }

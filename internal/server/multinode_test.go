@@ -244,7 +244,9 @@ func TestSurvivingNodesKeepADeadNodesDeadlines(t *testing.T) {
 		if got.Status != hitl.StatusTimeout {
 			t.Fatalf("inquiry %d is %s after its node died", id, got.Status)
 		}
-		if late := got.UpdatedAt.Sub(*got.TimeoutAt); late > 200*time.Millisecond {
+		// The surviving nodes hold the dead node's timers already (from its events); without
+		// them nothing would time out until a restart. How late is the benchmark's figure.
+		if late := got.UpdatedAt.Sub(*got.TimeoutAt); late < 0 || late > 2*time.Second {
 			t.Fatalf("inquiry %d timed out %s late", id, late)
 		}
 	}

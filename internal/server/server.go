@@ -26,6 +26,7 @@ import (
 	amqpbroker "github.com/hitl-dev/hitl/broker/amqp"
 	natsbroker "github.com/hitl-dev/hitl/broker/nats"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
+	"github.com/hitl-dev/hitl/channel/slack"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/authlimit"
@@ -72,6 +73,10 @@ type Config struct {
 	DefaultTimeout        time.Duration
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	Notify                NotifyConfig
+	Email                 EmailConfig
+	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
+	// without a bot token, Slack is off.
+	Slack slack.Config
 	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
 	Clock func() time.Time
 	// Brokers are the message brokers events are published to and action results come from.
@@ -170,12 +175,23 @@ func (c *Config) Validate() error {
 	if _, err := engine.ParseDestinations(c.Notify.Default); err != nil {
 		errs = append(errs, fmt.Errorf("default notification destinations (--notify-default, HITL_NOTIFY_DEFAULT): %w", err))
 	}
+	if _, err := c.Email.channelConfig(""); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Email.SMTPURL != "" && c.Notify.Senders[hitl.ChannelEmail] != nil {
+		errs = append(errs, errors.New("email: give an SMTP URL or an email sender, not both"))
+	}
 	for channel := range c.Notify.Senders {
 		if !slices.Contains(hitl.PersonChannels, channel) {
 			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
 		}
 	}
 	errs = append(errs, c.Brokers.AMQP.Check(), c.Brokers.NATS.Check())
+	if slackConfigured(c.Slack) {
+		if err := c.Slack.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
 		if err := outbound.CheckSecret(w.CallbackSecret); err != nil {
@@ -220,6 +236,7 @@ type Server struct {
 	store    hitl.Store
 	engine   *engine.Engine
 	http     *http.Server
+	mail     *mailer
 	listener net.Listener
 	// AdminToken is set when this start created the first admin key.
 	AdminToken      string
@@ -246,12 +263,30 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := OpenStore(ctx, cfg.DB, log)
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	mail, senders, err := openEmail(cfg.Email, publicURL, cfg.Notify.Senders)
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st, listener: ln}
+	cfg.Notify.Senders = senders
+	slackClient, senders, err := openSlack(cfg.Slack, publicURL, cfg.Notify.Senders, log)
+	if err != nil {
+		ln.Close()
+		mail.close()
+		return nil, err
+	}
+	cfg.Notify.Senders = senders
+	st, err := OpenStore(ctx, cfg.DB, log)
+	if err != nil {
+		ln.Close()
+		mail.close()
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, store: st, listener: ln, mail: mail}
 	var eng *engine.Engine
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
@@ -282,10 +317,6 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
 		}
 	}
-	publicURL := cfg.PublicURL
-	if publicURL == "" {
-		publicURL = "http://" + ln.Addr().String()
-	}
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
@@ -293,11 +324,13 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		ln.Close()
+		mail.close()
 		st.Close()
 		return nil, err
 	}
 	if err := eng.Start(ctx); err != nil {
 		ln.Close()
+		mail.close()
 		st.Close()
 		return nil, err
 	}
@@ -316,6 +349,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		ReadTimeout: cfg.BodyReadTimeout,
 		IdleTimeout: 2 * time.Minute,
 		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if slackClient != nil {
+		s.http.Handler = slackRoutes(s.http.Handler, eng, slackClient, cfg.Slack.SigningSecret, limiter, cfg.MaxBodyBytes)
 	}
 	if cfg.WriteCredentials {
 		if err := s.saveCredentials(); err != nil {
@@ -401,7 +437,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	publishers, brokersDone := s.startBrokers(dctx)
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
-		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders, Publishers: publishers})
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders, Publishers: publishers,
+		Now: s.cfg.Clock}) // the engine's clock: deliveries it makes are due by that clock
+	s.mail.serve(s.engine, s.log)
 	dispatched := make(chan struct{})
 	go func() { dispatcher.Run(dctx); close(dispatched) }()
 	var serveErr error
@@ -413,7 +451,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.engine.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	shutErr := s.http.Shutdown(sctx)
+	shutErr := errors.Join(s.http.Shutdown(sctx), s.mail.shutdown(sctx))
 	stopDispatch()
 	<-dispatched
 	brokersDone.Wait()

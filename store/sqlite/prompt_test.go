@@ -15,18 +15,7 @@ import (
 // Migration 3 fills the prompt column of the inquiries stored before it, deep context or not.
 func TestPromptColumnBackfilled(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "hitl.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := migrations(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.UpTo(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	db, path := migratedTo(t, 2)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for _, inq := range []*hitl.Inquiry{
 		{Prompt: "Deep context here", Context: json.RawMessage(strings.Repeat("[", 2000) + strings.Repeat("]", 2000))},
@@ -52,4 +41,23 @@ func TestPromptColumnBackfilled(t *testing.T) {
 			t.Errorf("search %q after the migration: %d, %v; want %d", text, n, err, want)
 		}
 	}
+}
+
+// migratedTo is a new database file with the migrations up to version applied: the state of
+// a database that an older hitl left, for a test of the migrations after it.
+func migratedTo(t *testing.T, version int64) (*sql.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := migrations(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return db, path
 }

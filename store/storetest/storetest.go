@@ -43,6 +43,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"BrokerBacklog":           testBrokerBacklog,
 		"PeopleAndGroups":         testPeopleAndGroups,
 		"Notifications":           testNotifications,
+		"Identities":              testIdentities,
+		"Executions":              testExecutions,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

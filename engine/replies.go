@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Answer by email: a notification's Reply-To is reply+TOKEN@domain, and the token must fit an
+// address's local part (at most 64 characters, RFC 5321) and survive mail systems that
+// lowercase it. An answer link's token is too long for that, so the reply token is short: the
+// inquiry and an HMAC of the inquiry and the person, in lowercase base32. It carries no expiry
+// of its own: it stands for the answer link of the email notification made with it, which
+// the reply server opens, so that link's expiry and groups hold for the reply too.
+
+// replyMACBytes is how much of the HMAC a reply token keeps: 128 bits cannot be guessed.
+const replyMACBytes = 16
+
+var replyEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// ReplyToken is the token of the reply address of an email to person about inquiry id:
+// "<id>.<mac>", lowercase, about 30 characters.
+func (e *Engine) ReplyToken(id int64, person string) string {
+	m := hmac.New(sha256.New, []byte(e.linkSecret))
+	m.Write([]byte("reply\x00" + strconv.FormatInt(id, 10) + "\x00" + person))
+	return strconv.FormatInt(id, 10) + "." + strings.ToLower(replyEncoding.EncodeToString(m.Sum(nil)[:replyMACBytes]))
+}
+
+// OpenReply reads the token of a reply address: it finds the email notification about the
+// inquiry whose person the token was made for, and returns who answers (as that
+// notification's answer link says, checked like any answer link), the inquiry as it is now,
+// and the address the email went to, which the reply must come from. A token that is
+// malformed or forged is EUnauthorized; one for an inquiry that does not exist is ENotFound.
+func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, string, error) {
+	invalid := hitl.Errorf(hitl.EUnauthorized, "the address you replied to is not one of hitl's reply addresses")
+	token = strings.ToLower(token)
+	idText, _, ok := strings.Cut(token, ".")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if !ok || err != nil || id <= 0 || len(token) > 100 {
+		return nil, nil, "", invalid
+	}
+	if _, err := e.store.Inquiry(ctx, id); err != nil {
+		return nil, nil, "", err
+	}
+	ds, _, err := e.store.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: id, Page: hitl.Page{Limit: 1000}})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	// Newest first: a reminder's answer link outlives the first message's.
+	for _, d := range ds {
+		if d.Channel != hitl.ChannelEmail || d.InquiryID == nil || *d.InquiryID != id {
+			continue
+		}
+		var n hitl.Notification
+		if json.Unmarshal(d.Payload, &n) != nil || n.AnswerToken == "" || n.ReplyToken == "" {
+			continue
+		}
+		if !hmac.Equal([]byte(token), []byte(e.ReplyToken(id, n.Recipient))) {
+			continue
+		}
+		who, inq, err := e.OpenAnswerLink(ctx, n.AnswerToken)
+		if err != nil {
+			if hitl.ErrorCode(err) == hitl.EUnauthorized {
+				return nil, nil, "", hitl.Errorf(hitl.EUnauthorized, "the question was sent too long ago to be answered by email")
+			}
+			return nil, nil, "", err
+		}
+		return who, inq, n.Address, nil
+	}
+	return nil, nil, "", invalid
+}

@@ -1,0 +1,288 @@
+// Package slackpeer is the Slack of hitl's tests: a local Web API that records what hitl calls
+// and answers as Slack does (form-encoded chat.* calls, JSON views.open), with failures
+// scripted per method; and Slack's side of interactivity, which signs what it posts with the
+// app's signing secret. Only tests import it: channel/slack's, and the server's end-to-end
+// tests.
+package slackpeer
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The credentials of the Slack app the peer stands for.
+const (
+	BotToken      = "xoxb-test-token"
+	SigningSecret = "8f742231b10e8888abcd99yyyzzz85a5"
+)
+
+// Call is one Web API call the peer received.
+type Call struct {
+	Method string
+	Form   url.Values     // chat.* calls
+	JSON   map[string]any // views.open
+}
+
+// Blocks are the call's blocks, decoded.
+func (c Call) Blocks(t testing.TB) []map[string]any {
+	t.Helper()
+	var blocks []map[string]any
+	if raw := c.Form.Get("blocks"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
+			t.Fatalf("%s sent blocks that are not JSON: %v", c.Method, err)
+		}
+	}
+	return blocks
+}
+
+// Failure is a scripted answer: an HTTP status (with Retry-After, in seconds, for 429), or
+// Slack's {"ok":false,"error":Code}.
+type Failure struct {
+	Status     int
+	RetryAfter string
+	Code       string
+}
+
+// Peer is a local Slack Web API.
+type Peer struct {
+	srv *httptest.Server
+
+	mu    sync.Mutex
+	calls []Call
+	fail  map[string][]Failure
+	ts    int
+}
+
+// New starts a peer, closed when the test ends.
+func New(t testing.TB) *Peer {
+	p := &Peer{fail: map[string][]Failure{}}
+	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+// APIURL is the peer's Web API base URL.
+func (p *Peer) APIURL() string { return p.srv.URL + "/api/" }
+
+// FailNext makes the next call of the method fail so; several queue up.
+func (p *Peer) FailNext(method string, f Failure) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fail[method] = append(p.fail[method], f)
+}
+
+// Calls are the calls of the method received so far, failed ones included.
+func (p *Peer) Calls(method string) []Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Call
+	for _, c := range p.calls {
+		if c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
+	method := strings.TrimPrefix(r.URL.Path, "/api/")
+	call := Call{Method: method}
+	token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		body, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(body, &call.JSON); err != nil {
+			http.Error(w, "bad json", http.StatusBadRequest)
+			return
+		}
+	} else {
+		r.ParseForm()
+		call.Form = r.PostForm
+		if tok := r.PostForm.Get("token"); tok != "" {
+			token = tok
+		}
+	}
+	p.mu.Lock()
+	p.calls = append(p.calls, call)
+	var f *Failure
+	if q := p.fail[method]; len(q) > 0 {
+		f, p.fail[method] = &q[0], q[1:]
+	}
+	p.ts++
+	ts := fmt.Sprintf("1700000000.%06d", p.ts)
+	p.mu.Unlock()
+
+	reply := func(v any) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(v)
+	}
+	switch {
+	case f != nil && f.Status != 0:
+		if f.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.RetryAfter)
+		}
+		http.Error(w, "<html>slack is having trouble</html>", f.Status)
+		return
+	case f != nil:
+		reply(map[string]any{"ok": false, "error": f.Code})
+		return
+	case token != BotToken:
+		reply(map[string]any{"ok": false, "error": "invalid_auth"})
+		return
+	}
+	switch method {
+	case "chat.postMessage":
+		channel := call.Form.Get("channel")
+		if u, ok := strings.CutPrefix(channel, "U"); ok {
+			channel = "D" + u // a message to a user lands in the app's DM with them
+		}
+		reply(map[string]any{"ok": true, "channel": channel, "ts": ts, "message": map[string]any{"ts": ts}})
+	case "chat.update":
+		reply(map[string]any{"ok": true, "channel": call.Form.Get("channel"), "ts": call.Form.Get("ts")})
+	case "chat.postEphemeral":
+		reply(map[string]any{"ok": true, "message_ts": ts})
+	case "views.open":
+		reply(map[string]any{"ok": true, "view": map[string]any{"id": "V0001"}})
+	default:
+		reply(map[string]any{"ok": false, "error": "unknown_method"})
+	}
+}
+
+// Sign signs a body as Slack does: v0= and the hex HMAC-SHA256 of "v0:timestamp:body".
+func Sign(secret string, ts time.Time, body string) (timestamp, signature string) {
+	timestamp = strconv.FormatInt(ts.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "v0:%s:%s", timestamp, body)
+	return timestamp, "v0=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// Post posts a form-encoded body to url as Slack does, signed with SigningSecret now; headers
+// override the signature's headers ("" removes one). It returns the status and the body.
+func Post(t testing.TB, url, body string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	ts, sig := Sign(SigningSecret, time.Now(), body)
+	req.Header.Set("X-Slack-Request-Timestamp", ts)
+	req.Header.Set("X-Slack-Signature", sig)
+	for k, v := range headers {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// PayloadBody is an interaction payload as Slack posts it: form-encoded payload=JSON.
+func PayloadBody(t testing.TB, payload map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url.Values{"payload": {string(b)}}.Encode()
+}
+
+// Button finds the button with the text among the blocks, with its block's block_id.
+func Button(t testing.TB, blocks []map[string]any, text string) map[string]any {
+	t.Helper()
+	for _, b := range blocks {
+		elems, _ := b["elements"].([]any)
+		for _, e := range elems {
+			el, _ := e.(map[string]any)
+			if el["type"] != "button" {
+				continue
+			}
+			if label, _ := el["text"].(map[string]any); label["text"] == text {
+				el["block_id"] = b["block_id"]
+				return el
+			}
+		}
+	}
+	t.Fatalf("no button %q in %v", text, blocks)
+	return nil
+}
+
+// Click is the block_actions payload of user's click on a button of the message at ts in
+// channel.
+func Click(user, channel, ts string, btn map[string]any) map[string]any {
+	return map[string]any{
+		"type":       "block_actions",
+		"user":       map[string]any{"id": user, "username": strings.ToLower(user), "team_id": "T0001"},
+		"api_app_id": "A0001",
+		"token":      "legacy-verification-token",
+		"team":       map[string]any{"id": "T0001", "domain": "example"},
+		"container":  map[string]any{"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": false},
+		"channel":    map[string]any{"id": channel, "name": "directmessage"},
+		"trigger_id": "13345224609.738474920.8088930838d88f008e0",
+		"message":    map[string]any{"type": "message", "ts": ts, "text": "[hitl] …"},
+		"actions": []any{map[string]any{
+			"type": "button", "action_id": btn["action_id"], "block_id": btn["block_id"], "value": btn["value"],
+			"text": btn["text"], "action_ts": "1700000001.000001",
+		}},
+	}
+}
+
+// Texts joins every text of the blocks, for looking for words in them.
+func Texts(v any) string {
+	var b strings.Builder
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if s, ok := x["text"].(string); ok {
+				b.WriteString(s + "\n")
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		case []map[string]any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+// ActionIDs lists the action_ids of the blocks' buttons.
+func ActionIDs(blocks []map[string]any) []string {
+	var out []string
+	for _, b := range blocks {
+		elems, _ := b["elements"].([]any)
+		for _, e := range elems {
+			if el, _ := e.(map[string]any); el["type"] == "button" {
+				id, _ := el["action_id"].(string)
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
