@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,41 +75,7 @@ func (r *run) amqpPublish(ctx context.Context, dir string) (float64, Latency, er
 	}
 	sub := *r
 	sub.agent = client.New(url, k.Token, r.hc)
-	arrival := func() (time.Time, error) {
-		select {
-		case at := <-arrivals:
-			return at, nil
-		case <-time.After(60 * time.Second):
-			return time.Time{}, errors.New("an event did not reach the RabbitMQ consumer within 60 s")
-		}
-	}
-
-	started := time.Now()
-	if _, err := sub.create(ctx, n, func(i int) *hitl.InquiryRequest {
-		return &hitl.InquiryRequest{Prompt: fmt.Sprintf("amqp %d", i)}
-	}); err != nil {
-		return 0, Latency{}, err
-	}
-	var last time.Time
-	for range n {
-		if last, err = arrival(); err != nil {
-			return 0, Latency{}, err
-		}
-	}
-	perS := round(float64(n) / last.Sub(started).Seconds())
-	var lat []time.Duration
-	for range 50 {
-		if _, _, err := sub.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "amqp latency"}, client.CreateOptions{}); err != nil {
-			return 0, Latency{}, err
-		}
-		sent := time.Now()
-		at, err := arrival()
-		if err != nil {
-			return 0, Latency{}, err
-		}
-		lat = append(lat, at.Sub(sent))
-	}
-	return perS, summarize(lat), nil
+	return sub.burstThenOneByOne(ctx, n, "amqp", arrivals, "an event at the RabbitMQ consumer")
 }
 
 // ReachableAMQP is RabbitMQ's URL (HITL_BENCH_AMQP_URL, default the local guest account) when it

@@ -624,32 +624,41 @@ func (r *run) webhooks(ctx context.Context) (float64, Latency, error) {
 		return 0, Latency{}, err
 	}
 	defer r.admin.DeleteWebhook(context.WithoutCancel(ctx), wh.ID)
+	return r.burstThenOneByOne(ctx, n, "webhook", arrivals, "a webhook delivery")
+}
+
+// burstThenOneByOne creates n inquiries as fast as it can and returns how many per second
+// arrived (first creation → the n-th arrival), then creates 50 one at a time, each after the
+// last arrived, for the latency from the creation's answer (the commit) to the arrival.
+// arrivals receives when each event reached its receiver; what names it in messages.
+func (r *run) burstThenOneByOne(ctx context.Context, n int, prompt string, arrivals <-chan time.Time, what string) (float64, Latency, error) {
 	arrival := func() (time.Time, error) {
 		select {
 		case at := <-arrivals:
 			return at, nil
 		case <-time.After(60 * time.Second):
-			return time.Time{}, errors.New("a webhook delivery did not arrive within 60 s")
+			return time.Time{}, errors.New(what + " did not arrive within 60 s")
 		}
 	}
-
 	started := time.Now()
 	if _, err := r.create(ctx, n, func(i int) *hitl.InquiryRequest {
-		return &hitl.InquiryRequest{Prompt: fmt.Sprintf("webhook %d", i)}
+		return &hitl.InquiryRequest{Prompt: fmt.Sprintf("%s %d", prompt, i)}
 	}); err != nil {
 		return 0, Latency{}, err
 	}
-	var last time.Time
+	var (
+		last time.Time
+		err  error
+	)
 	for range n {
 		if last, err = arrival(); err != nil {
 			return 0, Latency{}, err
 		}
 	}
 	perS := round(float64(n) / last.Sub(started).Seconds())
-
 	var lat []time.Duration
 	for range 50 {
-		if _, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "webhook latency"}, client.CreateOptions{}); err != nil {
+		if _, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: prompt + " latency"}, client.CreateOptions{}); err != nil {
 			return 0, Latency{}, err
 		}
 		sent := time.Now()
