@@ -30,6 +30,7 @@ func TestIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	go func() { c.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 
+	brokertest.CleanUpRabbit(t, url, name)
 	conn, err := amqp.Dial(url)
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +40,6 @@ func TestIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ch.QueueDelete(name+"_intake", false, false, false)
-		ch.ExchangeDelete(name+"_exec", false, false)
-		ch.ExchangeDelete(name, false, false)
-	})
 	testserver.Eventually(t, 10*time.Second, "connected", func() bool { ok, _ := c.Connected(); return ok })
 	publish := func(id, body string) {
 		t.Helper()

@@ -41,11 +41,34 @@ func NewRabbit(t testing.TB) *Rabbit {
 	if err := r.Ch.QueueBind(r.Queue, "#", r.Exchange, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		r.Ch.QueueDelete(r.Queue, false, false, false)
-		r.Ch.ExchangeDelete(r.Exchange, false, false)
-	})
+	CleanUpRabbit(t, r.URL, r.Exchange)
 	return r
+}
+
+// CleanUpRabbit deletes, when the test ends, what a test named name made on the broker or had
+// hitl make: the exchanges name and name_exec, the queues name_all, name_intake and
+// name_results. It dials anew: the test's own connection may be closed by then (a test of
+// lost connections closes it on purpose).
+func CleanUpRabbit(t testing.TB, url, name string) {
+	t.Cleanup(func() {
+		conn, err := amqp.Dial(url)
+		if err != nil {
+			t.Logf("cleaning up %s on RabbitMQ: %v", name, err)
+			return
+		}
+		defer conn.Close()
+		ch, err := conn.Channel()
+		if err != nil {
+			t.Logf("cleaning up %s on RabbitMQ: %v", name, err)
+			return
+		}
+		for _, q := range []string{name + "_all", name + "_intake", name + "_results"} {
+			ch.QueueDelete(q, false, false, false)
+		}
+		for _, x := range []string{name, name + "_exec"} {
+			ch.ExchangeDelete(x, false, false)
+		}
+	})
 }
 
 // Next waits for the queue's next message.
