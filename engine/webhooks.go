@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -48,7 +49,7 @@ func subscribedEvents(bad *problems, listed, allowed []string, what string) []st
 		case typ == "*":
 			events = slices.Clone(allowed)
 		case !slices.Contains(allowed, typ):
-			bad.add("/events/"+strconv.Itoa(i), "%q is not an event %s; use \"*\" or any of %v", typ, what, allowed)
+			bad.add("/events/"+strconv.Itoa(i), "%q is not an event %s; use \"*\" or any of %s", typ, what, strings.Join(allowed, ", "))
 		case !slices.Contains(events, typ):
 			events = append(events, typ)
 		}
@@ -72,7 +73,7 @@ func (e *Engine) CreateWebhook(ctx context.Context, p *hitl.Principal, req *hitl
 	e.checkURL(ctx, &bad, "/url", req.URL)
 	events := subscribedEvents(&bad, req.Events, webhookEventTypes, "a webhook may receive")
 	if len(req.Events) == 0 {
-		bad.add("/events", "must list the events to receive: \"*\" or any of %v", webhookEventTypes)
+		bad.add("/events", "must list the events to receive: \"*\" or any of %s", strings.Join(webhookEventTypes, ", "))
 	}
 	if utf8.RuneCountInString(req.Description) > maxDescription {
 		bad.add("/description", "must be at most %d characters", maxDescription)

@@ -35,7 +35,8 @@ func TestChatOptionLinkAndNotified(t *testing.T) {
 	if _, err := e.Admin.PutPerson(ctx, "ada", &hitl.PersonRequest{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatDiscord, URL: room.URL}); err != nil {
+	chat, err := e.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatDiscord, URL: room.URL})
+	if err != nil {
 		t.Fatal(err)
 	}
 	inq := e.ask(&hitl.InquiryRequest{Prompt: "Pick a venue", AssignedTo: []string{"ada"}, Options: []hitl.Option{{Value: "lisbon"}, {Value: "oslo"}}})
@@ -56,7 +57,7 @@ func TestChatOptionLinkAndNotified(t *testing.T) {
 	if plain := b.get(path); strings.Contains(plain.body, "required checked") {
 		t.Fatal("without ?answer an option is chosen")
 	}
-	want := []string{"<h2>Notified</h2>", `ada by email <span class="muted">(delivered)</span>`, `a chat room by its webhook <span class="muted">(pending)</span>`}
+	want := []string{"<h2>Notified</h2>", `ada by email <span class="muted">(delivered)</span>`, `the chat room of webhook ` + chat.ID + ` <span class="muted">(pending)</span>`}
 	var body string
 	if !testserver.WaitFor(10*time.Second, func() bool {
 		body = b.get(path).body

@@ -148,7 +148,7 @@ func (h *Handler) notified(ctx context.Context, p *hitl.Principal, id int64) []n
 		case hitl.ChannelSlack:
 			n.How = "on Slack"
 		case hitl.ChannelChatWebhook:
-			n.Who, n.How = "a chat room", "by its webhook"
+			n.Who, n.How = "the chat room of webhook "+d.Recipient, "" // several rooms: each by its own webhook's ID
 		}
 		if d.Recipient == hitl.RecipientDefault {
 			n.Who = "the default destination"

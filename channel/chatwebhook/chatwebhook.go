@@ -151,18 +151,19 @@ func Render(n *hitl.Notification) ([]byte, error) {
 	case hitl.ChatTeams:
 		return json.Marshal(teamsBody(m))
 	case hitl.ChatGoogleChat:
-		return json.Marshal(map[string]string{"text": plainText(m, func(l link) string { return "<" + l.URL + "|" + l.Label + ">" })})
+		return json.Marshal(map[string]string{"text": plainText(m, "*", func(l link) string { return "<" + l.URL + "|" + l.Label + ">" })})
 	case hitl.ChatDiscord:
 		// Discord takes at most 2000 characters of content.
-		return json.Marshal(map[string]any{"content": bounded(plainText(m, func(l link) string { return "[" + l.Label + "](" + l.URL + ")" }), 2000),
+		return json.Marshal(map[string]any{"content": bounded(plainText(m, "**", func(l link) string { return "[" + l.Label + "](" + l.URL + ")" }), 2000),
 			"allowed_mentions": map[string]any{"parse": []string{}}})
 	}
 	return nil, fmt.Errorf("%q is not a chat webhook kind", n.ChatKind)
 }
 
-// plainText is the message as lines of text, links written by linkText.
-func plainText(m message, linkText func(link) string) string {
-	lines := []string{"*" + m.Headline + "*", m.Prompt}
+// plainText is the message as lines of text, the headline between bold's marks (Google Chat's
+// "*", Discord's "**"), links written by linkText.
+func plainText(m message, bold string, linkText func(link) string) string {
+	lines := []string{bold + m.Headline + bold, m.Prompt}
 	if m.Detail != "" {
 		lines = append(lines, m.Detail)
 	}

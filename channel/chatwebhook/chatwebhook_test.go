@@ -62,6 +62,9 @@ func TestRenderBoundsAndEscapes(t *testing.T) {
 	if err != nil || len([]rune(string(discord))) > 2200 {
 		t.Fatalf("Discord body of %d characters: %v", len([]rune(string(discord))), err)
 	}
+	if !strings.HasPrefix(string(discord), `{"allowed_mentions":{"parse":[]},"content":"**`) {
+		t.Errorf("a Discord headline is not bold (Discord's **): %.80s", discord)
+	}
 	inq.Prompt = "Restart <!channel> & <https://evil.example|the docs>?"
 	slack, err := chatwebhook.Render(&hitl.Notification{ChatKind: hitl.ChatSlack, Reason: hitl.ReasonCreated, Inquiry: inq, InboxURL: "https://h/inquiries/7"})
 	if err != nil || strings.Contains(string(slack), "<!channel>") || strings.Contains(string(slack), "<https://evil") {

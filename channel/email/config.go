@@ -146,11 +146,13 @@ func (c Config) Validate() error {
 	if c.SMTP.Host == "" {
 		errs = append(errs, errors.New("no SMTP relay: set HITL_SMTP_URL, e.g. smtp://user:password@host:587"))
 	}
-	if _, err := mail.ParseAddress(c.From); err != nil {
-		errs = append(errs, fmt.Errorf("HITL_MAIL_FROM %q is not an email address (e.g. \"hitl <hitl@example.com>\")", c.From))
+	_, fromErr := mail.ParseAddress(c.From)
+	if fromErr != nil {
+		errs = append(errs, fmt.Errorf("--mail-from (HITL_MAIL_FROM) %q is not an email address (e.g. \"hitl <hitl@example.com>\")", c.From))
 	}
-	if !validDomain(c.Domain) {
-		errs = append(errs, fmt.Errorf("HITL_MAIL_DOMAIN %q is not a domain name (e.g. hitl.example.com)", c.Domain))
+	// Without a domain of its own, the domain is the From address's: a wrong From says it all.
+	if (fromErr == nil || c.Domain != "") && !validDomain(c.Domain) {
+		errs = append(errs, fmt.Errorf("--mail-domain (HITL_MAIL_DOMAIN) %q is not a domain name (e.g. hitl.example.com)", c.Domain))
 	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -3,6 +3,7 @@ package email
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/text/encoding/htmlindex"
@@ -140,6 +142,9 @@ func decodedText(h textproto.MIMEHeader, charset string, body io.Reader) (string
 
 // htmlText reduces an HTML reply to its text: blocks and <br> become line breaks, and what
 // mail programs quote (<blockquote>) is left out with scripts and styles.
+// htmlSpace is what HTML reads as one space.
+var htmlSpace = regexp.MustCompile(`[ \t\r\n\f]+`)
+
 func htmlText(doc string) string {
 	z := html.NewTokenizer(strings.NewReader(doc))
 	var out strings.Builder
@@ -147,7 +152,12 @@ func htmlText(doc string) string {
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return out.String()
+			// Runs of spaces inside a line, and at its ends, are markup's, not the person's.
+			lines := strings.Split(out.String(), "\n")
+			for i, l := range lines {
+				lines[i] = strings.Join(strings.Fields(l), " ")
+			}
+			return strings.Join(lines, "\n")
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
 			switch string(name) {
@@ -166,7 +176,9 @@ func htmlText(doc string) string {
 			}
 		case html.TextToken:
 			if skip == 0 {
-				out.WriteString(strings.Join(strings.Fields(string(z.Text())), " "))
+				// Whitespace is one space in HTML, also at a piece's edge: "Release <b>Aurora</b>"
+				// keeps the space before the bold word.
+				out.WriteString(htmlSpace.ReplaceAllString(string(z.Text()), " "))
 			}
 		}
 	}
@@ -249,7 +261,7 @@ func answerFromReply(inq *hitl.Inquiry, text string) (*hitl.ResponseRequest, []s
 	}
 	var v json.RawMessage
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
-		msg := "This question takes its answer as JSON, and your reply is not JSON (" + err.Error() + ")."
+		msg := "This question takes its answer as JSON, and your reply is not JSON" + jsonWhere(text, err) + "."
 		if field.Example != "" {
 			msg += " For example: " + field.Example
 		}
@@ -346,4 +358,16 @@ func boolWord(s string) string {
 		return "false"
 	}
 	return s
+}
+
+// jsonWhere says where a reply stops being JSON, for people: " (from line 1, column 3)".
+func jsonWhere(text string, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 0 || int(se.Offset) > len(text)+1 {
+		return ""
+	}
+	before := text[:min(int(se.Offset), len(text))]
+	line := strings.Count(before, "\n") + 1
+	column := utf8.RuneCountInString(before[strings.LastIndex(before, "\n")+1:])
+	return fmt.Sprintf(" (from line %d, column %d)", line, max(column, 1))
 }

@@ -31,6 +31,10 @@ func TestHTMLTextLeavesOutQuotesAndMarkup(t *testing.T) {
 	if want := "Approve & go\n\nsecond\nthird"; got != want {
 		t.Errorf("htmlText = %q; want %q", got, want)
 	}
+	// Inline markup keeps the spaces around it.
+	if got, want := htmlText("<p>Release <b>Aurora</b>  now,\n <i>please</i> </p>"), "\nRelease Aurora now, please\n"; got != want {
+		t.Errorf("htmlText = %q; want %q", got, want)
+	}
 }
 
 func TestAnswerFromReply(t *testing.T) {
@@ -67,7 +71,8 @@ func TestAnswerFromReply(t *testing.T) {
 		{"not a number", number, "many", "", "", "enter a whole number"},
 		{"yes for a boolean", yesno, "yes", `true`, "", ""},
 		{"JSON for an object", object, "{\n  \"n\": 3\n}", "{\n  \"n\": 3\n}", "", ""},
-		{"not JSON for an object", object, "three", "", "", "takes its answer as JSON, and your reply is not JSON"},
+		{"not JSON for an object", object, "three", "", "", "takes its answer as JSON, and your reply is not JSON (from line 1, column 2)."},
+		{"JSON that breaks off", object, "{\"n\": tru", "", "", "your reply is not JSON (from line 1, column 9)."},
 	} {
 		req, problems := answerFromReply(tc.inq, tc.text)
 		switch {

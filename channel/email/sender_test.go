@@ -71,10 +71,15 @@ func TestParseSMTPURL(t *testing.T) {
 
 func TestConfigValidateListsEveryProblem(t *testing.T) {
 	err := email.Config{From: "not an address", Domain: "bad domain", PublicURL: "ftp://x"}.Validate()
-	for _, want := range []string{"HITL_SMTP_URL", `HITL_MAIL_FROM "not an address"`, `HITL_MAIL_DOMAIN "bad domain"`, `"ftp://x" is not an http(s) URL`} {
+	for _, want := range []string{"HITL_SMTP_URL", `(HITL_MAIL_FROM) "not an address"`, `(HITL_MAIL_DOMAIN) "bad domain"`, `"ftp://x" is not an http(s) URL`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v; want it to say %q", err, want)
 		}
+	}
+	// A From that is no address is the one problem when the domain would come from it.
+	err = email.Config{SMTP: email.SMTPServer{Host: "mail.example.com", Port: 587}, From: "not an address"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "--mail-from (HITL_MAIL_FROM)") || strings.Contains(err.Error(), "HITL_MAIL_DOMAIN") {
+		t.Errorf("a From that is no address: %v", err)
 	}
 	if _, err := email.NewSender(email.Config{}); err == nil {
 		t.Error("NewSender accepted an empty configuration")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/schema"
@@ -140,8 +142,10 @@ func label(leaf *schema.Field) string {
 func hint(leaf *schema.Field, typed string) string {
 	var parts []string
 	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
-			parts = append(parts, strings.TrimSuffix(s, "."))
+		if s = strings.TrimSuffix(strings.TrimSpace(s), "."); s != "" {
+			// Each part is a sentence of its own: "A whole number. At most 20."
+			r, size := utf8.DecodeRuneInString(s)
+			parts = append(parts, string(unicode.ToUpper(r))+s[size:])
 		}
 	}
 	add(leaf.Description)

@@ -254,7 +254,7 @@ func TestEmailSettingsRefused(t *testing.T) {
 		{server.EmailConfig{SMTPURL: "smtp://ada:s3cret@mail.example.com:99999", From: "hitl@example.com"}, `--smtp-url (HITL_SMTP_URL): SMTP URL: the port "99999"`},
 		{server.EmailConfig{SMTPURL: "smtp://ada:s3cret@mail.example.com/%zz", From: "hitl@example.com"}, "--smtp-url (HITL_SMTP_URL): SMTP URL: it is not a URL"},
 		{server.EmailConfig{SMTPURL: "smtp://ada:s3cret@mail.example.com"}, "--mail-from (HITL_MAIL_FROM)"},
-		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "not an address"}, `HITL_MAIL_FROM "not an address" is not an email address`},
+		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "not an address"}, `--mail-from (HITL_MAIL_FROM) "not an address" is not an email address`},
 		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "hitl@example.com", Listen: "127.0.0.1:2525"}, "set --mail-domain (HITL_MAIL_DOMAIN) too"},
 		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "hitl@example.com", Domain: "hitl.example.com", Listen: "2525"}, `--smtp-listen (HITL_SMTP_LISTEN) "2525": want host:port`},
 		{server.EmailConfig{From: "hitl@example.com"}, "set --smtp-url (HITL_SMTP_URL) too"},
