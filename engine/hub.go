@@ -36,7 +36,7 @@ type Subscription struct {
 	events chan *hitl.Event // fed by the hub, buffered
 	p      *hitl.Principal
 	filter StreamFilter // its Types hold the stored types the requested aliases derive from
-	// requested are the types the subscriber asked for (nil: every type); an alias
+	// requested are the types the subscriber asked for (nil: every type but the aliases); an alias
 	// (hitl.IntentAlias) is sent beside its event when asked for.
 	requested []string
 	hub       *hub
@@ -261,7 +261,9 @@ func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *hitl.Even
 		if asked(ev.Type) {
 			evs = append(evs, ev)
 		}
-		if alias := hitl.IntentAlias(ev); alias != nil && asked(alias.Type) {
+		// Aliases only to who names them: a stream that takes every type keeps one event a seq
+		// (the WebSocket's seed protocol and seq-counting clients rely on it).
+		if alias := hitl.IntentAlias(ev); alias != nil && s.requested != nil && asked(alias.Type) {
 			evs = append(evs, alias)
 		}
 		for _, ev := range evs {
