@@ -629,7 +629,7 @@ func keysCmd() *cobra.Command {
 			return err
 		},
 	}
-	create.Flags().StringArrayVar(&roles, "role", []string{"responder"}, "admin, agent or responder (repeat)")
+	create.Flags().StringArrayVar(&roles, "role", []string{"responder"}, "admin, agent, responder or relay (repeat)")
 	create.Flags().StringArrayVar(&groups, "group", nil, "a group the principal belongs to (repeat)")
 	var asJSON bool
 	ls := &cobra.Command{
