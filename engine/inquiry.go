@@ -626,6 +626,9 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	defer e.waiters.remove(id, ch)
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil || inq.Status.Final() || timeout == 0 {
+		if err == nil {
+			e.received(p, inq)
+		}
 		return inq, err
 	}
 	t := time.NewTimer(timeout)
@@ -633,11 +636,16 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	select {
 	case w := <-ch:
 		e.metrics.WaiterWoken(time.Since(w.at))
+		e.received(p, w.inq)
 		return w.inq, nil
 	case <-t.C:
 	case <-e.draining:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return e.Inquiry(ctx, p, id)
+	inq, err = e.Inquiry(ctx, p, id)
+	if err == nil {
+		e.received(p, inq)
+	}
+	return inq, err
 }
