@@ -16,7 +16,8 @@ import (
 // rather than hold up an agent.
 const resumeQueue = 1024
 
-// resume is one receipt: the inquiry, and who received it.
+// resume is one receipt: the inquiry, and who received it ("": the agent that asked, for a
+// callback acknowledged by its receiver).
 type resume struct {
 	id    int64
 	actor string
@@ -47,7 +48,7 @@ func (e *Engine) CallbackDelivered(d *hitl.Delivery) {
 	}
 	switch d.EventType {
 	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
-		e.queueResume(resume{id: *d.InquiryID, actor: "callback"})
+		e.queueResume(resume{id: *d.InquiryID})
 	}
 }
 
@@ -115,7 +116,11 @@ func (e *Engine) writeResumes(ctx context.Context, batch []resume) {
 			case err != nil:
 				return err
 			}
-			ev, err := appendInquiryEvent(tx, hitl.EventInquiryResumed, &next, r.actor, now)
+			actor := r.actor
+			if actor == "" {
+				actor = cur.CreatedBy
+			}
+			ev, err := appendInquiryEvent(tx, hitl.EventInquiryResumed, &next, actor, now)
 			if err != nil {
 				return err
 			}
