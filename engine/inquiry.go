@@ -475,11 +475,18 @@ func toolResult(inq *hitl.Inquiry) *hitl.ToolResult {
 
 // Cancel withdraws a pending question (its creator or an admin).
 func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error) {
+	return e.cancel(ctx, p, id, reason, mayCancel, nil)
+}
+
+// cancel cancels a pending inquiry when may lets p, and writes what follows from it (then,
+// when set) in the same transaction.
+func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason string, may func(*hitl.Principal, *hitl.Inquiry) error,
+	then func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error)) (*hitl.Inquiry, error) {
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := mayCancel(p, inq); err != nil {
+	if err := may(p, inq); err != nil {
 		return nil, err
 	}
 	if n := utf8.RuneCountInString(reason); n > maxComment {
@@ -500,8 +507,12 @@ func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 			return err
 		}
 		var ev *hitl.Event
-		out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now)
-		evs = []*hitl.Event{ev}
+		if out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now); err != nil || then == nil {
+			evs = []*hitl.Event{ev}
+			return err
+		}
+		more, err := then(tx, cur, now)
+		evs = append([]*hitl.Event{ev}, more...)
 		return err
 	})
 	var final errFinal

@@ -207,7 +207,7 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 		if s.Status.Finished() {
 			return hitl.Errorf(hitl.EConflict, "session %s is already %s", key, s.Status)
 		}
-		evs, err = finishSession(tx, s, end, p.Name, now)
+		evs, err = finishSession(tx, s, end, p.Name, now, 0)
 		out = s
 		return err
 	})
@@ -219,8 +219,10 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 }
 
 // finishSession writes the end of an unfinished session: its pending inquiries are cancelled,
-// and it is completed, failed or cancelled, with the events of both.
-func finishSession(tx hitl.Tx, s *hitl.Session, end SessionEnd, actor string, now time.Time) ([]*hitl.Event, error) {
+// and it is completed, failed or cancelled, with the events of both. resolved is an inquiry
+// that this transaction has already resolved (0: none): a store may still list it as pending
+// until the transaction commits.
+func finishSession(tx hitl.Tx, s *hitl.Session, end SessionEnd, actor string, now time.Time, resolved int64) ([]*hitl.Event, error) {
 	pending, err := tx.PendingInquiries(s.Key)
 	if err != nil {
 		return nil, err
@@ -228,6 +230,9 @@ func finishSession(tx hitl.Tx, s *hitl.Session, end SessionEnd, actor string, no
 	var evs []*hitl.Event
 	reason := "the session was " + string(end.Status)
 	for _, inq := range pending {
+		if inq.ID == resolved {
+			continue
+		}
 		_, ev, err := cancelInquiry(tx, inq, reason, actor, now)
 		if err != nil {
 			return nil, err

@@ -61,17 +61,17 @@ func originName(inq *hitl.Inquiry) string {
 	return inq.CreatedBy
 }
 
+// orNull is raw, or JSON null when there is none: Nova's fields are always present.
+func orNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
 func toNovaInteraction(inq *hitl.Inquiry) novaInteraction {
-	schema := inq.ResponseSchema
-	if len(schema) == 0 {
-		schema = json.RawMessage("null")
-	}
-	answer := inq.Response
-	if len(answer) == 0 {
-		answer = json.RawMessage("null")
-	}
 	return novaInteraction{ID: inq.ID, Task: inq.Session, Thread: inq.Session, ThreadID: inq.Session, Agent: inq.CreatedBy,
-		OriginName: originName(inq), Question: inq.Prompt, Schema: schema, Answer: answer, Status: novaStatus(inq),
+		OriginName: originName(inq), Question: inq.Prompt, Schema: orNull(inq.ResponseSchema), Answer: orNull(inq.Response), Status: novaStatus(inq),
 		CancellableByResponder: inq.CancellableByResponder, CreatedAt: inq.CreatedAt, UpdatedAt: inq.UpdatedAt, ExpiresAt: inq.TimeoutAt}
 }
 
@@ -152,11 +152,7 @@ func novaMessage(ev *hitl.Event) any {
 	}
 	switch ev.Type {
 	case hitl.EventInquiryCreated:
-		schema := inq.ResponseSchema
-		if len(schema) == 0 {
-			schema = json.RawMessage("null")
-		}
-		return map[string]any{"type": "user_prompt", "interaction_id": inq.ID, "question": inq.Prompt, "schema": schema,
+		return map[string]any{"type": "user_prompt", "interaction_id": inq.ID, "question": inq.Prompt, "schema": orNull(inq.ResponseSchema),
 			"origin_name": originName(&inq), "thread_id": inq.Session}
 	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
 		return update(novaStatus(&inq))

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -33,13 +32,7 @@ type novaMsg struct {
 
 func novaRead(t *testing.T, c *websocket.Conn) novaMsg {
 	t.Helper()
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, data, err := c.Read(rctx)
-	must(t, err)
-	var m novaMsg
-	must(t, json.Unmarshal(data, &m))
-	return m
+	return wsReadAs[novaMsg](t, c)
 }
 
 // novaSubscribe opens /v1/ws as a person and subscribes with Nova's protocol to a thread.
@@ -230,6 +223,20 @@ func TestInquiryResumedOnce(t *testing.T) {
 	responder := e.principal("alice", []string{hitl.RoleResponder})
 	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "Go?", ToolCall: &hitl.ToolCall{ID: "call-1", Name: "ask_user"}, CallbackURL: cb})
 
+	// receiptsWritten returns once every receipt so far is written: one writer writes them in
+	// order, so once a new inquiry's receipt has its event, the earlier ones have theirs.
+	receiptsWritten := func() {
+		t.Helper()
+		later := ask(t, agent, hitl.InquiryRequest{Prompt: "And then?"})
+		if _, err := responder.Respond(ctx, later.ID, json.RawMessage(`"go"`), ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := agent.Wait(ctx, later.ID, 0); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the later inquiry resumes", func() bool { return resumedEvents(t, agent, later.ID) == 1 })
+	}
+
 	const waiters = 5
 	var wg sync.WaitGroup
 	for range waiters {
@@ -248,16 +255,7 @@ func TestInquiryResumedOnce(t *testing.T) {
 	if _, err := agent.Inquiry(ctx, inq.ID); err != nil { // fetches the tool result
 		t.Fatal(err)
 	}
-	// The receipts are written in order by one writer: once a later inquiry's has its event,
-	// every earlier receipt has been written.
-	later := ask(t, agent, hitl.InquiryRequest{Prompt: "And then?"})
-	if _, err := responder.Respond(ctx, later.ID, json.RawMessage(`"go"`), ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := agent.Wait(ctx, later.ID, 0); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the later inquiry resumes", func() bool { return resumedEvents(t, agent, later.ID) == 1 })
+	receiptsWritten()
 	if n := resumedEvents(t, agent, inq.ID); n != 1 {
 		t.Fatalf("%d inquiry.resumed events, want 1", n)
 	}
@@ -281,14 +279,7 @@ func TestInquiryResumedOnce(t *testing.T) {
 	if _, err := responder.Inquiry(ctx, other.ID); err != nil {
 		t.Fatal(err)
 	}
-	last := ask(t, agent, hitl.InquiryRequest{Prompt: "Last?"})
-	if _, err := responder.Respond(ctx, last.ID, json.RawMessage(`"go"`), ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := agent.Wait(ctx, last.ID, 0); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the last inquiry resumes", func() bool { return resumedEvents(t, agent, last.ID) == 1 })
+	receiptsWritten()
 	if n := resumedEvents(t, agent, other.ID); n != 0 {
 		t.Fatalf("a person's read made %d inquiry.resumed events", n)
 	}
