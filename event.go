@@ -20,6 +20,9 @@ const (
 	// it gained).
 	EventInquiryReminded  = "inquiry.reminded"
 	EventInquiryEscalated = "inquiry.escalated"
+	// EventInquiryResumed: the asking agent has received the final state (its wait returned it,
+	// it fetched the tool result, or its resume callback was acknowledged); once per inquiry.
+	EventInquiryResumed   = "inquiry.resumed"
 	EventSessionUpdated   = "session.updated"
 	EventSessionCompleted = "session.completed"
 	EventSessionFailed    = "session.failed"

@@ -34,6 +34,9 @@ type Inquiry struct {
 	FallbackPolicy FallbackPolicy  `json:"fallback_policy"`
 	FallbackValue  json.RawMessage `json:"fallback_value"`
 	Exclusive      bool            `json:"exclusive"`
+	// CancellableByResponder lets a person who may answer decline instead: the inquiry is
+	// cancelled and its session fails with their reason (Nova's Cancel button).
+	CancellableByResponder bool `json:"cancellable_by_responder"`
 	// RemindEvery re-notifies the recipients at this interval while the inquiry is pending;
 	// NextReminderAt is the next time (nil when none is due before the deadline).
 	RemindEvery    *Duration  `json:"remind_every"`
@@ -54,13 +57,15 @@ type Inquiry struct {
 	RespondedByID *int64 `json:"responded_by_id,omitempty"`
 	// RelayedBy is the principal that carried RespondedBy's answer (a relay), nil when the
 	// person answered themselves.
-	RelayedBy    *string           `json:"relayed_by,omitempty"`
-	RespondedAt  *time.Time        `json:"responded_at"`
-	Comment      *string           `json:"comment"`
-	CancelReason *string           `json:"cancel_reason"`
-	Metadata     map[string]string `json:"metadata"`
-	CreatedAt    time.Time         `json:"created_at"`
-	UpdatedAt    time.Time         `json:"updated_at"`
+	RelayedBy    *string    `json:"relayed_by,omitempty"`
+	RespondedAt  *time.Time `json:"responded_at"`
+	Comment      *string    `json:"comment"`
+	CancelReason *string    `json:"cancel_reason"`
+	// ResumedAt is when the asking agent first received the final state (inquiry.resumed).
+	ResumedAt *time.Time        `json:"resumed_at,omitempty"`
+	Metadata  map[string]string `json:"metadata"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,
@@ -143,6 +148,8 @@ type InquiryRequest struct {
 	ToolCall       *ToolCall         `json:"tool_call,omitempty"`
 	CallbackURL    string            `json:"callback_url,omitempty"`
 	Exclusive      bool              `json:"exclusive,omitempty"`
+	// CancellableByResponder: see Inquiry.
+	CancellableByResponder bool `json:"cancellable_by_responder,omitempty"`
 	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).
 	RemindEvery   string    `json:"remind_every,omitempty"`
 	EscalateAfter string    `json:"escalate_after,omitempty"`

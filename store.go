@@ -106,6 +106,9 @@ type Tx interface {
 	// assignees and its document, provided its timers still stand where prev had them
 	// (EConflict otherwise: the inquiry is final, or another node fired them first).
 	NudgeInquiry(inq, prev *Inquiry) error
+	// MarkInquiryResumed writes the document of a final inquiry that now has its ResumedAt,
+	// provided none was written before (EConflict otherwise): an inquiry resumes once.
+	MarkInquiryResumed(inq *Inquiry) error
 	// PendingInquiries lists a session's pending inquiries.
 	PendingInquiries(session string) ([]*Inquiry, error)
 

@@ -90,6 +90,18 @@ func mayCancel(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return forbidden("only the inquiry's creator or an admin may cancel it")
 }
 
+// mayDecline: those who may answer the inquiry, when the agent that asked let them decline
+// (cancellable_by_responder).
+func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
+	if err := mayAnswer(p, inq); err != nil {
+		return err
+	}
+	if !inq.CancellableByResponder {
+		return forbidden("inquiry %d may not be declined: the agent that asked did not set cancellable_by_responder; answer it instead", inq.ID)
+	}
+	return nil
+}
+
 // mayLink: answer links are made by the inquiry's creator and admins.
 func mayLink(p *hitl.Principal, inq *hitl.Inquiry) error {
 	if !canSee(p, inq) {

@@ -90,6 +90,8 @@ type Engine struct {
 	deadlines    *deadlines
 	nudges       *deadlines // reminders and escalations, keyed by inquiry like deadlines
 	outbox       outbox
+	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
+	resumes chan resume
 	// For deliveries: see Options.
 	allowPrivate   bool
 	callbackSecret string
@@ -144,6 +146,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.validators = make(chan struct{}, runtime.GOMAXPROCS(0))
 	e.draining = make(chan struct{})
 	e.kick = make(chan struct{}, 1)
+	e.resumes = make(chan resume, resumeQueue)
 	e.outbox.kick = make(chan struct{}, 1)
 	e.outbox.ready = make(chan struct{}, 1)
 	e.waiters.m = make(map[int64]map[chan wake]struct{})
@@ -199,6 +202,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
+	e.running.Go(func() { e.recordResumes(runCtx) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
 	return nil
 }

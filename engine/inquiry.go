@@ -483,11 +483,18 @@ func toolResult(inq *hitl.Inquiry) *hitl.ToolResult {
 
 // Cancel withdraws a pending question (its creator or an admin).
 func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error) {
+	return e.cancel(ctx, p, id, reason, mayCancel, nil)
+}
+
+// cancel cancels a pending inquiry when may lets p, and writes what follows from it (then,
+// when set) in the same transaction.
+func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason string, may func(*hitl.Principal, *hitl.Inquiry) error,
+	then func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error)) (*hitl.Inquiry, error) {
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := mayCancel(p, inq); err != nil {
+	if err := may(p, inq); err != nil {
 		return nil, err
 	}
 	if n := utf8.RuneCountInString(reason); n > maxComment {
@@ -508,8 +515,12 @@ func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 			return err
 		}
 		var ev *hitl.Event
-		out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now)
-		evs = []*hitl.Event{ev}
+		if out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now); err != nil || then == nil {
+			evs = []*hitl.Event{ev}
+			return err
+		}
+		more, err := then(tx, cur, now)
+		evs = append([]*hitl.Event{ev}, more...)
 		return err
 	})
 	var final errFinal
@@ -634,6 +645,9 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	defer e.waiters.remove(id, ch)
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil || inq.Status.Final() || timeout == 0 {
+		if err == nil {
+			e.received(p, inq)
+		}
 		return inq, err
 	}
 	t := time.NewTimer(timeout)
@@ -641,11 +655,16 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	select {
 	case w := <-ch:
 		e.metrics.WaiterWoken(time.Since(w.at))
+		e.received(p, w.inq)
 		return w.inq, nil
 	case <-t.C:
 	case <-e.draining:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return e.Inquiry(ctx, p, id)
+	inq, err = e.Inquiry(ctx, p, id)
+	if err == nil {
+		e.received(p, inq)
+	}
+	return inq, err
 }

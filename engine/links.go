@@ -114,3 +114,6 @@ func (e *Engine) OpenAnswerLink(ctx context.Context, token string) (*hitl.Princi
 
 // MayAnswer tells whether the principal may answer the inquiry (nil), or why not.
 func (e *Engine) MayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error { return mayAnswer(p, inq) }
+
+// MayDecline tells whether p may decline inq (see Decline), for the pages that offer it.
+func (e *Engine) MayDecline(p *hitl.Principal, inq *hitl.Inquiry) error { return mayDecline(p, inq) }

@@ -245,6 +245,9 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 		if ev.Type == hitl.EventInquiryReminded || ev.Type == hitl.EventInquiryEscalated {
 			continue // reminders are for people: a resume callback wakes its agent for the inquiry's changes of state
 		}
+		if ev.Type == hitl.EventInquiryResumed {
+			continue // the agent's own receipt: a callback about it would make another
+		}
 		inquiryURL, sessionURL, data, err := callbacksOf(ev, sessions[ev.Session])
 		if err != nil {
 			e.log.Error("an event cannot be read for its callbacks", "seq", ev.Seq, "err", err)

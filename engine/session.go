@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
@@ -206,31 +207,7 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 		if s.Status.Finished() {
 			return hitl.Errorf(hitl.EConflict, "session %s is already %s", key, s.Status)
 		}
-		pending, err := tx.PendingInquiries(key)
-		if err != nil {
-			return err
-		}
-		reason := "the session was " + string(end.Status)
-		for _, inq := range pending {
-			_, ev, err := cancelInquiry(tx, inq, reason, p.Name, now)
-			if err != nil {
-				return err
-			}
-			evs = append(evs, ev)
-		}
-		s.Status, s.UpdatedAt, s.CompletedAt = end.Status, now, &now
-		s.PendingInquiries = 0
-		if !hitl.IsNull(end.Result) {
-			s.Result = end.Result
-		}
-		if end.Error != "" {
-			s.Error = &end.Error
-		}
-		if err := tx.UpdateSession(s); err != nil {
-			return err
-		}
-		ev, err := appendSessionEvent(tx, sessionEventType[end.Status], s, p.Name, now)
-		evs = append(evs, ev)
+		evs, err = finishSession(tx, s, end, p.Name, now, 0)
 		out = s
 		return err
 	})
@@ -239,6 +216,42 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 	}
 	e.published(evs)
 	return out, nil
+}
+
+// finishSession writes the end of an unfinished session: its pending inquiries are cancelled,
+// and it is completed, failed or cancelled, with the events of both. resolved is an inquiry
+// that this transaction has already resolved (0: none): a store may still list it as pending
+// until the transaction commits.
+func finishSession(tx hitl.Tx, s *hitl.Session, end SessionEnd, actor string, now time.Time, resolved int64) ([]*hitl.Event, error) {
+	pending, err := tx.PendingInquiries(s.Key)
+	if err != nil {
+		return nil, err
+	}
+	var evs []*hitl.Event
+	reason := "the session was " + string(end.Status)
+	for _, inq := range pending {
+		if inq.ID == resolved {
+			continue
+		}
+		_, ev, err := cancelInquiry(tx, inq, reason, actor, now)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, ev)
+	}
+	s.Status, s.UpdatedAt, s.CompletedAt = end.Status, now, &now
+	s.PendingInquiries = 0
+	if !hitl.IsNull(end.Result) {
+		s.Result = end.Result
+	}
+	if end.Error != "" {
+		s.Error = &end.Error
+	}
+	if err := tx.UpdateSession(s); err != nil {
+		return nil, err
+	}
+	ev, err := appendSessionEvent(tx, sessionEventType[end.Status], s, actor, now)
+	return append(evs, ev), err
 }
 
 var sessionEventType = map[hitl.SessionStatus]string{

@@ -153,7 +153,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		Context: req.Context, Session: req.Session, Origin: req.Origin, CreatedBy: p.Name,
 		Execution: req.Execution, AssignedTo: assignees, ChannelHint: req.ChannelHint, Confidence: req.Confidence,
 		FallbackPolicy: req.FallbackPolicy, FallbackValue: req.FallbackValue, Exclusive: req.Exclusive,
-		ToolCall: req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
+		CancellableByResponder: req.CancellableByResponder,
+		ToolCall:               req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
 	}
 	switch {
 	case inq.RequestType == "" && len(req.Options) > 0:

@@ -18,7 +18,7 @@ import (
 // sessions. Key and webhook events are an admin's audit trail and stay in the log.
 var webhookEventTypes = []string{
 	hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
-	hitl.EventInquiryReminded, hitl.EventInquiryEscalated,
+	hitl.EventInquiryReminded, hitl.EventInquiryEscalated, hitl.EventInquiryResumed,
 	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled,
 	hitl.EventIntentSuspended, hitl.EventIntentResumed,
 }

@@ -215,7 +215,11 @@ func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, inq)
+	if err := writeJSON(w, http.StatusOK, inq); err != nil {
+		return err
+	}
+	s.engine.InquiryFetched(p, inq)
+	return nil
 }
 
 // pathInquiry reads the inquiry of the path, if the principal may see it.

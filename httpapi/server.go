@@ -57,8 +57,12 @@ type route struct {
 	method, path string
 	public       bool
 	// cookie: the web inbox's session cookie also authenticates (a browser's EventSource
-	// cannot send a header). Only for reads: other sites' forms must never act with it.
+	// cannot send a header). Only for reads: other sites' forms must never act with it. (The
+	// WebSocket takes it too, from its own origin only: see wsOriginAllowed.)
 	cookie bool
+	// subprotocolToken: the token may also come as a WebSocket subprotocol, hitl.bearer.TOKEN
+	// (a browser's WebSocket cannot send a header).
+	subprotocolToken bool
 	// query lists the query parameters of a list; any other is refused (a filter that is
 	// misspelt must not list everything). A name ending in "." stands for every name it
 	// begins (metadata.KEY). nil: the route does not check.
@@ -130,7 +134,7 @@ func (s *Server) routes() []route {
 
 		{method: "GET", path: "/v1/events", query: eventQuery, h: s.listEvents},
 		{method: "GET", path: "/v1/events/stream", cookie: true, h: s.stream},
-		{method: "GET", path: "/v1/ws", h: s.ws},
+		{method: "GET", path: "/v1/ws", cookie: true, subprotocolToken: true, h: s.ws},
 		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
 
 		{method: "POST", path: "/v1/webhooks", h: s.createWebhook},
@@ -164,6 +168,10 @@ func (s *Server) routes() []route {
 		// OpenIntent's shape (httpapi/openintent.go).
 		{method: "GET", path: "/api/v1/intents/{intent_id}", h: s.openIntentGet},
 		{method: "POST", path: "/api/v1/intents/{intent_id}/suspend/respond", h: s.openIntentRespond},
+		// Nova's shape (httpapi/nova.go).
+		{method: "POST", path: "/api/interactions/{id}/answer", h: s.novaAnswer},
+		{method: "POST", path: "/api/interactions/{id}/cancel", h: s.novaCancel},
+		{method: "GET", path: "/api/interactions/pending", query: []string{"thread_id"}, h: s.novaPending},
 		{method: "POST", path: "/mcp", h: s.mcp},
 	}
 }
@@ -270,6 +278,9 @@ func (s *Server) wrap(rt route) http.Handler {
 			}
 			var err error
 			tok := token(r)
+			if tok == "" && rt.subprotocolToken {
+				tok, _ = bearerSubprotocol(r)
+			}
 			if c, cerr := r.Cookie(SessionCookie); tok == "" && rt.cookie && cerr == nil {
 				// An inbox session that ended is no guess: its id is 256 random bits, and
 				// the tabs still open after a sign-out knock with it. It does not count

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,9 +33,12 @@ import (
 //
 // and {"type": "subscribed"|"unsubscribed"|"reset"|"error", "subscription": ..., ...}.
 type wsRequest struct {
-	Type    string `json:"type"`
-	ID      string `json:"id"`
-	Filters struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	// Protocol "nova" makes the subscription send Nova's messages (user_prompt,
+	// interaction_update: see novaMessage) instead of events.
+	Protocol string `json:"protocol"`
+	Filters  struct {
 		EntityType string `json:"entity_type"`
 		UserID     string `json:"user_id"`
 		Session    string `json:"session"`
@@ -68,10 +72,61 @@ const wsMaxMessage = 64 << 10
 // entityTypes maps the seed's entity types to event type prefixes.
 var entityTypes = map[string]string{"inquiry": "inquiry.", "session": "session.", "key": "key.", "webhook": "webhook."}
 
+// wsSubprotocol is the subprotocol a browser may offer beside its hitl.bearer.TOKEN, so that
+// the server's answer names it rather than echoing the token.
+const wsSubprotocol = "hitl"
+
+// bearerPrefix marks the subprotocol that carries a token.
+const bearerPrefix = "hitl.bearer."
+
+// bearerSubprotocol returns the token a client offers as the subprotocol hitl.bearer.TOKEN,
+// and that subprotocol as offered.
+func bearerSubprotocol(r *http.Request) (tok, offered string) {
+	for _, line := range r.Header.Values("Sec-WebSocket-Protocol") {
+		for _, sp := range strings.Split(line, ",") {
+			sp = strings.TrimSpace(sp)
+			if len(sp) > len(bearerPrefix) && strings.EqualFold(sp[:len(bearerPrefix)], bearerPrefix) {
+				return sp[len(bearerPrefix):], sp
+			}
+		}
+	}
+	return "", ""
+}
+
+// wsOriginAllowed: the request comes from a page of this server, by its Origin: the host the
+// request was sent to, or the public URL's.
+func (s *Server) wsOriginAllowed(r *http.Request) bool {
+	origin, err := url.Parse(r.Header.Get("Origin"))
+	if err != nil || origin.Host == "" {
+		return false
+	}
+	if strings.EqualFold(origin.Host, r.Host) {
+		return true
+	}
+	public, err := url.Parse(s.cfg.PublicURL)
+	return err == nil && public.Host != "" && strings.EqualFold(origin.Host, public.Host) && origin.Scheme == public.Scheme
+}
+
 // ws serves GET /v1/ws: several event subscriptions over one WebSocket, each with the
 // replay-then-live behaviour of the SSE stream.
 func (s *Server) ws(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	c, err := websocket.Accept(w, r, nil)
+	opts := &websocket.AcceptOptions{Subprotocols: []string{wsSubprotocol}}
+	switch {
+	case p.InboxSession != "":
+		// A cookie goes with every request the browser makes, whichever site asks for it:
+		// only the inbox's own pages may use it.
+		if !s.wsOriginAllowed(r) {
+			return hitl.Errorf(hitl.EForbidden, "the inbox's sign-in opens a WebSocket only from this server's own pages (Origin %q); other sites send a token", r.Header.Get("Origin"))
+		}
+		opts.InsecureSkipVerify = true // checked just above, the public URL included
+	default:
+		// A token is no ambient credential: a page on any site that holds one may use it.
+		opts.InsecureSkipVerify = true
+		if _, offered := bearerSubprotocol(r); offered != "" {
+			opts.Subprotocols = append(opts.Subprotocols, offered)
+		}
+	}
+	c, err := websocket.Accept(w, r, opts)
 	if err != nil {
 		return nil // Accept has answered the request
 	}
@@ -106,6 +161,7 @@ type wsSession struct {
 type wsSub struct {
 	sub     *engine.Subscription
 	leaving bool // ended by the client's unsubscribe
+	nova    bool // sends Nova's messages
 }
 
 func (ws *wsSession) send(m any) {
@@ -172,7 +228,14 @@ func (ws *wsSession) handle(data []byte) {
 
 func (ws *wsSession) subscribe(req wsRequest) {
 	f := engine.StreamFilter{Session: req.Filters.Session, InquiryID: req.Filters.InquiryID}
-	if et := req.Filters.EntityType; et != "" {
+	nova := req.Protocol == "nova"
+	if req.Protocol != "" && !nova {
+		ws.fail("protocol must be nova, or left out for hitl's events")
+		return
+	}
+	if nova {
+		f.Types = novaEventTypes
+	} else if et := req.Filters.EntityType; et != "" {
 		prefix, ok := entityTypes[et]
 		if !ok {
 			ws.fail("entity_type must be inquiry, session, key or webhook")
@@ -211,7 +274,7 @@ func (ws *wsSession) subscribe(req wsRequest) {
 		ws.fail("%s", hitl.ErrorMessage(err))
 		return
 	}
-	s := &wsSub{sub: sub}
+	s := &wsSub{sub: sub, nova: nova}
 	ws.mu.Lock()
 	ws.subs[id] = s
 	ws.mu.Unlock()
@@ -224,6 +287,12 @@ func (ws *wsSession) subscribe(req wsRequest) {
 // falling behind (reset), or because its token was revoked (the socket then closes).
 func (ws *wsSession) forward(id string, s *wsSub) {
 	for ev := range s.sub.Events {
+		if s.nova {
+			if m := novaMessage(ev); m != nil {
+				ws.send(m)
+			}
+			continue
+		}
 		ws.send(wsEvent{ID: ev.Seq, Subscription: id, EntityType: entityOf(ev), Entity: entityID(ev), Activity: activityOf(ev), Content: ev.Data})
 	}
 	ws.mu.Lock()
@@ -269,7 +338,7 @@ func (ws *wsSession) closeAll() {
 }
 
 var allEventTypes = []string{hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
-	hitl.EventInquiryReminded, hitl.EventInquiryEscalated,
+	hitl.EventInquiryReminded, hitl.EventInquiryEscalated, hitl.EventInquiryResumed,
 	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled,
 	hitl.EventKeyCreated, hitl.EventKeyUpdated, hitl.EventKeyRevoked}
 

@@ -39,6 +39,8 @@ type DispatchOptions struct {
 	// Publishers publish events, by broker (hitl.BrokerAMQP, hitl.BrokerNATS).
 	Publishers map[string]Publisher
 	Logger     *slog.Logger
+	// Delivered, when set, is told of each delivery its receiver acknowledged, once recorded.
+	Delivered func(*hitl.Delivery)
 	// Now is the clock of the delivery times (default time.Now).
 	Now func() time.Time
 }
@@ -222,6 +224,9 @@ func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDon
 		}
 	}
 	d.save(del)
+	if del.Status == hitl.DeliveryDelivered && d.o.Delivered != nil {
+		d.o.Delivered(del)
+	}
 	d.o.Logger.Debug("delivery attempt", "delivery_id", del.ID, "url", del.URL, "status", status, "outcome", del.Status, "attempts", del.Attempts, "err", err)
 	done := attemptDone{target: del.Target}
 	if del.NextAttemptAt != nil {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -118,8 +119,10 @@ func inboxURL(tab, search, sort, cursor string) string {
 type inquiryData struct {
 	Inquiry *hitl.Inquiry
 	Form    *answerForm // when the viewer may answer now
-	Why     string      // why the viewer may not answer a pending inquiry
-	Notice  string      // what happened to the viewer's answer, when it did not count
+	// Decline is where the viewer declines, when the agent let those who answer do so.
+	Decline *formTarget
+	Why     string // why the viewer may not answer a pending inquiry
+	Notice  string // what happened to the viewer's answer, when it did not count
 	Context *node
 	Tool    *node
 	Link    *hitl.Principal // on an answer-link page: who answers
@@ -174,6 +177,10 @@ func (h *Handler) newInquiryData(p *hitl.Principal, inq *hitl.Inquiry, form *ans
 			d.Why = err.Error()
 		} else {
 			d.Form = form
+		}
+		// Only a signed-in person declines: an answer-link page answers for one inquiry only.
+		if form != nil && form.Action == fmt.Sprintf("/inquiries/%d", inq.ID) && h.engine.MayDecline(p, inq) == nil {
+			d.Decline = &formTarget{Action: form.Action + "/decline", CSRF: form.CSRF}
 		}
 	}
 	return d
@@ -232,6 +239,31 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	h.showInquiry(w, r, status, v, h.startSeq(r.Context()), d)
+}
+
+// decline serves POST /inquiries/{id}/decline: the person declines to answer (Decline).
+func (h *Handler) decline(w http.ResponseWriter, r *http.Request, v *viewer) {
+	inq, ok := h.loadInquiry(w, r, v)
+	if !ok {
+		return
+	}
+	to := signedInTarget(inq, v)
+	_, err := h.engine.Decline(r.Context(), v.Principal, inq.ID, strings.TrimSpace(r.PostForm.Get("reason")))
+	var he *hitl.Error
+	switch {
+	case err == nil:
+		http.Redirect(w, r, to.Action, http.StatusSeeOther)
+	case errors.As(err, &he) && he.Code == hitl.EConflict && he.Inquiry != nil:
+		d := h.newInquiryData(v.Principal, he.Inquiry, nil)
+		d.Notice = "You did not decline: the inquiry was already " + string(he.Inquiry.Status) + "."
+		h.showInquiry(w, r, http.StatusConflict, v, h.startSeq(r.Context()), d)
+	case errors.As(err, &he) && (he.Code == hitl.EForbidden || he.Code == hitl.EInvalid):
+		d := h.newInquiryData(v.Principal, inq, newAnswerForm(inq, to, nil, nil))
+		d.Notice = "You did not decline: " + he.Message
+		h.showInquiry(w, r, http.StatusUnprocessableEntity, v, h.startSeq(r.Context()), d)
+	default:
+		h.fail(w, r, v, err)
+	}
 }
 
 // submit records the posted answer to inq as p. It returns nil when the answer counts (the

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 )
 
 var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link"}
@@ -66,7 +67,33 @@ var funcs = template.FuncMap{
 	"inc":       func(i int) int { return i + 1 },
 	"count":     count,
 	"nudge":     hitl.NudgeInWords,
+	"resumed":   resumedInWords,
 	"assignees": hitl.AssigneesInWords,
+}
+
+// resumedInWords says when the agent resumed: "40 ms after the answer to".
+func resumedInWords(inq *hitl.Inquiry) string {
+	after, ok := engine.ResumedAfter(inq)
+	if !ok {
+		return "after"
+	}
+	what := "the answer to"
+	switch {
+	case inq.Status == hitl.StatusTimeout:
+		what = "the deadline of"
+	case inq.Status == hitl.StatusCancelled:
+		what = "the cancellation of"
+	}
+	var d string
+	switch {
+	case after < time.Second:
+		d = strconv.FormatInt(max(after.Milliseconds(), 0), 10) + " ms"
+	case after < time.Minute:
+		d = strconv.FormatFloat(after.Seconds(), 'f', 1, 64) + " s"
+	default:
+		d = after.Round(time.Second).String()
+	}
+	return d + " after " + what
 }
 
 // count says how many of a noun, in the singular for one: "1 field", "3 fields".

@@ -98,14 +98,20 @@ func TestAskAssignAnswerWithSeveralPrincipals(t *testing.T) {
 	}
 	wantCode(t, second(agent.Cancel(ctx, inq.ID, "too late")), hitl.EConflict)
 
-	// The log has the creation and the answer, and the agent sees them.
-	evs, err := agent.EventPage(ctx, client.EventOptions{InquiryID: inq.ID})
-	must(t, err)
+	// The log has the creation, the answer and, a moment after its wait returned, the agent's
+	// resumption; the agent sees them.
+	var evs *client.Page[*hitl.Event]
 	var types []string
-	for _, ev := range evs.Data {
-		types = append(types, ev.Type)
-	}
-	if strings.Join(types, ",") != "inquiry.created,inquiry.responded" {
+	eventually(t, "the inquiry's three events", func() bool {
+		evs, err = agent.EventPage(ctx, client.EventOptions{InquiryID: inq.ID})
+		must(t, err)
+		types = types[:0]
+		for _, ev := range evs.Data {
+			types = append(types, ev.Type)
+		}
+		return len(types) == 3
+	})
+	if strings.Join(types, ",") != "inquiry.created,inquiry.responded,inquiry.resumed" {
 		t.Fatalf("events = %v", types)
 	}
 	var data hitl.Inquiry

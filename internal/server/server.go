@@ -438,7 +438,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders, Publishers: publishers,
-		Now: s.cfg.Clock}) // the engine's clock: deliveries it makes are due by that clock
+		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock}) // the engine's clock: deliveries it makes are due by that clock
 	s.mail.serve(s.engine, s.log)
 	dispatched := make(chan struct{})
 	go func() { dispatcher.Run(dctx); close(dispatched) }()

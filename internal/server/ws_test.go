@@ -41,11 +41,17 @@ func wsSend(t *testing.T, c *websocket.Conn, msg string) {
 
 func wsRead(t *testing.T, c *websocket.Conn) wsMsg {
 	t.Helper()
+	return wsReadAs[wsMsg](t, c)
+}
+
+// wsReadAs reads the next message as a T, waiting at most 10 s.
+func wsReadAs[T any](t *testing.T, c *websocket.Conn) T {
+	t.Helper()
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	_, data, err := c.Read(rctx)
 	must(t, err)
-	var m wsMsg
+	var m T
 	must(t, json.Unmarshal(data, &m))
 	return m
 }

@@ -279,6 +279,16 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	return dbError(t.SendBatch(b), "inquiry assignees")
 }
 
+func (t *txn) MarkInquiryResumed(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	tag, err := t.Exec(`UPDATE inquiries SET doc = $1
+		WHERE id = $2 AND status <> 'pending' AND (doc::jsonb ->> 'resumed_at') IS NULL`, string(doc), inq.ID)
+	return oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is pending or has resumed already", inq.ID))
+}
+
 func queueAssignees(b *pgx.Batch, id int64, assignees []string) {
 	for _, a := range assignees {
 		b.Queue("INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ($1, $2) ON CONFLICT DO NOTHING", a, id)

@@ -160,6 +160,16 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	return t.insertAssignees(inq.ID, inq.AssignedTo)
 }
 
+func (t *txn) MarkInquiryResumed(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET doc = ?
+		WHERE id = ? AND status != 'pending' AND json_extract(doc, '$.resumed_at') IS NULL`, doc, inq.ID)
+	return oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is pending or has resumed already", inq.ID))
+}
+
 // LockPending: the single writer holds every row already, so it only filters by status.
 func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	if len(ids) == 0 {

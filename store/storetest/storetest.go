@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Notifications":           testNotifications,
 		"Identities":              testIdentities,
 		"Executions":              testExecutions,
+		"ResumedOnce":             testResumedOnce,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -199,6 +200,36 @@ func testRollbackKeepsNothing(t *testing.T, s hitl.Store) {
 		t.Fatal("a panicking change returned no error")
 	}
 	insert(t, s, newInquiry(2))
+}
+
+// testResumedOnce: a final inquiry's resumption is written once; a pending one has none.
+func testResumedOnce(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	inq := insert(t, s, newInquiry(1))
+	mark := func() error {
+		return s.Update(ctx, func(tx hitl.Tx) error {
+			cur, err := tx.Inquiry(inq.ID)
+			if err != nil {
+				return err
+			}
+			at := base.Add(time.Hour)
+			cur.ResumedAt = &at
+			return tx.MarkInquiryResumed(cur)
+		})
+	}
+	if err := mark(); code(err) != hitl.EConflict {
+		t.Fatalf("resuming a pending inquiry: got %v, want conflict", err)
+	}
+	must(t, resolve(t, s, inq, hitl.StatusResponded))
+	must(t, mark())
+	if err := mark(); code(err) != hitl.EConflict {
+		t.Fatalf("resuming twice: got %v, want conflict", err)
+	}
+	got, err := s.Inquiry(ctx, inq.ID)
+	must(t, err)
+	if got.ResumedAt == nil || !got.ResumedAt.Equal(base.Add(time.Hour)) || got.Status != hitl.StatusResponded || string(got.Response) != `"ok"` {
+		t.Fatalf("after resuming: %v %s %s", got.ResumedAt, got.Status, got.Response)
+	}
 }
 
 func testExclusivePerSession(t *testing.T, s hitl.Store) {

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// The asking agent's receipt of an answer is recorded as inquiry.resumed, once per inquiry:
+// the moment the agent goes on (Nova's RESUMING). It is written after the agent has its answer,
+// by one background writer, so that it never slows the wake-up path: a waiter returns first,
+// and the event follows a moment later.
+
+// resumeQueue bounds the receipts waiting to be written; past it, one is dropped (and logged)
+// rather than hold up an agent.
+const resumeQueue = 1024
+
+// resume is one receipt: the inquiry, and who received it ("": the agent that asked, for a
+// callback acknowledged by its receiver).
+type resume struct {
+	id    int64
+	actor string
+}
+
+// received notes that p has received inq in the state given. It counts when inq is final and
+// p asked it; it returns at once.
+func (e *Engine) received(p *hitl.Principal, inq *hitl.Inquiry) {
+	if inq == nil || !inq.Status.Final() || inq.ResumedAt != nil || p == nil || p.Name != inq.CreatedBy {
+		return
+	}
+	e.queueResume(resume{id: inq.ID, actor: p.Name})
+}
+
+// InquiryFetched notes that p has read inq (GET /v1/inquiries/{id}): an agent that fetches
+// its tool result of a final inquiry has received the answer.
+func (e *Engine) InquiryFetched(p *hitl.Principal, inq *hitl.Inquiry) {
+	if inq != nil && inq.ToolResult != nil {
+		e.received(p, inq)
+	}
+}
+
+// CallbackDelivered notes that a delivery was acknowledged by its receiver: a resume
+// callback of a final inquiry means its agent has the answer.
+func (e *Engine) CallbackDelivered(d *hitl.Delivery) {
+	if d.Kind != hitl.DeliveryInquiryCallback || d.InquiryID == nil {
+		return
+	}
+	switch d.EventType {
+	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
+		e.queueResume(resume{id: *d.InquiryID})
+	}
+}
+
+func (e *Engine) queueResume(r resume) {
+	select {
+	case e.resumes <- r:
+	default:
+		e.log.Warn("too many resumptions to record; this one is left out", "inquiry_id", r.id)
+	}
+}
+
+// recordResumes writes the queued receipts until ctx ends, those that came together in one
+// transaction.
+func (e *Engine) recordResumes(ctx context.Context) {
+	for {
+		var batch []resume
+		select {
+		case <-ctx.Done():
+			return
+		case r := <-e.resumes:
+			batch = append(batch, r)
+		}
+	more:
+		for len(batch) < 100 {
+			select {
+			case r := <-e.resumes:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		e.writeResumes(ctx, batch)
+	}
+}
+
+// writeResumes appends inquiry.resumed for the inquiries of batch that are final and have not
+// resumed before. The store writes ResumedAt only where none is written yet, so several
+// waiters, or several nodes, make one event.
+func (e *Engine) writeResumes(ctx context.Context, batch []resume) {
+	now := e.clock()
+	var evs []*hitl.Event
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		evs = nil
+		seen := map[int64]bool{}
+		for _, r := range batch {
+			if seen[r.id] {
+				continue
+			}
+			seen[r.id] = true
+			cur, err := tx.Inquiry(r.id)
+			if hitl.ErrorCode(err) == hitl.ENotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if !cur.Status.Final() || cur.ResumedAt != nil {
+				continue
+			}
+			next := *cur
+			next.ResumedAt = &now
+			switch err := tx.MarkInquiryResumed(&next); {
+			case hitl.ErrorCode(err) == hitl.EConflict:
+				continue // another node recorded it first
+			case err != nil:
+				return err
+			}
+			actor := r.actor
+			if actor == "" {
+				actor = cur.CreatedBy
+			}
+			ev, err := appendInquiryEvent(tx, hitl.EventInquiryResumed, &next, actor, now)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Error("recording that agents resumed failed", "inquiries", len(batch), "err", err)
+		}
+		return
+	}
+	e.published(evs)
+}
+
+// ResumedAfter is how long after its answer (or timeout, or cancellation) the agent resumed.
+func ResumedAfter(inq *hitl.Inquiry) (time.Duration, bool) {
+	if inq.ResumedAt == nil {
+		return 0, false
+	}
+	return inq.ResumedAt.Sub(inq.UpdatedAt), true
+}
