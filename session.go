@@ -37,14 +37,17 @@ func (s SessionStatus) Valid() bool {
 
 // Session is one agent run: an execution, task, intent or webhook-triggered run.
 type Session struct {
-	Key              string            `json:"key"`
-	Status           SessionStatus     `json:"status"`
-	Agent            string            `json:"agent"`
-	CreatedBy        string            `json:"created_by"`
-	State            json.RawMessage   `json:"state"`
-	Result           json.RawMessage   `json:"result"`
-	Error            *string           `json:"error"`
-	CallbackURL      *string           `json:"callback_url"`
+	Key         string          `json:"key"`
+	Status      SessionStatus   `json:"status"`
+	Agent       string          `json:"agent"`
+	CreatedBy   string          `json:"created_by"`
+	State       json.RawMessage `json:"state"`
+	Result      json.RawMessage `json:"result"`
+	Error       *string         `json:"error"`
+	CallbackURL *string         `json:"callback_url"`
+	// CallbackFormat is the shape of what the callback receives: "" for CloudEvents,
+	// CallbackAgentQuestions for the async agent questions protocol's bodies.
+	CallbackFormat   string            `json:"callback_format,omitempty"`
 	Metadata         map[string]string `json:"metadata"`
 	PendingInquiries int               `json:"pending_inquiries"`
 	InquiriesAsked   int               `json:"inquiries_asked"`
@@ -55,11 +58,22 @@ type Session struct {
 
 // SessionRequest creates or updates a session (PUT /v1/sessions/{key}).
 type SessionRequest struct {
-	Agent       string            `json:"agent,omitempty"`
-	State       json.RawMessage   `json:"state,omitempty"`
-	CallbackURL string            `json:"callback_url,omitempty"`
-	Metadata    map[string]string `json:"metadata,omitempty"`
+	Agent       string          `json:"agent,omitempty"`
+	State       json.RawMessage `json:"state,omitempty"`
+	CallbackURL string          `json:"callback_url,omitempty"`
+	// CallbackFormat: "cloudevents" (the default) or "agent-questions".
+	CallbackFormat string            `json:"callback_format,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
 }
+
+// The shapes of a session's callbacks.
+const (
+	// CallbackCloudEvents: every event of the session as a CloudEvent with the resume data.
+	CallbackCloudEvents = "cloudevents"
+	// CallbackAgentQuestions: the async agent questions protocol; each new question as
+	// {"event": "question_pending", ...} with an X-Agent-Session header, and nothing else.
+	CallbackAgentQuestions = "agent-questions"
+)
 
 // SessionFilter selects sessions for a list.
 type SessionFilter struct {

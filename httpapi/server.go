@@ -162,6 +162,11 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/v1/inquiries/{id}/respond", h: s.attuneRespond},
 		{method: "POST", path: "/api/v1/inquiries/{id}/cancel", h: s.attuneCancel},
 		{method: "POST", path: "/mcp", h: s.mcp},
+
+		// The async agent questions protocol's shape (httpapi/agentquestions.go).
+		{method: "GET", path: "/agent/questions", query: []string{"status"}, h: s.agentQuestions},
+		{method: "POST", path: "/agent/answer/{session_id}", h: s.agentAnswer},
+		{method: "GET", path: "/agent/session/{session_id}", h: s.agentSessionStatus},
 	}
 }
 
