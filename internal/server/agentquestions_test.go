@@ -32,8 +32,15 @@ func askInSession(t *testing.T, e *env, agent, body string) string {
 	return fmt.Sprint(int64(r.body["id"].(float64)))
 }
 
+// TestAgentQuestionsAsTheSeedsClient runs on both stores: the session's callback_format is a
+// column of each.
 func TestAgentQuestionsAsTheSeedsClient(t *testing.T) {
-	e, agent, human := agentQuestionsEnv(t)
+	t.Run("sqlite", func(t *testing.T) { seedAgentQuestions(t) })
+	t.Run("postgres", func(t *testing.T) { seedAgentQuestions(t, testserver.Postgres()) })
+}
+
+func seedAgentQuestions(t *testing.T, opts ...testserver.Option) {
+	e, agent, human := agentQuestionsEnv(t, opts...)
 	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
 
 	// The agent's run: a session whose callback takes the protocol's format.
