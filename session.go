@@ -37,33 +37,33 @@ func (s SessionStatus) Valid() bool {
 
 // Session is one agent run: an execution, task, intent or webhook-triggered run.
 type Session struct {
-	Key         string          `json:"key"`
-	Status      SessionStatus   `json:"status"`
-	Agent       string          `json:"agent"`
-	CreatedBy   string          `json:"created_by"`
-	State       json.RawMessage `json:"state"`
-	Result      json.RawMessage `json:"result"`
-	Error       *string         `json:"error"`
-	CallbackURL *string         `json:"callback_url"`
-	// CallbackFormat is the shape of what the callback receives: "" for CloudEvents,
-	// CallbackAgentQuestions for the async agent questions protocol's bodies.
-	CallbackFormat   string            `json:"callback_format,omitempty"`
+	Key              string            `json:"key"`
+	Status           SessionStatus     `json:"status"`
+	Agent            string            `json:"agent"`
+	CreatedBy        string            `json:"created_by"`
+	State            json.RawMessage   `json:"state"`
+	Result           json.RawMessage   `json:"result"`
+	Error            *string           `json:"error"`
+	CallbackURL      *string           `json:"callback_url"`
 	Metadata         map[string]string `json:"metadata"`
 	PendingInquiries int               `json:"pending_inquiries"`
 	InquiriesAsked   int               `json:"inquiries_asked"`
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 	CompletedAt      *time.Time        `json:"completed_at"`
+	// CallbackFormat is the shape of what the callback receives: "" for CloudEvents,
+	// CallbackAgentQuestions for the async agent questions protocol's bodies.
+	CallbackFormat string `json:"callback_format,omitempty"`
 }
 
 // SessionRequest creates or updates a session (PUT /v1/sessions/{key}).
 type SessionRequest struct {
-	Agent       string          `json:"agent,omitempty"`
-	State       json.RawMessage `json:"state,omitempty"`
-	CallbackURL string          `json:"callback_url,omitempty"`
+	Agent       string            `json:"agent,omitempty"`
+	State       json.RawMessage   `json:"state,omitempty"`
+	CallbackURL string            `json:"callback_url,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
 	// CallbackFormat: "cloudevents" (the default) or "agent-questions".
-	CallbackFormat string            `json:"callback_format,omitempty"`
-	Metadata       map[string]string `json:"metadata,omitempty"`
+	CallbackFormat string `json:"callback_format,omitempty"`
 }
 
 // The shapes of a session's callbacks.

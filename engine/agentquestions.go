@@ -146,6 +146,14 @@ func OptionValues(inq *hitl.Inquiry) []string {
 	return values
 }
 
+// QuestionContext is an inquiry's context as the protocol shows it: {} when it has none.
+func QuestionContext(inq *hitl.Inquiry) json.RawMessage {
+	if hitl.IsNull(inq.Context) {
+		return json.RawMessage("{}")
+	}
+	return inq.Context
+}
+
 // agentQuestionCallbacks adds, for a new question in a session, the protocol's callback to
 // the session's callback URL when it asked for that format, and to the server's URL for every
 // session's questions (Options.AgentQuestionCallbackURL).
@@ -167,12 +175,8 @@ func (e *Engine) agentQuestionCallbacks(out *[]*hitl.Delivery, now time.Time, ev
 	if err := json.Unmarshal(ev.Data, &inq); err != nil {
 		return fmt.Errorf("event %d: %w", ev.Seq, err)
 	}
-	shown := inq.Context
-	if hitl.IsNull(shown) {
-		shown = json.RawMessage("{}")
-	}
 	body, err := json.Marshal(questionPending{Event: "question_pending", SessionID: session.Key, AgentName: session.Agent,
-		Question:  pendingQuestion{ID: QuestionID(inq.ID), Text: inq.Prompt, Options: OptionValues(&inq), Context: shown},
+		Question:  pendingQuestion{ID: QuestionID(inq.ID), Text: inq.Prompt, Options: OptionValues(&inq), Context: QuestionContext(&inq)},
 		AnswerURL: strings.TrimSuffix(e.notify.PublicURL, "/") + "/agent/answer/" + session.Key})
 	if err != nil {
 		return err

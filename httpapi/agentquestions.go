@@ -58,12 +58,8 @@ func (s *Server) agentQuestions(w http.ResponseWriter, r *http.Request, p *hitl.
 	}
 	out := make([]agentQuestion, len(items))
 	for i, inq := range items {
-		context := inq.Context
-		if hitl.IsNull(context) {
-			context = json.RawMessage("{}")
-		}
 		out[i] = agentQuestion{ID: engine.QuestionID(inq.ID), SessionID: inq.Session, Question: inq.Prompt,
-			Options: engine.OptionValues(inq), Context: context, AskedAt: inq.CreatedAt, Status: inq.Status}
+			Options: engine.OptionValues(inq), Context: engine.QuestionContext(inq), AskedAt: inq.CreatedAt, Status: inq.Status}
 		if sess := sessions[inq.Session]; sess != nil {
 			out[i].AgentName = sess.Agent
 		}

@@ -152,9 +152,9 @@ func (c *Config) Validate() error {
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, errors.New("max body bytes: at least 1024"))
 	}
-	if c.PublicURL != "" {
-		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", c.PublicURL))
+	for _, given := range []struct{ name, raw string }{{"public URL", c.PublicURL}, {"agent question callback URL", c.AgentQuestionCallbackURL}} {
+		if u, err := url.Parse(given.raw); given.raw != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("%s %q: want an absolute http:// or https:// URL", given.name, given.raw))
 		}
 	}
 	if c.MaxConns < 0 {
@@ -193,11 +193,6 @@ func (c *Config) Validate() error {
 	if slackConfigured(c.Slack) {
 		if err := c.Slack.Validate(); err != nil {
 			errs = append(errs, err)
-		}
-	}
-	if c.AgentQuestionCallbackURL != "" {
-		if u, err := url.Parse(c.AgentQuestionCallbackURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("agent question callback URL %q: want an absolute http:// or https:// URL", c.AgentQuestionCallbackURL))
 		}
 	}
 	w := c.Webhooks
@@ -384,8 +379,8 @@ func listen(addr string) (net.Listener, error) {
 }
 
 // routes sends the API's paths to the API and every other path to the web inbox. Every path
-// under /v1/, /api/, /mcp/ and /agent/ is the API's, so that one it does not know gets its problem+json
-// 404 rather than the inbox's page.
+// under /v1/, /api/, /mcp/ and /agent/ is the API's, so that one it does not know gets its
+// problem+json 404 rather than the inbox's page.
 func routes(api, inbox http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isAPI(r.URL.Path) {
