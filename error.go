@@ -3,6 +3,7 @@ package hitl
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Stable, machine-readable error codes. httpapi maps each to one HTTP status.
@@ -36,6 +37,22 @@ type FieldError struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Detailed is the message followed by every problem it does not name yet, each once, joined
+// by sep: the message names the first already ("invalid inquiry: /prompt: is required (and 2
+// more)"), so the count goes and the others follow.
+func (e *Error) Detailed(sep string) string {
+	msg, fields := e.Message, e.Fields
+	if len(fields) > 0 && strings.Contains(msg, fields[0].Message) {
+		msg = strings.TrimSuffix(msg, fmt.Sprintf(" (and %d more)", len(fields)-1))
+		fields = fields[1:]
+	}
+	parts := []string{msg}
+	for _, f := range fields {
+		parts = append(parts, f.Path+": "+f.Message)
+	}
+	return strings.Join(parts, sep)
+}
 
 // Errorf returns an Error with the code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Event types. Every change is one event, stored in the same transaction as the change.
@@ -104,4 +106,56 @@ func ordinal(n int) string {
 		suffix = "rd"
 	}
 	return strconv.Itoa(n) + suffix
+}
+
+// OpenIntent's names for the life of a suspension (RFC-0025): an inquiry asked in a session
+// suspends its intent, and its answer, deadline or cancellation resumes it. They are not
+// stored: the streams and webhooks derive them from the inquiry events (IntentAlias), at the
+// same seq.
+const (
+	EventIntentSuspended = "intent.suspended"
+	EventIntentResumed   = "intent.resumed"
+)
+
+// intentAliasNamespace makes an alias's id from its event's: stable, and distinct from it, so
+// that a webhook receiver that drops duplicate ids keeps both.
+var intentAliasNamespace = uuid.MustParse("4f0c7a3e-6a47-4d7b-9c51-2b1f0e8d3a61")
+
+// IntentAliasType is OpenIntent's name for an inquiry event of a session, "" for other events.
+func IntentAliasType(ev *Event) string {
+	if ev.InquiryID == nil || ev.Session == "" {
+		return ""
+	}
+	switch ev.Type {
+	case EventInquiryCreated:
+		return EventIntentSuspended
+	case EventInquiryResponded, EventInquiryTimeout, EventInquiryCancelled:
+		return EventIntentResumed
+	}
+	return ""
+}
+
+// IntentAlias is the event under OpenIntent's name (see IntentAliasType): the same seq,
+// inquiry, session, actor and data; nil when the event has none.
+func IntentAlias(ev *Event) *Event {
+	typ := IntentAliasType(ev)
+	if typ == "" {
+		return nil
+	}
+	alias := *ev
+	alias.Type = typ
+	alias.ID = uuid.NewSHA1(intentAliasNamespace, []byte(ev.ID+"/"+typ)).String()
+	return &alias
+}
+
+// IntentAliasSources are the stored event types an alias is derived from; nil for a type that
+// is no alias.
+func IntentAliasSources(typ string) []string {
+	switch typ {
+	case EventIntentSuspended:
+		return []string{EventInquiryCreated}
+	case EventIntentResumed:
+		return []string{EventInquiryResponded, EventInquiryTimeout, EventInquiryCancelled}
+	}
+	return nil
 }

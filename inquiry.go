@@ -51,13 +51,16 @@ type Inquiry struct {
 	FallbackApplied bool            `json:"fallback_applied"`
 	RespondedBy     *string         `json:"responded_by"`
 	// RespondedByID is the integer identity of RespondedBy (see Principal.IdentityID).
-	RespondedByID *int64            `json:"responded_by_id,omitempty"`
-	RespondedAt   *time.Time        `json:"responded_at"`
-	Comment       *string           `json:"comment"`
-	CancelReason  *string           `json:"cancel_reason"`
-	Metadata      map[string]string `json:"metadata"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
+	RespondedByID *int64 `json:"responded_by_id,omitempty"`
+	// RelayedBy is the principal that carried RespondedBy's answer (a relay), nil when the
+	// person answered themselves.
+	RelayedBy    *string           `json:"relayed_by,omitempty"`
+	RespondedAt  *time.Time        `json:"responded_at"`
+	Comment      *string           `json:"comment"`
+	CancelReason *string           `json:"cancel_reason"`
+	Metadata     map[string]string `json:"metadata"`
+	CreatedAt    time.Time         `json:"created_at"`
+	UpdatedAt    time.Time         `json:"updated_at"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,
@@ -151,6 +154,10 @@ type InquiryRequest struct {
 type ResponseRequest struct {
 	Response json.RawMessage `json:"response,omitempty"`
 	Comment  string          `json:"comment,omitempty"`
+	// RespondedBy names the person whose answer the caller carries, for adapters whose
+	// protocol says who answered (OpenIntent's responded_by); "" or the caller's own name:
+	// the caller answers. Naming another person needs the relay or admin role.
+	RespondedBy string `json:"-"`
 }
 
 // InquiryFilter selects inquiries for a list. Zero fields do not filter.
@@ -244,6 +251,18 @@ type AnswerLink struct {
 	InquiryID int64     `json:"inquiry_id"`
 	For       string    `json:"for"`
 	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// AnsweredByInWords says who answered, as people read it: "alice", or "alice@example.com via
+// ops-bot" when a relay carried the answer; "" when nobody has answered.
+func (inq *Inquiry) AnsweredByInWords() string {
+	if inq.RespondedBy == nil {
+		return ""
+	}
+	if inq.RelayedBy != nil {
+		return *inq.RespondedBy + " via " + *inq.RelayedBy
+	}
+	return *inq.RespondedBy
 }
 
 // IsPlainApproval tells whether the inquiry asks for approved (and a comment) only, as

@@ -11,10 +11,16 @@ const (
 	RoleAdmin     = "admin"
 	RoleAgent     = "agent"
 	RoleResponder = "responder"
+	// RoleRelay lets a bot that carries people's answers (a chat bot, an operator console)
+	// record an answer as the person's, "alice@example.com via ops-bot"; it answers as a
+	// responder does, so a relay key holds both roles.
+	RoleRelay = "relay"
 )
 
 // ValidRole reports whether r is a known role.
-func ValidRole(r string) bool { return r == RoleAdmin || r == RoleAgent || r == RoleResponder }
+func ValidRole(r string) bool {
+	return r == RoleAdmin || r == RoleAgent || r == RoleResponder || r == RoleRelay
+}
 
 // Principal is who a token speaks for.
 type Principal struct {

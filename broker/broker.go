@@ -298,9 +298,5 @@ func inWords(err error) string {
 	if !errors.As(err, &e) || len(e.Fields) == 0 {
 		return hitl.ErrorMessage(err)
 	}
-	parts := make([]string, len(e.Fields))
-	for i, f := range e.Fields {
-		parts[i] = f.Path + ": " + f.Message
-	}
-	return e.Message + ": " + strings.Join(parts, "; ")
+	return e.Detailed("; ")
 }

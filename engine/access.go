@@ -101,6 +101,23 @@ func mayLink(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return forbidden("only the inquiry's creator or an admin may make answer links for it")
 }
 
+// answerer is whom an answer is recorded as: the caller, or the person req.RespondedBy names
+// when the caller may relay (admins, and the relay role, for bots that carry people's answers).
+// relayedBy is the caller then, "" otherwise. Anyone else may answer only as itself.
+func answerer(p *hitl.Principal, req *hitl.ResponseRequest) (name, relayedBy string, err error) {
+	named := req.RespondedBy
+	if named == "" || named == p.Name {
+		return p.Name, "", nil
+	}
+	if !p.IsAdmin() && !p.Has(hitl.RoleRelay) {
+		return "", "", forbidden("%s may answer only as itself, not as %s: recording another person's answer needs the relay role", p.Name, named)
+	}
+	if !namePattern.MatchString(named) {
+		return "", "", hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
+	}
+	return named, p.Name, nil
+}
+
 func mayAsk(p *hitl.Principal) error {
 	if p.IsAdmin() || p.Has(hitl.RoleAgent) {
 		return nil

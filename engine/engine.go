@@ -199,9 +199,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel
+	e.following = shared // before the timers start: an overdue one fires at once and reads it
 	e.running.Go(func() { e.deadlines.run(runCtx) })
 	e.running.Go(func() { e.nudges.run(runCtx) })
-	e.following = shared
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })

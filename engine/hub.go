@@ -35,13 +35,16 @@ type Subscription struct {
 	Events <-chan *hitl.Event
 	events chan *hitl.Event // fed by the hub, buffered
 	p      *hitl.Principal
-	filter StreamFilter
-	hub    *hub
-	mu     sync.Mutex
-	last   int64 // the last seq the hub delivered
-	ended  bool
-	reset  bool  // the hub ended it because it fell behind
-	sent   int64 // the last seq sent on Events
+	filter StreamFilter // its Types hold the stored types the requested aliases derive from
+	// requested are the types the subscriber asked for (nil: every type but the aliases); an alias
+	// (hitl.IntentAlias) is sent beside its event when asked for.
+	requested []string
+	hub       *hub
+	mu        sync.Mutex
+	last      int64 // the last seq the hub delivered
+	ended     bool
+	reset     bool  // the hub ended it because it fell behind
+	sent      int64 // the last seq sent on Events
 }
 
 // Reset reports, once Events is closed, whether the subscriber fell too far behind and was
@@ -224,7 +227,16 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
 	}
 	out := make(chan *hitl.Event)
-	s := &Subscription{Events: out, events: make(chan *hitl.Event, streamBuffer), p: p, filter: f, hub: &e.hub}
+	requested := f.Types
+	f.Types = nil
+	for _, t := range requested {
+		if sources := hitl.IntentAliasSources(t); sources != nil {
+			f.Types = append(f.Types, sources...)
+		} else {
+			f.Types = append(f.Types, t)
+		}
+	}
+	s := &Subscription{Events: out, events: make(chan *hitl.Event, streamBuffer), p: p, filter: f, requested: requested, hub: &e.hub}
 	e.hub.add(s)
 	if after == FromNow {
 		var err error
@@ -243,16 +255,28 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *hitl.Event, after int64) {
 	defer close(out)
 	defer s.hub.remove(s)
+	asked := func(typ string) bool { return s.requested == nil || slices.Contains(s.requested, typ) }
 	send := func(ev *hitl.Event) bool {
-		select {
-		case out <- ev:
-			s.mu.Lock()
-			s.sent = ev.Seq
-			s.mu.Unlock()
-			return true
-		case <-ctx.Done():
-			return false
+		evs := make([]*hitl.Event, 0, 2)
+		if asked(ev.Type) {
+			evs = append(evs, ev)
 		}
+		// Aliases only to who names them: a stream that takes every type keeps one event a seq
+		// (the WebSocket's seed protocol and seq-counting clients rely on it).
+		if alias := hitl.IntentAlias(ev); alias != nil && s.requested != nil && asked(alias.Type) {
+			evs = append(evs, alias)
+		}
+		for _, ev := range evs {
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				return false
+			}
+		}
+		s.mu.Lock()
+		s.sent = ev.Seq
+		s.mu.Unlock()
+		return true
 	}
 	last := after
 	s.mu.Lock()

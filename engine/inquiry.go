@@ -282,8 +282,12 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if err := mayAnswer(p, cur); err != nil { // not found for whoever may not see it
 		return nil, err
 	}
+	by, relayedBy, err := answerer(p, req)
+	if err != nil {
+		return nil, err
+	}
 	if cur.Status.Final() {
-		return answeredAlready(p, cur, req)
+		return answeredAlready(by, cur, req)
 	}
 	now := e.clock()
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
@@ -295,7 +299,10 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	}
 	out := resolved(cur, hitl.StatusResponded, now)
 	out.Response = response
-	out.RespondedBy, out.RespondedAt = &p.Name, &now
+	out.RespondedBy, out.RespondedAt = &by, &now
+	if relayedBy != "" {
+		out.RelayedBy = &relayedBy
+	}
 	if req.Comment != "" {
 		out.Comment = &req.Comment
 	}
@@ -303,9 +310,9 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
 		identity := p.IdentityID
-		if identity == 0 { // someone without a key: an answer link, a chat or email reply
+		if identity == 0 || relayedBy != "" { // someone without a key: an answer link, a chat or email reply, a relayed person
 			var err error
-			if identity, err = tx.Identity(p.Name); err != nil {
+			if identity, err = tx.Identity(by); err != nil {
 				return err
 			}
 		}
@@ -321,14 +328,14 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		if err != nil {
 			return err
 		}
-		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, p.Name, now)
+		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, out.AnsweredByInWords(), now)
 		evs = []*hitl.Event{ev}
 		return err
 	})
 	var final errFinal
 	switch {
 	case errors.As(err, &final):
-		return answeredAlready(p, final.cur, req)
+		return answeredAlready(by, final.cur, req)
 	case err != nil:
 		return nil, err
 	}
@@ -384,8 +391,9 @@ func invalidAnswerMessage(fields []hitl.FieldError) string {
 }
 
 // answeredAlready answers a respond call on a final inquiry.
-func answeredAlready(p *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
-	if cur.Status == hitl.StatusResponded && cur.RespondedBy != nil && *cur.RespondedBy == p.Name && sameJSON(cur.Response, req.Response) {
+// by is whom the answer is recorded as (see answerer).
+func answeredAlready(by string, cur *hitl.Inquiry, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+	if cur.Status == hitl.StatusResponded && cur.RespondedBy != nil && *cur.RespondedBy == by && sameJSON(cur.Response, req.Response) {
 		return cur, nil
 	}
 	return nil, conflictFinal(cur)

@@ -145,11 +145,11 @@ func (e *Engine) CreateKey(ctx context.Context, p *hitl.Principal, req *hitl.Key
 		bad.add("/name", "must be 1 to 200 characters of letters, digits, . _ @ -")
 	}
 	if len(req.Roles) == 0 {
-		bad.add("/roles", "at least one of admin, agent, responder")
+		bad.add("/roles", "at least one of admin, agent, responder, relay")
 	}
 	for i, r := range req.Roles {
 		if !hitl.ValidRole(r) {
-			bad.add(fmt.Sprintf("/roles/%d", i), "must be admin, agent or responder")
+			bad.add(fmt.Sprintf("/roles/%d", i), "must be admin, agent, responder or relay")
 		}
 	}
 	for i, g := range req.Groups {

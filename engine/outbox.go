@@ -228,11 +228,17 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 		if !slices.Contains(webhookEventTypes, ev.Type) {
 			continue
 		}
+		alias := hitl.IntentAlias(ev) // OpenIntent's name for it, delivered beside it to who asks
 		for _, w := range webhooks {
 			// A webhook receives the events from its creation on.
-			if slices.Contains(w.Events, ev.Type) && !ev.Time.Before(w.CreatedAt) {
-				if err := add(hitl.DeliveryWebhook, ev, w.URL, w.ID, w.ID, ev.Data); err != nil {
-					return nil, err
+			if ev.Time.Before(w.CreatedAt) {
+				continue
+			}
+			for _, ev := range []*hitl.Event{ev, alias} {
+				if ev != nil && slices.Contains(w.Events, ev.Type) {
+					if err := add(hitl.DeliveryWebhook, ev, w.URL, w.ID, w.ID, ev.Data); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}

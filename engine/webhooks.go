@@ -20,6 +20,7 @@ var webhookEventTypes = []string{
 	hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
 	hitl.EventInquiryReminded, hitl.EventInquiryEscalated,
 	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled,
+	hitl.EventIntentSuspended, hitl.EventIntentResumed,
 }
 
 const (

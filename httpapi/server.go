@@ -161,6 +161,9 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/api/v1/inquiries/{id}", h: s.attuneGet},
 		{method: "POST", path: "/api/v1/inquiries/{id}/respond", h: s.attuneRespond},
 		{method: "POST", path: "/api/v1/inquiries/{id}/cancel", h: s.attuneCancel},
+		// OpenIntent's shape (httpapi/openintent.go).
+		{method: "GET", path: "/api/v1/intents/{intent_id}", h: s.openIntentGet},
+		{method: "POST", path: "/api/v1/intents/{intent_id}/suspend/respond", h: s.openIntentRespond},
 		{method: "POST", path: "/mcp", h: s.mcp},
 
 		// The async agent questions protocol's shape (httpapi/agentquestions.go).

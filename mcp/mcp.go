@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,23 +160,11 @@ func structured(line string, v any) (*sdk.CallToolResult, error) {
 // the server's message and every field that failed.
 func toolError(err error) (*sdk.CallToolResult, error) {
 	msg := err.Error()
-	var fields []hitl.FieldError
 	var he *hitl.Error
 	if errors.As(err, &he) {
-		msg, fields = he.Message, he.Fields
+		msg = he.Detailed("\n")
 	}
-	// The message names the first problem already ("…: /prompt: is required (and 2 more)"):
-	// the lines below name the others, so the count goes.
-	if len(fields) > 0 && strings.Contains(msg, fields[0].Message) {
-		msg = strings.TrimSuffix(msg, fmt.Sprintf(" (and %d more)", len(fields)-1))
-		fields = fields[1:]
-	}
-	var b strings.Builder
-	b.WriteString(msg)
-	for _, f := range fields {
-		fmt.Fprintf(&b, "\n%s: %s", f.Path, f.Message)
-	}
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, nil
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 }
 
 // decodeArgs reads a tool's arguments as strictly as the API reads its bodies: exact names,

@@ -280,7 +280,7 @@ func lateNotice(inq *hitl.Inquiry) string {
 	case hitl.StatusResponded:
 		by := "someone else"
 		if inq.RespondedBy != nil {
-			by = *inq.RespondedBy
+			by = inq.AnsweredByInWords()
 		}
 		return "Your answer was not recorded: " + by + " answered first. Their answer is below."
 	case hitl.StatusTimeout:

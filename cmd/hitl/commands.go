@@ -629,7 +629,7 @@ func keysCmd() *cobra.Command {
 			return err
 		},
 	}
-	create.Flags().StringArrayVar(&roles, "role", []string{"responder"}, "admin, agent or responder (repeat)")
+	create.Flags().StringArrayVar(&roles, "role", []string{"responder"}, "admin, agent, responder or relay (repeat)")
 	create.Flags().StringArrayVar(&groups, "group", nil, "a group the principal belongs to (repeat)")
 	var asJSON bool
 	ls := &cobra.Command{
@@ -649,13 +649,13 @@ func keysCmd() *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), keys)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tROLES\tGROUPS\tCREATED\tREVOKED")
+			fmt.Fprintln(tw, "ID\tNAME\tIDENTITY\tROLES\tGROUPS\tCREATED\tREVOKED")
 			for _, k := range keys {
 				revoked := "-"
 				if k.RevokedAt != nil {
 					revoked = k.RevokedAt.Format(time.RFC3339)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Roles, ","), dash(strings.Join(k.Groups, ",")), k.CreatedAt.Format(time.RFC3339), revoked)
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.IdentityID, strings.Join(k.Roles, ","), dash(strings.Join(k.Groups, ",")), k.CreatedAt.Format(time.RFC3339), revoked)
 			}
 			return tw.Flush()
 		},

@@ -197,7 +197,7 @@ func TestListShowKeysWhoami(t *testing.T) {
 		t.Fatalf("keys create: %d %q %q", code, token, errOut)
 	}
 	code, out, _ = cli(t, "keys", "ls")
-	if code != 0 || !strings.Contains(out, "olga") || strings.Contains(out, strings.TrimSpace(token)) {
+	if code != 0 || !strings.Contains(out, "olga") || !regexp.MustCompile(`olga +\d+ +responder`).MatchString(out) || strings.Contains(out, strings.TrimSpace(token)) {
 		t.Fatalf("keys ls: %d %q", code, out)
 	}
 	t.Setenv("HITL_TOKEN", strings.TrimSpace(token))

@@ -290,7 +290,7 @@ func TestJetStreamCarriesTheInquiryEvents(t *testing.T) {
 	}))
 	nc, err := nats.Connect(url)
 	must(t, err)
-	defer nc.Close()
+	t.Cleanup(nc.Close) // after the stream is deleted: cleanups run last first
 	js, err := jetstream.New(nc)
 	must(t, err)
 	t.Cleanup(func() { js.DeleteStream(context.Background(), "HITLTEST"+id) })

@@ -14,7 +14,9 @@ import uuid
 
 __all__ = [
     "Client",
+    "AsyncClient",
     "HitlError",
+    "OpenIntentError",
     "InputTimeoutError",
     "InputCancelledError",
     "ServerUnavailableError",
@@ -51,9 +53,20 @@ class HitlError(Exception):
 class InputTimeoutError(HitlError):
     """The deadline passed with no answer, under fallback_policy "fail"."""
 
+    @property
+    def suspension_id(self):
+        """The inquiry's id (OpenIntent's suspension id)."""
+        return (self.inquiry or {}).get("id")
+
 
 class InputCancelledError(HitlError):
     """The question was cancelled before anyone answered."""
+
+    suspension_id = InputTimeoutError.suspension_id
+
+
+# OpenIntent's name for the base of its errors (hitl.openintent has its calls).
+OpenIntentError = HitlError
 
 
 class ServerUnavailableError(HitlError):
@@ -367,3 +380,6 @@ def _outcome(inquiry):
 def request_user_input(prompt, context=None, request_type=None, options=None, **kwargs):
     """request_user_input as a plain function, with a client from HITL_URL and HITL_TOKEN (or the credentials file)."""
     return Client().request_user_input(prompt, context=context, request_type=request_type, options=options, **kwargs)
+
+
+from .openintent import AsyncClient  # noqa: E402 - it builds on Client

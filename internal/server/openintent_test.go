@@ -1,0 +1,136 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+)
+
+// openIntentRespond posts to OpenIntent's respond route as the seed's operator does: the key
+// in X-API-Key, the seed's body.
+func (e *env) openIntentRespond(intent, apiKey, body string) reply {
+	e.t.Helper()
+	return e.do("POST", "/api/v1/intents/"+intent+"/suspend/respond", "", body, "X-API-Key", apiKey, "Content-Type", "application/json")
+}
+
+// TestOpenIntentSuspendRespond drives hitl as RFC-0025's SDK and operator do: the agent
+// suspends its intent with a question, polls GET /api/v1/intents/{id} until
+// state._suspension.resolution changes, and the operator answers with POST
+// /suspend/respond and X-API-Key. The stream shows intent.suspended and intent.resumed at
+// the seqs of the inquiry events they stand for.
+func TestOpenIntentSuspendRespond(t *testing.T) {
+	e := newEnv(t)
+	agentKey := e.token("approvals-agent", "agent")
+	operatorKey := e.token("test-operator", "responder")
+	agent := e.Client(agentKey)
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := agent.Events(sctx, client.StreamOptions{Types: []string{hitl.EventInquiryCreated, hitl.EventIntentSuspended, hitl.EventInquiryResponded, hitl.EventIntentResumed}})
+	must(t, err)
+
+	timeout := int64(3600)
+	conf := 0.55
+	inq := ask(t, agent, hitl.InquiryRequest{Session: "intent-uuid", Prompt: "Should we issue a refund for order #12345?",
+		Context:     json.RawMessage(`{"order_id":"12345","amount":499.99,"currency":"USD","customer":"alice@example.com"}`),
+		ChannelHint: "slack", TimeoutSeconds: &timeout, FallbackPolicy: hitl.FallbackCompleteWithFallback,
+		FallbackValue: json.RawMessage(`"deny"`), Confidence: &conf})
+
+	r := e.do("GET", "/api/v1/intents/intent-uuid", "", "", "X-API-Key", agentKey)
+	if r.status != http.StatusOK || r.body["status"] != "suspended_awaiting_input" {
+		t.Fatalf("GET intent: %d %s", r.status, r.text)
+	}
+	susp := r.body["state"].(map[string]any)["_suspension"].(map[string]any)
+	if susp["id"] != float64(inq.ID) || susp["question"] != "Should we issue a refund for order #12345?" || susp["channel_hint"] != "slack" ||
+		susp["timeout_seconds"] != float64(3600) || susp["fallback_policy"] != "complete_with_fallback" || susp["resolution"] != "pending" ||
+		susp["context"].(map[string]any)["customer"] != "alice@example.com" {
+		t.Fatalf("_suspension: %s", r.text)
+	}
+
+	// The operator answers with the seed's body; suspension_id as a string.
+	r = e.openIntentRespond("intent-uuid", operatorKey, fmt.Sprintf(`{"suspension_id": "%d", "value": "approve", "responded_by": "test-operator"}`, inq.ID))
+	if r.status != http.StatusOK || r.body["resolution"] != "responded" || r.body["value"] != "approve" || r.body["responded_by"] != "test-operator" ||
+		r.body["intent_id"] != "intent-uuid" || r.body["suspension_id"] != fmt.Sprint(inq.ID) || r.body["responded_at"] == nil {
+		t.Fatalf("respond: %d %s", r.status, r.text)
+	}
+	r = e.do("GET", "/api/v1/intents/intent-uuid", "", "", "X-API-Key", agentKey)
+	susp = r.body["state"].(map[string]any)["_suspension"].(map[string]any)
+	if r.body["status"] != "active" || susp["resolution"] != "responded" || susp["value"] != "approve" || susp["responded_by"] != "test-operator" {
+		t.Fatalf("after the answer: %s", r.text)
+	}
+
+	// Each alias follows its inquiry event at the same seq.
+	for _, pair := range [][2]string{{hitl.EventInquiryCreated, hitl.EventIntentSuspended}, {hitl.EventInquiryResponded, hitl.EventIntentResumed}} {
+		ev, alias := next(t, stream), next(t, stream)
+		if ev.Type != pair[0] || alias.Type != pair[1] || alias.Seq != ev.Seq || alias.ID == ev.ID || *alias.InquiryID != inq.ID || alias.Session != "intent-uuid" {
+			t.Fatalf("got %s@%d then %s@%d, want %s then %s at one seq", ev.Type, ev.Seq, alias.Type, alias.Seq, pair[0], pair[1])
+		}
+	}
+	// A stream that asks for the alias only receives it, replayed from the log.
+	only, err := agent.Events(sctx, client.StreamOptions{Types: []string{hitl.EventIntentResumed}})
+	must(t, err)
+	if ev := next(t, only); ev.Type != hitl.EventIntentResumed || *ev.InquiryID != inq.ID {
+		t.Fatalf("alias-only stream: %s", ev.Type)
+	}
+}
+
+// TestOpenIntentBadInput: unknown, foreign and closed suspensions, a forged responded_by, and
+// the relay role that may name the person it carries the answer of.
+func TestOpenIntentBadInput(t *testing.T) {
+	e := newEnv(t)
+	agent := e.principal("refund-agent", []string{"agent"})
+	operatorKey := e.token("ops", "responder")
+	relayKey := e.token("ops-bot", "responder", "relay")
+	a := ask(t, agent, hitl.InquiryRequest{Session: "intent-a", Prompt: "Approve refund A?"})
+	b := ask(t, agent, hitl.InquiryRequest{Session: "intent-b", Prompt: "Approve refund B?"})
+	problem := func(r reply, status int, words string) {
+		t.Helper()
+		if r.status != status || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") || !strings.Contains(r.text, words) {
+			t.Fatalf("got %d %s, want %d with %q", r.status, r.text, status, words)
+		}
+	}
+	problem(e.openIntentRespond("intent-a", operatorKey, `{"suspension_id": "susp-uuid", "value": "approve"}`), 404, "suspension susp-uuid not found")
+	problem(e.openIntentRespond("intent-a", operatorKey, `{"suspension_id": 999999, "value": "approve"}`), 404, "not found")
+	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve"}`, b.ID)), 404, fmt.Sprintf("suspension %d is not in intent intent-a", b.ID))
+	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d}`, a.ID)), 400, "value is required")
+	problem(e.openIntentRespond("intent-a", operatorKey, `{"value": "approve"}`), 400, "suspension_id is required")
+	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve", "respondedBy": "x"}`, a.ID)), 400, "respondedBy")
+	// Without the relay role, responded_by must name the caller.
+	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve", "responded_by": "alice@example.com"}`, a.ID)), 403, "ops may answer only as itself, not as alice@example.com")
+	problem(e.do("GET", "/api/v1/intents/no-such-intent", operatorKey, ""), 404, "no-such-intent")
+
+	// The relay records the person, via itself, in the inquiry, the event and the inbox.
+	r := e.openIntentRespond("intent-a", relayKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve", "responded_by": "alice@example.com"}`, a.ID))
+	if r.status != http.StatusOK || r.body["responded_by"] != "alice@example.com" || r.body["relayed_by"] != "ops-bot" {
+		t.Fatalf("relay: %d %s", r.status, r.text)
+	}
+	got, err := agent.Inquiry(ctx, a.ID)
+	must(t, err)
+	if got.RespondedBy == nil || *got.RespondedBy != "alice@example.com" || got.RelayedBy == nil || *got.RelayedBy != "ops-bot" {
+		t.Fatalf("the inquiry records %v via %v", got.RespondedBy, got.RelayedBy)
+	}
+	page, err := agent.EventPage(ctx, client.EventOptions{Types: []string{hitl.EventInquiryResponded}})
+	must(t, err)
+	if len(page.Data) != 1 || page.Data[0].Actor != "alice@example.com via ops-bot" {
+		t.Fatalf("responded events: %+v", page.Data)
+	}
+	// The same answer again is the same success; another is a conflict, in words.
+	again := e.openIntentRespond("intent-a", relayKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve", "responded_by": "alice@example.com"}`, a.ID))
+	if again.status != http.StatusOK {
+		t.Fatalf("replayed answer: %d %s", again.status, again.text)
+	}
+	problem(e.openIntentRespond("intent-a", relayKey, fmt.Sprintf(`{"suspension_id": "%d", "value": "deny", "responded_by": "alice@example.com"}`, a.ID)), 409, "already answered")
+	// A cancelled suspension is closed too, and the intent says so.
+	_, err = agent.Cancel(ctx, b.ID, "order withdrawn")
+	must(t, err)
+	problem(e.openIntentRespond("intent-b", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve"}`, b.ID)), 409, "already cancelled")
+	r = e.do("GET", "/api/v1/intents/intent-b", "", "", "X-API-Key", operatorKey)
+	if susp := r.body["state"].(map[string]any)["_suspension"].(map[string]any); susp["resolution"] != "cancelled" {
+		t.Fatalf("cancelled suspension: %s", r.text)
+	}
+}
