@@ -1,10 +1,8 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -97,14 +95,8 @@ func questionID(raw json.RawMessage) (int64, error) {
 	if hitl.IsNull(raw) {
 		return 0, nil
 	}
-	text := string(bytes.TrimSpace(raw))
-	if text[0] == '"' {
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return 0, hitl.Errorf(hitl.EInvalid, "question_id is not a valid string")
-		}
-	}
-	id, err := strconv.ParseInt(text, 10, 64)
-	if err != nil || id <= 0 {
+	text, id := idInJSON(raw)
+	if id == 0 {
 		return 0, hitl.Errorf(hitl.ENotFound, "question %s not found: question ids are the ids that GET /agent/questions lists", text)
 	}
 	return id, nil
