@@ -51,6 +51,9 @@ type Session struct {
 	CreatedAt        time.Time         `json:"created_at"`
 	UpdatedAt        time.Time         `json:"updated_at"`
 	CompletedAt      *time.Time        `json:"completed_at"`
+	// CallbackFormat is the shape of what the callback receives: "" for CloudEvents,
+	// CallbackAgentQuestions for the async agent questions protocol's bodies.
+	CallbackFormat string `json:"callback_format,omitempty"`
 }
 
 // SessionRequest creates or updates a session (PUT /v1/sessions/{key}).
@@ -59,7 +62,18 @@ type SessionRequest struct {
 	State       json.RawMessage   `json:"state,omitempty"`
 	CallbackURL string            `json:"callback_url,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+	// CallbackFormat: "cloudevents" (the default) or "agent-questions".
+	CallbackFormat string `json:"callback_format,omitempty"`
 }
+
+// The shapes of a session's callbacks.
+const (
+	// CallbackCloudEvents: every event of the session as a CloudEvent with the resume data.
+	CallbackCloudEvents = "cloudevents"
+	// CallbackAgentQuestions: the async agent questions protocol; each new question as
+	// {"event": "question_pending", ...} with an X-Agent-Session header, and nothing else.
+	CallbackAgentQuestions = "agent-questions"
+)
 
 // SessionFilter selects sessions for a list.
 type SessionFilter struct {

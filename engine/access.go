@@ -188,7 +188,7 @@ func sessionView(p *hitl.Principal, s *hitl.Session) *hitl.Session {
 		return s
 	}
 	v := *s
-	v.State, v.Result, v.Error, v.CallbackURL, v.Metadata = nil, nil, nil, nil, map[string]string{}
+	v.State, v.Result, v.Error, v.CallbackURL, v.CallbackFormat, v.Metadata = nil, nil, nil, nil, "", map[string]string{}
 	return &v
 }
 

@@ -70,6 +70,9 @@ type Options struct {
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	// Brokers are the message brokers events are published to (hitl.BrokerAMQP, hitl.BrokerNATS).
 	Brokers []string
+	// AgentQuestionCallbackURL receives every new question of every session in the async
+	// agent questions protocol's format (engine/agentquestions.go); empty: none.
+	AgentQuestionCallbackURL string
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -100,6 +103,8 @@ type Engine struct {
 	source     string
 	notify     NotifyOptions
 	brokers    []string
+	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
+	agentQuestionURL string
 	// Defaults of inquiries: see Options.
 	defaultTimeout  time.Duration
 	defaultFallback hitl.FallbackPolicy
@@ -123,7 +128,8 @@ type Engine struct {
 func New(store hitl.Store, o Options) *Engine {
 	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
-		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
+		agentQuestionURL: o.AgentQuestionCallbackURL,
+		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}

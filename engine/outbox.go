@@ -248,6 +248,9 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 		if ev.Type == hitl.EventInquiryResumed {
 			continue // the agent's own receipt: a callback about it would make another
 		}
+		if err := e.agentQuestionCallbacks(&out, now, ev, sessions[ev.Session]); err != nil {
+			e.log.Error("an event cannot be read for its agent question callbacks", "seq", ev.Seq, "err", err)
+		}
 		inquiryURL, sessionURL, data, err := callbacksOf(ev, sessions[ev.Session])
 		if err != nil {
 			e.log.Error("an event cannot be read for its callbacks", "seq", ev.Seq, "err", err)
@@ -304,10 +307,12 @@ func (e *Engine) sessionsOf(ctx context.Context, evs []*hitl.Event) (map[string]
 }
 
 // callbacksOf returns the callback URLs an event goes to and the resume data they receive.
-// session is the event's session, for inquiry events; it is encoded only for a callback.
+// session is the event's session, for inquiry events; it is encoded only for a callback. A
+// session whose callback takes the agent questions format gets those only (agentQuestionCallbacks).
 func callbacksOf(ev *hitl.Event, session *hitl.Session) (inquiryURL, sessionURL string, data json.RawMessage, err error) {
 	var withURL struct {
-		CallbackURL *string `json:"callback_url"`
+		CallbackURL    *string `json:"callback_url"`
+		CallbackFormat string  `json:"callback_format"`
 	}
 	resume := resumeData{Inquiry: json.RawMessage("null"), Session: json.RawMessage("null")}
 	if ev.InquiryID == nil {
@@ -315,7 +320,9 @@ func callbacksOf(ev *hitl.Event, session *hitl.Session) (inquiryURL, sessionURL 
 		if err := json.Unmarshal(ev.Data, &withURL); err != nil {
 			return "", "", nil, err
 		}
-		sessionURL = deref(withURL.CallbackURL)
+		if withURL.CallbackFormat != hitl.CallbackAgentQuestions {
+			sessionURL = deref(withURL.CallbackURL)
+		}
 	} else {
 		resume.Inquiry = ev.Data
 		// Most inquiries have no callback: skip decoding those.
@@ -325,7 +332,7 @@ func callbacksOf(ev *hitl.Event, session *hitl.Session) (inquiryURL, sessionURL 
 			}
 			inquiryURL = deref(withURL.CallbackURL)
 		}
-		if session != nil {
+		if session != nil && session.CallbackFormat != hitl.CallbackAgentQuestions {
 			sessionURL = deref(session.CallbackURL)
 		}
 	}

@@ -49,6 +49,11 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 		e.checkURL(ctx, &bad, "/callback_url", req.CallbackURL)
 	}
 	checkMetadata(&bad, "/metadata", req.Metadata)
+	switch req.CallbackFormat {
+	case "", hitl.CallbackCloudEvents, hitl.CallbackAgentQuestions:
+	default:
+		bad.add("/callback_format", "must be %s or %s", hitl.CallbackCloudEvents, hitl.CallbackAgentQuestions)
+	}
 	if err := bad.err("invalid session"); err != nil {
 		return nil, false, err
 	}
@@ -84,6 +89,15 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 		if req.CallbackURL != "" {
 			u := req.CallbackURL
 			s.CallbackURL = &u
+		}
+		switch req.CallbackFormat {
+		case hitl.CallbackCloudEvents:
+			s.CallbackFormat = ""
+		case hitl.CallbackAgentQuestions:
+			if s.CallbackURL == nil {
+				return hitl.Errorf(hitl.EInvalid, "callback_format %s needs a callback_url to post the questions to", req.CallbackFormat)
+			}
+			s.CallbackFormat = req.CallbackFormat
 		}
 		s.UpdatedAt = now
 		if created {

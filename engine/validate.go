@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -247,12 +248,16 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	checkNudges(&bad, req, escalateTo, inq, now)
 
 	// What the answer must look like.
-	if len(req.Options) > 0 || inq.RequestType == hitl.RequestSelection {
-		checkOptions(&bad, req.Options, inq.RequestType)
+	options := req.Options
+	if len(options) == 0 && inq.RequestType == hitl.RequestSelection && hitl.IsNull(req.ResponseSchema) {
+		options = optionsInContext(inq.Context)
+	}
+	if len(options) > 0 || inq.RequestType == hitl.RequestSelection {
+		checkOptions(&bad, options, inq.RequestType)
 		if !hitl.IsNull(req.ResponseSchema) {
 			bad.add("/response_schema", "give response_schema or options, not both")
 		}
-		inq.Options = req.Options
+		inq.Options = options
 	} else if inq.Multiple {
 		bad.add("/multiple", "only applies to options")
 	}
@@ -305,7 +310,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
 	if len(opts) < minOptions || len(opts) > maxOptions {
 		if t == hitl.RequestSelection && len(opts) == 0 {
-			bad.add("/options", "a selection needs options (%d to %d)", minOptions, maxOptions)
+			bad.add("/options", "a selection needs options: give options (%d to %d), or a context with one list of %d to %d distinct choices (strings, numbers or booleans)",
+				minOptions, maxOptions, minOptions, maxOptions)
 			return
 		}
 		bad.add("/options", "must have %d to %d entries, has %d", minOptions, maxOptions, len(opts))
@@ -325,6 +331,51 @@ func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
 		}
 		seen[o.Value] = true
 	}
+}
+
+// optionsInContext reads the choices of a selection asked without options the way Microsoft
+// Agent Framework's agents ask, request_user_input(prompt, context={"venues": [...]},
+// request_type="selection"): when the context is an object with exactly one list, of 2 to 50
+// distinct strings, numbers or booleans, those are the options. Otherwise nil: the selection
+// has no options, and checkOptions says how to give them.
+func optionsInContext(given json.RawMessage) []hitl.Option {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(given, &members) != nil {
+		return nil
+	}
+	var list []json.RawMessage
+	for _, v := range members {
+		if v = bytes.TrimSpace(v); len(v) > 0 && v[0] == '[' {
+			if list != nil {
+				return nil // two lists: which one holds the choices is a guess
+			}
+			if json.Unmarshal(v, &list) != nil || list == nil {
+				return nil
+			}
+		}
+	}
+	if len(list) < minOptions || len(list) > maxOptions {
+		return nil
+	}
+	options := make([]hitl.Option, len(list))
+	for i, item := range list {
+		var value string
+		switch scalar := bytes.TrimSpace(item); {
+		case len(scalar) > 0 && scalar[0] == '"':
+			if json.Unmarshal(scalar, &value) != nil {
+				return nil
+			}
+		case string(scalar) == "true", string(scalar) == "false", len(scalar) > 0 && (scalar[0] == '-' || scalar[0] >= '0' && scalar[0] <= '9'):
+			value = string(scalar)
+		default:
+			return nil // an object, a list or null is no choice one can name
+		}
+		if value == "" || slices.ContainsFunc(options[:i], func(o hitl.Option) bool { return o.Value == value }) {
+			return nil
+		}
+		options[i] = hitl.Option{Value: value}
+	}
+	return options
 }
 
 // resolveIdentities turns the integer identities among assignees into the names that hold

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -47,6 +48,20 @@ func inquiryID(r *http.Request) (int64, error) {
 		return 0, hitl.Errorf(hitl.ENotFound, "inquiry %q not found", r.PathValue("id"))
 	}
 	return id, nil
+}
+
+// idInJSON reads an inquiry's id sent in a body as a JSON number or as a string of one (the
+// seeds' clients keep ids as strings): the text as sent, and the id, 0 when it is not one.
+func idInJSON(raw json.RawMessage) (text string, id int64) {
+	text = string(bytes.TrimSpace(raw))
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		text = s
+	}
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil && n > 0 {
+		id = n
+	}
+	return text, id
 }
 
 // duration reads a wait time: Go syntax ("30s", "1m30s") or plain seconds ("30").

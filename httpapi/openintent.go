@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -85,13 +84,8 @@ func suspensionID(raw json.RawMessage) (int64, error) {
 	if len(raw) == 0 || hitl.IsNull(raw) {
 		return 0, hitl.Errorf(hitl.EInvalid, "suspension_id is required: the id of the suspension to answer, from the intent's state._suspension.id")
 	}
-	text := string(raw)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		text = s
-	}
-	n, err := strconv.ParseInt(text, 10, 64)
-	if err != nil || n <= 0 {
+	text, n := idInJSON(raw)
+	if n == 0 {
 		return 0, hitl.Errorf(hitl.ENotFound, "suspension %s not found: suspension ids on this server are whole numbers (the id in the intent's state._suspension)", text)
 	}
 	return n, nil

@@ -173,6 +173,11 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/api/interactions/{id}/cancel", h: s.novaCancel},
 		{method: "GET", path: "/api/interactions/pending", query: []string{"thread_id"}, h: s.novaPending},
 		{method: "POST", path: "/mcp", h: s.mcp},
+
+		// The async agent questions protocol's shape (httpapi/agentquestions.go).
+		{method: "GET", path: "/agent/questions", query: []string{"status"}, h: s.agentQuestions},
+		{method: "POST", path: "/agent/answer/{session_id}", h: s.agentAnswer},
+		{method: "GET", path: "/agent/session/{session_id}", h: s.agentSessionStatus},
 	}
 }
 

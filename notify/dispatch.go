@@ -251,6 +251,10 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	if del.Channel == hitl.CallbackAgentQuestions { // the protocol's own body, not a CloudEvent
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Agent-Session", del.Session)
+	}
 	req.Header.Set("User-Agent", "hitl-webhooks/1")
 	resp, err := d.client.Do(req)
 	if err != nil {

@@ -51,7 +51,10 @@ type Config struct {
 	// PublicURL is how others reach this server (HITL_PUBLIC_URL): the source of the
 	// CloudEvents that webhooks carry.
 	PublicURL string
-	Webhooks  WebhookConfig
+	// AgentQuestionCallbackURL receives every new question of every session as the async
+	// agent questions protocol's question_pending (HITL_AGENT_QUESTION_CALLBACK_URL).
+	AgentQuestionCallbackURL string
+	Webhooks                 WebhookConfig
 	// MCPWaitBound is how long a tool call at /mcp waits for the human before it returns
 	// "pending" (HITL_MCP_WAIT_BOUND, default 45 s).
 	MCPWaitBound time.Duration
@@ -149,9 +152,9 @@ func (c *Config) Validate() error {
 	if c.MaxBodyBytes < 1024 {
 		errs = append(errs, errors.New("max body bytes: at least 1024"))
 	}
-	if c.PublicURL != "" {
-		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("public URL %q: want an absolute http:// or https:// URL", c.PublicURL))
+	for _, given := range []struct{ name, raw string }{{"public URL", c.PublicURL}, {"agent question callback URL", c.AgentQuestionCallbackURL}} {
+		if u, err := url.Parse(given.raw); given.raw != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			errs = append(errs, fmt.Errorf("%s %q: want an absolute http:// or https:// URL", given.name, given.raw))
 		}
 	}
 	if c.MaxConns < 0 {
@@ -320,7 +323,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
-		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names()})
+		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
+		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		ln.Close()
@@ -375,8 +379,8 @@ func listen(addr string) (net.Listener, error) {
 }
 
 // routes sends the API's paths to the API and every other path to the web inbox. Every path
-// under /v1/, /api/ and /mcp/ is the API's, so that one it does not know gets its problem+json
-// 404 rather than the inbox's page.
+// under /v1/, /api/, /mcp/ and /agent/ is the API's, so that one it does not know gets its
+// problem+json 404 rather than the inbox's page.
 func routes(api, inbox http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isAPI(r.URL.Path) {
@@ -392,7 +396,7 @@ func isAPI(path string) bool {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	for _, prefix := range []string{"/v1", "/api", "/mcp"} {
+	for _, prefix := range []string{"/v1", "/api", "/mcp", "/agent"} {
 		if rest, ok := strings.CutPrefix(path, prefix); ok && (rest == "" || rest[0] == '/') {
 			return true
 		}

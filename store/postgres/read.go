@@ -164,7 +164,7 @@ func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline
 	return out, dbError(rows.Err(), what)
 }
 
-const sessionColumns = `s.ord, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,
+const sessionColumns = `s.ord, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.callback_format, s.metadata,
 	s.created_at, s.updated_at, s.completed_at,
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key)`
@@ -184,7 +184,7 @@ func scanSession(row pgx.Row) (*hitl.Session, int64, error) {
 		state, result *string
 		meta          string
 	)
-	if err := row.Scan(&ord, &s.Key, &s.Status, &s.Agent, &s.CreatedBy, &state, &result, &s.Error, &s.CallbackURL, &meta,
+	if err := row.Scan(&ord, &s.Key, &s.Status, &s.Agent, &s.CreatedBy, &state, &result, &s.Error, &s.CallbackURL, &s.CallbackFormat, &meta,
 		&s.CreatedAt, &s.UpdatedAt, &s.CompletedAt, &s.PendingInquiries, &s.InquiriesAsked); err != nil {
 		return nil, 0, err
 	}

@@ -328,19 +328,19 @@ func (t *txn) Session(key string) (*hitl.Session, error) {
 func (t *txn) InsertSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	tag, err := t.Exec(`INSERT INTO sessions
-		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING`,
+		(key, status, agent, created_by, state, result, error, callback_url, callback_format, metadata, created_at, updated_at, completed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
 		s.Key, storedStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), s.Error,
-		s.CallbackURL, string(meta), s.CreatedAt, s.UpdatedAt, s.CompletedAt)
+		s.CallbackURL, s.CallbackFormat, string(meta), s.CreatedAt, s.UpdatedAt, s.CompletedAt)
 	return oneRow(tag, err, "session "+s.Key, hitl.Errorf(hitl.EConflict, "session %s already exists", s.Key))
 }
 
 func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	tag, err := t.Exec(`UPDATE sessions SET status = $1, agent = $2, state = $3, result = $4, error = $5,
-		callback_url = $6, metadata = $7, updated_at = $8, completed_at = $9 WHERE key = $10`,
+		callback_url = $6, callback_format = $11, metadata = $7, updated_at = $8, completed_at = $9 WHERE key = $10`,
 		storedStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), s.Error,
-		s.CallbackURL, string(meta), s.UpdatedAt, s.CompletedAt, s.Key)
+		s.CallbackURL, string(meta), s.UpdatedAt, s.CompletedAt, s.Key, s.CallbackFormat)
 	return oneRow(tag, err, "session", notFound("session "+s.Key))
 }
 

@@ -210,7 +210,7 @@ func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline
 	return out, dbError(rows.Err(), what)
 }
 
-const sessionColumns = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.metadata,
+const sessionColumns = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.callback_format, s.metadata,
 	s.created_at, s.updated_at, s.completed_at,
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key)`
@@ -223,7 +223,7 @@ func scanSession(sc interface{ Scan(...any) error }) (*hitl.Session, int64, erro
 		meta                       string
 		completed                  sql.NullInt64
 	)
-	if err := sc.Scan(&rowid, &s.Key, &s.Status, &s.Agent, &s.CreatedBy, &state, &result, &errText, &cb, &meta,
+	if err := sc.Scan(&rowid, &s.Key, &s.Status, &s.Agent, &s.CreatedBy, &state, &result, &errText, &cb, &s.CallbackFormat, &meta,
 		&created, &updated, &completed, &s.PendingInquiries, &s.InquiriesAsked); err != nil {
 		return nil, 0, err
 	}

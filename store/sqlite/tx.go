@@ -199,19 +199,19 @@ func (t *txn) Session(key string) (*hitl.Session, error) { return getSession(t.c
 func (t *txn) InsertSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO sessions
-		(key, status, agent, created_by, state, result, error, callback_url, metadata, created_at, updated_at, completed_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		(key, status, agent, created_by, state, result, error, callback_url, callback_format, metadata, created_at, updated_at, completed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.Key, storedStatus(s.Status), s.Agent, s.CreatedBy, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
-		nullString(s.CallbackURL), meta, micros(s.CreatedAt), micros(s.UpdatedAt), nullMicros(s.CompletedAt))
+		nullString(s.CallbackURL), s.CallbackFormat, meta, micros(s.CreatedAt), micros(s.UpdatedAt), nullMicros(s.CompletedAt))
 	return dbError(err, "session "+s.Key)
 }
 
 func (t *txn) UpdateSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE sessions SET status = ?, agent = ?, state = ?, result = ?, error = ?,
-		callback_url = ?, metadata = ?, updated_at = ?, completed_at = ? WHERE key = ?`,
+		callback_url = ?, callback_format = ?, metadata = ?, updated_at = ?, completed_at = ? WHERE key = ?`,
 		storedStatus(s.Status), s.Agent, nullJSON(s.State), nullJSON(s.Result), nullString(s.Error),
-		nullString(s.CallbackURL), meta, micros(s.UpdatedAt), nullMicros(s.CompletedAt), s.Key)
+		nullString(s.CallbackURL), s.CallbackFormat, meta, micros(s.UpdatedAt), nullMicros(s.CompletedAt), s.Key)
 	return oneRow(res, err, "session", notFound("session "+s.Key))
 }
 

@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// The async agent questions protocol (/agent/...): a session is an agent run, an inquiry in
+// it a question. The rules it needs beyond hitl's own are here: which question an answer
+// without question_id is for, that a finished run takes no answers (not found, as the
+// protocol says), and the question_pending callback.
+
+// AnswerSessionQuestion records an answer to a question of the session key. questionID 0
+// means the session's one pending question that p may see: none or several is EConflict,
+// saying which. The session must exist, be visible to p and not have finished (ENotFound
+// otherwise); the question must be in it (ENotFound). The answer is then Respond's: the same
+// answer again by the same person is accepted as it was, another is EConflict.
+func (e *Engine) AnswerSessionQuestion(ctx context.Context, p *hitl.Principal, key string, questionID int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+	s, err := e.store.Session(ctx, key)
+	if hitl.ErrorCode(err) == hitl.ENotFound || err == nil && !canSeeSession(p, s) {
+		return nil, sessionNotFound(key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Status.Finished() {
+		return nil, hitl.Errorf(hitl.ENotFound, "session %s has %s and takes no more answers", key, finishedWords(s.Status))
+	}
+	if questionID == 0 {
+		if questionID, err = e.singlePendingQuestion(ctx, p, s); err != nil {
+			return nil, err
+		}
+	} else {
+		inq, err := e.Inquiry(ctx, p, questionID)
+		if err != nil {
+			return nil, err
+		}
+		if inq.Session != key {
+			return nil, hitl.Errorf(hitl.ENotFound, "question %d is not one of session %s", questionID, key)
+		}
+	}
+	return e.Respond(ctx, p, questionID, req)
+}
+
+func finishedWords(s hitl.SessionStatus) string {
+	if s == hitl.SessionCancelled {
+		return "been cancelled"
+	}
+	return string(s)
+}
+
+// singlePendingQuestion is the id of the one pending question of s that p may see.
+func (e *Engine) singlePendingQuestion(ctx context.Context, p *hitl.Principal, s *hitl.Session) (int64, error) {
+	asked, err := e.store.SessionInquiries(ctx, s.Key, sessionInquiriesVisible(p, s))
+	if err != nil {
+		return 0, err
+	}
+	var pending []string
+	var id int64
+	for _, inq := range asked {
+		if inq.Status == hitl.StatusPending {
+			id = inq.ID
+			pending = append(pending, strconv.FormatInt(inq.ID, 10))
+		}
+	}
+	switch len(pending) {
+	case 0:
+		return 0, hitl.Errorf(hitl.EConflict, "session %s has no pending question to answer", s.Key)
+	case 1:
+		return id, nil
+	}
+	return 0, hitl.Errorf(hitl.EConflict, "session %s has %d pending questions (%s): say which one with question_id",
+		s.Key, len(pending), strings.Join(pending, ", "))
+}
+
+// SessionQuestions lists the questions asked in sessions that p may see, oldest first, with
+// status (empty: any), and the sessions they are in, by key, as p may see them.
+func (e *Engine) SessionQuestions(ctx context.Context, p *hitl.Principal, status hitl.Status) ([]*hitl.Inquiry, map[string]*hitl.Session, error) {
+	var out []*hitl.Inquiry
+	f := hitl.InquiryFilter{Status: status, Page: hitl.Page{Limit: 500}}
+	for {
+		items, next, err := e.Inquiries(ctx, p, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, inq := range items {
+			if inq.Session != "" {
+				out = append(out, inq)
+			}
+		}
+		if next == "" {
+			break
+		}
+		f.Page.Cursor = next
+	}
+	slices.Reverse(out) // Inquiries lists the newest first; a queue of questions reads oldest first
+	var keys []string
+	for _, inq := range out {
+		if !slices.Contains(keys, inq.Session) {
+			keys = append(keys, inq.Session)
+		}
+	}
+	ss, err := e.store.SessionsByKey(ctx, keys)
+	if err != nil {
+		return nil, nil, err
+	}
+	sessions := make(map[string]*hitl.Session, len(ss))
+	for _, s := range ss {
+		sessions[s.Key] = sessionView(p, s)
+	}
+	return out, sessions, nil
+}
+
+// questionPending is the body of the protocol's callback for a new question.
+type questionPending struct {
+	Event     string          `json:"event"`
+	SessionID string          `json:"session_id"`
+	AgentName string          `json:"agent_name"`
+	Question  pendingQuestion `json:"question"`
+	AnswerURL string          `json:"answer_url"`
+}
+
+type pendingQuestion struct {
+	ID      string          `json:"id"`
+	Text    string          `json:"text"`
+	Options []string        `json:"options"`
+	Context json.RawMessage `json:"context"`
+}
+
+// QuestionID is how the protocol names a question: the inquiry's id, as a string.
+func QuestionID(id int64) string { return strconv.FormatInt(id, 10) }
+
+// OptionValues are the values of an inquiry's options, [] when it has none.
+func OptionValues(inq *hitl.Inquiry) []string {
+	values := make([]string, len(inq.Options))
+	for i, o := range inq.Options {
+		values[i] = o.Value
+	}
+	return values
+}
+
+// QuestionContext is an inquiry's context as the protocol shows it: {} when it has none.
+func QuestionContext(inq *hitl.Inquiry) json.RawMessage {
+	if hitl.IsNull(inq.Context) {
+		return json.RawMessage("{}")
+	}
+	return inq.Context
+}
+
+// agentQuestionCallbacks adds, for a new question in a session, the protocol's callback to
+// the session's callback URL when it asked for that format, and to the server's URL for every
+// session's questions (Options.AgentQuestionCallbackURL).
+func (e *Engine) agentQuestionCallbacks(out *[]*hitl.Delivery, now time.Time, ev *hitl.Event, session *hitl.Session) error {
+	if ev.Type != hitl.EventInquiryCreated || session == nil {
+		return nil
+	}
+	var urls []string
+	if session.CallbackFormat == hitl.CallbackAgentQuestions && session.CallbackURL != nil {
+		urls = append(urls, *session.CallbackURL)
+	}
+	if u := e.agentQuestionURL; u != "" && !slices.Contains(urls, u) {
+		urls = append(urls, u)
+	}
+	if len(urls) == 0 {
+		return nil
+	}
+	var inq hitl.Inquiry
+	if err := json.Unmarshal(ev.Data, &inq); err != nil {
+		return fmt.Errorf("event %d: %w", ev.Seq, err)
+	}
+	body, err := json.Marshal(questionPending{Event: "question_pending", SessionID: session.Key, AgentName: session.Agent,
+		Question:  pendingQuestion{ID: QuestionID(inq.ID), Text: inq.Prompt, Options: OptionValues(&inq), Context: QuestionContext(&inq)},
+		AnswerURL: strings.TrimSuffix(e.notify.PublicURL, "/") + "/agent/answer/" + session.Key})
+	if err != nil {
+		return err
+	}
+	for _, u := range urls {
+		d, err := e.addDelivery(out, now, hitl.DeliverySessionCallback, ev, u, hostOf(u), "", nil)
+		if err != nil {
+			return err
+		}
+		d.Payload, d.Channel = body, hitl.CallbackAgentQuestions
+	}
+	return nil
+}

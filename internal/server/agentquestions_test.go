@@ -1,0 +1,312 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
+)
+
+// The async agent questions protocol (seed 002), driven as its clients drive it: the paths,
+// bodies and headers are those of the seed's examples.
+
+// agentQuestionsEnv is a server whose callbacks reach loopback fast, with an agent (bot) and
+// a person who answers (ann).
+func agentQuestionsEnv(t *testing.T, opts ...testserver.Option) (e *env, agent, human string) {
+	e = newEnv(t, append([]testserver.Option{testserver.Webhooks(fastWebhooks)}, opts...)...)
+	return e, e.token("bot", "agent"), e.token("ann", "responder")
+}
+
+// askInSession asks a question in a session as an agent over /v1 and returns its id.
+func askInSession(t *testing.T, e *env, agent, body string) string {
+	t.Helper()
+	r := e.do("POST", "/v1/inquiries", agent, body)
+	if r.status != http.StatusCreated {
+		t.Fatalf("asking: %d %s", r.status, r.text)
+	}
+	return fmt.Sprint(int64(r.body["id"].(float64)))
+}
+
+// TestAgentQuestionsAsTheSeedsClient runs on both stores: the session's callback_format is a
+// column of each.
+func TestAgentQuestionsAsTheSeedsClient(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { seedAgentQuestions(t) })
+	t.Run("postgres", func(t *testing.T) { seedAgentQuestions(t, testserver.Postgres()) })
+}
+
+func seedAgentQuestions(t *testing.T, opts ...testserver.Option) {
+	e, agent, human := agentQuestionsEnv(t, opts...)
+	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
+
+	// The agent's run: a session whose callback takes the protocol's format.
+	put := e.do("PUT", "/v1/sessions/sess-456", agent,
+		`{"agent": "write-poem", "callback_url": "`+rc.URL+`/agent-questions", "callback_format": "agent-questions"}`)
+	if put.status != http.StatusCreated || put.body["callback_format"] != "agent-questions" {
+		t.Fatalf("PUT session: %d %s", put.status, put.text)
+	}
+	status := e.do("GET", "/agent/session/sess-456", human, "")
+	if status.status != http.StatusOK || status.body["status"] != "running" || status.body["questions_asked"] != 0.0 {
+		t.Fatalf("GET /agent/session before a question: %d %s", status.status, status.text)
+	}
+	id := askInSession(t, e, agent, `{"prompt": "What style would you prefer?", "session": "sess-456",
+		"options": ["free verse", "rhyming", "sonnet", "haiku"], "context": {"topic": "love"}}`)
+
+	// The callback, as the seed shows it: signed, X-Agent-Session, the question_pending body.
+	eventually(t, "the question_pending callback", func() bool { return len(rc.requests()) == 1 })
+	cb := rc.requests()[0]
+	secret, err := e.Admin.CallbackSecret(ctx)
+	must(t, err)
+	verify(t, secret, cb)
+	if cb.path != "/agent-questions" || cb.header["X-Agent-Session"] != "sess-456" || cb.header["Content-Type"] != "application/json" {
+		t.Fatalf("callback: path %s, headers %v", cb.path, cb.header)
+	}
+	var got, want any
+	must(t, json.Unmarshal(cb.body, &got))
+	must(t, json.Unmarshal([]byte(`{
+		"event": "question_pending",
+		"session_id": "sess-456",
+		"agent_name": "write-poem",
+		"question": {
+			"id": "`+id+`",
+			"text": "What style would you prefer?",
+			"options": ["free verse", "rhyming", "sonnet", "haiku"],
+			"context": {"topic": "love"}
+		},
+		"answer_url": "`+e.URL+`/agent/answer/sess-456"
+	}`), &want))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("callback body:\n got %s", cb.body)
+	}
+
+	// GET /agent/questions?status=pending
+	list := e.do("GET", "/agent/questions?status=pending", human, "")
+	questions, _ := list.body["questions"].([]any)
+	if list.status != http.StatusOK || len(questions) != 1 {
+		t.Fatalf("GET /agent/questions: %d %s", list.status, list.text)
+	}
+	q := questions[0].(map[string]any)
+	if q["id"] != id || q["session_id"] != "sess-456" || q["agent_name"] != "write-poem" || q["question"] != "What style would you prefer?" ||
+		q["status"] != "pending" || q["asked_at"] == nil || !reflect.DeepEqual(q["context"], map[string]any{"topic": "love"}) ||
+		!reflect.DeepEqual(q["options"], []any{"free verse", "rhyming", "sonnet", "haiku"}) {
+		t.Fatalf("question: %v", q)
+	}
+	if s := e.do("GET", "/agent/session/sess-456", human, ""); s.body["status"] != "pending_input" {
+		t.Fatalf("GET /agent/session with a question pending: %s", s.text)
+	}
+
+	// POST the answer to the callback's answer_url, as the seed does.
+	answerPath := strings.TrimPrefix(want.(map[string]any)["answer_url"].(string), e.URL)
+	answer := e.do("POST", answerPath, human, `{"question_id": "`+id+`", "answer": "haiku"}`, "Content-Type", "application/json")
+	if answer.status != http.StatusOK || !reflect.DeepEqual(answer.body, map[string]any{"ok": true, "status": "resumed", "session_id": "sess-456"}) {
+		t.Fatalf("POST /agent/answer: %d %s", answer.status, answer.text)
+	}
+	// The agent, waiting on /v1, has the answer; the same answer again is accepted again.
+	waited := e.do("GET", "/v1/inquiries/"+id+"/wait?timeout=5s", agent, "")
+	if waited.body["status"] != "responded" || waited.body["response"] != "haiku" || waited.body["responded_by"] != "ann" {
+		t.Fatalf("the agent's wait: %s", waited.text)
+	}
+	if again := e.do("POST", answerPath, human, `{"question_id": "`+id+`", "answer": "haiku"}`); again.status != http.StatusOK {
+		t.Fatalf("the same answer again: %d %s", again.status, again.text)
+	}
+
+	// The agent finishes; the session shows the seed's completed shape (its result to its
+	// owner only, as on /v1).
+	must(t, e.do("POST", "/v1/sessions/sess-456/complete", agent, `{"result": {"poem_path": "poem/love-haiku-2024.md"}}`).err())
+	done := e.do("GET", "/agent/session/sess-456", agent, "")
+	if done.status != http.StatusOK || done.body["id"] != "sess-456" || done.body["agent_name"] != "write-poem" || done.body["status"] != "completed" ||
+		!reflect.DeepEqual(done.body["result"], map[string]any{"poem_path": "poem/love-haiku-2024.md"}) || done.body["questions_asked"] != 1.0 ||
+		done.body["created_at"] == nil || done.body["completed_at"] == nil {
+		t.Fatalf("GET /agent/session when completed: %s", done.text)
+	}
+	// A completed session takes no answers: 404, as the seed says.
+	if late := e.do("POST", answerPath, human, `{"question_id": "`+id+`", "answer": "haiku"}`); late.status != http.StatusNotFound ||
+		late.header.Get("Content-Type") != "application/problem+json" || !strings.Contains(late.body["detail"].(string), "completed") {
+		t.Fatalf("an answer to a completed session: %d %s", late.status, late.text)
+	}
+	// Only the one question was posted: the session's other events are not the protocol's.
+	if n := len(rc.requests()); n != 1 {
+		t.Fatalf("%d callbacks; want only the question_pending", n)
+	}
+}
+
+func (r reply) err() error {
+	if r.status >= 300 {
+		return fmt.Errorf("%d %s", r.status, r.text)
+	}
+	return nil
+}
+
+func TestAgentAnswerWithoutQuestionID(t *testing.T) {
+	e, agent, human := agentQuestionsEnv(t)
+	id := askInSession(t, e, agent, `{"prompt": "Which topic?", "session": "run-1"}`)
+	r := e.do("POST", "/agent/answer/run-1", human, `{"answer": "love"}`)
+	if r.status != http.StatusOK || r.body["session_id"] != "run-1" {
+		t.Fatalf("answer without question_id: %d %s", r.status, r.text)
+	}
+	if got := e.do("GET", "/v1/inquiries/"+id, agent, ""); got.body["response"] != "love" {
+		t.Fatalf("the single pending question was not answered: %s", got.text)
+	}
+	// None pending now, then two: both say so in words.
+	if r := e.do("POST", "/agent/answer/run-1", human, `{"answer": "love"}`); r.status != http.StatusConflict ||
+		!strings.Contains(r.body["detail"].(string), "no pending question") {
+		t.Fatalf("nothing pending: %d %s", r.status, r.text)
+	}
+	a := askInSession(t, e, agent, `{"prompt": "Rhyme?", "session": "run-1"}`)
+	b := askInSession(t, e, agent, `{"prompt": "Length?", "session": "run-1"}`)
+	r = e.do("POST", "/agent/answer/run-1", human, `{"answer": "yes"}`)
+	if r.status != http.StatusConflict || !strings.Contains(r.body["detail"].(string), "2 pending questions ("+a+", "+b+"): say which one with question_id") {
+		t.Fatalf("two pending: %d %s", r.status, r.text)
+	}
+	// question_id as a number, as a client that kept the JSON value sends it back.
+	if r := e.do("POST", "/agent/answer/run-1", human, `{"question_id": `+b+`, "answer": "short"}`); r.status != http.StatusOK {
+		t.Fatalf("question_id as a number: %d %s", r.status, r.text)
+	}
+}
+
+func TestAgentQuestionsBadInput(t *testing.T) {
+	e, agent, human := agentQuestionsEnv(t)
+	other := e.token("other-bot", "agent")
+	id := askInSession(t, e, agent, `{"prompt": "Style?", "session": "sess-1", "options": ["haiku", "sonnet"]}`)
+	elsewhere := askInSession(t, e, agent, `{"prompt": "Other?", "session": "sess-2"}`)
+	must(t, e.do("PUT", "/v1/sessions/sess-done", agent, `{"agent": "write-poem"}`).err())
+	must(t, e.do("POST", "/v1/sessions/sess-done/fail", agent, `{"error": "gave up"}`).err())
+
+	for _, c := range []struct {
+		name, method, path, token, body string
+		status                          int
+		detail                          string
+	}{
+		{"no token", "GET", "/agent/questions", "", "", 401, ""},
+		{"unknown query parameter", "GET", "/agent/questions?state=pending", human, "", 400, `unknown query parameter "state"`},
+		{"unknown status", "GET", "/agent/questions?status=waiting", human, "", 400, "status"},
+		{"unknown route", "GET", "/agent/nothing", human, "", 404, "no such route"},
+		{"unknown session", "POST", "/agent/answer/sess-nope", human, `{"question_id": "` + id + `", "answer": "haiku"}`, 404, "session sess-nope not found"},
+		{"unknown session status", "GET", "/agent/session/sess-nope", human, "", 404, "session sess-nope not found"},
+		{"unknown question", "POST", "/agent/answer/sess-1", human, `{"question_id": "999999", "answer": "haiku"}`, 404, "not found"},
+		{"question id of another shape", "POST", "/agent/answer/sess-1", human, `{"question_id": "q-123", "answer": "haiku"}`, 404, "question q-123 not found"},
+		{"question of another session", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + elsewhere + `", "answer": "x"}`, 404, "not one of session sess-1"},
+		{"failed session", "POST", "/agent/answer/sess-done", human, `{"answer": "x"}`, 404, "has failed"},
+		{"foreign session, answered", "POST", "/agent/answer/sess-1", other, `{"question_id": "` + id + `", "answer": "haiku"}`, 404, "session sess-1 not found"},
+		{"foreign session, read", "GET", "/agent/session/sess-1", other, "", 404, "session sess-1 not found"},
+		{"no answer", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + id + `"}`, 400, "answer is required"},
+		{"unknown field", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + id + `", "answer": "haiku", "comment": "x"}`, 400, "comment"},
+		{"not an option", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + id + `", "answer": "limerick"}`, 422, ""},
+		{"callback_format unknown", "PUT", "/v1/sessions/sess-3", agent, `{"callback_format": "slack"}`, 400, "cloudevents or agent-questions"},
+		{"callback_format without a URL", "PUT", "/v1/sessions/sess-4", agent, `{"callback_format": "agent-questions"}`, 400, "needs a callback_url"},
+	} {
+		r := e.do(c.method, c.path, c.token, c.body)
+		if r.status != c.status || r.header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: %d %s %s; want %d as problem+json", c.name, r.status, r.header.Get("Content-Type"), r.text, c.status)
+			continue
+		}
+		if detail, _ := r.body["detail"].(string); !strings.Contains(detail, c.detail) {
+			t.Errorf("%s: detail %q; want it to say %q", c.name, detail, c.detail)
+		}
+	}
+
+	// Replayed answers: the same one is accepted again, another is 409.
+	body := `{"question_id": "` + id + `", "answer": "haiku"}`
+	for range 2 {
+		if r := e.do("POST", "/agent/answer/sess-1", human, body); r.status != http.StatusOK {
+			t.Fatalf("answer: %d %s", r.status, r.text)
+		}
+	}
+	r := e.do("POST", "/agent/answer/sess-1", human, `{"question_id": "`+id+`", "answer": "sonnet"}`)
+	if r.status != http.StatusConflict || !strings.Contains(r.body["detail"].(string), "already answered") {
+		t.Fatalf("another answer: %d %s", r.status, r.text)
+	}
+	// The other agent's list does not show sess-1's questions.
+	if l := e.do("GET", "/agent/questions", other, ""); l.status != http.StatusOK || len(l.body["questions"].([]any)) != 0 {
+		t.Fatalf("another agent's list: %s", l.text)
+	}
+}
+
+// The server's --agent-question-callback-url: every session's new questions, whatever the
+// session's own callback.
+func TestAgentQuestionCallbackURLOfTheServer(t *testing.T) {
+	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
+	e, agent, _ := agentQuestionsEnv(t, testserver.Configure(func(c *server.Config) { c.AgentQuestionCallbackURL = rc.URL + "/all" }))
+	must(t, e.do("PUT", "/v1/sessions/deploy-1", agent, `{"agent": "deployer", "callback_url": "`+rc.URL+`/own"}`).err())
+	id := askInSession(t, e, agent, `{"prompt": "Ship it?", "request_type": "approval", "session": "deploy-1"}`)
+	askInSession(t, e, agent, `{"prompt": "Outside any session"}`)
+
+	// The session's own callback: its update and the question, as CloudEvents. The server's
+	// URL: the question, in the protocol's format.
+	eventually(t, "three callbacks", func() bool { return len(rc.requests()) == 3 })
+	var all []received
+	for _, r := range rc.requests() {
+		if r.path == "/all" {
+			all = append(all, r)
+		} else if r.header["Content-Type"] != "application/cloudevents+json" {
+			t.Fatalf("the session's own callback: %v", r.header)
+		}
+	}
+	if len(all) != 1 || all[0].header["X-Agent-Session"] != "deploy-1" {
+		t.Fatalf("the server's agent question callbacks: %v", all)
+	}
+	var body struct {
+		Event     string `json:"event"`
+		AgentName string `json:"agent_name"`
+		Question  struct {
+			ID      string   `json:"id"`
+			Options []string `json:"options"`
+		} `json:"question"`
+	}
+	must(t, json.Unmarshal(all[0].body, &body))
+	if body.Event != "question_pending" || body.AgentName != "deployer" || body.Question.ID != id || body.Question.Options == nil {
+		t.Fatalf("body: %s", all[0].body)
+	}
+	if _, err := server.Open(ctx, server.Config{AgentQuestionCallbackURL: "hooks.example.com/q"}, nil); err == nil ||
+		!strings.Contains(err.Error(), "agent question callback URL") {
+		t.Fatalf("a callback URL that is not absolute: %v", err)
+	}
+}
+
+// Microsoft Agent Framework's selection (seed 001): the choices only in the context.
+func TestSelectionWithItsChoicesInTheContext(t *testing.T) {
+	e, agent, human := agentQuestionsEnv(t)
+	// request_user_input(prompt="I found 3 venues. Which do you prefer?",
+	//     context={"venues": [venue_a, venue_b, venue_c]}, request_type="selection")
+	r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "I found 3 venues. Which do you prefer?",
+		"context": {"venues": ["Venue A", "Venue B", "Venue C"]}, "request_type": "selection"}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("the seed's selection: %d %s", r.status, r.text)
+	}
+	if opts := r.body["options"].([]any); len(opts) != 3 || opts[1].(map[string]any)["value"] != "Venue B" {
+		t.Fatalf("options: %v", r.body["options"])
+	}
+	id := fmt.Sprint(int64(r.body["id"].(float64)))
+	if bad := e.do("POST", "/v1/inquiries/"+id+"/respond", human, `{"response": "Venue D"}`); bad.status != http.StatusUnprocessableEntity {
+		t.Fatalf("a venue not offered: %d %s", bad.status, bad.text)
+	}
+	if ok := e.do("POST", "/v1/inquiries/"+id+"/respond", human, `{"response": "Venue B"}`); ok.status != http.StatusOK {
+		t.Fatalf("Venue B: %d %s", ok.status, ok.text)
+	}
+	// The same through the tool call the framework's agent makes.
+	tool := e.do("POST", "/v1/inquiries", agent, `{"prompt": "How many guests?", "request_type": "selection",
+		"context": {"counts": [20, 30, 40], "note": "a party"},
+		"tool_call": {"id": "call_1", "name": "request_user_input", "arguments": "{}"}}`)
+	if tool.status != http.StatusCreated || len(tool.body["options"].([]any)) != 3 {
+		t.Fatalf("numbers as choices: %d %s", tool.status, tool.text)
+	}
+
+	const fix = "a selection needs options: give options (2 to 50), or a context with one list of 2 to 50 distinct choices"
+	for name, context := range map[string]string{
+		"no context":          `null`,
+		"venues as objects":   `{"venues": [{"name": "A"}, {"name": "B"}]}`,
+		"two lists":           `{"venues": ["A", "B"], "dates": ["Fri", "Sat"]}`,
+		"one choice":          `{"venues": ["A"]}`,
+		"a choice twice":      `{"venues": ["A", "A"]}`,
+		"the list not at top": `{"found": {"venues": ["A", "B"]}}`,
+	} {
+		r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "Which?", "request_type": "selection", "context": `+context+`}`)
+		if r.status != http.StatusBadRequest || !strings.Contains(r.text, fix) {
+			t.Errorf("%s: %d %s", name, r.status, r.text)
+		}
+	}
+}
