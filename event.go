@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Event types. Every change is one event, stored in the same transaction as the change.
@@ -120,10 +118,6 @@ const (
 	EventIntentResumed   = "intent.resumed"
 )
 
-// intentAliasNamespace makes an alias's id from its event's: stable, and distinct from it, so
-// that a webhook receiver that drops duplicate ids keeps both.
-var intentAliasNamespace = uuid.MustParse("4f0c7a3e-6a47-4d7b-9c51-2b1f0e8d3a61")
-
 // IntentAliasType is OpenIntent's name for an inquiry event of a session, "" for other events.
 func IntentAliasType(ev *Event) string {
 	if ev.InquiryID == nil || ev.Session == "" {
@@ -147,7 +141,9 @@ func IntentAlias(ev *Event) *Event {
 	}
 	alias := *ev
 	alias.Type = typ
-	alias.ID = uuid.NewSHA1(intentAliasNamespace, []byte(ev.ID+"/"+typ)).String()
+	// The alias's id is made from its event's: stable, and distinct from it, so that a webhook
+	// receiver that drops duplicate ids keeps both.
+	alias.ID = ev.ID + "/" + typ
 	return &alias
 }
 
