@@ -38,24 +38,8 @@ func (s *Store) IdentityName(ctx context.Context, id int64) (string, error) {
 }
 
 func (s *Store) IdentityIDs(ctx context.Context, names []string) (map[string]int64, error) {
-	out := map[string]int64{}
 	if len(names) == 0 {
-		return out, nil
+		return map[string]int64{}, nil
 	}
-	rows, err := s.pool.Query(ctx, "SELECT name, id FROM identities WHERE name = ANY ($1)", names)
-	if err != nil {
-		return nil, dbError(err, "identities")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			name string
-			id   int64
-		)
-		if err := rows.Scan(&name, &id); err != nil {
-			return nil, dbError(err, "identities")
-		}
-		out[name] = id
-	}
-	return out, dbError(rows.Err(), "identities")
+	return readMap[int64](s, ctx, "identities", "SELECT name, id FROM identities WHERE name = ANY ($1)", names)
 }

@@ -96,6 +96,27 @@ func readAll[T any](s *Store, ctx context.Context, what string, scan func(pgx.Ro
 	return out, dbError(rows.Err(), what)
 }
 
+// readMap runs a query of (name, value) rows into a map.
+func readMap[V any](s *Store, ctx context.Context, what, query string, args ...any) (map[string]V, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, dbError(err, what)
+	}
+	defer rows.Close()
+	out := map[string]V{}
+	for rows.Next() {
+		var (
+			k string
+			v V
+		)
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, dbError(err, what)
+		}
+		out[k] = v
+	}
+	return out, dbError(rows.Err(), what)
+}
+
 const (
 	personColumns      = "name, display_name, email, slack_user_id, channels, updated_at"
 	groupColumns       = "name, email, slack_channel, updated_at"

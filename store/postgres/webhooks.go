@@ -254,21 +254,7 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 }
 
 func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (map[string]int, error) {
-	rows, err := s.pool.Query(ctx, "SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = $1 GROUP BY channel", string(kind))
-	if err != nil {
-		return nil, dbError(err, "deliveries")
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var channel string
-		var n int
-		if err := rows.Scan(&channel, &n); err != nil {
-			return nil, dbError(err, "deliveries")
-		}
-		out[channel] = n
-	}
-	return out, dbError(rows.Err(), "deliveries")
+	return readMap[int](s, ctx, "deliveries", "SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = $1 GROUP BY channel", string(kind))
 }
 
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {

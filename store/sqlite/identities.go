@@ -34,26 +34,11 @@ func (s *Store) IdentityName(ctx context.Context, id int64) (string, error) {
 }
 
 func (s *Store) IdentityIDs(ctx context.Context, names []string) (map[string]int64, error) {
-	out := map[string]int64{}
 	if len(names) == 0 {
-		return out, nil
+		return map[string]int64{}, nil
 	}
 	return onReader(s, ctx, func() (map[string]int64, error) {
-		rows, err := s.read.QueryContext(ctx, "SELECT name, id FROM identities WHERE name IN ("+placeholders(len(names))+")", anyArgs(names)...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				name string
-				id   int64
-			)
-			if err := rows.Scan(&name, &id); err != nil {
-				return nil, err
-			}
-			out[name] = id
-		}
-		return out, rows.Err()
+		return scanMap[int64]("identities")(s.read.QueryContext(ctx,
+			"SELECT name, id FROM identities WHERE name IN ("+placeholders(len(names))+")", anyArgs(names)...))
 	})
 }

@@ -279,26 +279,31 @@ func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.
 
 func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (map[string]int, error) {
 	return onReader(s, ctx, func() (map[string]int, error) {
-		return countByChannel(s.read.QueryContext(ctx,
+		return scanMap[int]("deliveries")(s.read.QueryContext(ctx,
 			"SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = ? GROUP BY channel", string(kind)))
 	})
 }
 
-func countByChannel(rows *sql.Rows, err error) (map[string]int, error) {
-	if err != nil {
-		return nil, dbError(err, "deliveries")
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var channel string
-		var n int
-		if err := rows.Scan(&channel, &n); err != nil {
-			return nil, dbError(err, "deliveries")
+// scanMap reads (name, value) rows into a map; what names the rows in errors.
+func scanMap[V any](what string) func(rows *sql.Rows, err error) (map[string]V, error) {
+	return func(rows *sql.Rows, err error) (map[string]V, error) {
+		if err != nil {
+			return nil, dbError(err, what)
 		}
-		out[channel] = n
+		defer rows.Close()
+		out := map[string]V{}
+		for rows.Next() {
+			var (
+				k string
+				v V
+			)
+			if err := rows.Scan(&k, &v); err != nil {
+				return nil, dbError(err, what)
+			}
+			out[k] = v
+		}
+		return out, dbError(rows.Err(), what)
 	}
-	return out, dbError(rows.Err(), "deliveries")
 }
 
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
