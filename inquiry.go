@@ -66,6 +66,8 @@ type Inquiry struct {
 	Metadata  map[string]string `json:"metadata"`
 	CreatedAt time.Time         `json:"created_at"`
 	UpdatedAt time.Time         `json:"updated_at"`
+	// Template is the template the inquiry was made from, "" for none.
+	Template string `json:"template,omitempty"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,
@@ -154,6 +156,11 @@ type InquiryRequest struct {
 	RemindEvery   string    `json:"remind_every,omitempty"`
 	EscalateAfter string    `json:"escalate_after,omitempty"`
 	EscalateTo    Assignees `json:"escalate_to,omitempty"`
+	// Template names a stored template (see Template) that the inquiry is made from: its
+	// fields, with those this request gives in their place, and its prompt rendered with Vars,
+	// a JSON object of the values its {{.var}} placeholders take.
+	Template string          `json:"template,omitempty"`
+	Vars     json.RawMessage `json:"vars,omitempty"`
 }
 
 // ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond). Response is any

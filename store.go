@@ -79,6 +79,10 @@ type Store interface {
 	// that thread (reason created) is still pending.
 	NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (thread string, firstPending bool, err error)
 
+	// Template returns one template (ENotFound); Templates lists them by name.
+	Template(ctx context.Context, name string) (*Template, error)
+	Templates(ctx context.Context) ([]*Template, error)
+
 	// IdentityName returns the name that holds an integer identity (ENotFound).
 	IdentityName(ctx context.Context, id int64) (string, error)
 	// IdentityIDs returns the integer identities of those names that have one.
@@ -190,6 +194,11 @@ type Tx interface {
 	// DeleteChatWebhook removes a chat webhook and its pending notifications (ENotFound);
 	// those already sent stay in their inquiries' history.
 	DeleteChatWebhook(id string) error
+	// PutTemplate stores a template, replacing the one of the same name, and reports whether
+	// none was there. A replaced template keeps its CreatedAt, which PutTemplate sets in t.
+	PutTemplate(t *Template) (created bool, err error)
+	// DeleteTemplate removes a template (ENotFound).
+	DeleteTemplate(name string) error
 
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)

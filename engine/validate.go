@@ -134,6 +134,10 @@ func answerSchema(inq *hitl.Inquiry) json.RawMessage {
 // buildInquiry checks an agent's request and turns it into a new pending inquiry. It reports
 // every problem at once, each with the JSON path of the field.
 func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest, now time.Time) (*hitl.Inquiry, error) {
+	req, err := e.fromTemplate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	var bad problems
 	assignees, err := e.resolveIdentities(ctx, &bad, "/assigned_to", req.AssignedTo)
 	if err != nil {
@@ -157,6 +161,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		CancellableByResponder: req.CancellableByResponder,
 		ToolCall:               req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
 	}
+	inq.Template = req.Template
 	switch {
 	case inq.RequestType == "" && len(req.Options) > 0:
 		inq.RequestType = hitl.RequestSelection // options were given: a choice is asked
@@ -264,13 +269,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	switch {
 	case !hitl.IsNull(req.ResponseSchema):
 		// Compiled here, outside the writer, and kept: answers find it in the cache.
-		if n := len(req.ResponseSchema); n > maxSchemaBytes {
-			bad.add("/response_schema", "is %d bytes; at most %d are allowed", n, maxSchemaBytes)
-		} else if checkJSON(&bad, "/response_schema", req.ResponseSchema, schemaLimits) {
-			if _, err := e.schemas.Compile(req.ResponseSchema); err != nil {
-				bad.add("/response_schema", "%v", err)
-			}
-		}
+		e.checkSchema(&bad, "/response_schema", req.ResponseSchema)
 		inq.ResponseSchema = req.ResponseSchema
 	case len(inq.Options) == 0 && inq.RequestType == hitl.RequestApproval:
 		inq.ResponseSchema = defaultApprovalSchema

@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Identities":              testIdentities,
 		"Executions":              testExecutions,
 		"ResumedOnce":             testResumedOnce,
+		"Templates":               testTemplates,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -1,0 +1,63 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Templates: the template's request is kept whole as JSON in doc.
+
+func (t *txn) PutTemplate(tpl *hitl.Template) (created bool, err error) {
+	doc, err := json.Marshal(tpl.TemplateRequest)
+	if err != nil {
+		return false, err
+	}
+	what := "template " + tpl.Name
+	// Insert, and only when the name is taken replace it: the created_at of a template that
+	// is replaced stays the one of its first version. Two nodes creating one name at once:
+	// the second insert waits for the first to commit, does nothing, and replaces it.
+	tag, err := t.Exec(`INSERT INTO templates (name, doc, created_at, updated_at, updated_by)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING`, tpl.Name, string(doc), tpl.CreatedAt, tpl.UpdatedAt, tpl.UpdatedBy)
+	if err != nil {
+		return false, dbError(err, what)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	err = t.QueryRow(t.ctx, `UPDATE templates SET doc = $1, updated_at = $2, updated_by = $3 WHERE name = $4 RETURNING created_at`,
+		string(doc), tpl.UpdatedAt, tpl.UpdatedBy, tpl.Name).Scan(&tpl.CreatedAt)
+	tpl.CreatedAt = tpl.CreatedAt.UTC()
+	return false, dbError(err, what)
+}
+
+func (t *txn) DeleteTemplate(name string) error {
+	tag, err := t.Exec("DELETE FROM templates WHERE name = $1", name)
+	return oneRow(tag, err, "template", notFound("template "+name))
+}
+
+func scanTemplate(row pgx.Row) (*hitl.Template, error) {
+	var (
+		tpl hitl.Template
+		doc string
+	)
+	if err := row.Scan(&tpl.Name, &doc, &tpl.CreatedAt, &tpl.UpdatedAt, &tpl.UpdatedBy); err != nil {
+		return nil, err
+	}
+	tpl.CreatedAt, tpl.UpdatedAt = tpl.CreatedAt.UTC(), tpl.UpdatedAt.UTC()
+	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
+}
+
+const templateColumns = "name, doc, created_at, updated_at, updated_by"
+
+func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
+	tpl, err := scanTemplate(s.pool.QueryRow(ctx, "SELECT "+templateColumns+" FROM templates WHERE name = $1", name))
+	return tpl, dbError(err, "template "+name)
+}
+
+func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
+	return readAll(s, ctx, "templates", scanTemplate, "SELECT "+templateColumns+" FROM templates ORDER BY name")
+}

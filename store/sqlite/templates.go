@@ -1,0 +1,61 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Templates: the template's request is kept whole as JSON in doc.
+
+func (t *txn) PutTemplate(tpl *hitl.Template) (created bool, err error) {
+	doc, err := json.Marshal(tpl.TemplateRequest)
+	if err != nil {
+		return false, err
+	}
+	what := "template " + tpl.Name
+	// Insert, and only when the name is taken replace it: the created_at of a template that
+	// is replaced stays the one of its first version.
+	res, err := t.tx.ExecContext(t.ctx, `INSERT INTO templates (name, doc, created_at, updated_at, updated_by)
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`, tpl.Name, string(doc), micros(tpl.CreatedAt), micros(tpl.UpdatedAt), tpl.UpdatedBy)
+	if err != nil {
+		return false, dbError(err, what)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, nil
+	}
+	var createdAt int64
+	err = t.tx.QueryRowContext(t.ctx, `UPDATE templates SET doc = ?, updated_at = ?, updated_by = ? WHERE name = ? RETURNING created_at`,
+		string(doc), micros(tpl.UpdatedAt), tpl.UpdatedBy, tpl.Name).Scan(&createdAt)
+	tpl.CreatedAt = fromMicros(createdAt)
+	return false, dbError(err, what)
+}
+
+func (t *txn) DeleteTemplate(name string) error {
+	res, err := t.tx.ExecContext(t.ctx, "DELETE FROM templates WHERE name = ?", name)
+	return oneRow(res, err, "template", notFound("template "+name))
+}
+
+func scanTemplate(sc scanner) (*hitl.Template, error) {
+	var (
+		tpl              hitl.Template
+		doc              string
+		created, updated int64
+	)
+	if err := sc.Scan(&tpl.Name, &doc, &created, &updated, &tpl.UpdatedBy); err != nil {
+		return nil, err
+	}
+	tpl.CreatedAt, tpl.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
+}
+
+const templateColumns = "name, doc, created_at, updated_at, updated_by"
+
+func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
+	return readOne(s, ctx, "template "+name, scanTemplate, "SELECT "+templateColumns+" FROM templates WHERE name = ?", name)
+}
+
+func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
+	return readAll(s, ctx, "templates", scanTemplate, "SELECT "+templateColumns+" FROM templates ORDER BY name")
+}
