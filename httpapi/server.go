@@ -158,6 +158,10 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/chat-webhooks", query: noQuery, h: s.listChatWebhooks},
 		{method: "DELETE", path: "/v1/chat-webhooks/{id}", h: s.deleteChatWebhook},
 		{method: "GET", path: "/v1/tools/{name}", h: s.tool},
+		{method: "PUT", path: "/v1/templates/{name}", h: s.putTemplate},
+		{method: "GET", path: "/v1/templates", query: noQuery, h: s.listTemplates},
+		{method: "GET", path: "/v1/templates/{name}", h: s.getTemplate},
+		{method: "DELETE", path: "/v1/templates/{name}", h: s.deleteTemplate},
 
 		// Attune's shape (httpapi/attune.go).
 		{method: "POST", path: "/api/v1/executions/{execution_id}/result", h: s.attuneResult},
