@@ -68,16 +68,16 @@ func (e *Engine) PutTemplate(ctx context.Context, p *hitl.Principal, name string
 	if !hitl.IsNull(req.VarsSchema) {
 		e.checkSchema(&bad, "/vars_schema", req.VarsSchema)
 	}
-	if len(bad) == 0 {
-		// The fields as a create checks them, the prompt's placeholders unrendered.
-		trial := req.InquiryRequest
-		if _, err := e.buildInquiry(ctx, p, &trial, e.clock()); err != nil {
-			herr, ok := err.(*hitl.Error)
-			if !ok || len(herr.Fields) == 0 {
-				return nil, false, err
-			}
-			bad = append(bad, herr.Fields...)
+	// The other fields as a create checks them, the prompt's placeholders unrendered; those
+	// refused above are left out, reported once.
+	trial := req.InquiryRequest
+	trial.Template, trial.Vars, trial.Session, trial.Execution, trial.TimeoutAt = "", nil, "", "", nil
+	if _, err := e.buildInquiry(ctx, p, &trial, e.clock()); err != nil {
+		herr, ok := err.(*hitl.Error)
+		if !ok || len(herr.Fields) == 0 {
+			return nil, false, err
 		}
+		bad = append(bad, herr.Fields...)
 	}
 	if err := bad.err("invalid template"); err != nil {
 		return nil, false, err

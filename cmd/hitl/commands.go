@@ -130,21 +130,35 @@ func askCmd() *cobra.Command {
 		reqType, schema, ctxJSON, policy, fb string
 		options, metadata                    []string
 		timeout                              time.Duration
+		vars                                 []string
 	)
 	cmd := &cobra.Command{
-		Use:   "ask PROMPT",
+		Use:   "ask [PROMPT]",
 		Short: "Ask a human and wait for the answer (printed as JSON on stdout)",
 		Long: `Ask a human a question and block until it is answered, timed out or cancelled.
 The answer is printed as JSON on stdout, so a script or CI job can gate on a human.
 
 Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
-4 cancelled, 1 any other error, 2 bad usage.`,
+4 cancelled, 1 any other error, 2 bad usage.
+
+With --template, the question is made from a template an admin set (hitl templates ls):
+each --var NAME=VALUE fills its {{.NAME}} placeholders (a VALUE that is JSON is taken as
+JSON: 3, true, {"a":1}, "quoted" with its quotes; any other as a string), and the flags given replace
+the template's fields. The prompt is then optional: given, it replaces the template's.`,
 		Example: `  hitl ask "Deploy v2.5.0 to production?" --type approval --timeout 30m
   hitl ask "Which venue?" --option Hall --option Garden --option Roof
-  hitl ask "Release notes?" --schema '{"type":"string","minLength":20}'`,
-		Args: exactArgs(1, "the prompt"),
+  hitl ask "Release notes?" --schema '{"type":"string","minLength":20}'
+  hitl ask --template deploy-approval --var version=v2.5.0 --var service=api`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if req.Template != "" && len(args) == 0 {
+				return nil
+			}
+			return exactArgs(1, "the prompt (or --template NAME)")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Prompt = args[0]
+			if len(args) > 0 {
+				req.Prompt = args[0]
+			}
 			req.RequestType = hitl.RequestType(reqType)
 			req.FallbackPolicy = hitl.FallbackPolicy(policy)
 			for _, o := range options {
@@ -158,6 +172,12 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 				return err
 			}
 			if req.FallbackValue, err = answerArg("--fallback", fb); err != nil {
+				return err
+			}
+			if len(vars) > 0 && req.Template == "" {
+				return usagef("--var fills a template's placeholders: give --template NAME")
+			}
+			if req.Vars, err = varsArg(vars); err != nil {
 				return err
 			}
 			if timeout < 0 {
@@ -224,6 +244,8 @@ Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")
 	f.BoolVar(&req.Exclusive, "exclusive", false, "refuse if the session already has a pending inquiry")
 	f.StringArrayVar(&metadata, "metadata", nil, "KEY=VALUE for filtering (repeat)")
+	f.StringVar(&req.Template, "template", "", "ask with this template (hitl templates ls); the prompt is then optional")
+	f.StringArrayVar(&vars, "var", nil, "NAME=VALUE for the template's {{.NAME}} (repeat; VALUE is JSON when it parses as JSON, else a string)")
 	return cmd
 }
 
