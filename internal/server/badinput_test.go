@@ -133,16 +133,8 @@ func TestBadInput(t *testing.T) {
 			if r.body["detail"] == "" || r.body["title"] == "" || r.body["status"] != float64(tc.status) {
 				t.Fatalf("problem body incomplete: %s", r.text)
 			}
-			listed := map[string]bool{}
-			if errs, ok := r.body["errors"].([]any); ok {
-				for _, fe := range errs {
-					listed[fe.(map[string]any)["path"].(string)] = true
-				}
-			}
-			for _, p := range tc.errorPaths {
-				if !listed[p] {
-					t.Fatalf("errors do not list %s: %s", p, r.text)
-				}
+			if p := r.unlisted(tc.errorPaths); p != "" {
+				t.Fatalf("errors do not list %s: %s", p, r.text)
 			}
 		})
 	}

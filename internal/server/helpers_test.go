@@ -117,6 +117,22 @@ func (r reply) code() string {
 	return c
 }
 
+// unlisted is the first of paths that the problem's errors do not list, "" when all are.
+func (r reply) unlisted(paths []string) string {
+	listed := map[string]bool{}
+	if errs, ok := r.body["errors"].([]any); ok {
+		for _, fe := range errs {
+			listed[fe.(map[string]any)["path"].(string)] = true
+		}
+	}
+	for _, p := range paths {
+		if !listed[p] {
+			return p
+		}
+	}
+	return ""
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
