@@ -607,6 +607,46 @@ func cancelCmd() *cobra.Command {
 	return cmd
 }
 
+func claimCmd() *cobra.Command {
+	var (
+		ttl     time.Duration
+		release bool
+	)
+	cmd := &cobra.Command{
+		Use:   "claim ID",
+		Short: "Take an inquiry to answer it, so nobody else answers meanwhile (or give it back with --release)",
+		Long: `Claim an inquiry you may answer: until the claim expires (--ttl, default 15m), you answer
+or you release it, others who answer get "claimed by you until ...". Claiming again extends
+the claim. --release gives it back; an admin's --release breaks anyone's claim.`,
+		Args: exactArgs(1, "an inquiry id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, c, err := inquiryClient(args[0])
+			if err != nil {
+				return err
+			}
+			if release {
+				if _, err := c.Release(cmd.Context(), id); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d released.\n", id)
+				return nil
+			}
+			if ttl != 0 && ttl < time.Second {
+				return usagef("--ttl %s: want at least 1s, like 30m", ttl)
+			}
+			inq, err := c.Claim(cmd.Context(), id, ttl)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d %s.\n", id, inq.ClaimInWords(time.Now()))
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&ttl, "ttl", 0, "how long the claim holds, like 30m (default 15m, at most 24h)")
+	cmd.Flags().BoolVar(&release, "release", false, "give the claim back instead")
+	return cmd
+}
+
 func keysCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (admin)"}
 	var roles, groups []string

@@ -145,6 +145,34 @@ func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
 		WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
 }
 
+func (s *Store) PendingClaims(ctx context.Context) ([]hitl.Deadline, error) {
+	return s.timers(ctx, "claims", "SELECT id, claim_expires_at FROM inquiries WHERE status = 'pending' AND claim_expires_at IS NOT NULL")
+}
+
+func (s *Store) AssigneeLoads(ctx context.Context, names []string) (map[string]hitl.AssigneeLoad, error) {
+	out := map[string]hitl.AssigneeLoad{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT a.assignee, COUNT(*) FILTER (WHERE i.status = 'pending'), MAX(i.created_at)
+		FROM inquiry_assignees a JOIN inquiries i ON i.id = a.inquiry_id
+		WHERE a.assignee = ANY($1) GROUP BY a.assignee`, names)
+	if err != nil {
+		return nil, dbError(err, "assignee loads")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var load hitl.AssigneeLoad
+		if err := rows.Scan(&name, &load.Pending, &load.LastAssignedAt); err != nil {
+			return nil, err
+		}
+		load.LastAssignedAt = load.LastAssignedAt.UTC()
+		out[name] = load
+	}
+	return out, dbError(rows.Err(), "assignee loads")
+}
+
 // timers reads (inquiry id, time) rows.
 func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline, error) {
 	rows, err := s.pool.Query(ctx, query)

@@ -190,6 +190,41 @@ func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
 	})
 }
 
+func (s *Store) PendingClaims(ctx context.Context) ([]hitl.Deadline, error) {
+	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
+		return s.timers(ctx, "claims", "SELECT id, claim_expires_at FROM inquiries WHERE status = 'pending' AND claim_expires_at IS NOT NULL")
+	})
+}
+
+func (s *Store) AssigneeLoads(ctx context.Context, names []string) (map[string]hitl.AssigneeLoad, error) {
+	out := map[string]hitl.AssigneeLoad{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	return onReader(s, ctx, func() (map[string]hitl.AssigneeLoad, error) {
+		rows, err := s.read.QueryContext(ctx, `SELECT a.assignee, SUM(i.status = 'pending'), MAX(i.created_at)
+			FROM inquiry_assignees a JOIN inquiries i ON i.id = a.inquiry_id
+			WHERE a.assignee IN (`+placeholders(len(names))+`) GROUP BY a.assignee`, args...)
+		if err != nil {
+			return nil, dbError(err, "assignee loads")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name string
+			var pending, last int64
+			if err := rows.Scan(&name, &pending, &last); err != nil {
+				return nil, err
+			}
+			out[name] = hitl.AssigneeLoad{Pending: int(pending), LastAssignedAt: fromMicros(last)}
+		}
+		return out, dbError(rows.Err(), "assignee loads")
+	})
+}
+
 // timers reads (inquiry id, time) rows.
 func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline, error) {
 	rows, err := s.read.QueryContext(ctx, query)
