@@ -388,7 +388,9 @@ func TestPoolPicksTheLeastBusy(t *testing.T) {
 	}
 }
 
-func equal(got []string, want ...string) bool { return strings.Join(got, ",") == strings.Join(want, ",") }
+func equal(got []string, want ...string) bool {
+	return strings.Join(got, ",") == strings.Join(want, ",")
+}
 
 func waitStatus(t *testing.T, e *engine.Engine, id int64, want hitl.Status) {
 	t.Helper()
