@@ -51,3 +51,27 @@ func TestClaimCommand(t *testing.T) {
 		t.Fatalf("bob answers once released: %v", err)
 	}
 }
+
+// TestShowSaysWhereAVoteStands: hitl show lists the quorum, the votes so far and the claim.
+func TestShowSaysWhereAVoteStands(t *testing.T) {
+	admin, url := startServer(t)
+	ctx := context.Background()
+	key, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "ann", Roles: []string{hitl.RoleResponder}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inq, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship v2?", RequestType: hitl.RequestApproval,
+		AssignedTo: []string{"ann", "bob"}, Quorum: &hitl.Quorum{Required: 2}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.New(url, key.Token, nil).Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "looks good"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli(t, "show", strconv.FormatInt(inq.ID, 10))
+	for _, want := range []string{"2 approvals; ended by the first rejection", "1 of 2 approvals", "ann approved at", ": looks good"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("show lacks %q: %d\n%s", want, code, out)
+		}
+	}
+}

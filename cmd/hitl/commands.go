@@ -393,6 +393,39 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 			line("Escalation", fmt.Sprintf("to %s when nobody has answered %s after it was asked", to, inq.EscalateAfter))
 		}
 	}
+	if inq.Pool != "" {
+		line("Pool", "picked from the group "+inq.Pool)
+	}
+	if inq.Quorum != nil {
+		line("Quorum", fmt.Sprintf("%d approvals; ended by %s", inq.Quorum.Required, inq.Quorum.Reject.Words()))
+	}
+	for i, st := range inq.Steps {
+		state := "waiting"
+		switch {
+		case st.CompletedAt != nil:
+			state = "approved at " + st.CompletedAt.Format(time.RFC3339)
+		case i+1 == inq.CurrentStep && inq.Status == hitl.StatusPending:
+			state = "now"
+		case st.StartedAt != nil:
+			state = "ended"
+		}
+		line(fmt.Sprintf("Step %d", i+1), fmt.Sprintf("%s, %d approval(s): %s", hitl.AssigneesInWords(st.AssignedTo), st.Required, state))
+	}
+	if inq.Status == hitl.StatusPending {
+		line("Votes", inq.ProgressInWords())
+		line("Claim", inq.ClaimInWords(time.Now()))
+	}
+	for _, v := range inq.Votes {
+		word := "rejected"
+		if v.Approved {
+			word = "approved"
+		}
+		vote := v.By + " " + word + " at " + v.At.Format(time.RFC3339)
+		if v.Comment != "" {
+			vote += ": " + v.Comment
+		}
+		line("Vote", vote)
+	}
 	if inq.RespondedBy != nil {
 		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))
 	}
