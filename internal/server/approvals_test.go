@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
@@ -138,5 +139,33 @@ func TestApprovalRoutesRefuseBadInput(t *testing.T) {
 	}
 	if got = e.do("POST", single+"/respond", bob, `{"response":"mine"}`); got.status != 200 {
 		t.Fatalf("answer once released: %d %s", got.status, got.text)
+	}
+}
+
+// TestClaimExpiresOnceAcrossNodes: every node holds the claim's timer; it is released once.
+func TestClaimExpiresOnceAcrossNodes(t *testing.T) {
+	c := newCluster(t, 2)
+	var ids []int64
+	for range 5 {
+		inq := ask(t, c.agent[0], hitl.InquiryRequest{Prompt: "which?"})
+		_, err := c.human[1].Claim(ctx, inq.ID, time.Second)
+		must(t, err)
+		ids = append(ids, inq.ID)
+	}
+	eventually(t, "every claim expired", func() bool { return len(c.events(t, hitl.EventInquiryReleased)) >= len(ids) })
+	time.Sleep(300 * time.Millisecond) // a second release would come within the recheck
+	released := map[int64]int{}
+	for _, ev := range c.events(t, hitl.EventInquiryReleased) {
+		released[*ev.InquiryID]++
+		if ev.Actor != "system" || !strings.Contains(string(ev.Data), `"reason":"expired"`) {
+			t.Fatalf("release: %s by %s", ev.Data, ev.Actor)
+		}
+	}
+	for _, id := range ids {
+		inq, err := c.agent[1].Inquiry(ctx, id)
+		must(t, err)
+		if released[id] != 1 || inq.Claim != nil {
+			t.Fatalf("inquiry %d: released %d times, claim %+v", id, released[id], inq.Claim)
+		}
 	}
 }
