@@ -113,8 +113,10 @@ type Tx interface {
 	// (EConflict otherwise: the inquiry is final, or another node fired them first).
 	NudgeInquiry(inq, prev *Inquiry) error
 	// UpdatePendingInquiry writes a pending inquiry read in this transaction whole: its
-	// document, assignees (those of Inquiry.Seen, which only grow), deadline, timers and claim
-	// (EConflict when it is no longer pending). Votes, chain steps and claims change it so.
+	// document, assignees, deadline, timers and claim (EConflict when it is no longer pending).
+	// Votes, chain steps and claims change it so. Assignees it no longer has stay as earlier
+	// ones: they still see it (visibility), but a filter by assignee and AssigneeLoads count
+	// only the current ones.
 	UpdatePendingInquiry(inq *Inquiry) error
 	// MarkInquiryResumed writes the document of a final inquiry that now has its ResumedAt,
 	// provided none was written before (EConflict otherwise): an inquiry resumes once.

@@ -78,7 +78,7 @@ func inquiryWhere(f hitl.InquiryFilter) *where {
 		w.add(`i.prompt ILIKE ` + w.arg(likePattern(f.Text)) + ` ESCAPE '\'`)
 	}
 	if len(f.AssignedTo) > 0 {
-		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee = ANY (" + w.arg(f.AssignedTo) + "))")
+		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND NOT a.earlier AND a.assignee = ANY (" + w.arg(f.AssignedTo) + "))")
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
 		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = " + w.arg(k) + " AND m.value = " + w.arg(f.Metadata[k]) + ")")
@@ -156,7 +156,7 @@ func (s *Store) AssigneeLoads(ctx context.Context, names []string) (map[string]h
 	}
 	rows, err := s.pool.Query(ctx, `SELECT a.assignee, COUNT(*) FILTER (WHERE i.status = 'pending'), MAX(i.created_at)
 		FROM inquiry_assignees a JOIN inquiries i ON i.id = a.inquiry_id
-		WHERE a.assignee = ANY($1) GROUP BY a.assignee`, names)
+		WHERE NOT a.earlier AND a.assignee = ANY($1) GROUP BY a.assignee`, names)
 	if err != nil {
 		return nil, dbError(err, "assignee loads")
 	}

@@ -292,7 +292,12 @@ func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
 	b.Queue(`UPDATE inquiries SET timeout_at = $1, next_reminder_at = $2, escalate_at = $3, claim_expires_at = $4,
 		unassigned = $5, updated_at = $6, doc = $7 WHERE id = $8 AND status = 'pending'`,
 		inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), claimExpires, len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc), inq.ID)
-	queueAssignees(b, inq.ID, inq.Seen())
+	// Those no longer assigned stay, as earlier assignees; the current ones are (again) assigned.
+	b.Queue("UPDATE inquiry_assignees SET earlier = true WHERE inquiry_id = $1", inq.ID)
+	for _, a := range inq.AssignedTo {
+		b.Queue(`INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ($1, $2)
+			ON CONFLICT (assignee, inquiry_id) DO UPDATE SET earlier = false`, a, inq.ID)
+	}
 	br := t.send(b)
 	tag, err := br.Exec()
 	if err := oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)); err != nil {

@@ -115,7 +115,7 @@ func inquiryWhere(f hitl.InquiryFilter) where {
 		w.add(`i.prompt LIKE ? ESCAPE '\'`, likePattern(f.Text))
 	}
 	if len(f.AssignedTo) > 0 {
-		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
+		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.earlier = 0 AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) { // one SQL text per filter
 		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = ? AND m.value = ?)", k, f.Metadata[k])
@@ -208,7 +208,7 @@ func (s *Store) AssigneeLoads(ctx context.Context, names []string) (map[string]h
 	return onReader(s, ctx, func() (map[string]hitl.AssigneeLoad, error) {
 		rows, err := s.read.QueryContext(ctx, `SELECT a.assignee, SUM(i.status = 'pending'), MAX(i.created_at)
 			FROM inquiry_assignees a JOIN inquiries i ON i.id = a.inquiry_id
-			WHERE a.assignee IN (`+placeholders(len(names))+`) GROUP BY a.assignee`, args...)
+			WHERE a.earlier = 0 AND a.assignee IN (`+placeholders(len(names))+`) GROUP BY a.assignee`, args...)
 		if err != nil {
 			return nil, dbError(err, "assignee loads")
 		}

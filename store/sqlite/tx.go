@@ -176,7 +176,17 @@ func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
 	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)); err != nil {
 		return err
 	}
-	return t.insertAssignees(inq.ID, inq.Seen())
+	// Those no longer assigned stay, as earlier assignees; the current ones are (again) assigned.
+	if _, err := t.tx.ExecContext(t.ctx, "UPDATE inquiry_assignees SET earlier = 1 WHERE inquiry_id = ?", inq.ID); err != nil {
+		return dbError(err, "assignee")
+	}
+	for _, a := range inq.AssignedTo {
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES (?, ?)
+			ON CONFLICT (assignee, inquiry_id) DO UPDATE SET earlier = 0`, a, inq.ID); err != nil {
+			return dbError(err, "assignee")
+		}
+	}
+	return nil
 }
 
 func (t *txn) MarkInquiryResumed(inq *hitl.Inquiry) error {

@@ -812,6 +812,12 @@ func testUpdatePending(t *testing.T, s hitl.Store) {
 			t.Fatalf("%s sees %v", who, ids)
 		}
 	}
+	if ids := list(t, s, hitl.InquiryFilter{AssignedTo: []string{"group:sre"}, Visibility: hitl.Visibility{All: true}}); len(ids) != 0 {
+		t.Fatalf("still assigned to the earlier step's group: %v", ids)
+	}
+	if ids := list(t, s, hitl.InquiryFilter{AssignedTo: []string{"group:finance"}, Visibility: hitl.Visibility{All: true}}); !same(ids, []int64{a.ID}) {
+		t.Fatalf("assigned to the current step's group: %v", ids)
+	}
 	must(t, resolve(t, s, got, hitl.StatusResponded))
 	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.UpdatePendingInquiry(&next) }); code(err) != hitl.EConflict {
 		t.Fatalf("updating a final inquiry: %v, want conflict", err)
