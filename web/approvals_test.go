@@ -87,6 +87,38 @@ func TestVotePagesSayWhoMayVote(t *testing.T) {
 	list.contains(t, "alice's list", `<span class="progress">1 of 2 approvals</span>`)
 }
 
+// A session's timeline tells votes, the steps of a chain and claims in words.
+func TestTimelineTellsVotesStepsAndClaims(t *testing.T) {
+	e := start(t)
+	ctx := context.Background()
+	sam, _ := e.Key(hitl.KeyRequest{Name: "sam", Roles: []string{hitl.RoleResponder}, Groups: []string{"sre"}})
+	e.Key(hitl.KeyRequest{Name: "fay", Roles: []string{hitl.RoleResponder}, Groups: []string{"finance"}})
+	if _, err := e.agent.PutSession(ctx, "capex-7", &hitl.SessionRequest{Agent: "deploy-bot"}); err != nil {
+		t.Fatal(err)
+	}
+	quorum := e.ask(&hitl.InquiryRequest{Prompt: "Ship?", RequestType: hitl.RequestApproval, Session: "capex-7",
+		AssignedTo: []string{"sam", "ada"}, Quorum: &hitl.Quorum{Required: 2}})
+	chain := e.ask(&hitl.InquiryRequest{Prompt: "Buy servers?", RequestType: hitl.RequestApproval, Session: "capex-7",
+		Steps: []hitl.ApprovalStep{{AssignedTo: []string{"group:sre"}}, {AssignedTo: []string{"group:finance"}}}})
+	single := e.ask(&hitl.InquiryRequest{Prompt: "Which rack?", Session: "capex-7"})
+	for _, id := range []int64{quorum.ID, chain.ID} {
+		if _, err := sam.Respond(ctx, id, json.RawMessage(`{"approved":true}`), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.responder.Claim(ctx, single.ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.responder.Release(ctx, single.ID); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser()
+	b.signIn(adminToken)
+	b.get("/sessions/capex-7").contains(t, "the timeline", "sam</strong> approved", "“Ship?”</a>: 1 of 2 approvals",
+		"“Buy servers?”</a> approved: step 2 of 2 now waits for the group finance",
+		"ada</strong> claimed", "“Which rack?”</a> to answer it", "The claim on")
+}
+
 // Claims on the page: the holder, the others and an admin each see the claim in words and the
 // button they may use; the admin breaks it; a release by someone else is refused in words.
 func TestClaimOnThePage(t *testing.T) {
