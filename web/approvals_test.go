@@ -170,3 +170,39 @@ func TestClaimOnThePage(t *testing.T) {
 	}
 	bob.get(path).contains(t, "bob's page once he holds it", `id="release-button"`, "claimed by bob until", "nobody else may answer it until then")
 }
+
+// A chain that its first step rejects ends there: the page says so, and the later step was
+// never reached. A vote through an answer link is thanked as a vote, and the link's page then
+// shows it instead of the form.
+func TestChainRejectedAndVoteByLink(t *testing.T) {
+	e := start(t)
+	ctx := context.Background()
+	sam, samTok := e.Key(hitl.KeyRequest{Name: "sam", Roles: []string{hitl.RoleResponder}, Groups: []string{"sre"}})
+	chain := e.ask(&hitl.InquiryRequest{Prompt: "Buy servers?", RequestType: hitl.RequestApproval,
+		Steps: []hitl.ApprovalStep{{AssignedTo: []string{"group:sre"}}, {AssignedTo: []string{"group:finance"}}}})
+	if _, err := sam.Respond(ctx, chain.ID, json.RawMessage(`{"approved":false}`), "no budget"); err != nil {
+		t.Fatal(err)
+	}
+	b := e.browser()
+	b.signIn(samTok)
+	b.get(fmt.Sprintf("/inquiries/%d", chain.ID)).contains(t, "the rejected chain", `class="step step-rejected"`,
+		"✕ Rejected</span>: the chain ended here", "sam</strong> <span class=\"vote vote-reject\">rejected", "no budget",
+		`class="step step-waiting"`, "Not reached")
+
+	quorum := e.ask(&hitl.InquiryRequest{Prompt: "Ship?", RequestType: hitl.RequestApproval,
+		AssignedTo: []string{"grace", "ada"}, Quorum: &hitl.Quorum{Required: 2}})
+	link, err := e.agent.CreateAnswerLink(ctx, quorum.ID, &hitl.AnswerLinkRequest{For: "grace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimPrefix(link.URL, e.URL)
+	visitor := e.browser()
+	page := visitor.get(path)
+	res := visitor.post(path, url.Values{"csrf": {page.csrf()}, "approved": {"true"}})
+	if res.status != http.StatusSeeOther {
+		t.Fatalf("the vote by link: %d %s", res.status, res.body)
+	}
+	done := visitor.get(res.header.Get("Location"))
+	done.contains(t, "the link's page after the vote", "Thank you — your vote was recorded.", "You approved at", "1 of 2 approvals")
+	done.lacks(t, "the link's page after the vote", `id="answer-form"`)
+}
