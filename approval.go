@@ -248,3 +248,24 @@ func (inq *Inquiry) ClaimInWords(now time.Time) string {
 
 // PoolOf reads a pool:NAME entry.
 func PoolOf(entry string) (group string, ok bool) { return strings.CutPrefix(entry, PoolPrefix) }
+
+// VoteRecordedInWords tells the person by, whose vote on inq did not decide it, that the vote
+// counts and what the inquiry still waits for: "Your approval is recorded: 1 of 2 approvals;
+// inquiry 7 waits for the others." It is "" unless inq is a pending vote: once the votes
+// decide it, the inquiry's answer says how it ended.
+func (inq *Inquiry) VoteRecordedInWords(by string) string {
+	if !inq.IsVote() || inq.Status != StatusPending {
+		return ""
+	}
+	what := "vote"
+	for _, v := range slices.Backward(inq.Votes) {
+		if v.By == by {
+			what = "rejection"
+			if v.Approved {
+				what = "approval"
+			}
+			break
+		}
+	}
+	return fmt.Sprintf("Your %s is recorded: %s; inquiry %d waits for the others.", what, inq.ProgressInWords(), inq.ID)
+}

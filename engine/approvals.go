@@ -481,3 +481,10 @@ func readBallot(response json.RawMessage, by, relayedBy, comment string) (ballot
 	}
 	return ballot{by: by, relayedBy: relayedBy, approved: *a.Approved, comment: comment, response: response}, nil
 }
+
+// Separated tells whether separation of duties keeps the person name from answering or voting
+// on inq (a forbidden error with the reason), for the pages that show a form only to those
+// whose answer could count.
+func (e *Engine) Separated(ctx context.Context, inq *hitl.Inquiry, name string) error {
+	return e.separated(ctx, inq, name)
+}
