@@ -43,11 +43,27 @@ type Inquiry struct {
 	NextReminderAt *time.Time `json:"next_reminder_at"`
 	RemindersSent  int        `json:"reminders_sent"`
 	// EscalateAfter (from creation) adds EscalateTo to the assignees, once, at EscalatedAt.
-	EscalateAfter *Duration   `json:"escalate_after"`
-	EscalateTo    []string    `json:"escalate_to"`
-	EscalatedAt   *time.Time  `json:"escalated_at"`
-	ToolCall      *ToolCall   `json:"tool_call"`
-	ToolResult    *ToolResult `json:"tool_result"`
+	EscalateAfter *Duration  `json:"escalate_after"`
+	EscalateTo    []string   `json:"escalate_to"`
+	EscalatedAt   *time.Time `json:"escalated_at"`
+	// Quorum, or Steps (a chain), make the answers votes (see approval.go): Votes are those
+	// cast so far, CurrentStep the chain's step that votes now (1, 2, ...). ChainTimeoutAt is a
+	// chain's own deadline; TimeoutAt is the sooner of it and the current step's.
+	Quorum         *Quorum        `json:"quorum,omitempty"`
+	Steps          []ApprovalStep `json:"steps,omitempty"`
+	CurrentStep    int            `json:"current_step,omitempty"`
+	Votes          []Vote         `json:"votes,omitempty"`
+	ChainTimeoutAt *time.Time     `json:"chain_timeout_at,omitempty"`
+	// ExcludeRequester keeps the principal that asked from answering or voting;
+	// ExcludeSessionOwner the owner of the inquiry's session too (separation of duties).
+	ExcludeRequester    bool `json:"exclude_requester,omitempty"`
+	ExcludeSessionOwner bool `json:"exclude_session_owner,omitempty"`
+	// Claim: who is answering it now (nil when nobody has claimed it).
+	Claim *InquiryClaim `json:"claim,omitempty"`
+	// Pool is the group a pool:NAME assignment picked the assignee from.
+	Pool       string      `json:"pool,omitempty"`
+	ToolCall   *ToolCall   `json:"tool_call"`
+	ToolResult *ToolResult `json:"tool_result"`
 	// CallbackURL receives this inquiry's events (the resume callback); omitted when unset.
 	CallbackURL     string          `json:"callback_url,omitempty"`
 	Response        json.RawMessage `json:"response"`
@@ -156,6 +172,11 @@ type InquiryRequest struct {
 	RemindEvery   string    `json:"remind_every,omitempty"`
 	EscalateAfter string    `json:"escalate_after,omitempty"`
 	EscalateTo    Assignees `json:"escalate_to,omitempty"`
+	// Quorum and Steps: see Inquiry. Both exclusions default to true for them, false otherwise.
+	Quorum              *Quorum        `json:"quorum,omitempty"`
+	Steps               []ApprovalStep `json:"steps,omitempty"`
+	ExcludeRequester    *bool          `json:"exclude_requester,omitempty"`
+	ExcludeSessionOwner *bool          `json:"exclude_session_owner,omitempty"`
 	// Template names a stored template (see Template) that the inquiry is made from: its
 	// fields, with those this request gives in their place, and its prompt rendered with Vars,
 	// a JSON object of the values its {{.var}} placeholders take.

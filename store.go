@@ -30,6 +30,12 @@ type Store interface {
 	// PendingNudges lists every pending inquiry with a reminder or an escalation to come, at
 	// the sooner of the two, for the timers.
 	PendingNudges(ctx context.Context) ([]Deadline, error)
+	// PendingClaims lists every pending inquiry that someone has claimed, at the claim's
+	// expiry, for the timers.
+	PendingClaims(ctx context.Context) ([]Deadline, error)
+	// AssigneeLoads counts, for each of names that has any, the pending inquiries assigned to
+	// it by name and when it was last assigned one: what a pool picks by.
+	AssigneeLoads(ctx context.Context, names []string) (map[string]AssigneeLoad, error)
 
 	// Session returns one session with its derived counts and status (ENotFound).
 	Session(ctx context.Context, key string) (*Session, error)
@@ -110,6 +116,12 @@ type Tx interface {
 	// assignees and its document, provided its timers still stand where prev had them
 	// (EConflict otherwise: the inquiry is final, or another node fired them first).
 	NudgeInquiry(inq, prev *Inquiry) error
+	// UpdatePendingInquiry writes a pending inquiry read in this transaction whole: its
+	// document, assignees, deadline, timers and claim (EConflict when it is no longer pending).
+	// Votes, chain steps and claims change it so. Assignees it no longer has stay as earlier
+	// ones: they still see it (visibility), but a filter by assignee and AssigneeLoads count
+	// only the current ones.
+	UpdatePendingInquiry(inq *Inquiry) error
 	// MarkInquiryResumed writes the document of a final inquiry that now has its ResumedAt,
 	// provided none was written before (EConflict otherwise): an inquiry resumes once.
 	MarkInquiryResumed(inq *Inquiry) error
@@ -202,6 +214,12 @@ type Tx interface {
 
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)
+}
+
+// AssigneeLoad is how busy one assignee is: see Store.AssigneeLoads.
+type AssigneeLoad struct {
+	Pending        int
+	LastAssignedAt time.Time
 }
 
 // Deadline is when a pending inquiry times out.

@@ -234,6 +234,20 @@ func (c *Client) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inq
 	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/cancel", map[string]string{"reason": reason}, inq)
 }
 
+// Claim takes the inquiry to answer it, for ttl (0: the server's default, 15 minutes):
+// others who answer meanwhile get a conflict. Claiming it again extends the claim.
+func (c *Client) Claim(ctx context.Context, id int64, ttl time.Duration) (*hitl.Inquiry, error) {
+	inq := new(hitl.Inquiry)
+	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/claim", hitl.ClaimRequest{TTLSeconds: int64(ttl / time.Second)}, inq)
+}
+
+// Release gives the caller's claim on the inquiry back (or, for an admin, breaks anyone's).
+func (c *Client) Release(ctx context.Context, id int64) (*hitl.Inquiry, error) {
+	inq := new(hitl.Inquiry)
+	_, err := c.do(ctx, http.MethodDelete, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/claim", nil, nil, inq, c.RequestTimeout)
+	return inq, err
+}
+
 // CreateAnswerLink makes a signed link for one person to answer the inquiry without an API
 // key (for email and chat); link.URL is the page to send them.
 func (c *Client) CreateAnswerLink(ctx context.Context, id int64, req *hitl.AnswerLinkRequest) (*hitl.AnswerLink, error) {

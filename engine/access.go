@@ -48,7 +48,8 @@ func assignedTo(inq *hitl.Inquiry, p *hitl.Principal) bool {
 }
 
 // canSee: admins see every inquiry, agents those they asked, responders those that are
-// unassigned or assigned to them or one of their groups.
+// unassigned or assigned to them or one of their groups (for a chain, in any step reached so
+// far: who approved step 1 still sees what became of it).
 func canSee(p *hitl.Principal, inq *hitl.Inquiry) bool {
 	if p.IsAdmin() {
 		return true
@@ -56,7 +57,11 @@ func canSee(p *hitl.Principal, inq *hitl.Inquiry) bool {
 	if p.Has(hitl.RoleAgent) && inq.CreatedBy == p.Name {
 		return true
 	}
-	return p.Has(hitl.RoleResponder) && assignedTo(inq, p)
+	if !p.Has(hitl.RoleResponder) {
+		return false
+	}
+	seen := inq.Seen()
+	return len(seen) == 0 || slices.ContainsFunc(p.Entries(), func(e string) bool { return slices.Contains(seen, e) })
 }
 
 // CanAnswer reports whether the principal's roles let it answer inquiries at all (responders

@@ -13,7 +13,7 @@ import (
 
 // chatEventTypes are the events a chat webhook may post about: the life of an inquiry.
 var chatEventTypes = []string{
-	hitl.EventInquiryCreated, hitl.EventInquiryReminded, hitl.EventInquiryEscalated,
+	hitl.EventInquiryCreated, hitl.EventInquiryReminded, hitl.EventInquiryEscalated, hitl.EventInquiryStepCompleted,
 	hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
 }
 

@@ -92,6 +92,7 @@ type Engine struct {
 	waiters      waiters
 	deadlines    *deadlines
 	nudges       *deadlines // reminders and escalations, keyed by inquiry like deadlines
+	claims       *deadlines // the expiry of claims
 	outbox       outbox
 	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
 	resumes chan resume
@@ -158,6 +159,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.waiters.m = make(map[int64]map[chan wake]struct{})
 	e.deadlines = newDeadlines(e.now, e.expire)
 	e.nudges = newDeadlines(e.now, e.nudge)
+	e.claims = newDeadlines(e.now, e.expireClaims)
 	return e
 }
 
@@ -188,6 +190,13 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, d := range nudges {
 		e.nudges.add(d.InquiryID, d.At)
 	}
+	claims, err := e.store.PendingClaims(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range claims {
+		e.claims.add(d.InquiryID, d.At)
+	}
 	err = e.store.Update(ctx, func(tx hitl.Tx) (err error) {
 		if e.callbackSecret == "" {
 			if e.callbackSecret, err = tx.Setting("callback_secret", outbound.NewSecret()); err != nil {
@@ -205,6 +214,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.following = shared // before the timers start: an overdue one fires at once and reads it
 	e.running.Go(func() { e.deadlines.run(runCtx) })
 	e.running.Go(func() { e.nudges.run(runCtx) })
+	e.running.Go(func() { e.claims.run(runCtx) })
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
@@ -218,6 +228,7 @@ func (e *Engine) Start(ctx context.Context) error {
 func (e *Engine) CheckTimers() {
 	e.deadlines.poke()
 	e.nudges.poke()
+	e.claims.poke()
 }
 
 // Stop ends the timers and waits for the timeouts in progress.
@@ -312,12 +323,15 @@ func (e *Engine) published(evs []*hitl.Event) {
 			e.keepNudge(inq.ID, inq.NextNudge())
 		case hitl.EventInquiryReminded, hitl.EventInquiryEscalated:
 			e.keepNudge(inq.ID, inq.NextNudge())
+		case hitl.EventInquiryStepCompleted, hitl.EventInquiryClaimed, hitl.EventInquiryReleased:
+			e.keepTimers(inq.ID, timersOf(inq))
 		case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
 			if !e.following {
 				e.pending.Add(-1)
 			}
 			e.deadlines.remove(inq.ID)
 			e.nudges.remove(inq.ID)
+			e.claims.remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt))
 			e.waiters.wake(inq, at)
 		}

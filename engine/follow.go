@@ -132,9 +132,17 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 			e.deadlines.add(id, *t.TimeoutAt)
 		}
 		e.keepNudge(id, t.nextNudge())
+	case hitl.EventInquiryStepCompleted, hitl.EventInquiryClaimed, hitl.EventInquiryReleased:
+		var t timers
+		if err := json.Unmarshal(ev.Data, &t); err != nil {
+			e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
+			return
+		}
+		e.keepTimers(id, t)
 	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
 		e.deadlines.remove(id)
 		e.nudges.remove(id)
+		e.claims.remove(id)
 		if !e.waiters.has(id) {
 			return // nobody here waits for it: no need to decode it
 		}

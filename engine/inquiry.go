@@ -18,6 +18,9 @@ import (
 
 const maxIdempotencyKey = 200
 
+// defaultListLimit is the page size of a list asked for without one.
+const defaultListLimit = 100
+
 // MaxWait is the longest a single wait may last.
 const MaxWait = 5 * time.Minute
 
@@ -103,7 +106,11 @@ func (e *Engine) insertInquiry(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry,
 		return nil, err
 	}
 	ev, err := appendInquiryEvent(tx, hitl.EventInquiryCreated, inq, p.Name, now)
-	return append(evs, ev), err
+	if err != nil || inq.Pool == "" {
+		return append(evs, ev), err
+	}
+	assigned, err := assignedEvent(tx, inq)
+	return append(evs, ev, assigned), err
 }
 
 // errIdempotencyRace: two requests with one idempotency key were created at once (on two
@@ -219,6 +226,9 @@ func (e *Engine) CountInquiries(ctx context.Context, p *hitl.Principal, f hitl.I
 }
 
 func checkInquiryFilter(f *hitl.InquiryFilter) error {
+	if f.Page.Limit <= 0 {
+		f.Page.Limit = defaultListLimit // a caller that gives none gets a page, not a panic
+	}
 	if f.Status != "" && !f.Status.Valid() {
 		return hitl.Errorf(hitl.EInvalid, "status must be pending, responded, timeout or cancelled")
 	}
@@ -286,12 +296,21 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if err != nil {
 		return nil, err
 	}
+	if cur.IsVote() {
+		return e.respondVote(ctx, p, cur, req, by, relayedBy)
+	}
 	if cur.Status.Final() {
 		return answeredAlready(by, cur, req)
 	}
 	now := e.clock()
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, e.late(ctx, id)
+	}
+	if err := e.separated(ctx, cur, by); err != nil {
+		return nil, err
+	}
+	if c := cur.Claim; c.Claimed(now) && c.By != by {
+		return nil, claimedBy(cur, now)
 	}
 	response, err := e.checkResponse(ctx, cur, req)
 	if err != nil {
@@ -457,6 +476,7 @@ func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquir
 	next := *cur
 	next.Status, next.UpdatedAt = status, now
 	next.NextReminderAt = nil // reminders stop
+	next.Claim = nil          // and so does any claim
 	return &next
 }
 

@@ -51,7 +51,7 @@ var notifyEventTypes = chatEventTypes
 // reasonOf is why an event makes a notification.
 func reasonOf(typ string) hitl.NotifyReason {
 	switch typ {
-	case hitl.EventInquiryCreated:
+	case hitl.EventInquiryCreated, hitl.EventInquiryStepCompleted: // a chain's next step: its people are asked now
 		return hitl.ReasonCreated
 	case hitl.EventInquiryReminded:
 		return hitl.ReasonReminder
@@ -187,6 +187,7 @@ type notifyEvent struct {
 	hitl.Inquiry
 	Reminder int      `json:"reminder"`
 	Added    []string `json:"added"`
+	Step     int      `json:"step"`
 }
 
 // notificationsFor lists the notifications one event asks for. earlier are the notifications
@@ -209,12 +210,14 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 		}
 	}
 	if len(e.notify.Channels) > 0 {
-		switch reason {
-		case hitl.ReasonCreated, hitl.ReasonReminder:
-			rcs = append(rcs, e.recipientsOf(r, inq, inq.AssignedTo)...)
-		case hitl.ReasonEscalation:
+		switch {
+		case ev.Type == hitl.EventInquiryStepCompleted:
 			rcs = append(rcs, e.recipientsOf(r, inq, ne.Added)...)
-		case hitl.ReasonResolved:
+		case reason == hitl.ReasonCreated, reason == hitl.ReasonReminder:
+			rcs = append(rcs, e.recipientsOf(r, inq, inq.AssignedTo)...)
+		case reason == hitl.ReasonEscalation:
+			rcs = append(rcs, e.recipientsOf(r, inq, ne.Added)...)
+		case reason == hitl.ReasonResolved:
 			notified, err := e.notifiedBefore(ctx, inq.ID, earlier)
 			if err != nil {
 				return nil, err
@@ -223,8 +226,12 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 		}
 	}
 	out := make([]*hitl.Delivery, 0, len(rcs))
+	nth := ne.Reminder // what tells two messages of one reason to one recipient apart
+	if ev.Type == hitl.EventInquiryStepCompleted {
+		nth = ne.Step
+	}
 	for _, rc := range rcs {
-		d, err := e.notification(ev, inq, rc, reason, ne.Reminder, ne.Added)
+		d, err := e.notification(ev, inq, rc, reason, nth, ne.Added)
 		if err != nil {
 			return nil, err
 		}
@@ -258,7 +265,7 @@ func notificationID(inquiry int64, rc recipient, reason hitl.NotifyReason, n int
 }
 
 // notification makes the delivery of one message.
-func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, reason hitl.NotifyReason, reminder int, added []string) (*hitl.Delivery, error) {
+func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, reason hitl.NotifyReason, nth int, added []string) (*hitl.Delivery, error) {
 	now := e.clock()
 	base := strings.TrimRight(e.notify.PublicURL, "/")
 	n := hitl.Notification{
@@ -267,7 +274,7 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		InboxURL: base + "/inquiries/" + strconv.FormatInt(inq.ID, 10),
 	}
 	if reason == hitl.ReasonReminder {
-		n.Reminder = reminder
+		n.Reminder = nth
 	}
 	if reason == hitl.ReasonEscalation {
 		n.Added = added
@@ -293,7 +300,7 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		target, url = rc.name, rc.address
 	}
 	return &hitl.Delivery{
-		ID: notificationID(inq.ID, rc, reason, n.Reminder), Kind: hitl.DeliveryNotification, URL: url, Target: target,
+		ID: notificationID(inq.ID, rc, reason, nth), Kind: hitl.DeliveryNotification, URL: url, Target: target,
 		EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID, Session: ev.Session,
 		Channel: rc.channel, Recipient: rc.name, Address: rc.address, Reason: reason, Payload: body,
 		Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,

@@ -212,3 +212,39 @@ func TestParseDestinationsSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutingFollowsAChain: a chain's next step is notified when the step before approves,
+// not before; its people each get one message of reason created.
+func TestRoutingFollowsAChain(t *testing.T) {
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(st, engine.Options{Notify: engine.NotifyOptions{Channels: []string{hitl.ChannelEmail}, PublicURL: "https://hitl.example"}})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Stop(); st.Close() }()
+	for _, name := range []string{"sam", "fay"} {
+		if _, err := e.PutPerson(ctx, admin, name, &hitl.PersonRequest{Email: name + "@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Pay?", RequestType: hitl.RequestApproval,
+		Steps: []hitl.ApprovalStep{{AssignedTo: []string{"sam"}}, {AssignedTo: []string{"fay"}}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if !testserver.WaitFor(10*time.Second, func() bool { got = notifications(t, st, inq.ID); return len(got) == 1 }) || got[0] != "created email sam@example.com" {
+		t.Fatalf("before step 1 approves: %v", got)
+	}
+	sam := &hitl.Principal{Name: "sam", Roles: []string{hitl.RoleResponder}}
+	if _, err := e.Respond(ctx, sam, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`)}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"created email fay@example.com", "created email sam@example.com"}
+	if !testserver.WaitFor(10*time.Second, func() bool { got = notifications(t, st, inq.ID); return slices.Equal(got, want) }) {
+		t.Fatalf("after step 1 approves: %v, want %v", got, want)
+	}
+}

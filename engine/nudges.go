@@ -95,6 +95,29 @@ type timers struct {
 	EscalateAfter  *hitl.Duration `json:"escalate_after"`
 	EscalatedAt    *time.Time     `json:"escalated_at"`
 	CreatedAt      time.Time      `json:"created_at"`
+	// Claim is the claim that a claim, release or chain step leaves.
+	Claim *hitl.InquiryClaim `json:"claim"`
+}
+
+func timersOf(inq *hitl.Inquiry) timers {
+	return timers{TimeoutAt: inq.TimeoutAt, NextReminderAt: inq.NextReminderAt, EscalateAfter: inq.EscalateAfter,
+		EscalatedAt: inq.EscalatedAt, CreatedAt: inq.CreatedAt, Claim: inq.Claim}
+}
+
+// keepTimers holds every timer of a pending inquiry whose deadline or claim may have changed:
+// a chain's next step has a deadline of its own, a claim expires.
+func (e *Engine) keepTimers(id int64, t timers) {
+	if t.TimeoutAt != nil {
+		e.deadlines.add(id, *t.TimeoutAt)
+	} else {
+		e.deadlines.remove(id)
+	}
+	e.keepNudge(id, t.nextNudge())
+	if t.Claim != nil {
+		e.claims.add(id, t.Claim.ExpiresAt)
+	} else {
+		e.claims.remove(id)
+	}
 }
 
 func (t timers) nextNudge() *time.Time {

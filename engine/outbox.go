@@ -242,8 +242,8 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 				}
 			}
 		}
-		if ev.Type == hitl.EventInquiryReminded || ev.Type == hitl.EventInquiryEscalated {
-			continue // reminders are for people: a resume callback wakes its agent for the inquiry's changes of state
+		if slices.Contains(hitl.PendingChanges, ev.Type) {
+			continue // reminders, votes and claims are for people: a resume callback wakes its agent for the inquiry's changes of state
 		}
 		if ev.Type == hitl.EventInquiryResumed {
 			continue // the agent's own receipt: a callback about it would make another

@@ -147,14 +147,15 @@ func (e *Engine) DeleteTemplate(ctx context.Context, p *hitl.Principal, name str
 
 // fieldsTogether are the fields of a request that are replaced together: giving one of them
 // when asking with a template replaces the template's others as well, since they describe one
-// thing (a deadline, the shape of the answer, an escalation, a fallback) and the template's
-// other half would contradict the request's (timeout_seconds beside timeout_at, options
-// beside response_schema).
+// thing (a deadline, the shape of the answer, an escalation, a fallback, how votes are
+// counted) and the template's other half would contradict the request's (timeout_seconds
+// beside timeout_at, options beside response_schema, steps beside quorum).
 var fieldsTogether = [][]string{
 	{"timeout_seconds", "timeout_at"},
 	{"response_schema", "options", "multiple"},
 	{"escalate_after", "escalate_to"},
 	{"fallback_policy", "fallback_value"},
+	{"quorum", "steps"},
 }
 
 // fromTemplate returns the request that a request naming a template stands for: the

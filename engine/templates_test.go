@@ -87,6 +87,19 @@ func TestAskWithTemplate(t *testing.T) {
 		t.Fatalf("explicit prompt: %+v, %v", inq, err)
 	}
 
+	// How votes are counted is one thing: steps in the request replace the template's quorum.
+	putTemplate(t, e, "two-approvers", hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{Prompt: "Grant {{.role}}?",
+		RequestType: hitl.RequestApproval, Quorum: &hitl.Quorum{Required: 2}}})
+	inq, _, err = e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Template: "two-approvers", Vars: json.RawMessage(`{"role":"admin"}`),
+		Steps: []hitl.ApprovalStep{{AssignedTo: hitl.Assignees{"ada"}, Required: 1}, {AssignedTo: hitl.Assignees{"bob"}, Required: 1}}}, "")
+	if err != nil || inq.Quorum != nil || len(inq.Steps) != 2 || inq.Prompt != "Grant admin?" {
+		t.Fatalf("steps over the template's quorum: %+v %v", inq, err)
+	}
+	if inq, _, err = e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Template: "two-approvers", Vars: json.RawMessage(`{"role":"dba"}`)}, ""); err != nil ||
+		inq.Quorum == nil || inq.Quorum.Required != 2 {
+		t.Fatalf("the template's quorum: %+v %v", inq, err)
+	}
+
 	// Vars that do not fit vars_schema: every problem, under /vars.
 	_, _, err = e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Template: "deploy-approval", Vars: json.RawMessage(`{"version":"2.5"}`)}, "")
 	if hitl.ErrorCode(err) != hitl.EInvalid || !slices.Contains(fieldPaths(err), "/vars/version") || !slices.Contains(fieldPaths(err), "/vars/service") ||

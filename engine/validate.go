@@ -251,6 +251,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 
 	checkNudges(&bad, req, escalateTo, inq, now)
+	checkApprovals(&bad, req, inq, now)
 
 	// What the answer must look like.
 	options := req.Options
@@ -301,6 +302,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		inq.FallbackValue = nil
 	}
 	if err := bad.err("invalid inquiry"); err != nil {
+		return nil, err
+	}
+	if err := e.pickFromPool(ctx, inq); err != nil {
 		return nil, err
 	}
 	return inq, nil
@@ -408,8 +412,8 @@ func checkAssignees(bad *problems, path string, as []string, most int) {
 		if _, unknown := hitl.IdentityOf(a); unknown {
 			continue // reported by resolveIdentities
 		}
-		if !namePattern.MatchString(strings.TrimPrefix(a, "group:")) {
-			bad.add(fmt.Sprintf("%s/%d", path, i), "must be a principal name or group:NAME (letters, digits, . _ @ -)")
+		if !namePattern.MatchString(strings.TrimPrefix(strings.TrimPrefix(a, "group:"), hitl.PoolPrefix)) {
+			bad.add(fmt.Sprintf("%s/%d", path, i), "must be a principal name, group:NAME or pool:NAME (letters, digits, . _ @ -)")
 		}
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(as)))) != len(as) {

@@ -19,6 +19,7 @@ import (
 var webhookEventTypes = []string{
 	hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
 	hitl.EventInquiryReminded, hitl.EventInquiryEscalated, hitl.EventInquiryResumed,
+	hitl.EventInquiryVoted, hitl.EventInquiryStepCompleted, hitl.EventInquiryClaimed, hitl.EventInquiryReleased, hitl.EventInquiryAssigned,
 	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled,
 	hitl.EventIntentSuspended, hitl.EventIntentResumed,
 }

@@ -290,6 +290,36 @@ func (s *Server) cancelInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquir
 	return s.engine.Cancel(r.Context(), p, id, req.Reason)
 }
 
+// claim takes the inquiry of the path for the caller ({"ttl_seconds"} optional).
+func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	id, err := inquiryID(r)
+	if err != nil {
+		return err
+	}
+	var req hitl.ClaimRequest
+	if err := decodeOptional(r, &req); err != nil {
+		return err
+	}
+	inq, err := s.engine.Claim(r.Context(), p, id, req.TTLSeconds)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, inq)
+}
+
+// release gives the claim on the inquiry of the path back (its holder), or breaks it (an admin).
+func (s *Server) release(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	id, err := inquiryID(r)
+	if err != nil {
+		return err
+	}
+	inq, err := s.engine.Release(r.Context(), p, id)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, inq)
+}
+
 func (s *Server) wait(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	id, err := inquiryID(r)
 	if err != nil {

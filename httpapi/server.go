@@ -121,6 +121,8 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
 		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
+		{method: "POST", path: "/v1/inquiries/{id}/claim", h: s.claim},
+		{method: "DELETE", path: "/v1/inquiries/{id}/claim", h: s.release},
 		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},
 		{method: "GET", path: "/v1/inquiries/{id}/notifications", query: noQuery, h: s.listNotifications},
 

@@ -49,6 +49,7 @@ func (h *Handler) linkPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d := h.newInquiryData(who, inq, newAnswerForm(inq, linkTarget(r), preselected(r.URL.Query().Get("option")), nil))
 	d.Link, d.Done = who, r.URL.Query().Has("done")
+	h.addApprovals(r.Context(), who, d, "")
 	h.render(w, r, http.StatusOK, "link", &layout{Title: short(inq.Prompt, 60)}, d)
 }
 
@@ -92,5 +93,6 @@ func (h *Handler) linkAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.Link = who
+	h.addApprovals(r.Context(), who, d, "")
 	h.render(w, r, status, "link", &layout{Title: short(inq.Prompt, 60)}, d)
 }

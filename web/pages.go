@@ -90,10 +90,16 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if pendingForMe > 0 {
 		title = fmt.Sprintf("(%d) Inbox", pendingForMe)
 	}
-	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Stream: "type=inquiry.created,inquiry.responded,inquiry.timeout,inquiry.cancelled", Seq: seq},
+	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Stream: listStream, Seq: seq},
 		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
 			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != ""})
 }
+
+// listStream follows what changes the lists: inquiries asked and ended, and the changes of
+// pending ones that move them between people or change their line (votes, the steps of a
+// chain, claims, pools, escalations).
+var listStream = "type=inquiry.created,inquiry.responded,inquiry.timeout,inquiry.cancelled," +
+	"inquiry.voted,inquiry.step_completed,inquiry.claimed,inquiry.released,inquiry.assigned,inquiry.escalated"
 
 // defaultTab is the list the inbox opens on: what waits for a responder who has inquiries
 // assigned to them, else everything pending (an admin oversees it all).
@@ -129,6 +135,9 @@ type inquiryData struct {
 	Done    bool            // on an answer-link page: the answer was just recorded
 	// Notified says whom the inquiry's notifications reached, by which channel, how far.
 	Notified []notified
+	// Votes of a quorum or a chain; Claim of a question one person answers (approvals.go).
+	Votes *votesView
+	Claim *claimView
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
@@ -222,6 +231,7 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
 	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
+	h.addApprovals(r.Context(), v.Principal, d, v.CSRF)
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
 	h.render(w, r, status, "inquiry", l, d)
 }
@@ -293,9 +303,7 @@ func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, 
 	}
 	var he *hitl.Error
 	if errors.As(err, &he) && he.Code == hitl.EConflict && he.Inquiry != nil {
-		d := h.newInquiryData(p, he.Inquiry, nil)
-		d.Notice = lateNotice(he.Inquiry)
-		return http.StatusConflict, d
+		return http.StatusConflict, h.conflicted(p, he, to, r.PostForm)
 	}
 	if errors.As(err, &he) && he.Code == hitl.EForbidden {
 		d := h.newInquiryData(p, inq, nil)

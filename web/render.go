@@ -25,7 +25,7 @@ func parsePages() map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {
 		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles,
-			"templates/layout.html", "templates/parts.html", "templates/"+name+".html"))
+			"templates/layout.html", "templates/parts*.html", "templates/"+name+".html"))
 	}
 	return pages
 }

@@ -195,12 +195,16 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 		r.explainWithHint(ctx, envelopeFrom, msg.Header, inq, problems)
 		return nil
 	}
-	_, err = r.answerer.Respond(ctx, who, inq.ID, req)
+	answered, err := r.answerer.Respond(ctx, who, inq.ID, req)
 	var he *hitl.Error
 	errors.As(err, &he)
 	switch hitl.ErrorCode(err) {
 	case "":
 		r.log.Info("an inquiry was answered by email", "inquiry_id", inq.ID, "by", who.Name)
+		if words := answered.VoteRecordedInWords(who.Name); words != "" {
+			// A vote that did not decide: nothing else tells the person it counted.
+			r.explain(ctx, envelopeFrom, msg.Header, words)
+		}
 		return nil
 	case hitl.EInvalid, hitl.EInvalidResponse:
 		problems = nil
@@ -219,6 +223,10 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 	case hitl.EConflict:
 		if he.Inquiry != nil {
 			inq = he.Inquiry
+		}
+		if inq.Status == hitl.StatusPending { // a vote cast already, or someone else's claim
+			r.explain(ctx, envelopeFrom, msg.Header, "Your reply was not recorded: "+sentence(he.Message))
+			return nil
 		}
 		r.explain(ctx, envelopeFrom, msg.Header, closedWords(inq))
 		return nil

@@ -122,7 +122,31 @@ func questionBlocks(inq *hitl.Inquiry, reason Reason) []slackapi.Block {
 	if fields := contextFields(inq); len(fields) > 0 {
 		blocks = append(blocks, slackapi.NewSectionBlock(nil, fields, nil))
 	}
+	if line := votesLine(inq); line != "" {
+		blocks = append(blocks, slackapi.NewContextBlock("", mrkdwn(line)))
+	}
 	return blocks
+}
+
+// votesLine says where a pending quorum or chain stands and who voted: "1 of 2 approvals:
+// alice approved". "" for anything else: a final inquiry's outcome says how it ended.
+func votesLine(inq *hitl.Inquiry) string {
+	if !inq.IsVote() || inq.Status.Final() {
+		return ""
+	}
+	var cast []string
+	for _, v := range inq.VotesIn(inq.CurrentStep) {
+		word := " rejected"
+		if v.Approved {
+			word = " approved"
+		}
+		cast = append(cast, escape(v.By)+word)
+	}
+	line := escape(inq.ProgressInWords())
+	if len(cast) > 0 {
+		line += ": " + strings.Join(cast, ", ")
+	}
+	return cut(":ballot_box_with_check: "+line, maxSectionText)
 }
 
 // contextFields summarise who asks, the deadline and the first few context values; the inbox

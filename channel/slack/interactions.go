@@ -196,7 +196,7 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 		h.client.tell(ctx, channel, user, refusal(p, c.id, err))
 		return
 	}
-	h.answered(ctx, inq, channel, user, msg, ephemeral)
+	h.answered(ctx, inq, p.Name, channel, user, msg, ephemeral)
 }
 
 // person is the hitl person behind a Slack user, or the refusal to show them ("" with a person).
@@ -218,6 +218,8 @@ func (h *handler) person(ctx context.Context, slackUser string) (*hitl.Principal
 func refusal(p *hitl.Principal, id int64, err error) string {
 	var he *hitl.Error
 	switch {
+	case errors.As(err, &he) && he.Code == hitl.EConflict && he.Inquiry != nil && he.Inquiry.Status == hitl.StatusPending:
+		return "Nothing was recorded: " + strings.TrimSuffix(he.Message, ".") + "." // a vote cast already, or someone else's claim
 	case errors.As(err, &he) && he.Code == hitl.EConflict && he.Inquiry != nil:
 		return "Nothing was recorded: " + finalWords(he.Inquiry) + "."
 	case hitl.ErrorCode(err) == hitl.ENotFound:
@@ -241,9 +243,15 @@ func finalWords(inq *hitl.Inquiry) string {
 
 // answered shows the outcome where the person clicked: the message is updated for everyone
 // in the conversation (the dispatcher updates the inquiry's other messages), or, in an
-// ephemeral list, the person is told.
-func (h *handler) answered(ctx context.Context, inq *hitl.Inquiry, channel, user string, msg Ref, ephemeral bool) {
-	if ephemeral || msg.IsZero() {
+// ephemeral list, the person is told. A vote that did not decide is told to its voter, with
+// where the vote stands, and the message shows the votes so far.
+func (h *handler) answered(ctx context.Context, inq *hitl.Inquiry, by, channel, user string, msg Ref, ephemeral bool) {
+	if words := inq.VoteRecordedInWords(by); words != "" {
+		h.client.tell(ctx, channel, user, words)
+		if ephemeral || msg.IsZero() {
+			return
+		}
+	} else if ephemeral || msg.IsZero() {
 		h.client.tell(ctx, channel, user, fmt.Sprintf("Recorded your answer to inquiry %d: %s", inq.ID, answerWords(inq)))
 		return
 	}

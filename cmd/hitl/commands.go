@@ -415,6 +415,39 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 			line("Escalation", fmt.Sprintf("to %s when nobody has answered %s after it was asked", to, inq.EscalateAfter))
 		}
 	}
+	if inq.Pool != "" {
+		line("Pool", "picked from the group "+inq.Pool)
+	}
+	if inq.Quorum != nil {
+		line("Quorum", fmt.Sprintf("%d approvals; ended by %s", inq.Quorum.Required, inq.Quorum.Reject.Words()))
+	}
+	for i, st := range inq.Steps {
+		state := "waiting"
+		switch {
+		case st.CompletedAt != nil:
+			state = "approved at " + st.CompletedAt.Format(time.RFC3339)
+		case i+1 == inq.CurrentStep && inq.Status == hitl.StatusPending:
+			state = "now"
+		case st.StartedAt != nil:
+			state = "ended"
+		}
+		line(fmt.Sprintf("Step %d", i+1), fmt.Sprintf("%s, %d approval(s): %s", hitl.AssigneesInWords(st.AssignedTo), st.Required, state))
+	}
+	if inq.Status == hitl.StatusPending {
+		line("Votes", inq.ProgressInWords())
+		line("Claim", inq.ClaimInWords(time.Now()))
+	}
+	for _, v := range inq.Votes {
+		word := "rejected"
+		if v.Approved {
+			word = "approved"
+		}
+		vote := v.By + " " + word + " at " + v.At.Format(time.RFC3339)
+		if v.Comment != "" {
+			vote += ": " + v.Comment
+		}
+		line("Vote", vote)
+	}
 	if inq.RespondedBy != nil {
 		line("Answered by", *inq.RespondedBy+" at "+inq.RespondedAt.Format(time.RFC3339))
 	}
@@ -626,6 +659,46 @@ func cancelCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "why, for the agent and the record")
+	return cmd
+}
+
+func claimCmd() *cobra.Command {
+	var (
+		ttl     time.Duration
+		release bool
+	)
+	cmd := &cobra.Command{
+		Use:   "claim ID",
+		Short: "Take an inquiry to answer it, so nobody else answers meanwhile (or give it back with --release)",
+		Long: `Claim an inquiry you may answer: until the claim expires (--ttl, default 15m), you answer
+or you release it, others who answer get "claimed by you until ...". Claiming again extends
+the claim. --release gives it back; an admin's --release breaks anyone's claim.`,
+		Args: exactArgs(1, "an inquiry id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, c, err := inquiryClient(args[0])
+			if err != nil {
+				return err
+			}
+			if release {
+				if _, err := c.Release(cmd.Context(), id); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d released.\n", id)
+				return nil
+			}
+			if ttl != 0 && ttl < time.Second {
+				return usagef("--ttl %s: want at least 1s, like 30m", ttl)
+			}
+			inq, err := c.Claim(cmd.Context(), id, ttl)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d %s.\n", id, inq.ClaimInWords(time.Now()))
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&ttl, "ttl", 0, "how long the claim holds, like 30m (default 15m, at most 24h)")
+	cmd.Flags().BoolVar(&release, "release", false, "give the claim back instead")
 	return cmd
 }
 

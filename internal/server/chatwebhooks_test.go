@@ -34,7 +34,7 @@ func TestChatWebhooksPostToRealReceivers(t *testing.T) {
 		must(t, err)
 		hooks[kind] = w
 	}
-	if hooks[hitl.ChatTeams].Events[0] != hitl.EventInquiryCreated || len(hooks[hitl.ChatSlack].Events) != 6 {
+	if hooks[hitl.ChatTeams].Events[0] != hitl.EventInquiryCreated || len(hooks[hitl.ChatSlack].Events) != 7 {
 		t.Fatalf("events: teams %v, slack %v", hooks[hitl.ChatTeams].Events, hooks[hitl.ChatSlack].Events)
 	}
 	agent := e.principal("bot", []string{"agent"})

@@ -78,7 +78,7 @@ func inquiryWhere(f hitl.InquiryFilter) *where {
 		w.add(`i.prompt ILIKE ` + w.arg(likePattern(f.Text)) + ` ESCAPE '\'`)
 	}
 	if len(f.AssignedTo) > 0 {
-		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee = ANY (" + w.arg(f.AssignedTo) + "))")
+		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND NOT a.earlier AND a.assignee = ANY (" + w.arg(f.AssignedTo) + "))")
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
 		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = " + w.arg(k) + " AND m.value = " + w.arg(f.Metadata[k]) + ")")
@@ -143,6 +143,34 @@ func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
 	return s.timers(ctx, "reminders", `SELECT id, LEAST(next_reminder_at, escalate_at) FROM inquiries
 		WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+}
+
+func (s *Store) PendingClaims(ctx context.Context) ([]hitl.Deadline, error) {
+	return s.timers(ctx, "claims", "SELECT id, claim_expires_at FROM inquiries WHERE status = 'pending' AND claim_expires_at IS NOT NULL")
+}
+
+func (s *Store) AssigneeLoads(ctx context.Context, names []string) (map[string]hitl.AssigneeLoad, error) {
+	out := map[string]hitl.AssigneeLoad{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT a.assignee, COUNT(*) FILTER (WHERE i.status = 'pending'), MAX(i.created_at)
+		FROM inquiry_assignees a JOIN inquiries i ON i.id = a.inquiry_id
+		WHERE NOT a.earlier AND a.assignee = ANY($1) GROUP BY a.assignee`, names)
+	if err != nil {
+		return nil, dbError(err, "assignee loads")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var load hitl.AssigneeLoad
+		if err := rows.Scan(&name, &load.Pending, &load.LastAssignedAt); err != nil {
+			return nil, err
+		}
+		load.LastAssignedAt = load.LastAssignedAt.UTC()
+		out[name] = load
+	}
+	return out, dbError(rows.Err(), "assignee loads")
 }
 
 // timers reads (inquiry id, time) rows.

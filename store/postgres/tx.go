@@ -279,6 +279,34 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	return dbError(t.SendBatch(b), "inquiry assignees")
 }
 
+func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	var claimExpires *time.Time
+	if inq.Claim != nil {
+		claimExpires = &inq.Claim.ExpiresAt
+	}
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE inquiries SET timeout_at = $1, next_reminder_at = $2, escalate_at = $3, claim_expires_at = $4,
+		unassigned = $5, updated_at = $6, doc = $7 WHERE id = $8 AND status = 'pending'`,
+		inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), claimExpires, len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc), inq.ID)
+	// Those no longer assigned stay, as earlier assignees; the current ones are (again) assigned.
+	b.Queue("UPDATE inquiry_assignees SET earlier = true WHERE inquiry_id = $1", inq.ID)
+	for _, a := range inq.AssignedTo {
+		b.Queue(`INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ($1, $2)
+			ON CONFLICT (assignee, inquiry_id) DO UPDATE SET earlier = false`, a, inq.ID)
+	}
+	br := t.send(b)
+	tag, err := br.Exec()
+	if err := oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)); err != nil {
+		br.Close()
+		return err
+	}
+	return dbError(br.Close(), "inquiry assignees")
+}
+
 func (t *txn) MarkInquiryResumed(inq *hitl.Inquiry) error {
 	doc, err := json.Marshal(inq)
 	if err != nil {

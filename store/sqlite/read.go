@@ -115,7 +115,7 @@ func inquiryWhere(f hitl.InquiryFilter) where {
 		w.add(`i.prompt LIKE ? ESCAPE '\'`, likePattern(f.Text))
 	}
 	if len(f.AssignedTo) > 0 {
-		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
+		w.add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.earlier = 0 AND a.assignee IN ("+placeholders(len(f.AssignedTo))+"))", anyArgs(f.AssignedTo)...)
 	}
 	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) { // one SQL text per filter
 		w.add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = ? AND m.value = ?)", k, f.Metadata[k])
@@ -187,6 +187,41 @@ func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
 	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
 		return s.timers(ctx, "reminders", `SELECT id, MIN(COALESCE(next_reminder_at, escalate_at), COALESCE(escalate_at, next_reminder_at))
 			FROM inquiries WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+	})
+}
+
+func (s *Store) PendingClaims(ctx context.Context) ([]hitl.Deadline, error) {
+	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
+		return s.timers(ctx, "claims", "SELECT id, claim_expires_at FROM inquiries WHERE status = 'pending' AND claim_expires_at IS NOT NULL")
+	})
+}
+
+func (s *Store) AssigneeLoads(ctx context.Context, names []string) (map[string]hitl.AssigneeLoad, error) {
+	out := map[string]hitl.AssigneeLoad{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	return onReader(s, ctx, func() (map[string]hitl.AssigneeLoad, error) {
+		rows, err := s.read.QueryContext(ctx, `SELECT a.assignee, SUM(i.status = 'pending'), MAX(i.created_at)
+			FROM inquiry_assignees a JOIN inquiries i ON i.id = a.inquiry_id
+			WHERE a.earlier = 0 AND a.assignee IN (`+placeholders(len(names))+`) GROUP BY a.assignee`, args...)
+		if err != nil {
+			return nil, dbError(err, "assignee loads")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name string
+			var pending, last int64
+			if err := rows.Scan(&name, &pending, &last); err != nil {
+				return nil, err
+			}
+			out[name] = hitl.AssigneeLoad{Pending: int(pending), LastAssignedAt: fromMicros(last)}
+		}
+		return out, dbError(rows.Err(), "assignee loads")
 	})
 }
 

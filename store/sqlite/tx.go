@@ -160,6 +160,35 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	return t.insertAssignees(inq.ID, inq.AssignedTo)
 }
 
+func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	var claimExpires *time.Time
+	if inq.Claim != nil {
+		claimExpires = &inq.Claim.ExpiresAt
+	}
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET timeout_at = ?, next_reminder_at = ?, escalate_at = ?, claim_expires_at = ?,
+		unassigned = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'`,
+		nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()), nullMicros(claimExpires),
+		boolInt(len(inq.AssignedTo) == 0), micros(inq.UpdatedAt), doc, inq.ID)
+	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)); err != nil {
+		return err
+	}
+	// Those no longer assigned stay, as earlier assignees; the current ones are (again) assigned.
+	if _, err := t.tx.ExecContext(t.ctx, "UPDATE inquiry_assignees SET earlier = 1 WHERE inquiry_id = ?", inq.ID); err != nil {
+		return dbError(err, "assignee")
+	}
+	for _, a := range inq.AssignedTo {
+		if _, err := t.tx.ExecContext(t.ctx, `INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES (?, ?)
+			ON CONFLICT (assignee, inquiry_id) DO UPDATE SET earlier = 0`, a, inq.ID); err != nil {
+			return dbError(err, "assignee")
+		}
+	}
+	return nil
+}
+
 func (t *txn) MarkInquiryResumed(inq *hitl.Inquiry) error {
 	doc, err := json.Marshal(inq)
 	if err != nil {

@@ -46,6 +46,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Identities":              testIdentities,
 		"Executions":              testExecutions,
 		"ResumedOnce":             testResumedOnce,
+		"UpdatePending":           testUpdatePending,
+		"AssigneeLoads":           testAssigneeLoads,
 		"Templates":               testTemplates,
 	}
 	for name, fn := range tests {
@@ -772,4 +774,71 @@ func testLockPending(t *testing.T, s hitl.Store) {
 		}
 		return nil
 	}))
+}
+
+// testUpdatePending: a vote, a chain's next step or a claim rewrites a pending inquiry whole:
+// its deadline and claim timers follow, its assignees only grow (those of earlier steps keep
+// seeing it), and a final inquiry is not rewritten.
+func testUpdatePending(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	deadline := base.Add(time.Hour)
+	a := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) {
+		i.RequestType, i.TimeoutAt = hitl.RequestApproval, &deadline
+		i.Steps = []hitl.ApprovalStep{{AssignedTo: []string{"group:sre"}, Required: 1}, {AssignedTo: []string{"group:finance"}, Required: 1}}
+		i.CurrentStep, i.AssignedTo = 1, []string{"group:sre"}
+	}))
+	next := *a
+	sooner, expires := base.Add(10*time.Minute), base.Add(5*time.Minute)
+	next.CurrentStep, next.AssignedTo, next.TimeoutAt = 2, []string{"group:finance"}, &sooner
+	next.Votes = []hitl.Vote{{By: "sam", Approved: true, At: base, Step: 1}}
+	next.Claim = &hitl.InquiryClaim{By: "fay", At: base, ExpiresAt: expires}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.UpdatePendingInquiry(&next) }))
+	got, err := s.Inquiry(ctx, a.ID)
+	must(t, err)
+	if got.CurrentStep != 2 || len(got.Votes) != 1 || got.Claim == nil || got.Claim.By != "fay" {
+		t.Fatalf("after the update: %+v", got)
+	}
+	ds, err := s.PendingDeadlines(ctx)
+	must(t, err)
+	if len(ds) != 1 || !ds[0].At.Equal(sooner) {
+		t.Fatalf("deadlines after the update: %+v", ds)
+	}
+	claims, err := s.PendingClaims(ctx)
+	must(t, err)
+	if len(claims) != 1 || claims[0].InquiryID != a.ID || !claims[0].At.Equal(expires) {
+		t.Fatalf("PendingClaims = %+v", claims)
+	}
+	for _, who := range []string{"group:sre", "group:finance"} {
+		if ids := list(t, s, hitl.InquiryFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{who}}}); !same(ids, []int64{a.ID}) {
+			t.Fatalf("%s sees %v", who, ids)
+		}
+	}
+	if ids := list(t, s, hitl.InquiryFilter{AssignedTo: []string{"group:sre"}, Visibility: hitl.Visibility{All: true}}); len(ids) != 0 {
+		t.Fatalf("still assigned to the earlier step's group: %v", ids)
+	}
+	if ids := list(t, s, hitl.InquiryFilter{AssignedTo: []string{"group:finance"}, Visibility: hitl.Visibility{All: true}}); !same(ids, []int64{a.ID}) {
+		t.Fatalf("assigned to the current step's group: %v", ids)
+	}
+	must(t, resolve(t, s, got, hitl.StatusResponded))
+	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.UpdatePendingInquiry(&next) }); code(err) != hitl.EConflict {
+		t.Fatalf("updating a final inquiry: %v, want conflict", err)
+	}
+	if claims, err = s.PendingClaims(ctx); err != nil || len(claims) != 0 {
+		t.Fatalf("PendingClaims of a final inquiry = %+v, %v", claims, err)
+	}
+}
+
+// testAssigneeLoads: pending inquiries per assignee by name, and the newest assignment.
+func testAssigneeLoads(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	insert(t, s, newInquiry(1, func(i *hitl.Inquiry) { i.AssignedTo = []string{"ann"} }))
+	done := insert(t, s, newInquiry(2, func(i *hitl.Inquiry) { i.AssignedTo = []string{"ann"} }))
+	insert(t, s, newInquiry(3, func(i *hitl.Inquiry) { i.AssignedTo = []string{"bob", "group:ops"} }))
+	must(t, resolve(t, s, done, hitl.StatusResponded))
+	loads, err := s.AssigneeLoads(ctx, []string{"ann", "bob", "cy"})
+	must(t, err)
+	if len(loads) != 2 || loads["ann"].Pending != 1 || !loads["ann"].LastAssignedAt.Equal(base.Add(2*time.Second)) ||
+		loads["bob"].Pending != 1 || !loads["bob"].LastAssignedAt.Equal(base.Add(3*time.Second)) {
+		t.Fatalf("AssigneeLoads = %+v", loads)
+	}
 }

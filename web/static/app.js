@@ -112,6 +112,7 @@
     source = new EventSource('/v1/events/stream?' + filter + '&after=' + encodeURIComponent(last));
     source.addEventListener('start', function () { say('Live', 'live'); retry = 1000; });
     ['inquiry.created', 'inquiry.responded', 'inquiry.timeout', 'inquiry.cancelled',
+      'inquiry.voted', 'inquiry.step_completed', 'inquiry.claimed', 'inquiry.released', 'inquiry.assigned', 'inquiry.escalated',
       'session.updated', 'session.completed', 'session.failed', 'session.cancelled'].forEach(function (type) {
       source.addEventListener(type, function (e) {
         if (e.lastEventId) last = e.lastEventId;

@@ -1,0 +1,271 @@
+package hitl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Approvals by several people: a quorum of votes, a chain of steps, a claim that keeps others
+// from answering while one person works on it, and pools that hand an inquiry to one member
+// of a group. The rules are the engine's; these are their shapes.
+
+// Events of approvals by several people and of claims. Each carries the inquiry after the
+// change (Data), plus what the change was.
+const (
+	// EventInquiryVoted: a vote that did not decide the inquiry (Data: the inquiry and "vote").
+	// The vote that decides it is in the inquiry.responded event's response.
+	EventInquiryVoted = "inquiry.voted"
+	// EventInquiryStepCompleted: a step of a chain approved, and the next one began (Data: the
+	// inquiry, "step", the number of the step completed, and "added", the next step's assignees).
+	EventInquiryStepCompleted = "inquiry.step_completed"
+	// EventInquiryClaimed and EventInquiryReleased: someone took the inquiry to answer it, and
+	// gave it back, or their claim expired or an admin broke it (Data: the inquiry and "claim",
+	// and for a release "reason": released, expired or broken).
+	EventInquiryClaimed  = "inquiry.claimed"
+	EventInquiryReleased = "inquiry.released"
+	// EventInquiryAssigned: a pool picked the person to answer (Data: the inquiry, "pool" and
+	// "assigned", the person picked).
+	EventInquiryAssigned = "inquiry.assigned"
+)
+
+// PendingChanges are the events that change a pending inquiry without resolving it: they are
+// for people and screens; a resume callback wakes its agent for changes of state only.
+var PendingChanges = []string{EventInquiryReminded, EventInquiryEscalated, EventInquiryVoted, EventInquiryStepCompleted,
+	EventInquiryClaimed, EventInquiryReleased, EventInquiryAssigned}
+
+// PoolPrefix marks an assignee entry that names a pool: one member of the group is picked.
+const PoolPrefix = "pool:"
+
+// Quorum asks for several approvals: Required distinct people must approve; Reject says how
+// many rejections end it.
+type Quorum struct {
+	Required int        `json:"required"`
+	Reject   RejectRule `json:"reject"`
+}
+
+// RejectRule is when rejections end a vote: "any" (the first one, the default), "majority"
+// (more than half of the people who may vote), or a number of rejections.
+type RejectRule struct {
+	Majority bool
+	// Count is the number of rejections that end it; 1 is "any".
+	Count int
+}
+
+// MarshalJSON writes "any", "majority" or the number.
+func (r RejectRule) MarshalJSON() ([]byte, error) {
+	switch {
+	case r.Majority:
+		return []byte(`"majority"`), nil
+	case r.Count <= 1:
+		return []byte(`"any"`), nil
+	}
+	return []byte(strconv.Itoa(r.Count)), nil
+}
+
+var errRejectRule = errors.New(`reject is "any", "majority" or a number of rejections (at least 1)`)
+
+// UnmarshalJSON reads "any", "majority" or a positive integer.
+func (r *RejectRule) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch string(b) {
+	case `"any"`, "null":
+		*r = RejectRule{Count: 1}
+		return nil
+	case `"majority"`:
+		*r = RejectRule{Majority: true}
+		return nil
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n < 1 {
+		return errRejectRule
+	}
+	*r = RejectRule{Count: n}
+	return nil
+}
+
+// Words says the rule as people read it: "the first rejection", "a majority of rejections",
+// "2 rejections".
+func (r RejectRule) Words() string {
+	switch {
+	case r.Majority:
+		return "rejections from a majority of those who may vote"
+	case r.Count <= 1:
+		return "the first rejection"
+	}
+	return fmt.Sprintf("%d rejections", r.Count)
+}
+
+// Vote is one person's answer to an approval that several people decide.
+type Vote struct {
+	By       string    `json:"by"`
+	Approved bool      `json:"approved"`
+	Comment  string    `json:"comment,omitempty"`
+	At       time.Time `json:"at"`
+	// Step is the number of the chain's step the vote was cast in (1, 2, ...); 0 outside chains.
+	Step int `json:"step,omitempty"`
+	// RelayedBy is the principal that carried the vote, when not its voter.
+	RelayedBy string `json:"relayed_by,omitempty"`
+}
+
+// VoteOutcome is the response of an inquiry that votes decided.
+type VoteOutcome struct {
+	Approved bool   `json:"approved"`
+	Votes    []Vote `json:"votes"`
+}
+
+// ApprovalStep is one step of a chain: its assignees, how many of them must approve, and how
+// long it may take. The chain fills in the times as it runs.
+type ApprovalStep struct {
+	AssignedTo     Assignees `json:"assigned_to"`
+	Required       int       `json:"required"`
+	TimeoutSeconds *int64    `json:"timeout_seconds,omitempty"`
+	// StartedAt is when the step became current (nil for steps not reached yet); TimeoutAt its
+	// deadline, from then; CompletedAt when it approved.
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	TimeoutAt   *time.Time `json:"timeout_at,omitempty"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+}
+
+// Claim says that one person is answering the inquiry: until it expires, or they release it
+// or answer, nobody else may answer.
+type InquiryClaim struct {
+	By        string    `json:"by"`
+	At        time.Time `json:"at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// ClaimRequest is the body of POST /v1/inquiries/{id}/claim; all of it is optional.
+type ClaimRequest struct {
+	TTLSeconds int64 `json:"ttl_seconds,omitempty"`
+}
+
+// Claimed reports whether c holds the inquiry at now.
+func (c *InquiryClaim) Claimed(now time.Time) bool { return c != nil && now.Before(c.ExpiresAt) }
+
+// IsVote tells whether the inquiry's answers are votes: a quorum or a chain.
+func (inq *Inquiry) IsVote() bool { return inq.Quorum != nil || len(inq.Steps) > 0 }
+
+// Step is the current step of a chain (nil outside chains or once it has ended).
+func (inq *Inquiry) Step() *ApprovalStep {
+	if inq.CurrentStep < 1 || inq.CurrentStep > len(inq.Steps) {
+		return nil
+	}
+	return &inq.Steps[inq.CurrentStep-1]
+}
+
+// Required is how many approvals the current vote needs: the quorum's, or the current step's.
+func (inq *Inquiry) Required() int {
+	if s := inq.Step(); s != nil {
+		return s.Required
+	}
+	if inq.Quorum != nil {
+		return inq.Quorum.Required
+	}
+	return 1
+}
+
+// VotesIn are the votes cast in a step (0: all of them, as in a quorum).
+func (inq *Inquiry) VotesIn(step int) []Vote {
+	var out []Vote
+	for _, v := range inq.Votes {
+		if step == 0 || v.Step == step {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// VoteOf is the vote a person cast in the current vote (the current step of a chain), nil
+// when they have not voted.
+func (inq *Inquiry) VoteOf(name string) *Vote {
+	for i, v := range inq.Votes {
+		if v.By == name && (len(inq.Steps) == 0 || v.Step == inq.CurrentStep) {
+			return &inq.Votes[i]
+		}
+	}
+	return nil
+}
+
+// Seen lists every entry that ever was among the inquiry's assignees: for a chain, those of
+// the steps reached so far, whose people keep seeing what they voted on.
+func (inq *Inquiry) Seen() []string {
+	if len(inq.Steps) == 0 {
+		return inq.AssignedTo
+	}
+	var out []string
+	for i, s := range inq.Steps {
+		if i >= inq.CurrentStep && inq.CurrentStep > 0 {
+			break
+		}
+		for _, a := range s.AssignedTo {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// ProgressInWords says where a vote stands: "1 of 2 approvals", "step 1 of 2 (the group
+// sre): 0 of 1 approvals"; "" for inquiries that one answer decides.
+func (inq *Inquiry) ProgressInWords() string {
+	if !inq.IsVote() {
+		return ""
+	}
+	approvals := 0
+	for _, v := range inq.VotesIn(inq.stepNumber()) {
+		if v.Approved {
+			approvals++
+		}
+	}
+	votes := fmt.Sprintf("%d of %d approvals", approvals, inq.Required())
+	if len(inq.Steps) == 0 || inq.Step() == nil {
+		return votes
+	}
+	return fmt.Sprintf("step %d of %d (%s): %s", inq.CurrentStep, len(inq.Steps), AssigneesInWords(inq.Step().AssignedTo), votes)
+}
+
+func (inq *Inquiry) stepNumber() int {
+	if len(inq.Steps) == 0 {
+		return 0
+	}
+	return inq.CurrentStep
+}
+
+// ClaimInWords says who holds the inquiry: "claimed by alice until 10:32 UTC"; "" when nobody
+// does at now.
+func (inq *Inquiry) ClaimInWords(now time.Time) string {
+	if !inq.Claim.Claimed(now) {
+		return ""
+	}
+	return "claimed by " + inq.Claim.By + " until " + inq.Claim.ExpiresAt.UTC().Format("15:04:05 UTC")
+}
+
+// PoolOf reads a pool:NAME entry.
+func PoolOf(entry string) (group string, ok bool) { return strings.CutPrefix(entry, PoolPrefix) }
+
+// VoteRecordedInWords tells the person by, whose vote on inq did not decide it, that the vote
+// counts and what the inquiry still waits for: "Your approval is recorded: 1 of 2 approvals;
+// inquiry 7 waits for the others." It is "" unless inq is a pending vote: once the votes
+// decide it, the inquiry's answer says how it ended.
+func (inq *Inquiry) VoteRecordedInWords(by string) string {
+	if !inq.IsVote() || inq.Status != StatusPending {
+		return ""
+	}
+	what := "vote"
+	for _, v := range slices.Backward(inq.Votes) {
+		if v.By == by {
+			what = "rejection"
+			if v.Approved {
+				what = "approval"
+			}
+			break
+		}
+	}
+	return fmt.Sprintf("Your %s is recorded: %s; inquiry %d waits for the others.", what, inq.ProgressInWords(), inq.ID)
+}

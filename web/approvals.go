@@ -1,0 +1,203 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/httpapi"
+)
+
+// What an inquiry page shows of approvals by several people: the votes of a quorum, the steps
+// of a chain and where it stands, the viewer's own vote in place of a form they can no longer
+// use, and the claim of a question one person answers, with its Claim / Release buttons.
+
+// The list pages say who holds a claim ("claimed by alice until 10:32:00 UTC"). Added here,
+// beside the rest of claims, rather than in render.go's map.
+func init() {
+	funcs["claimed"] = func(inq *hitl.Inquiry) string { return inq.ClaimInWords(time.Now()) }
+}
+
+// votesView is a quorum's or a chain's votes as the page shows them.
+type votesView struct {
+	// Progress: "1 of 2 approvals"; RejectRule, a quorum's, in words.
+	Progress   string
+	RejectRule string
+	Votes      []hitl.Vote // a quorum's
+	Steps      []stepView  // a chain's, in order
+	// Mine is the viewer's vote in the current vote, which they cannot change.
+	Mine *hitl.Vote
+	// Outcome is how the votes decided, once they did: "approved" or "rejected".
+	Outcome string
+}
+
+// stepView is one step of a chain: who approves it, how many, where it stands.
+type stepView struct {
+	N int
+	hitl.ApprovalStep
+	// State is done, current, rejected, ended (the chain ended here without an approval) or
+	// waiting; Approvals counts the step's approvals so far.
+	State     string
+	Approvals int
+	Votes     []hitl.Vote
+}
+
+func newVotesView(inq *hitl.Inquiry, viewer string) *votesView {
+	if !inq.IsVote() {
+		return nil
+	}
+	v := &votesView{Progress: inq.ProgressInWords()}
+	if inq.Quorum != nil {
+		v.RejectRule = inq.Quorum.Reject.Words()
+		v.Votes = inq.Votes
+	}
+	if inq.Status == hitl.StatusPending {
+		v.Mine = inq.VoteOf(viewer)
+	}
+	var o hitl.VoteOutcome
+	if inq.Status == hitl.StatusResponded && json.Unmarshal(inq.Response, &o) == nil {
+		v.Outcome = "rejected"
+		if o.Approved {
+			v.Outcome = "approved"
+		}
+	}
+	for i, s := range inq.Steps {
+		n := i + 1
+		sv := stepView{N: n, ApprovalStep: s, Votes: inq.VotesIn(n), State: "waiting"}
+		for _, vote := range sv.Votes {
+			if vote.Approved {
+				sv.Approvals++
+			}
+		}
+		switch {
+		case s.CompletedAt != nil:
+			sv.State = "done"
+		case n != inq.CurrentStep:
+		case inq.Status == hitl.StatusPending:
+			sv.State = "current"
+		case v.Outcome == "rejected":
+			sv.State = "rejected"
+		default:
+			sv.State = "ended" // timed out or cancelled in this step
+		}
+		v.Steps = append(v.Steps, sv)
+	}
+	return v
+}
+
+// claimView is the claim of a pending inquiry that one person answers: who holds it, in
+// words, and the buttons the viewer may use.
+type claimView struct {
+	Words string // "claimed by alice until 10:32:00 UTC"; "" when nobody holds it
+	// Claim, Release and Break post to the claim's routes; nil for buttons the viewer may not use.
+	Claim, Release, Break *formTarget
+}
+
+// addApprovals completes an inquiry page with what several people decide and claims, and
+// takes the answer form away from a viewer whose answer could not count: one that separation
+// of duties excludes (they read why instead) or one who already voted. csrf is the signed-in
+// viewer's form token, "" on an answer-link page (which offers no claims).
+func (h *Handler) addApprovals(ctx context.Context, p *hitl.Principal, d *inquiryData, csrf string) {
+	inq := d.Inquiry
+	d.Votes = newVotesView(inq, p.Name)
+	if inq.Status != hitl.StatusPending {
+		return
+	}
+	if d.Form != nil {
+		err := h.engine.Separated(ctx, inq, p.Name)
+		var he *hitl.Error
+		switch {
+		case errors.As(err, &he) && he.Code == hitl.EForbidden:
+			d.Form, d.Decline, d.Why = nil, nil, he.Message
+		case d.Votes != nil && d.Votes.Mine != nil:
+			d.Form = nil // the page says how they voted
+		}
+	}
+	if inq.IsVote() {
+		return
+	}
+	now := time.Now()
+	c := &claimView{Words: inq.ClaimInWords(now)}
+	if csrf != "" {
+		to := func(action string) *formTarget {
+			return &formTarget{Action: fmt.Sprintf("/inquiries/%d/%s", inq.ID, action), CSRF: csrf}
+		}
+		held := inq.Claim.Claimed(now)
+		switch {
+		case held && inq.Claim.By == p.Name:
+			c.Release = to("release")
+		case held && p.IsAdmin():
+			c.Break = to("release")
+		case !held && d.Form != nil:
+			c.Claim = to("claim")
+		}
+	}
+	if c.Words != "" || c.Claim != nil || c.Release != nil || c.Break != nil {
+		d.Claim = c
+	}
+}
+
+// conflicted is the page for an answer that a conflict refused: the inquiry as it ended when
+// another answer (or the deadline) came first; or, still pending, the form again with what
+// was entered and the reason in words: someone else holds a claim on it, or the person's vote
+// is in already and cannot change.
+func (h *Handler) conflicted(p *hitl.Principal, he *hitl.Error, to formTarget, entered url.Values) *inquiryData {
+	inq := he.Inquiry
+	if inq.Status != hitl.StatusPending {
+		d := h.newInquiryData(p, inq, nil)
+		d.Notice = lateNotice(inq)
+		return d
+	}
+	d := h.newInquiryData(p, inq, newAnswerForm(inq, to, entered, nil))
+	d.Notice = "Your answer was not recorded: " + he.Message + "."
+	return d
+}
+
+// claim serves POST /inquiries/{id}/claim: the viewer takes the inquiry to answer it.
+func (h *Handler) claim(w http.ResponseWriter, r *http.Request, v *viewer) {
+	h.changeClaim(w, r, v, "You did not claim it: ", func(ctx context.Context, id int64) error {
+		_, err := h.engine.Claim(ctx, v.Principal, id, 0)
+		return err
+	})
+}
+
+// release serves POST /inquiries/{id}/release: the holder gives the claim back, or an admin
+// breaks it.
+func (h *Handler) release(w http.ResponseWriter, r *http.Request, v *viewer) {
+	h.changeClaim(w, r, v, "The claim was not released: ", func(ctx context.Context, id int64) error {
+		_, err := h.engine.Release(ctx, v.Principal, id)
+		return err
+	})
+}
+
+// changeClaim runs a change of the claim and goes back to the inquiry; a change refused is
+// said in words on the inquiry's page as it now stands.
+func (h *Handler) changeClaim(w http.ResponseWriter, r *http.Request, v *viewer, refused string, change func(context.Context, int64) error) {
+	inq, ok := h.loadInquiry(w, r, v)
+	if !ok {
+		return
+	}
+	to := signedInTarget(inq, v)
+	err := change(r.Context(), inq.ID)
+	var he *hitl.Error
+	switch {
+	case err == nil:
+		http.Redirect(w, r, to.Action, http.StatusSeeOther)
+		return
+	case !errors.As(err, &he) || he.Code == hitl.EInternal || he.Code == hitl.EUnavailable || he.Code == hitl.ENotFound:
+		h.fail(w, r, v, err)
+		return
+	}
+	seq := h.startSeq(r.Context())
+	if now, err := h.engine.Inquiry(r.Context(), v.Principal, inq.ID); err == nil {
+		inq = now
+	}
+	d := h.newInquiryData(v.Principal, inq, newAnswerForm(inq, to, nil, nil))
+	d.Notice = refused + he.Message + "."
+	h.showInquiry(w, r, httpapi.Status(he.Code), v, seq, d)
+}
