@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"ResumedOnce":             testResumedOnce,
 		"UpdatePending":           testUpdatePending,
 		"AssigneeLoads":           testAssigneeLoads,
+		"AuditChain":              testAuditChain,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
