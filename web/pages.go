@@ -129,6 +129,7 @@ type inquiryData struct {
 	Done    bool            // on an answer-link page: the answer was just recorded
 	// Notified says whom the inquiry's notifications reached, by which channel, how far.
 	Notified []notified
+	Audit    string // how far the audit chain verifies (web/audit.go)
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
@@ -222,6 +223,7 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
 	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
+	d.Audit = h.auditLine(r.Context())
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
 	h.render(w, r, status, "inquiry", l, d)
 }
