@@ -90,3 +90,21 @@ func TestSignedHeadVerifiesWithThePublicKey(t *testing.T) {
 		t.Fatal("a short key was taken")
 	}
 }
+
+// BenchmarkChainOneEvent is what the audit chain adds to the writer for one event whose data
+// is a typical answered inquiry (about 1 KiB): its canonical JSON and its link.
+func BenchmarkChainOneEvent(b *testing.B) {
+	at := time.Now()
+	inq := &hitl.Inquiry{ID: 12345, Status: hitl.StatusResponded, Prompt: "Deploy api v2.5.0 to production? Check the dashboards first.",
+		RequestType: hitl.RequestApproval, CreatedBy: "deploy-bot", AssignedTo: []string{"alice", "group:sre"}, CreatedAt: at, UpdatedAt: at,
+		Context:  json.RawMessage(`{"version":"v2.5.0","target":"production","changes":["a","b","c"],"risk":0.42,"owner":{"name":"alice","team":"sre"}}`),
+		Response: json.RawMessage(`{"approved":true,"comment":"LGTM"}`)}
+	data, _ := json.Marshal(inq)
+	id := inq.ID
+	ev := &hitl.Event{ID: "0b6f2f7e-8a8e-4d1c-9a57-4c1d0e2f3a4b", Type: hitl.EventInquiryResponded, Time: at, InquiryID: &id, Actor: "alice", Data: data}
+	b.SetBytes(int64(len(data)))
+	var h Hash
+	for i := 0; b.Loop(); i++ {
+		h = Link(h, Canonicalize(ev), int64(i))
+	}
+}
