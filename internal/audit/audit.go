@@ -124,6 +124,26 @@ func Link(prev Hash, c Canonical, seq int64) Hash {
 	return out
 }
 
+// Rechain gives every event of a log its link, in seq order, from the genesis: page reads the
+// events after a seq (an empty page ends the log), and set stores the hash of one. The stores'
+// migrations chain the events written before the chain existed with it.
+func Rechain(page func(after int64) ([]*hitl.Event, error), set func(seq int64, h Hash) error) error {
+	head, after := Genesis, int64(0)
+	for {
+		evs, err := page(after)
+		if err != nil || len(evs) == 0 {
+			return err
+		}
+		for _, ev := range evs {
+			head = Link(head, Canonicalize(ev), ev.Seq)
+			if err := set(ev.Seq, head); err != nil {
+				return err
+			}
+		}
+		after = evs[len(evs)-1].Seq
+	}
+}
+
 // Break is where a chain stops holding: the first seq whose content, order or presence is
 // wrong, and what is wrong with it.
 type Break struct {

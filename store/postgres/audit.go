@@ -89,38 +89,28 @@ func addEventHashes(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, "ALTER TABLE events ADD COLUMN hash BYTEA"); err != nil {
 		return err
 	}
-	head := audit.Genesis
-	for after := int64(0); ; {
-		page, err := func() ([]chained, error) {
-			rows, err := tx.QueryContext(ctx, chainedQuery, after, chainPage)
+	err := audit.Rechain(func(after int64) ([]*hitl.Event, error) {
+		rows, err := tx.QueryContext(ctx, chainedQuery, after, chainPage)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var evs []*hitl.Event
+		for rows.Next() {
+			c, err := scanChained(rows)
 			if err != nil {
 				return nil, err
 			}
-			defer rows.Close()
-			var page []chained
-			for rows.Next() {
-				c, err := scanChained(rows)
-				if err != nil {
-					return nil, err
-				}
-				page = append(page, c)
-			}
-			return page, rows.Err()
-		}()
-		if err != nil {
-			return err
+			evs = append(evs, c.ev)
 		}
-		for _, c := range page {
-			head = audit.Link(head, audit.Canonicalize(c.ev), c.ev.Seq)
-			if _, err := tx.ExecContext(ctx, "UPDATE events SET hash = $1 WHERE seq = $2", head[:], c.ev.Seq); err != nil {
-				return err
-			}
-		}
-		if len(page) < chainPage {
-			break
-		}
-		after = page[len(page)-1].ev.Seq
+		return evs, rows.Err()
+	}, func(seq int64, h audit.Hash) error {
+		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = $1 WHERE seq = $2", h[:], seq)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	_, err := tx.ExecContext(ctx, "ALTER TABLE events ALTER COLUMN hash SET NOT NULL")
+	_, err = tx.ExecContext(ctx, "ALTER TABLE events ALTER COLUMN hash SET NOT NULL")
 	return err
 }

@@ -3,10 +3,8 @@ package postgres
 import (
 	"context"
 	"testing"
-	"time"
 
-	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/store/storetest"
 )
 
 // Migration 13 chains the events an older hitl wrote, so an upgraded database verifies, and
@@ -25,32 +23,17 @@ func TestEventsBeforeTheChainAreChainedByTheMigration(t *testing.T) {
 	if err := migrateTo(ctx, pool, 10); err != nil {
 		t.Fatal(err)
 	}
-	at := time.Date(2026, 11, 22, 10, 0, 0, 123456000, time.UTC)
-	one := int64(1)
-	for seq, ev := range []hitl.Event{
-		{ID: "old-1", Type: hitl.EventInquiryCreated, Time: at, InquiryID: &one, Actor: "agent", Data: []byte(`{"id":1,"status":"pending"}`)},
-		{ID: "old-2", Type: hitl.EventInquiryResponded, Time: at, InquiryID: &one, Actor: "alice", Data: []byte(`{"id":1,"status":"answered","response":{"approved":true}}`)},
-		{ID: "old-3", Type: hitl.EventSessionUpdated, Time: at, Session: "s1", Actor: "agent", Data: []byte(`{"key":"s1"}`)},
-	} {
+	for _, ev := range storetest.EventsBeforeTheChain() {
 		if _, err := pool.Exec(ctx, "INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-			seq+1, ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data)); err != nil {
+			ev.Seq, ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	pool.Close()
-
 	s, err := Open(ctx, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Update(ctx, func(tx hitl.Tx) error {
-		return tx.AppendEvent(&hitl.Event{ID: "new", Type: hitl.EventSessionUpdated, Time: at, Session: "s1", Actor: "agent", Data: []byte(`{}`)})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	v, err := audit.VerifyLog(ctx, s, audit.Published{Seq: 4})
-	if err != nil || v.Events != 4 {
-		t.Fatalf("an upgraded database: verified %d events, %v; want 4", v.Events, err)
-	}
+	storetest.CheckUpgradedChain(t, s)
 }

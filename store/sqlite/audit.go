@@ -131,21 +131,15 @@ func addEventHashes(ctx context.Context, tx *sql.Tx) error {
 	if _, err := tx.ExecContext(ctx, "ALTER TABLE events ADD COLUMN hash BLOB"); err != nil {
 		return err
 	}
-	head := audit.Genesis
-	for after := int64(0); ; {
+	return audit.Rechain(func(after int64) ([]*hitl.Event, error) {
 		page, err := readChained(ctx, tx, after, chainPage)
-		if err != nil {
-			return err
+		evs := make([]*hitl.Event, len(page))
+		for i, c := range page {
+			evs[i] = c.ev
 		}
-		for _, c := range page {
-			head = audit.Link(head, audit.Canonicalize(c.ev), c.ev.Seq)
-			if _, err := tx.ExecContext(ctx, "UPDATE events SET hash = ? WHERE seq = ?", head[:], c.ev.Seq); err != nil {
-				return err
-			}
-		}
-		if len(page) < chainPage {
-			return nil
-		}
-		after = page[len(page)-1].ev.Seq
-	}
+		return evs, err
+	}, func(seq int64, h audit.Hash) error {
+		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = ? WHERE seq = ?", h[:], seq)
+		return err
+	})
 }

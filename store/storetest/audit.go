@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/audit"
@@ -204,5 +205,33 @@ func rechain(t *testing.T, s hitl.Store, tp Tamperer) {
 	}
 	if _, err := audit.VerifyLog(context.Background(), s, audit.Published{}); err != nil {
 		t.Fatalf("the forged chain does not hold on its own: %v", err)
+	}
+}
+
+// EventsBeforeTheChain are events as a hitl without the audit chain wrote them: an inquiry
+// (id 1) asked and answered, and an event of a session. A store's test writes them into a
+// database migrated up to the version before the chain, opens it, and calls
+// CheckUpgradedChain.
+func EventsBeforeTheChain() []hitl.Event {
+	at := base.Add(123456 * time.Microsecond)
+	one := int64(1)
+	return []hitl.Event{
+		{Seq: 1, ID: "old-1", Type: hitl.EventInquiryCreated, Time: at, InquiryID: &one, Actor: "agent", Data: json.RawMessage(`{"id":1,"status":"pending"}`)},
+		{Seq: 2, ID: "old-2", Type: hitl.EventInquiryResponded, Time: at, InquiryID: &one, Actor: "alice", Data: json.RawMessage(`{"id":1,"status":"answered","response":{"approved":true}}`)},
+		{Seq: 3, ID: "old-3", Type: hitl.EventSessionUpdated, Time: at, Session: "s1", Actor: "agent", Data: json.RawMessage(`{"key":"s1"}`)},
+	}
+}
+
+// CheckUpgradedChain checks a store opened on a database that held EventsBeforeTheChain: the
+// migration chained them, so the log verifies, and a new event chains on from them.
+func CheckUpgradedChain(t *testing.T, s hitl.Store) {
+	t.Helper()
+	ctx := context.Background()
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		return tx.AppendEvent(&hitl.Event{ID: "new", Type: hitl.EventSessionUpdated, Time: base, Session: "s1", Actor: "agent", Data: json.RawMessage(`{}`)})
+	}))
+	v, err := audit.VerifyLog(ctx, s, audit.Published{Seq: 4})
+	if err != nil || v.Events != 4 {
+		t.Fatalf("an upgraded database: verified %d events, %v; want 4", v.Events, err)
 	}
 }
