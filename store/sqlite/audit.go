@@ -89,6 +89,28 @@ func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl
 	}
 }
 
+// scanEvent reads the columns seq, id, type, time, inquiry_id, session, actor, data of an
+// event, and then those of more.
+func scanEvent(sc interface{ Scan(...any) error }, more ...any) (*hitl.Event, error) {
+	var (
+		ev        hitl.Event
+		at        int64
+		inquiryID sql.NullInt64
+		session   sql.NullString
+		data      string
+	)
+	if err := sc.Scan(append([]any{&ev.Seq, &ev.ID, &ev.Type, &at, &inquiryID, &session, &ev.Actor, &data}, more...)...); err != nil {
+		return nil, err
+	}
+	ev.Time = fromMicros(at)
+	if inquiryID.Valid {
+		ev.InquiryID = &inquiryID.Int64
+	}
+	ev.Session = session.String
+	ev.Data = json.RawMessage(data)
+	return &ev, nil
+}
+
 type chained struct {
 	ev   *hitl.Event
 	hash []byte
@@ -102,24 +124,12 @@ func readChained(ctx context.Context, q querier, after int64, limit int) ([]chai
 	defer rows.Close()
 	var out []chained
 	for rows.Next() {
-		var (
-			ev        hitl.Event
-			at        int64
-			inquiryID sql.NullInt64
-			session   sql.NullString
-			data      string
-			hash      []byte
-		)
-		if err := rows.Scan(&ev.Seq, &ev.ID, &ev.Type, &at, &inquiryID, &session, &ev.Actor, &data, &hash); err != nil {
+		var hash []byte
+		ev, err := scanEvent(rows, &hash)
+		if err != nil {
 			return nil, dbError(err, "events")
 		}
-		ev.Time = fromMicros(at)
-		if inquiryID.Valid {
-			ev.InquiryID = &inquiryID.Int64
-		}
-		ev.Session = session.String
-		ev.Data = json.RawMessage(data)
-		out = append(out, chained{&ev, hash})
+		out = append(out, chained{ev, hash})
 	}
 	return out, dbError(rows.Err(), "events")
 }
