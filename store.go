@@ -48,6 +48,10 @@ type Store interface {
 	Events(ctx context.Context, f EventFilter) ([]*Event, error)
 	// LastEventSeq is the seq of the newest event, 0 when there is none.
 	LastEventSeq(ctx context.Context) (int64, error)
+	// ChainedEvents calls fn with each event after seq after, in seq order, and the hash of the
+	// audit chain the store keeps for it (nil when it has none), reading the log a page at a
+	// time; an error from fn stops it and is returned. See internal/audit.
+	ChainedEvents(ctx context.Context, after int64, fn func(ev *Event, hash []byte) error) error
 
 	// KeyByTokenHash returns the unrevoked key with that token hash (ENotFound).
 	KeyByTokenHash(ctx context.Context, hash string) (*Key, error)
@@ -150,7 +154,8 @@ type Tx interface {
 	InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error
 
 	// AppendEvent adds an event to the log. Its Seq is set by the time Update returns: seq
-	// order is commit order, so a store may assign it only when the transaction commits.
+	// order is commit order, so a store may assign it only when the transaction commits. The
+	// store chains it into the audit chain (internal/audit) at the seq it gets, in seq order.
 	AppendEvent(ev *Event) error
 
 	// InsertKey stores a key with its token hash (EConflict if the ID exists).

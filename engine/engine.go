@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"log/slog"
 	"runtime"
@@ -73,6 +74,9 @@ type Options struct {
 	// AgentQuestionCallbackURL receives every new question of every session in the async
 	// agent questions protocol's format (engine/agentquestions.go); empty: none.
 	AgentQuestionCallbackURL string
+	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
+	// first start and kept in the store, shared by every node.
+	AuditKey ed25519.PrivateKey
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -106,6 +110,7 @@ type Engine struct {
 	brokers    []string
 	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
 	agentQuestionURL string
+	audit            auditChain // engine/audit.go
 	// Defaults of inquiries: see Options.
 	defaultTimeout  time.Duration
 	defaultFallback hitl.FallbackPolicy
@@ -131,6 +136,7 @@ func New(store hitl.Store, o Options) *Engine {
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
 		agentQuestionURL: o.AgentQuestionCallbackURL,
 		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
+	e.audit.key = o.AuditKey
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}
@@ -203,8 +209,10 @@ func (e *Engine) Start(ctx context.Context) error {
 				return err
 			}
 		}
-		e.linkSecret, err = tx.Setting("link_secret", outbound.NewSecret()) // any random secret will do
-		return err
+		if e.linkSecret, err = tx.Setting("link_secret", outbound.NewSecret()); err != nil { // any random secret will do
+			return err
+		}
+		return e.loadAuditKey(tx)
 	})
 	if err != nil {
 		return err

@@ -156,6 +156,8 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	checkPage("Group", "/v1/groups")
 	checkPage("ChatWebhook", "/v1/chat-webhooks")
 	checkPage("Delivery", "/v1/inquiries/"+id+"/notifications")
+	check("AuditHead", "GET", "/v1/audit/head", "", 200)
+	check("AuditKey", "GET", "/v1/audit/key", "", 200)
 
 	// Attune's shape: the inquiry is the envelope's data.
 	checkData := func(method, path, body string, want int) string {

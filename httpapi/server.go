@@ -147,6 +147,8 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/deliveries", query: deliveryQuery, h: s.listDeliveries},
 		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
 		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
+		{method: "GET", path: "/v1/audit/head", h: s.auditHead},
+		{method: "GET", path: "/v1/audit/key", public: true, h: s.auditKey},
 
 		{method: "PUT", path: "/v1/people/{name}", h: s.putPerson},
 		{method: "GET", path: "/v1/people", query: noQuery, h: s.listPeople},

@@ -138,6 +138,7 @@ type inquiryData struct {
 	// Votes of a quorum or a chain; Claim of a question one person answers (approvals.go).
 	Votes *votesView
 	Claim *claimView
+	Audit    string // how far the audit chain verifies (web/audit.go)
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
@@ -232,6 +233,7 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
 	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
 	h.addApprovals(r.Context(), v.Principal, d, v.CSRF)
+	d.Audit = h.auditLine(r.Context())
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
 	h.render(w, r, status, "inquiry", l, d)
 }

@@ -113,6 +113,11 @@ type Result struct {
 	ParkedForMemory       int                 `json:"parked_for_memory"`
 	CPUs                  int                 `json:"cpus"`
 	DurationS             float64             `json:"duration_s"`
+
+	// AuditVerifyEventsPerS is how fast `hitl audit verify` recomputes the chain of the log
+	// the throughput run left (AuditEvents events), read from the database beside the server.
+	AuditVerifyEventsPerS float64 `json:"audit_verify_events_per_s"`
+	AuditEvents           int64   `json:"audit_events"`
 }
 
 // NotificationLatency is the latency of notifications by channel.
@@ -192,6 +197,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
 		return nil, err
+	}
+	r.say("audit: verifying the chain of the events so far ...")
+	if res.AuditVerifyEventsPerS, res.AuditEvents, err = r.auditVerify(ctx, db); err != nil {
+		return nil, fmt.Errorf("audit verify: %w", err)
 	}
 	r.say("wake latency: %d parked waiters answered one by one ...", o.Waiters)
 	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human); err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/hitl-dev/hitl/channel/slack"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/audit"
 	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
@@ -84,6 +85,9 @@ type Config struct {
 	Clock func() time.Time
 	// Brokers are the message brokers events are published to and action results come from.
 	Brokers BrokerConfig
+	// AuditKey signs the heads of the audit chain: an Ed25519 key's 32-byte seed in base64
+	// (HITL_AUDIT_KEY); by default one is generated at the first start and kept in the database.
+	AuditKey string
 }
 
 // BrokerConfig is the message brokers' settings (HITL_AMQP_*, HITL_NATS_*); an empty URL
@@ -193,6 +197,11 @@ func (c *Config) Validate() error {
 	if slackConfigured(c.Slack) {
 		if err := c.Slack.Validate(); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if c.AuditKey != "" {
+		if _, err := audit.ParseKey(c.AuditKey); err != nil {
+			errs = append(errs, fmt.Errorf("HITL_AUDIT_KEY: %w", err))
 		}
 	}
 	w := c.Webhooks
@@ -320,11 +329,12 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
 		}
 	}
+	auditKey, _ := audit.ParseKey(cfg.AuditKey) // checked by Validate; none given: nil, the key kept in the store
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
-		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL})
+		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
 		ln.Close()

@@ -125,7 +125,8 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, goose.WithSessionLocker(locker),
-		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil)),
+		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
+			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
@@ -259,14 +260,11 @@ func runChange(fn func(hitl.Tx) error, t *txn) (err error) {
 }
 
 // queueEvents queues taking the event lock (held until the commit), inserting the events with
-// the next seqs, and notifying the last seq.
+// the next seqs and their links of the audit chain, and notifying the last seq.
 func queueEvents(b *pgx.Batch, evs []*hitl.Event) {
 	b.Queue("SELECT pg_advisory_xact_lock($1)", eventLock)
 	for _, ev := range evs {
-		b.Queue(`INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data)
-			SELECT COALESCE(MAX(seq), 0) + 1, $1, $2, $3, $4, $5, $6, $7 FROM events RETURNING seq`,
-			ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data)).
-			QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
+		queueInsertEvent(b, ev)
 	}
 	b.Queue("SELECT pg_notify($1, (SELECT MAX(seq) FROM events)::text)", Channel)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/store/postgres"
@@ -121,4 +123,48 @@ func TestNodesNeverClaimTheSameDelivery(t *testing.T) {
 			t.Fatalf("delivery %s claimed %d times", id, k)
 		}
 	}
+}
+
+// pgTamperer changes a schema's tables through a connection of its own.
+type pgTamperer struct{ pool *pgxpool.Pool }
+
+func (tp pgTamperer) exec(query string, args ...any) error {
+	_, err := tp.pool.Exec(context.Background(), query, args...)
+	return err
+}
+
+func (tp pgTamperer) SetData(seq int64, data string) error {
+	return tp.exec("UPDATE events SET data = $1 WHERE seq = $2", data, seq)
+}
+
+func (tp pgTamperer) SetHash(seq int64, hash []byte) error {
+	return tp.exec("UPDATE events SET hash = $1 WHERE seq = $2", hash, seq)
+}
+
+func (tp pgTamperer) Delete(from, to int64) error {
+	return tp.exec("DELETE FROM events WHERE seq BETWEEN $1 AND $2", from, to)
+}
+
+func (tp pgTamperer) Swap(a, b int64) error {
+	// Through negative seqs, which no event has, so that the key stays unique at each step.
+	if err := tp.exec("UPDATE events SET seq = CASE seq WHEN $1 THEN -$2::bigint ELSE -$1::bigint END WHERE seq IN ($1, $2)", a, b); err != nil {
+		return err
+	}
+	return tp.exec("UPDATE events SET seq = -seq WHERE seq < 0")
+}
+
+func TestTamperedLogIsFound(t *testing.T) {
+	storetest.RunTamper(t, func(t *testing.T) (hitl.Store, storetest.Tamperer) {
+		url := pgtest.Schema(t)
+		s, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool, err := pgxpool.New(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		return s, pgTamperer{pool}
+	})
 }

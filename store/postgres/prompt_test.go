@@ -13,18 +13,7 @@ import (
 // Migration 3 fills the prompt column of the inquiries stored before it, deep context or not.
 func TestPromptColumnBackfilled(t *testing.T) {
 	ctx := context.Background()
-	url, drop, err := TempSchema(ctx, baseForTest(t), "hitl_test_")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer drop()
-	pool, err := connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := migrateTo(ctx, pool, 2); err != nil {
-		t.Fatal(err)
-	}
+	url, pool := schemaAt(t, 2)
 	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for _, inq := range []*hitl.Inquiry{
 		{Prompt: "Deep context here", Context: json.RawMessage(strings.Repeat("[", 2000) + strings.Repeat("]", 2000))},

@@ -403,23 +403,11 @@ func (s *Store) events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, 
 	defer rows.Close()
 	var out []*hitl.Event
 	for rows.Next() {
-		var (
-			ev        hitl.Event
-			at        int64
-			inquiryID sql.NullInt64
-			session   sql.NullString
-			data      string
-		)
-		if err := rows.Scan(&ev.Seq, &ev.ID, &ev.Type, &at, &inquiryID, &session, &ev.Actor, &data); err != nil {
+		ev, err := scanEvent(rows)
+		if err != nil {
 			return nil, err
 		}
-		ev.Time = fromMicros(at)
-		if inquiryID.Valid {
-			ev.InquiryID = &inquiryID.Int64
-		}
-		ev.Session = session.String
-		ev.Data = json.RawMessage(data)
-		out = append(out, &ev)
+		out = append(out, ev)
 	}
 	return out, dbError(rows.Err(), "events")
 }

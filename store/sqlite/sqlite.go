@@ -40,7 +40,8 @@ func migrations(db *sql.DB) (*goose.Provider, error) {
 		return nil, err
 	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir,
-		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil)),
+		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
+			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
@@ -227,11 +228,13 @@ func (s *Store) runOne(ctx context.Context, tx *batchTx, o *groupcommit.Op) (err
 	if _, err := tx.ExecContext(ctx, "SAVEPOINT change"); err != nil {
 		return fmt.Errorf("savepoint: %w", err)
 	}
+	head := tx.head
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("change panicked: %v", p)
 		}
 		if err != nil {
+			tx.head = head // the change's events are gone with it
 			if _, rbErr := tx.ExecContext(ctx, "ROLLBACK TO change"); rbErr != nil {
 				err = errors.Join(err, rbErr)
 			}

@@ -16,6 +16,7 @@ import (
 type batchTx struct {
 	tx    *sql.Tx
 	stmts map[string]*sql.Stmt
+	head  chainHead // of the audit chain (store/sqlite/audit.go)
 }
 
 func newBatchTx(tx *sql.Tx) *batchTx { return &batchTx{tx: tx, stmts: map[string]*sql.Stmt{}} }

@@ -259,20 +259,6 @@ func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID
 	return dbError(err, "idempotency key")
 }
 
-func (t *txn) AppendEvent(ev *hitl.Event) error {
-	var session sql.NullString
-	if ev.Session != "" {
-		session = sql.NullString{String: ev.Session, Valid: true}
-	}
-	var inquiryID sql.NullInt64
-	if ev.InquiryID != nil {
-		inquiryID = sql.NullInt64{Int64: *ev.InquiryID, Valid: true}
-	}
-	err := t.tx.QueryRowContext(t.ctx, "INSERT INTO events (id, type, time, inquiry_id, session, actor, data) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-		ev.ID, ev.Type, micros(ev.Time), inquiryID, session, ev.Actor, string(ev.Data)).Scan(&ev.Seq)
-	return dbError(err, "event")
-}
-
 func (t *txn) InsertKey(k *hitl.Key, tokenHash string) error {
 	roles, _ := json.Marshal(k.Roles)
 	groups, _ := json.Marshal(k.Groups)

@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"UpdatePending":           testUpdatePending,
 		"AssigneeLoads":           testAssigneeLoads,
 		"Templates":               testTemplates,
+		"AuditChain":              testAuditChain,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

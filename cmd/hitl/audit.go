@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/internal/server"
+)
+
+func auditCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Verify and export the tamper-evident event log",
+		Long: `Every event hitl stores carries hash = SHA-256(previous hash ‖ the event's canonical JSON),
+so that changing, removing or reordering a stored event breaks the chain from there on. These
+commands read the database directly (--db, as 'hitl serve' takes it; a server may be running on
+it). See the README, section Audit.`,
+	}
+	cmd.AddCommand(auditVerifyCmd(), auditExportCmd())
+	return cmd
+}
+
+// openAuditDB opens the database of --db, refusing to create a SQLite file that is not there.
+func openAuditDB(ctx context.Context, db string) (hitl.Store, error) {
+	if !server.IsPostgres(db) {
+		if _, err := os.Stat(db); err != nil {
+			return nil, usagef("--db %s: no database there", db)
+		}
+	}
+	return server.OpenStore(ctx, db, nil)
+}
+
+func auditVerifyCmd() *cobra.Command {
+	var (
+		db, head string
+		seq      int64
+	)
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Recompute the audit chain; exit 1 naming the first event that is wrong",
+		Long: `Recompute the hash of every event in seq order, reading the log a page at a time, and compare
+each with the hash stored with it. Exit 0 with "verified N events through seq S, head HASH", or 1
+naming the first seq whose content, order or presence is wrong: an edited event, a deleted one,
+two swapped.
+
+On its own the chain cannot show that events were cut off the end, nor a log rewritten by
+someone who recomputed every hash after an edit. A head kept elsewhere can: give the seq and
+hash of a head published earlier (GET /v1/audit/head) with --seq and --head, and verify also
+proves that the log still reaches that seq with that hash.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var pub audit.Published
+			if seq < 0 {
+				return usagef("--seq %d: a seq is 1 or more", seq)
+			}
+			pub.Seq = seq
+			if head != "" {
+				h, err := audit.ParseHash(head)
+				if err != nil {
+					return usagef("--head: %v", err)
+				}
+				pub.Hash = &h
+			}
+			st, err := openAuditDB(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			v, err := audit.VerifyLog(cmd.Context(), st, pub)
+			var b *audit.Break
+			if errors.As(err, &b) {
+				return fmt.Errorf("the audit chain breaks at %w (the %d events before it verified)", b, v.Events)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "verified %d events through seq %d, head %s\n", v.Events, v.Seq, v.Hash)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL (HITL_DB)")
+	cmd.Flags().Int64Var(&seq, "seq", 0, "the seq of a head published earlier: the log must still reach it")
+	cmd.Flags().StringVar(&head, "head", "", "the hash of a head published earlier (64 hex digits): the log must hold it (at --seq, when given)")
+	return cmd
+}
+
+func auditExportCmd() *cobra.Command {
+	var (
+		db    string
+		after int64
+	)
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write the event log with its hashes as JSON lines",
+		Long: `Write every event after seq --after to stdout, one JSON object a line, in seq order: the event's
+canonical JSON (actor, data, id, inquiry_id, seq, session, time, type; data exactly as stored)
+with "hash" added at the end. Removing the line's final ,"hash":"…" member gives back the
+canonical JSON, so anyone can recompute hash = SHA-256(previous hash ‖ canonical JSON) from the
+export alone: the previous hash of the first line is the hash of seq --after (32 zero bytes
+for --after 0). Reads the database directly, like verify; admins only, by who can read it.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if after < 0 {
+				return usagef("--after %d: a seq is 0 or more", after)
+			}
+			st, err := openAuditDB(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			out := bufio.NewWriter(cmd.OutOrStdout())
+			err = st.ChainedEvents(cmd.Context(), after, func(ev *hitl.Event, hash []byte) error {
+				line := audit.Canonicalize(ev).Bytes(ev.Seq)
+				line = fmt.Appendf(line[:len(line)-1], `,"hash":"%x"}`+"\n", hash)
+				_, err := out.Write(line)
+				return err
+			})
+			return errors.Join(err, out.Flush())
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL (HITL_DB)")
+	cmd.Flags().Int64Var(&after, "after", 0, "export the events after this seq")
+	return cmd
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
+)
+
+// getJSON fetches a route of the server, with a token or without, and returns its body.
+func getJSON(t *testing.T, url, token string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, res.StatusCode, body)
+	}
+	return body
+}
+
+// The whole story of the audit chain on a real database file: a server signs its head, a
+// separate program checks the signature with the public key alone, the export alone
+// recomputes the head, verify passes; then an edited answer and a cut-off tail are each
+// found, at their seq.
+func TestAuditVerifyExportAndSignedHead(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	s := testserver.Start(t, testserver.DB(path))
+	agent, _ := s.Key(hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}})
+	responder, responderToken := s.Key(hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}})
+	var answered []int64
+	for i := range 3 {
+		inq, _, err := agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: fmt.Sprintf("Ship %d?", i), RequestType: hitl.RequestApproval}, client.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := responder.Respond(ctx, inq.ID, []byte(`{"approved":true}`), "ok"); err != nil {
+			t.Fatal(err)
+		}
+		answered = append(answered, inq.ID)
+	}
+
+	// A responder may read the signed head; anyone the key.
+	headJSON := getJSON(t, s.URL+"/v1/audit/head", responderToken)
+	keyJSON := getJSON(t, s.URL+"/v1/audit/key", "")
+	var head struct {
+		Seq  int64  `json:"seq"`
+		Hash string `json:"hash"`
+	}
+	if err := json.Unmarshal(headJSON, &head); err != nil || head.Seq < 6 {
+		t.Fatalf("head %s: %v", headJSON, err)
+	}
+
+	// A separate program, with only the standard library, checks the signature.
+	dir := t.TempDir()
+	verifier := filepath.Join(dir, "verifyhead")
+	if out, err := exec.Command("go", "build", "-o", verifier, "./testdata/verifyhead").CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/verifyhead: %v\n%s", err, out)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	headFile, keyFile := write("head.json", headJSON), write("key.json", keyJSON)
+	if out, err := exec.Command(verifier, headFile, keyFile).CombinedOutput(); err != nil || !strings.Contains(string(out), "signature valid") {
+		t.Fatalf("the signed head does not verify with the public key: %v\n%s", err, out)
+	}
+	forged := strings.Replace(string(headJSON), fmt.Sprintf(`"seq":%d`, head.Seq), fmt.Sprintf(`"seq":%d`, head.Seq-1), 1)
+	if out, err := exec.Command(verifier, write("forged.json", []byte(forged)), keyFile).CombinedOutput(); err == nil {
+		t.Fatalf("a head with another seq verifies: %s", out)
+	}
+
+	// The export alone recomputes the signed head.
+	code, out, errOut := cli(t, "audit", "export", "--db", path)
+	if code != exitOK {
+		t.Fatalf("audit export: %d %s", code, errOut)
+	}
+	prev, lines := make([]byte, 32), 0
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndex(line, `,"hash":"`)
+		canonical, stored := line[:i]+"}", line[i+len(`,"hash":"`):len(line)-2]
+		sum := sha256.Sum256(append(prev, canonical...))
+		if hex.EncodeToString(sum[:]) != stored {
+			t.Fatalf("line %d of the export does not hash to its hash: %s", lines+1, line)
+		}
+		prev = sum[:]
+		lines++
+	}
+	if int64(lines) < head.Seq || !strings.Contains(out, head.Hash) {
+		t.Fatalf("the export (%d lines) does not reach the head at seq %d", lines, head.Seq)
+	}
+
+	code, out, errOut = cli(t, "audit", "verify", "--db", path, "--seq", fmt.Sprint(head.Seq), "--head", head.Hash)
+	if code != exitOK || !strings.Contains(out, fmt.Sprintf("events through seq %d", lines)) {
+		t.Fatalf("audit verify of an untouched log: %d %q %q", code, out, errOut)
+	}
+
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var edited int64
+	if err := db.QueryRow("SELECT seq FROM events WHERE type = ? AND inquiry_id = ?", hitl.EventInquiryResponded, answered[1]).Scan(&edited); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE events SET data = replace(data, '"approved":true', '"approved":false') WHERE seq = ?`, edited); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = cli(t, "audit", "verify", "--db", path)
+	if want := fmt.Sprintf("the audit chain breaks at seq %d: does not match its hash", edited); code != exitError || !strings.Contains(errOut, want) {
+		t.Fatalf("audit verify of an edited answer: %d %q; want exit 1 and %q", code, errOut, want)
+	}
+	if _, err := db.Exec(`UPDATE events SET data = replace(data, '"approved":false', '"approved":true') WHERE seq = ?`, edited); err != nil {
+		t.Fatal(err)
+	}
+
+	s.Stop() // nothing appends after the tail is cut
+	if _, err := db.Exec("DELETE FROM events WHERE seq > ?", head.Seq-2); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ = cli(t, "audit", "verify", "--db", path); code != exitOK {
+		t.Fatalf("a log cut short verifies on its own (nothing there says it was longer): %d %s", code, out)
+	}
+	code, _, errOut = cli(t, "audit", "verify", "--db", path, "--seq", fmt.Sprint(head.Seq), "--head", head.Hash)
+	if want := fmt.Sprintf("breaks at seq %d: missing: the log ends at seq %d", head.Seq-1, head.Seq-2); code != exitError || !strings.Contains(errOut, want) {
+		t.Fatalf("audit verify of a cut-off tail against the published head: %d %q; want %q", code, errOut, want)
+	}
+	if code, _, errOut = cli(t, "audit", "verify", "--db", filepath.Join(dir, "none.db")); code != exitUsage {
+		t.Fatalf("audit verify of a file that is not there: %d %q", code, errOut)
+	}
+}

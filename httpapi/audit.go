@@ -1,0 +1,35 @@
+package httpapi
+
+import (
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"net/http"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// auditHead serves the newest event's seq and hash, verified and signed (any principal).
+func (s *Server) auditHead(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	head, err := s.engine.AuditHead(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, head)
+}
+
+// auditKey serves the public key that verifies the signed heads, public like any public key:
+// whoever keeps a head elsewhere checks it with this.
+func (s *Server) auditKey(w http.ResponseWriter, _ *http.Request, _ *hitl.Principal) error {
+	pub := s.engine.AuditPublicKey()
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{
+		"algorithm":  "Ed25519",
+		"public_key": base64.StdEncoding.EncodeToString(pub),
+		"pem":        string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})),
+		"jwk":        map[string]string{"kty": "OKP", "crv": "Ed25519", "x": base64.RawURLEncoding.EncodeToString(pub)},
+	})
+}

@@ -1,0 +1,110 @@
+package audit
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// The canonical form is the one the package documentation describes, byte for byte, and the
+// hash is SHA-256 of the previous hash and those bytes.
+func TestCanonicalFormAndLink(t *testing.T) {
+	id := int64(7)
+	ev := &hitl.Event{Seq: 12, ID: "e-1", Type: hitl.EventInquiryResponded, Time: time.Date(2026, 11, 23, 8, 30, 0, 123456789, time.FixedZone("CET", 3600)),
+		InquiryID: &id, Actor: "zoë \"z\" \u2028\x01", Data: json.RawMessage(`{"b":1, "a":12345678901234567890}`)}
+	want := `{"actor":"zoë \"z\" ` + "\u2028" + `\u0001","data":{"b":1, "a":12345678901234567890},"id":"e-1","inquiry_id":7,"seq":12,"session":"","time":"2026-11-23T07:30:00.123456Z","type":"inquiry.responded"}`
+	c := Canonicalize(ev)
+	if got := string(c.Bytes(12)); got != want {
+		t.Fatalf("canonical JSON:\n got %s\nwant %s", got, want)
+	}
+	prev := Hash{1, 2, 3}
+	if got, want := Link(prev, c, 12), sha256.Sum256(append(prev[:], want...)); got != want {
+		t.Fatalf("link %s, want SHA-256(prev ‖ canonical) = %x", got, want)
+	}
+	ev.InquiryID, ev.Session = nil, "s"
+	wantTail := `"id":"e-1","inquiry_id":null,"seq":1,"session":"s","time":"2026-11-23T07:30:00.123456Z","type":"inquiry.responded"}`
+	if got := string(Canonicalize(ev).Bytes(1)); !strings.HasSuffix(got, wantTail) {
+		t.Fatalf("an event of a session and no inquiry: %s", got)
+	}
+}
+
+func TestVerifierNamesTheFirstWrongSeq(t *testing.T) {
+	evs := make([]*hitl.Event, 4)
+	hashes := make([][]byte, 4)
+	head := Genesis
+	for i := range evs {
+		evs[i] = &hitl.Event{Seq: int64(i + 1), ID: string(rune('a' + i)), Type: "t", Time: time.Unix(0, 0), Actor: "x", Data: json.RawMessage(`{}`)}
+		head = Link(head, Canonicalize(evs[i]), evs[i].Seq)
+		hashes[i] = append([]byte(nil), head[:]...)
+	}
+	run := func(order []int, hash func(i int) []byte) error {
+		var v Verifier
+		for _, i := range order {
+			if err := v.Next(evs[i], hash(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	stored := func(i int) []byte { return hashes[i] }
+	if err := run([]int{0, 1, 2, 3}, stored); err != nil {
+		t.Fatalf("an intact chain: %v", err)
+	}
+	for name, c := range map[string]struct {
+		order   []int
+		hash    func(int) []byte
+		wantSeq int64
+	}{
+		"missing":       {[]int{0, 2, 3}, stored, 2},
+		"out of order":  {[]int{0, 2, 1}, stored, 2},
+		"no hash":       {[]int{0, 1}, func(i int) []byte { return map[bool][]byte{true: hashes[i]}[i == 0] }, 2},
+		"wrong hash":    {[]int{0, 1, 2}, func(i int) []byte { return hashes[(i+1)%4] }, 1},
+		"hash of order": {[]int{0, 1, 3}, stored, 3},
+	} {
+		var b *Break
+		if err := run(c.order, c.hash); !errors.As(err, &b) || b.Seq != c.wantSeq {
+			t.Errorf("%s: %v; want a break at seq %d", name, err, c.wantSeq)
+		}
+	}
+}
+
+func TestSignedHeadVerifiesWithThePublicKey(t *testing.T) {
+	key, err := ParseKey(NewKeySeed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Sign(key, 42, Hash{9}, time.Date(2026, 11, 23, 8, 0, 0, 5, time.UTC))
+	sig, _ := base64.StdEncoding.DecodeString(h.Signature)
+	msg := "hitl-audit-head\n42\n" + Hash{9}.String() + "\n2026-11-23T08:00:00Z"
+	if !ed25519.Verify(key.Public().(ed25519.PublicKey), []byte(msg), sig) {
+		t.Fatalf("the signature of %+v does not verify over %q", h, msg)
+	}
+	if _, err := ParseKey("c2hvcnQ="); err == nil {
+		t.Fatal("a short key was taken")
+	}
+}
+
+// BenchmarkChainOneEvent is what the audit chain adds to the writer for one event whose data
+// is a typical answered inquiry (about 1 KiB): its canonical JSON and its link.
+func BenchmarkChainOneEvent(b *testing.B) {
+	at := time.Now()
+	inq := &hitl.Inquiry{ID: 12345, Status: hitl.StatusResponded, Prompt: "Deploy api v2.5.0 to production? Check the dashboards first.",
+		RequestType: hitl.RequestApproval, CreatedBy: "deploy-bot", AssignedTo: []string{"alice", "group:sre"}, CreatedAt: at, UpdatedAt: at,
+		Context:  json.RawMessage(`{"version":"v2.5.0","target":"production","changes":["a","b","c"],"risk":0.42,"owner":{"name":"alice","team":"sre"}}`),
+		Response: json.RawMessage(`{"approved":true,"comment":"LGTM"}`)}
+	data, _ := json.Marshal(inq)
+	id := inq.ID
+	ev := &hitl.Event{ID: "0b6f2f7e-8a8e-4d1c-9a57-4c1d0e2f3a4b", Type: hitl.EventInquiryResponded, Time: at, InquiryID: &id, Actor: "alice", Data: data}
+	b.SetBytes(int64(len(data)))
+	var h Hash
+	for i := 0; b.Loop(); i++ {
+		h = Link(h, Canonicalize(ev), int64(i))
+	}
+}

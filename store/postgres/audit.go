@@ -1,0 +1,116 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/audit"
+)
+
+// insertEvent appends one event at the next seq with its link of the audit chain. It runs
+// under the event lock, so the newest event it chains from is the last one committed, and
+// the hash is computed by the server in the same statement that assigns the seq: the batch
+// stays one round trip. The canonical JSON around the seq was made before the batch was sent
+// (audit.Canonicalize); SHA-256(previous hash ‖ before ‖ seq ‖ after) is audit.Link.
+const insertEvent = `INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data, hash)
+	SELECT COALESCE(h.seq, 0) + 1, $1, $2, $3, $4, $5, $6, $7,
+		sha256(COALESCE(h.hash, decode(repeat('00', 32), 'hex')) || $8::bytea || convert_to((COALESCE(h.seq, 0) + 1)::text, 'UTF8') || $9::bytea)
+	FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1) h ON true
+	RETURNING seq`
+
+func queueInsertEvent(b *pgx.Batch, ev *hitl.Event) {
+	c := audit.Canonicalize(ev)
+	b.Queue(insertEvent, ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data), c.Before, c.After).
+		QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
+}
+
+// chainPage is how many events ChainedEvents reads at a time.
+const chainPage = 500
+
+// ChainedEvents reads the log with its hashes a page at a time.
+func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
+	for {
+		rows, err := s.pool.Query(ctx, chainedQuery, after, chainPage)
+		if err != nil {
+			return dbError(err, "events")
+		}
+		page, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (chained, error) { return scanChained(row) })
+		if err != nil {
+			return dbError(err, "events")
+		}
+		for _, c := range page {
+			if err := fn(c.ev, c.hash); err != nil {
+				return err
+			}
+		}
+		if len(page) < chainPage {
+			return nil
+		}
+		after = page[len(page)-1].ev.Seq
+	}
+}
+
+const chainedQuery = "SELECT seq, id, type, time, inquiry_id, session, actor, data, hash FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"
+
+type chained struct {
+	ev   *hitl.Event
+	hash []byte
+}
+
+func scanChained(row interface{ Scan(...any) error }) (chained, error) {
+	var (
+		ev        hitl.Event
+		inquiryID sql.NullInt64
+		session   sql.NullString
+		data      string
+		hash      []byte
+	)
+	if err := row.Scan(&ev.Seq, &ev.ID, &ev.Type, &ev.Time, &inquiryID, &session, &ev.Actor, &data, &hash); err != nil {
+		return chained{}, err
+	}
+	ev.Time = ev.Time.UTC()
+	if inquiryID.Valid {
+		ev.InquiryID = &inquiryID.Int64
+	}
+	ev.Session = session.String
+	ev.Data = json.RawMessage(data)
+	return chained{&ev, hash}, nil
+}
+
+// addEventHashes is migration 13: the events get their audit chain. The events written before
+// it are chained here, in seq order, as new ones are, so that an upgraded database verifies
+// from its first event. From here on every event has its hash: a node of an older hitl can no
+// longer append to this database (its events would break the chain), so upgrade every node.
+func addEventHashes(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, "ALTER TABLE events ADD COLUMN hash BYTEA"); err != nil {
+		return err
+	}
+	err := audit.Rechain(func(after int64) ([]*hitl.Event, error) {
+		rows, err := tx.QueryContext(ctx, chainedQuery, after, chainPage)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var evs []*hitl.Event
+		for rows.Next() {
+			c, err := scanChained(rows)
+			if err != nil {
+				return nil, err
+			}
+			evs = append(evs, c.ev)
+		}
+		return evs, rows.Err()
+	}, func(seq int64, h audit.Hash) error {
+		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = $1 WHERE seq = $2", h[:], seq)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, "ALTER TABLE events ALTER COLUMN hash SET NOT NULL")
+	return err
+}
