@@ -120,6 +120,8 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/inquiries/{id}", h: s.getInquiry},
 		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
 		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
+		{method: "POST", path: "/v1/inquiries/{id}/decline", h: s.decline},
+		{method: "POST", path: "/v1/inquiries/respond", h: s.respondMany},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
 		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},
 		{method: "GET", path: "/v1/inquiries/{id}/notifications", query: noQuery, h: s.listNotifications},
