@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/hitl-dev/hitl"
@@ -15,17 +14,6 @@ import (
 func (c *Client) RespondMany(ctx context.Context, req *hitl.BulkResponseRequest) ([]hitl.BulkResult, error) {
 	var out hitl.BulkResults
 	return out.Results, c.post(ctx, "/v1/inquiries/respond", req, &out)
-}
-
-// ApprovalAnswer is the answer to an approval with the default schema: {"approved": …}, with
-// the comment when there is one.
-func ApprovalAnswer(approved bool, comment string) json.RawMessage {
-	v := map[string]any{"approved": approved}
-	if comment != "" {
-		v["comment"] = comment
-	}
-	answer, _ := json.Marshal(v)
-	return answer
 }
 
 // Decline refuses to answer an inquiry whose agent allowed it (cancellable_by_responder): the

@@ -76,6 +76,7 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /inquiries/{id}", h.signedIn(h.inquiry))
 	h.mux.HandleFunc("POST /inquiries/{id}", h.signedIn(h.answer))
 	h.mux.HandleFunc("POST /inquiries/{id}/decline", h.signedIn(h.decline))
+	h.mux.HandleFunc("POST /inquiries/approve", h.signedIn(h.approveSelected))
 	h.mux.HandleFunc("GET /sessions/{key}", h.signedIn(h.session))
 	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
 	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)

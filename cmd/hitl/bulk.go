@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/client"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +16,7 @@ func respondSession(cmd *cobra.Command, session string, approve bool, comment st
 	}
 	results, err := c.RespondMany(cmd.Context(), &hitl.BulkResponseRequest{
 		Filter:   &hitl.BulkFilter{Session: session, Status: hitl.StatusPending, AssignedTo: "me", RequestType: hitl.RequestApproval},
-		Response: client.ApprovalAnswer(approve, comment), Comment: comment,
+		Response: hitl.ApprovalAnswer(approve, comment), Comment: comment,
 	})
 	if err != nil {
 		return withFieldErrors(err)

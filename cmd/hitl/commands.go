@@ -561,7 +561,7 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 					return err
 				}
 			case approve || reject:
-				answer = client.ApprovalAnswer(approve, comment)
+				answer = hitl.ApprovalAnswer(approve, comment)
 			default:
 				if answer, err = answerArg("the answer", args[1]); err != nil {
 					return err
