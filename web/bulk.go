@@ -74,8 +74,5 @@ func (h *Handler) approveSelected(w http.ResponseWriter, r *http.Request, v *vie
 		rows[i] = row
 	}
 	summary := fmt.Sprintf("Approved %d of %d", approved, len(rows))
-	if approved == len(rows) {
-		summary = fmt.Sprintf("Approved all %d", len(rows))
-	}
 	h.render(w, r, http.StatusOK, "bulk", &layout{Viewer: v, Title: summary}, map[string]any{"Summary": summary, "Rows": rows})
 }

@@ -49,7 +49,7 @@ func TestApproveSelectedInABrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#approve-selected")),
 		chromedp.WaitVisible(chromedp.CSS("#summary")),
 	)
-	waitText(t, ctx, "#summary", "Approved all 2")
+	waitText(t, ctx, "#summary", "Approved 2 of 2")
 	waitText(t, ctx, fmt.Sprintf("#result-%d", first.ID), "Approved.")
 	waitText(t, ctx, fmt.Sprintf("#result-%d", third.ID), third.Prompt)
 	screenshot(t, ctx, shots, "approve-selected-results.png")

@@ -41,7 +41,7 @@ func respondSession(cmd *cobra.Command, session string, approve bool, comment st
 	if refused > 0 {
 		return fmt.Errorf("%d of %d inquiries were not answered", refused, len(results))
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "All %d %s.\n", len(results), done)
+	fmt.Fprintf(cmd.ErrOrStderr(), "%d of %d %s.\n", len(results), len(results), done)
 	return nil
 }
 

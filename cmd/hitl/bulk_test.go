@@ -34,7 +34,7 @@ func TestRespondSession(t *testing.T) {
 	forLee := ask(hitl.InquiryRequest{Prompt: "Deploy billing?", AssignedTo: hitl.Assignees{"lee"}})
 
 	code, out, errOut := cli(t, "respond", "--session", "train-42", "--approve", "--comment", "train 42 is green")
-	if code != exitOK || out != fmt.Sprintf("Inquiry %d approved.\nInquiry %d approved.\n", forSRE.ID, forKim.ID) || !strings.Contains(errOut, "All 2 approved") {
+	if code != exitOK || out != fmt.Sprintf("Inquiry %d approved.\nInquiry %d approved.\n", forSRE.ID, forKim.ID) || !strings.Contains(errOut, "2 of 2 approved") {
 		t.Fatalf("respond --session: %d %q %q", code, out, errOut)
 	}
 	for _, id := range []int64{forKim.ID, forSRE.ID} {
