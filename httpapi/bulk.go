@@ -31,18 +31,8 @@ func (s *Server) decline(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 	return writeJSON(w, http.StatusOK, inq)
 }
 
-// declineInquiry declines the inquiry of the path, with the reason the body may give
-// ({"reason": "..."}, also Nova's cancel).
+// declineInquiry declines the inquiry of the path, with the reason the body may give (also
+// Nova's cancel).
 func (s *Server) declineInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
-	id, err := inquiryID(r)
-	if err != nil {
-		return nil, err
-	}
-	var req struct {
-		Reason string `json:"reason"`
-	}
-	if err := decodeOptional(r, &req); err != nil {
-		return nil, err
-	}
-	return s.engine.Decline(r.Context(), p, id, req.Reason)
+	return withReason(r, p, s.engine.Decline)
 }

@@ -20,7 +20,10 @@ var approve = json.RawMessage(`{"approved":true}`)
 func TestBulkAnswerByIDs(t *testing.T) {
 	e := newEnv(t)
 	agent := e.principal("deploy-bot", []string{hitl.RoleAgent})
-	kimTok := func() string { _, tok := e.Key(hitl.KeyRequest{Name: "kim", Roles: []string{hitl.RoleResponder}, Groups: []string{"sre"}}); return tok }()
+	kimTok := func() string {
+		_, tok := e.Key(hitl.KeyRequest{Name: "kim", Roles: []string{hitl.RoleResponder}, Groups: []string{"sre"}})
+		return tok
+	}()
 	kim := clientFor(e, kimTok)
 	lee := e.principal("lee", []string{hitl.RoleResponder})
 	approval := func(prompt string, to ...string) *hitl.Inquiry {
