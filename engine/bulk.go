@@ -15,6 +15,9 @@ import (
 // worth of approvals, few enough that one request stays short.
 const MaxBulkAnswers = 500
 
+// maxBulkAnswers is MaxBulkAnswers, lowered by tests that need more inquiries than it.
+var maxBulkAnswers = MaxBulkAnswers
+
 // bulkWorkers answer a bulk request's inquiries side by side: a few, so that their commits
 // share the store's group commits without one request taking every writer slot.
 const bulkWorkers = 4
@@ -89,8 +92,8 @@ func checkBulkIDs(bad *problems, ids []int64) {
 	case len(ids) == 0:
 		bad.add("/ids", "is empty: list at least one inquiry id")
 		return
-	case len(ids) > MaxBulkAnswers:
-		bad.add("/ids", "lists %d inquiries; at most %d are answered at once: send them in several requests", len(ids), MaxBulkAnswers)
+	case len(ids) > maxBulkAnswers:
+		bad.add("/ids", "lists %d inquiries; at most %d are answered at once: send them in several requests", len(ids), maxBulkAnswers)
 		return
 	}
 	seen := make(map[int64]int, len(ids))
@@ -127,7 +130,7 @@ func checkBulkFilter(bad *problems, f *hitl.BulkFilter) {
 
 // bulkMatches lists the ids of the pending inquiries a filter matches among those p may
 // answer (unassigned, or assigned to p or one of its groups: admins too, as Respond has it),
-// newest first. More than MaxBulkAnswers is refused, saying how many, rather than answering
+// newest first. More than maxBulkAnswers is refused, saying how many, rather than answering
 // some of them: which ones would be an accident of order.
 func (e *Engine) bulkMatches(ctx context.Context, p *hitl.Principal, bf *hitl.BulkFilter) ([]int64, error) {
 	f := hitl.InquiryFilter{Status: hitl.StatusPending, Session: bf.Session, RequestType: bf.RequestType,
@@ -140,12 +143,12 @@ func (e *Engine) bulkMatches(ctx context.Context, p *hitl.Principal, bf *hitl.Bu
 		return nil, err
 	}
 	tooMany := func(n int) error {
-		return hitl.Errorf(hitl.EInvalid, "the filter matches %d pending inquiries; at most %d are answered at once: narrow the filter, or list ids", n, MaxBulkAnswers)
+		return hitl.Errorf(hitl.EInvalid, "the filter matches %d pending inquiries; at most %d are answered at once: narrow the filter, or list ids", n, maxBulkAnswers)
 	}
-	if n > MaxBulkAnswers {
+	if n > maxBulkAnswers {
 		return nil, tooMany(n)
 	}
-	f.Page = hitl.Page{Limit: MaxBulkAnswers}
+	f.Page = hitl.Page{Limit: maxBulkAnswers}
 	items, next, err := e.store.Inquiries(ctx, f)
 	if err != nil {
 		return nil, err
