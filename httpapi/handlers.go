@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -277,6 +278,12 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 
 // cancelInquiry cancels the inquiry of the path, with the reason the body may give.
 func (s *Server) cancelInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
+	return withReason(r, p, s.engine.Cancel)
+}
+
+// withReason calls end (Cancel or Decline) on the inquiry of the path with the reason the
+// body may give ({"reason": "..."}; the body is optional).
+func withReason(r *http.Request, p *hitl.Principal, end func(context.Context, *hitl.Principal, int64, string) (*hitl.Inquiry, error)) (*hitl.Inquiry, error) {
 	id, err := inquiryID(r)
 	if err != nil {
 		return nil, err
@@ -287,7 +294,7 @@ func (s *Server) cancelInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquir
 	if err := decodeOptional(r, &req); err != nil {
 		return nil, err
 	}
-	return s.engine.Cancel(r.Context(), p, id, req.Reason)
+	return end(r.Context(), p, id, req.Reason)
 }
 
 // claim takes the inquiry of the path for the caller ({"ttl_seconds"} optional).

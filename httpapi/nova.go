@@ -100,17 +100,7 @@ func (s *Server) novaAnswer(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 // novaCancel serves POST /api/interactions/{id}/cancel: the person declines; the inquiry is
 // cancelled and its thread's session fails with the reason.
 func (s *Server) novaCancel(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
-	if err != nil {
-		return err
-	}
-	var req struct {
-		Reason string `json:"reason"`
-	}
-	if err := decodeOptional(r, &req); err != nil {
-		return err
-	}
-	inq, err := s.engine.Decline(r.Context(), p, id, req.Reason)
+	inq, err := s.declineInquiry(r, p)
 	if err != nil {
 		return err
 	}

@@ -120,6 +120,8 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/inquiries/{id}", h: s.getInquiry},
 		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
 		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
+		{method: "POST", path: "/v1/inquiries/{id}/decline", h: s.decline},
+		{method: "POST", path: "/v1/inquiries/respond", h: s.respondMany},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
 		{method: "POST", path: "/v1/inquiries/{id}/claim", h: s.claim},
 		{method: "DELETE", path: "/v1/inquiries/{id}/claim", h: s.release},

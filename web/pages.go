@@ -92,7 +92,8 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Stream: listStream, Seq: seq},
 		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
-			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != ""})
+			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != "",
+			"Approve": offersApproval(v.Principal, active), "Selectable": h.selectable(v.Principal, items), "CSRF": v.CSRF})
 }
 
 // listStream follows what changes the lists: inquiries asked and ended, and the changes of

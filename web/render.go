@@ -17,7 +17,7 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 )
 
-var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link"}
+var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk"}
 
 // parsePages parses each page with the frame and the shared parts; a broken template stops
 // the server at start, in tests, not at a person's first visit.

@@ -78,6 +78,7 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("POST /inquiries/{id}/decline", h.signedIn(h.decline))
 	h.mux.HandleFunc("POST /inquiries/{id}/claim", h.signedIn(h.claim))
 	h.mux.HandleFunc("POST /inquiries/{id}/release", h.signedIn(h.release))
+	h.mux.HandleFunc("POST /inquiries/approve", h.signedIn(h.approveSelected))
 	h.mux.HandleFunc("GET /sessions/{key}", h.signedIn(h.session))
 	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
 	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)

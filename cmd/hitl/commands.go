@@ -556,26 +556,37 @@ func fieldWords(f *schema.Field) string {
 
 func respondCmd() *cobra.Command {
 	var (
-		approve, reject bool
-		comment         string
+		approve, reject  bool
+		comment, session string
 	)
 	cmd := &cobra.Command{
-		Use:   "respond ID [JSON]",
-		Short: "Answer an inquiry",
+		Use:   "respond ID [JSON] | respond --session KEY --approve|--reject",
+		Short: "Answer an inquiry, or every pending approval of a session",
 		Long: `Answer an inquiry with a JSON value, or @file to read it from a file. A value that is
 not JSON is sent as a JSON string, so 'hitl respond 7 Garden' answers "Garden". For
 approvals, --approve or --reject (with --comment) build the answer. With no answer on a
 terminal, a form built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain
-prompts, one per line, which also read answers piped in).`,
+prompts, one per line, which also read answers piped in).
+
+With --session KEY and --approve or --reject, every pending approval of that session that is
+assigned to you or one of your groups gets that answer (at most 500), each on its own: one
+line per inquiry says whether it was answered, and the exit status is 1 when any was refused.`,
 		Example: `  hitl respond 7 --approve --comment "LGTM"
   hitl respond 8 '"Garden"'
-  hitl respond 9 '{"amount": 120, "currency": "EUR"}'`,
+  hitl respond 9 '{"amount": 120, "currency": "EUR"}'
+  hitl respond --session deploy-7781 --approve --comment "release train 42"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case len(args) == 0 || len(args) > 2:
-				return usagef("expected an inquiry id and an answer")
 			case approve && reject:
 				return usagef("--approve and --reject exclude each other")
+			case session != "" && len(args) > 0:
+				return usagef("--session answers the session's approvals: give no inquiry id or answer with it")
+			case session != "" && !approve && !reject:
+				return usagef("--session needs --approve or --reject")
+			case session != "":
+				return nil
+			case len(args) == 0 || len(args) > 2:
+				return usagef("expected an inquiry id and an answer")
 			case (approve || reject) && len(args) == 2:
 				return usagef("give either a JSON answer or --approve/--reject")
 			case !approve && !reject && len(args) == 1 && !isTerminal(cmd.InOrStdin()) && !accessible():
@@ -584,6 +595,9 @@ prompts, one per line, which also read answers piped in).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if session != "" {
+				return respondSession(cmd, session, approve, comment)
+			}
 			id, c, err := inquiryClient(args[0])
 			if err != nil {
 				return err
@@ -602,11 +616,7 @@ prompts, one per line, which also read answers piped in).`,
 					return err
 				}
 			case approve || reject:
-				v := map[string]any{"approved": approve}
-				if comment != "" {
-					v["comment"] = comment
-				}
-				answer, _ = json.Marshal(v)
+				answer = hitl.ApprovalAnswer(approve, comment)
 			default:
 				if answer, err = answerArg("the answer", args[1]); err != nil {
 					return err
@@ -623,6 +633,7 @@ prompts, one per line, which also read answers piped in).`,
 	cmd.Flags().BoolVar(&approve, "approve", false, "answer an approval with approved: true")
 	cmd.Flags().BoolVar(&reject, "reject", false, "answer an approval with approved: false")
 	cmd.Flags().StringVar(&comment, "comment", "", "a comment to go with the answer")
+	cmd.Flags().StringVar(&session, "session", "", "answer every pending approval of this session assigned to you")
 	return cmd
 }
 

@@ -1,5 +1,5 @@
 // Command hitl is the human-in-the-loop server and its command-line client: `hitl serve`
-// runs the server; ask, ls, show, respond, cancel, keys and whoami talk to it; bench
+// runs the server; ask, ls, show, respond, decline, cancel, keys and whoami talk to it; bench
 // measures it; version says which hitl this is.
 package main
 
@@ -89,7 +89,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), versionCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), declineCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), versionCmd())
 	return root
 }
 

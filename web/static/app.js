@@ -81,12 +81,16 @@
       .then(function (html) {
         var next = new DOMParser().parseFromString(html, 'text/html');
         var focused = document.activeElement && document.activeElement.id;
+        // Ticks for "Approve selected" are the person's, not the server's: they stay.
+        var ticked = {};
+        document.querySelectorAll('input.select:checked').forEach(function (c) { ticked[c.value] = true; });
         document.querySelectorAll('[data-live][id]').forEach(function (el) {
           var fresh = next.getElementById(el.id);
           if (fresh && fresh.innerHTML !== el.innerHTML) {
             el.replaceWith(document.importNode(fresh, true));
           }
         });
+        document.querySelectorAll('input.select').forEach(function (c) { if (ticked[c.value]) c.checked = true; });
         if (next.title) document.title = next.title;
         setUpLists(document);
         tick();
