@@ -261,16 +261,12 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	} else if inq.Multiple {
 		bad.add("/multiple", "only applies to options")
 	}
+	decisions := e.checkDecisions(&bad, req, inq)
 	switch {
+	case decisions != nil:
+		inq.ResponseSchema = decisions
 	case !hitl.IsNull(req.ResponseSchema):
-		// Compiled here, outside the writer, and kept: answers find it in the cache.
-		if n := len(req.ResponseSchema); n > maxSchemaBytes {
-			bad.add("/response_schema", "is %d bytes; at most %d are allowed", n, maxSchemaBytes)
-		} else if checkJSON(&bad, "/response_schema", req.ResponseSchema, schemaLimits) {
-			if _, err := e.schemas.Compile(req.ResponseSchema); err != nil {
-				bad.add("/response_schema", "%v", err)
-			}
-		}
+		e.checkSchema(&bad, "/response_schema", req.ResponseSchema)
 		inq.ResponseSchema = req.ResponseSchema
 	case len(inq.Options) == 0 && inq.RequestType == hitl.RequestApproval:
 		inq.ResponseSchema = defaultApprovalSchema
