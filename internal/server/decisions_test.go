@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 )
@@ -195,4 +197,83 @@ func TestDecisionsBadInput(t *testing.T) {
 func sameJSONText(a, b string) bool {
 	var x, y any
 	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && fmt.Sprint(x) == fmt.Sprint(y)
+}
+
+// TestReviewToolCall: the Go client asks a person about a call of the model's own tool and
+// hands back the result to act on; the call id is the idempotency key.
+func TestReviewToolCall(t *testing.T) {
+	e := newEnv(t)
+	agent := e.principal("bot", []string{"agent"})
+	human := e.principal("ann", []string{"responder"})
+	review := func(req hitl.InquiryRequest) <-chan any {
+		out := make(chan any, 1)
+		go func() {
+			res, err := agent.ReviewToolCall(ctx, req)
+			if err != nil {
+				out <- err
+				return
+			}
+			out <- res
+		}()
+		return out
+	}
+	edited := review(hitl.InquiryRequest{Prompt: "Scale api?", ToolCall: &hitl.ToolCall{ID: "call_1", Name: "deploy",
+		Arguments: json.RawMessage(`{"service":"api","replicas":3}`), ParametersSchema: json.RawMessage(deployParams)},
+		AllowedDecisions: []hitl.Decision{hitl.DecisionApprove, hitl.DecisionEdit, hitl.DecisionReject}})
+	rejected := review(hitl.InquiryRequest{Prompt: "Delete the bucket?", ToolCall: &hitl.ToolCall{ID: "call_2", Name: "delete_bucket",
+		Arguments: json.RawMessage(`{"bucket":"logs"}`)}})
+
+	scale := pendingByPrompt(t, human, "Scale api?")
+	_, err := human.Respond(ctx, scale.ID, json.RawMessage(`{"decision":"edit","args":{"service":"api","replicas":5}}`), "")
+	must(t, err)
+	res := toolResult(t, edited)
+	if res.ToolCallID != "call_1" || res.Decision != hitl.DecisionEdit || res.Run == nil || !*res.Run || !sameJSONText(string(res.Arguments), `{"service":"api","replicas":5}`) {
+		t.Fatalf("edited: %+v", res)
+	}
+	// Without decisions nor a schema, the review still asks for a decision (approve or reject).
+	del := pendingByPrompt(t, human, "Delete the bucket?")
+	if del.RequestType != hitl.RequestApproval || fmt.Sprint(del.AllowedDecisions) != "[approve reject]" {
+		t.Fatalf("review without decisions: %s %v", del.RequestType, del.AllowedDecisions)
+	}
+	_, err = human.Respond(ctx, del.ID, json.RawMessage(`{"decision":"reject","message":"we keep logs"}`), "")
+	must(t, err)
+	if res := toolResult(t, rejected); res.Run == nil || *res.Run || res.Message != "we keep logs" || !strings.Contains(res.Content, "Do not run delete_bucket") {
+		t.Fatalf("rejected: %+v", res)
+	}
+	// A retry of call_1 gets its result again, without asking twice.
+	again := toolResult(t, review(hitl.InquiryRequest{Prompt: "Scale api?", ToolCall: &hitl.ToolCall{ID: "call_1", Name: "deploy",
+		Arguments: json.RawMessage(`{"service":"api","replicas":3}`), ParametersSchema: json.RawMessage(deployParams)},
+		AllowedDecisions: []hitl.Decision{hitl.DecisionApprove, hitl.DecisionEdit, hitl.DecisionReject}}))
+	if again.Decision != hitl.DecisionEdit {
+		t.Fatalf("retried: %+v", again)
+	}
+	if _, err := agent.ReviewToolCall(ctx, hitl.InquiryRequest{Prompt: "x"}); client.ErrorCode(err) != hitl.EInvalid {
+		t.Fatalf("a review without a call: %v", err)
+	}
+}
+
+// TestDecisionThroughMCP: get_user_input on an approval of a tool call with decisions returns
+// the tool result, in words (the text and message) and in fields (tool_result).
+func TestDecisionThroughMCP(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("deploy-bot", "agent")
+	id := askDecision(t, e, agent, `["approve","edit"]`)
+	r := e.do("POST", fmt.Sprintf("/v1/inquiries/%d/respond", id), adminToken, `{"response":{"decision":"edit","args":{"service":"api","replicas":4}}}`)
+	if r.status != 200 {
+		t.Fatalf("respond: %d %s", r.status, r.text)
+	}
+	s, err := mcpSession(t, e, agent, nil)
+	must(t, err)
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "get_user_input", Arguments: map[string]any{"inquiry_id": id}})
+	must(t, err)
+	got := structuredOf(t, res)
+	tr, _ := got["tool_result"].(map[string]any)
+	args, _ := json.Marshal(tr["arguments"])
+	if tr["run"] != true || tr["decision"] != "edit" || !sameJSONText(string(args), `{"service":"api","replicas":4}`) {
+		t.Fatalf("structured result %v", got)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !strings.Contains(got["message"].(string), "Run deploy now with these arguments") || !strings.HasPrefix(text, got["message"].(string)) {
+		t.Fatalf("message %q, text %q", got["message"], text)
+	}
 }
