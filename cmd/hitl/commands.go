@@ -414,10 +414,13 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		}
 	}
 	block("Context", indentJSON(inq.Context))
+	if inq.HasDecisions() {
+		block("Tool call", inq.ToolCall.Name+" "+indentJSON(inq.ToolCall.Arguments))
+	}
 	if inq.Status == hitl.StatusPending {
 		block("The answer", answerWanted(inq))
 	}
-	if len(inq.Options) == 0 && !inq.IsPlainApproval() {
+	if len(inq.Options) == 0 && !inq.IsPlainApproval() && !inq.HasDecisions() {
 		block("Answer schema", indentJSON(inq.ResponseSchema))
 	}
 	if inq.Status == hitl.StatusResponded || inq.FallbackApplied {
@@ -454,6 +457,19 @@ func answerWanted(inq *hitl.Inquiry) string {
 		}
 	case inq.IsPlainApproval():
 		fmt.Fprintf(&b, "approve or reject, with a comment if you like (hitl respond %d --approve|--reject --comment TEXT)", inq.ID)
+	case inq.HasDecisions():
+		fmt.Fprintf(&b, "decide about the call of %s: %s", inq.ToolCall.Name, decisionWords(inq.AllowedDecisions))
+		for _, d := range inq.AllowedDecisions {
+			fmt.Fprintf(&b, "\n  %s", map[hitl.Decision]string{
+				hitl.DecisionApprove: fmt.Sprintf("hitl respond %d --approve            run it as proposed", inq.ID),
+				hitl.DecisionEdit:    fmt.Sprintf("hitl respond %d --edit '{...}'       run it with these arguments instead", inq.ID),
+				hitl.DecisionReject:  fmt.Sprintf("hitl respond %d --reject \"reason\"    do not run it", inq.ID),
+				hitl.DecisionRespond: fmt.Sprintf(`hitl respond %d '{"decision":"respond","message":"..."}'    do not run it; answer instead`, inq.ID),
+			}[d])
+		}
+		if inq.Allows(hitl.DecisionEdit) {
+			b.WriteString("\nArguments schema:\n  " + strings.ReplaceAll(indentJSON(inq.ToolCall.ParametersSchema), "\n", "\n  "))
+		}
 	default:
 		root := schema.FormFor(inq.ResponseSchema)
 		if root.Kind != schema.KindObject {
@@ -502,28 +518,33 @@ func fieldWords(f *schema.Field) string {
 func respondCmd() *cobra.Command {
 	var (
 		approve, reject bool
-		comment         string
+		comment, edit   string
 	)
 	cmd := &cobra.Command{
 		Use:   "respond ID [JSON]",
 		Short: "Answer an inquiry",
 		Long: `Answer an inquiry with a JSON value, or @file to read it from a file. A value that is
 not JSON is sent as a JSON string, so 'hitl respond 7 Garden' answers "Garden". For
-approvals, --approve or --reject (with --comment) build the answer. With no answer on a
-terminal, a form built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain
-prompts, one per line, which also read answers piped in).`,
+approvals, --approve or --reject (with --comment) build the answer; for an approval of a tool
+call with decisions, --reject takes the reason as the argument after it, and --edit the
+arguments to run the tool with instead (JSON, or @file). With no answer on a terminal, a form
+built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain prompts, one per
+line, which also read answers piped in).`,
 		Example: `  hitl respond 7 --approve --comment "LGTM"
   hitl respond 8 '"Garden"'
-  hitl respond 9 '{"amount": 120, "currency": "EUR"}'`,
+  hitl respond 9 '{"amount": 120, "currency": "EUR"}'
+  hitl respond 10 --edit '{"service": "api", "replicas": 2}'
+  hitl respond 11 --reject "not during the freeze"`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			decided := approve || reject || edit != ""
 			switch {
 			case len(args) == 0 || len(args) > 2:
 				return usagef("expected an inquiry id and an answer")
-			case approve && reject:
-				return usagef("--approve and --reject exclude each other")
-			case (approve || reject) && len(args) == 2:
-				return usagef("give either a JSON answer or --approve/--reject")
-			case !approve && !reject && len(args) == 1 && !isTerminal(cmd.InOrStdin()) && !accessible():
+			case approve && reject, edit != "" && (approve || reject):
+				return usagef("--approve, --reject and --edit exclude each other")
+			case (approve || edit != "") && len(args) == 2:
+				return usagef("give either a JSON answer or --approve/--reject/--edit")
+			case !decided && len(args) == 1 && !isTerminal(cmd.InOrStdin()) && !accessible():
 				return usagef("expected an answer: JSON, or --approve/--reject (on a terminal, a form asks for it)")
 			}
 			return nil
@@ -535,7 +556,7 @@ prompts, one per line, which also read answers piped in).`,
 			}
 			var answer json.RawMessage
 			switch {
-			case len(args) == 1 && !approve && !reject:
+			case len(args) == 1 && !approve && !reject && edit == "":
 				inq, err := c.Inquiry(cmd.Context(), id)
 				if err != nil {
 					return err
@@ -546,12 +567,18 @@ prompts, one per line, which also read answers piped in).`,
 				if answer, err = askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
 					return err
 				}
-			case approve || reject:
-				v := map[string]any{"approved": approve}
-				if comment != "" {
-					v["comment"] = comment
+			case approve || reject || edit != "":
+				inq, err := c.Inquiry(cmd.Context(), id)
+				if err != nil {
+					return err
 				}
-				answer, _ = json.Marshal(v)
+				reason := ""
+				if len(args) == 2 {
+					reason = args[1]
+				}
+				if answer, err = decidedAnswer(inq, approve, reason, edit, comment); err != nil {
+					return err
+				}
 			default:
 				if answer, err = answerArg("the answer", args[1]); err != nil {
 					return err
@@ -565,10 +592,52 @@ prompts, one per line, which also read answers piped in).`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&approve, "approve", false, "answer an approval with approved: true")
-	cmd.Flags().BoolVar(&reject, "reject", false, "answer an approval with approved: false")
+	cmd.Flags().BoolVar(&approve, "approve", false, "answer an approval with approved: true (a tool call: run it as proposed)")
+	cmd.Flags().BoolVar(&reject, "reject", false, "answer an approval with approved: false (a tool call: do not run it; the reason may follow)")
+	cmd.Flags().StringVar(&edit, "edit", "", "a tool call: run it with these arguments instead (JSON, or @file)")
 	cmd.Flags().StringVar(&comment, "comment", "", "a comment to go with the answer")
 	return cmd
+}
+
+// decidedAnswer builds the answer of --approve, --reject [REASON] or --edit ARGS: a decision
+// for an approval of a tool call with decisions, {"approved", "comment"} for a plain approval.
+func decidedAnswer(inq *hitl.Inquiry, approve bool, reason, edit, comment string) (json.RawMessage, error) {
+	if !inq.HasDecisions() {
+		switch {
+		case edit != "":
+			return nil, usagef("inquiry %d is not an approval of a tool call with the edit decision; --edit does not apply", inq.ID)
+		case reason != "" && comment != "":
+			return nil, usagef("give the reason after --reject or with --comment, not both")
+		}
+		v := map[string]any{"approved": approve}
+		if c := cmp.Or(comment, reason); c != "" {
+			v["comment"] = c
+		}
+		return json.Marshal(v)
+	}
+	a := hitl.DecisionAnswer{Decision: hitl.DecisionReject, Message: reason}
+	switch {
+	case approve:
+		a.Decision = hitl.DecisionApprove
+	case edit != "":
+		args, err := answerArg("the arguments of --edit", edit)
+		if err != nil {
+			return nil, err
+		}
+		a.Decision, a.Args = hitl.DecisionEdit, args
+	}
+	if !inq.Allows(a.Decision) {
+		return nil, usagef("inquiry %d allows the decisions %s, not %s", inq.ID, decisionWords(inq.AllowedDecisions), a.Decision)
+	}
+	return json.Marshal(a)
+}
+
+func decisionWords(ds []hitl.Decision) string {
+	words := make([]string, len(ds))
+	for i, d := range ds {
+		words[i] = string(d)
+	}
+	return strings.Join(words, ", ")
 }
 
 // withFieldErrors adds the server's per-field problems to its one-line message.
