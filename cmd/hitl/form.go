@@ -316,8 +316,8 @@ func askDecision(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Wr
 	}
 	proposed := cmp.Or(string(tc.Arguments), "{}") // one line: plain prompts read one
 	edited, message := proposed, ""
-	editArgs := huh.NewText().Title("Arguments of "+tc.Name+" *").
-		Description("JSON that fits the tool's parameters (hitl show "+strconv.FormatInt(inq.ID, 10)+" prints them), starting from those proposed; plain prompts keep them on an empty line").
+	editArgs := huh.NewText().Title("Arguments of " + tc.Name + " *").
+		Description("JSON that fits the tool's parameters (hitl show " + strconv.FormatInt(inq.ID, 10) + " prints them), starting from those proposed; plain prompts keep them on an empty line").
 		Value(&edited).Validate(func(v string) error {
 		var args map[string]json.RawMessage
 		if strings.TrimSpace(v) != "" && json.Unmarshal([]byte(v), &args) != nil { // empty: the plain prompt keeps those proposed
