@@ -274,6 +274,9 @@ func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, 
 	again := func(status int, errs []hitl.FieldError) (int, *inquiryData) {
 		return status, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, errs))
 	}
+	if formKind(inq) == formDecision && r.PostForm.Get("preview") != "" {
+		return http.StatusOK, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, nil)) // the changes, shown before sending
+	}
 	req, errs := readAnswer(inq, r.PostForm)
 	if errs != nil {
 		if req != nil && req.Response != nil {
