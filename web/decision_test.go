@@ -97,11 +97,8 @@ func TestDecisionEditInABrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	shots := screenshotDir(t)
 	inq := e.askScale(hitl.DecisionApprove, hitl.DecisionEdit, hitl.DecisionReject, hitl.DecisionRespond)
+	signInWithForm(t, ctx, e.URL, e.responderToken)
 	do(t, ctx,
-		chromedp.Navigate(e.URL+"/login"),
-		chromedp.SendKeys(chromedp.CSS("#token"), e.responderToken),
-		chromedp.Submit(chromedp.CSS("#token")),
-		chromedp.WaitVisible(chromedp.CSS("#tabs")),
 		chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.URL, inq.ID)),
 		chromedp.WaitVisible(chromedp.CSS(`input[name="answer/replicas"]`)),
 	)
