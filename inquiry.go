@@ -61,9 +61,12 @@ type Inquiry struct {
 	// Claim: who is answering it now (nil when nobody has claimed it).
 	Claim *InquiryClaim `json:"claim,omitempty"`
 	// Pool is the group a pool:NAME assignment picked the assignee from.
-	Pool       string      `json:"pool,omitempty"`
-	ToolCall   *ToolCall   `json:"tool_call"`
-	ToolResult *ToolResult `json:"tool_result"`
+	Pool     string    `json:"pool,omitempty"`
+	ToolCall *ToolCall `json:"tool_call"`
+	// AllowedDecisions: what a person may decide about ToolCall (see Decision); empty for
+	// every other inquiry, whose answers are what ResponseSchema says.
+	AllowedDecisions []Decision  `json:"allowed_decisions,omitempty"`
+	ToolResult       *ToolResult `json:"tool_result"`
 	// CallbackURL receives this inquiry's events (the resume callback); omitted when unset.
 	CallbackURL     string          `json:"callback_url,omitempty"`
 	Response        json.RawMessage `json:"response"`
@@ -135,12 +138,70 @@ type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// ParametersSchema is the JSON Schema of the tool's arguments, as given to the model:
+	// arguments a person edits must fit it.
+	ParametersSchema json.RawMessage `json:"parameters_schema,omitempty"`
 }
 
 // ToolResult is ready to append to the LLM conversation as the tool's result.
 type ToolResult struct {
 	ToolCallID string `json:"tool_call_id"`
 	Content    string `json:"content"`
+	// The rest is set for an approval of a tool call with decisions (Inquiry.AllowedDecisions),
+	// for programs that act on it: Run says whether to run the tool, with Arguments (the
+	// proposed ones, or those the person edited); Message is what the person said instead.
+	// Decision is empty when nobody decided (a deadline, a cancellation): Run is false then.
+	Decision  Decision        `json:"decision,omitempty"`
+	Run       *bool           `json:"run,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Message   string          `json:"message,omitempty"`
+}
+
+// Decision is what a person decides about a tool call a model wants to make.
+type Decision string
+
+const (
+	// DecisionApprove: run the tool with the proposed arguments.
+	DecisionApprove Decision = "approve"
+	// DecisionEdit: run the tool with the arguments the person edited (DecisionAnswer.Args).
+	DecisionEdit Decision = "edit"
+	// DecisionReject: do not run the tool; the message says why.
+	DecisionReject Decision = "reject"
+	// DecisionRespond: do not run the tool; the message is the answer the model gets instead.
+	DecisionRespond Decision = "respond"
+)
+
+// Decisions lists every decision, in the order forms offer them.
+var Decisions = []Decision{DecisionApprove, DecisionEdit, DecisionReject, DecisionRespond}
+
+// DefaultDecisions are those of an approval of a tool call that names none.
+var DefaultDecisions = []Decision{DecisionApprove, DecisionReject}
+
+// Valid reports whether d is a known decision.
+func (d Decision) Valid() bool {
+	return d == DecisionApprove || d == DecisionEdit || d == DecisionReject || d == DecisionRespond
+}
+
+// DecisionAnswer is the answer to an approval of a tool call with decisions:
+// {"decision":"approve"}, {"decision":"edit","args":{…}}, {"decision":"reject","message":"…"}
+// or {"decision":"respond","message":"…"}.
+type DecisionAnswer struct {
+	Decision Decision        `json:"decision"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Message  string          `json:"message,omitempty"`
+}
+
+// HasDecisions tells whether the inquiry is answered with a Decision about its tool call.
+func (inq *Inquiry) HasDecisions() bool { return len(inq.AllowedDecisions) > 0 }
+
+// Allows tells whether the inquiry lets a person decide d.
+func (inq *Inquiry) Allows(d Decision) bool {
+	for _, a := range inq.AllowedDecisions {
+		if a == d {
+			return true
+		}
+	}
+	return false
 }
 
 // InquiryRequest is what an agent sends to ask a question (POST /v1/inquiries).
@@ -164,8 +225,12 @@ type InquiryRequest struct {
 	FallbackPolicy FallbackPolicy    `json:"fallback_policy,omitempty"`
 	FallbackValue  json.RawMessage   `json:"fallback_value,omitempty"`
 	ToolCall       *ToolCall         `json:"tool_call,omitempty"`
-	CallbackURL    string            `json:"callback_url,omitempty"`
-	Exclusive      bool              `json:"exclusive,omitempty"`
+	// AllowedDecisions: see Inquiry. An approval with a tool_call that gives decisions, or
+	// the tool's parameters schema, is answered with a DecisionAnswer; without either, with
+	// {"approved": bool} as every approval.
+	AllowedDecisions []Decision `json:"allowed_decisions,omitempty"`
+	CallbackURL      string     `json:"callback_url,omitempty"`
+	Exclusive        bool       `json:"exclusive,omitempty"`
 	// CancellableByResponder: see Inquiry.
 	CancellableByResponder bool `json:"cancellable_by_responder,omitempty"`
 	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).

@@ -170,6 +170,8 @@ func TestQuorumRefusesWhatCannotBe(t *testing.T) {
 		{hitl.InquiryRequest{Prompt: "p", RequestType: hitl.RequestApproval, Steps: []hitl.ApprovalStep{{}}}, "who approves this step"},
 		{hitl.InquiryRequest{Prompt: "p", AssignedTo: []string{"pool:ops", "bob"}}, "stands alone in assigned_to"},
 		{hitl.InquiryRequest{Prompt: "p", AssignedTo: []string{"pool:ops"}}, "pool ops has nobody to pick"},
+		{hitl.InquiryRequest{Prompt: "p", RequestType: hitl.RequestApproval, Quorum: &hitl.Quorum{Required: 1},
+			ToolCall: &hitl.ToolCall{ID: "c1", Name: "scale"}, AllowedDecisions: []hitl.Decision{hitl.DecisionApprove}}, "decisions on a tool call are for one person"},
 	} {
 		_, _, err := e.CreateInquiry(ctx, agent, &tc.req, "")
 		var he *hitl.Error

@@ -485,6 +485,9 @@ func toolResult(inq *hitl.Inquiry) *hitl.ToolResult {
 	if inq.ToolCall == nil {
 		return nil
 	}
+	if inq.HasDecisions() {
+		return decisionResult(inq)
+	}
 	var content string
 	switch {
 	case inq.Status == hitl.StatusResponded:

@@ -98,18 +98,6 @@ func (e *Engine) PutTemplate(ctx context.Context, p *hitl.Principal, name string
 	return t, created, nil
 }
 
-// checkSchema checks a JSON Schema given in a request, within the bounds of every schema,
-// and compiles it (kept in the cache, where its uses find it).
-func (e *Engine) checkSchema(bad *problems, path string, doc json.RawMessage) {
-	if n := len(doc); n > maxSchemaBytes {
-		bad.add(path, "is %d bytes; at most %d are allowed", n, maxSchemaBytes)
-	} else if checkJSON(bad, path, doc, schemaLimits) {
-		if _, err := e.schemas.Compile(doc); err != nil {
-			bad.add(path, "%v", err)
-		}
-	}
-}
-
 // Template returns one template, to agents (which ask with it) and admins.
 func (e *Engine) Template(ctx context.Context, p *hitl.Principal, name string) (*hitl.Template, error) {
 	if err := mayAsk(p); err != nil {

@@ -267,9 +267,14 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	} else if inq.Multiple {
 		bad.add("/multiple", "only applies to options")
 	}
+	decisions := e.checkDecisions(&bad, req, inq)
+	if decisions != nil && inq.IsVote() {
+		bad.add("/allowed_decisions", "votes answer approved (and a comment): decisions on a tool call are for one person's answer, not a quorum or steps")
+	}
 	switch {
+	case decisions != nil:
+		inq.ResponseSchema = decisions
 	case !hitl.IsNull(req.ResponseSchema):
-		// Compiled here, outside the writer, and kept: answers find it in the cache.
 		e.checkSchema(&bad, "/response_schema", req.ResponseSchema)
 		inq.ResponseSchema = req.ResponseSchema
 	case len(inq.Options) == 0 && inq.RequestType == hitl.RequestApproval:
@@ -521,4 +526,22 @@ func (e *Engine) validationSlot(ctx context.Context) (release func(), err error)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// checkSchema checks a schema an agent gives (its size, its nesting, and that it compiles,
+// within the cost bounds): a response_schema or a tool's parameters schema. Compiled here,
+// outside the writer, and kept: answers find it in the cache.
+func (e *Engine) checkSchema(bad *problems, path string, doc json.RawMessage) bool {
+	if n := len(doc); n > maxSchemaBytes {
+		bad.add(path, "is %d bytes; at most %d are allowed", n, maxSchemaBytes)
+		return false
+	}
+	if !checkJSON(bad, path, doc, schemaLimits) {
+		return false
+	}
+	if _, err := e.schemas.Compile(doc); err != nil {
+		bad.add(path, "%v", err)
+		return false
+	}
+	return true
 }

@@ -86,7 +86,10 @@ var (
 		"fallback_applied":{"type":"boolean"},
 		"responded_by":{"type":"string"},
 		"comment":{"type":"string"},
-		"message":{"type":"string"}}}`)
+		"message":{"type":"string"},
+		"tool_result":{"type":"object","description":"For an approval of a tool call with decisions: run (whether to run the tool), arguments (to run it with), decision, message.",
+			"required":["tool_call_id","content"],"properties":{"tool_call_id":{"type":"string"},"content":{"type":"string"},
+			"decision":{"type":"string","enum":["approve","edit","reject","respond"]},"run":{"type":"boolean"},"arguments":{},"message":{"type":"string"}}}}}`)
 	listSchema = json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{
 		"limit":{"type":"integer","minimum":1,"maximum":100}}}`)
 	listOutputSchema = json.RawMessage(`{"type":"object","required":["inquiries"],"properties":{"inquiries":{"type":"array","items":{"type":"object"}}}}`)
@@ -117,6 +120,9 @@ type result struct {
 	RespondedBy     string          `json:"responded_by,omitempty"`
 	Comment         string          `json:"comment,omitempty"`
 	Message         string          `json:"message"`
+	// ToolResult is set for an approval of a tool call with decisions: whether to run the
+	// tool, with which arguments (Message says the same in words).
+	ToolResult *hitl.ToolResult `json:"tool_result,omitempty"`
 }
 
 func resultOf(inq *hitl.Inquiry) result {
@@ -128,6 +134,8 @@ func resultOf(inq *hitl.Inquiry) result {
 		r.Comment = *inq.Comment
 	}
 	switch {
+	case inq.Status != hitl.StatusPending && inq.HasDecisions() && inq.ToolResult != nil:
+		r.Answer, r.ToolResult, r.Message = inq.Response, inq.ToolResult, inq.ToolResult.Content
 	case inq.Status == hitl.StatusPending:
 		r.Message = fmt.Sprintf("The human has not answered inquiry %d yet. Call get_user_input with inquiry_id %d to keep waiting.", inq.ID, inq.ID)
 	case inq.Status == hitl.StatusResponded:

@@ -370,3 +370,53 @@ func dateTime(v string) string {
 	}
 	return v
 }
+
+// Values is Read the other way round: the form values that show value in the form's fields,
+// for a form that starts from a value (the arguments a model proposed, for a person to edit).
+// What the form cannot show field by field is shown as JSON, as its JSON fields take it.
+func (f *Field) Values(value json.RawMessage) map[string][]string {
+	out := map[string][]string{}
+	dec := json.NewDecoder(bytes.NewReader(value))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) == nil {
+		f.fill(v, out)
+	}
+	return out
+}
+
+func (f *Field) fill(v any, out map[string][]string) {
+	if v == nil {
+		return
+	}
+	switch f.Kind {
+	case KindObject:
+		if m, ok := v.(map[string]any); ok {
+			for _, c := range f.Fields {
+				c.fill(m[c.Key], out)
+			}
+		}
+		return
+	case KindChoices, KindList:
+		if items, ok := v.([]any); ok {
+			for _, item := range items {
+				out[f.Name] = append(out[f.Name], formText(item))
+			}
+		}
+		return
+	case KindJSON:
+		b, _ := json.Marshal(v)
+		out[f.Name] = []string{string(b)}
+		return
+	}
+	out[f.Name] = []string{formText(v)}
+}
+
+// formText is a scalar as a form field holds it: a string as it is, anything else as JSON.
+func formText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,5 +168,28 @@ func TestFormBounds(t *testing.T) {
 	}
 	if k := FormFor(json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)).Kind; k != KindJSON {
 		t.Errorf("an object of %d properties: %s, want one JSON field", len(props), k)
+	}
+}
+
+// TestValuesRoundTrip: the values a form starts from read back as the value they came from.
+func TestValuesRoundTrip(t *testing.T) {
+	doc := json.RawMessage(`{"type":"object","properties":{"service":{"type":"string","maxLength":50},"replicas":{"type":"integer"},
+		"canary":{"type":"boolean"},"regions":{"type":"array","items":{"enum":["eu","us"]}},"ports":{"type":"array","items":{"type":"integer"}},
+		"labels":{"type":"object","additionalProperties":{"type":"string"}},"note":{"type":"string"}}}`)
+	value := `{"service":"api","replicas":3,"canary":true,"regions":["eu","us"],"ports":[80,443],"labels":{"team":"sre"}}`
+	f := FormFor(doc)
+	values := f.Values(json.RawMessage(value))
+	if got := values["answer/replicas"]; len(got) != 1 || got[0] != "3" {
+		t.Fatalf("replicas: %v", got)
+	}
+	back, errs := f.Read(values)
+	if errs != nil {
+		t.Fatal(errs)
+	}
+	var a, b any
+	json.Unmarshal(back, &a)
+	json.Unmarshal([]byte(value), &b)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("read back %s, want %s", back, value)
 	}
 }

@@ -28,7 +28,8 @@ type answerForm struct {
 	formTarget
 	Kind     string
 	Inquiry  *hitl.Inquiry
-	Root     *fieldView // formSchema
+	Root     *fieldView // formSchema; formDecision: the arguments to edit
+	Decision *decisionForm
 	Selected []string
 	Comment  string
 	// Errors by the path of their field; Other are those with no field to stand beside.
@@ -56,6 +57,8 @@ type fieldView struct {
 
 func formKind(inq *hitl.Inquiry) string {
 	switch {
+	case inq.HasDecisions():
+		return formDecision
 	case len(inq.Options) > 0:
 		return formOptions
 	case inq.IsPlainApproval():
@@ -78,9 +81,12 @@ func newAnswerForm(inq *hitl.Inquiry, to formTarget, entered url.Values, errs []
 			f.Selected = entered["approved"]
 		}
 	}
-	if f.Kind == formSchema {
-		n := 0
+	n := 0
+	switch f.Kind {
+	case formSchema:
 		f.Root = newFieldView(schema.FormFor(inq.ResponseSchema), entered, &n, known)
+	case formDecision:
+		newDecisionForm(f, inq, entered, &n, known)
 	}
 	for _, e := range errs {
 		path := e.Path
@@ -99,7 +105,9 @@ func newAnswerForm(inq *hitl.Inquiry, to formTarget, entered url.Values, errs []
 			f.Errors[path] += "; " + e.Message
 		}
 	}
-	if f.Root != nil {
+	if f.Kind == formDecision && f.Root != nil {
+		f.Root.attachErrors(argumentErrors(f.Errors))
+	} else if f.Root != nil {
 		f.Root.attachErrors(f.Errors)
 	}
 	return f
@@ -153,6 +161,8 @@ func (v *fieldView) attachErrors(errs map[string]string) {
 func readAnswer(inq *hitl.Inquiry, form url.Values) (*hitl.ResponseRequest, []hitl.FieldError) {
 	comment := strings.TrimSpace(form.Get("comment"))
 	switch formKind(inq) {
+	case formDecision:
+		return readDecision(inq, form)
 	case formApproval:
 		var approved bool
 		switch form.Get("approved") {

@@ -139,7 +139,7 @@ type inquiryData struct {
 	// Votes of a quorum or a chain; Claim of a question one person answers (approvals.go).
 	Votes *votesView
 	Claim *claimView
-	Audit    string // how far the audit chain verifies (web/audit.go)
+	Audit string // how far the audit chain verifies (web/audit.go)
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
@@ -286,6 +286,9 @@ func (h *Handler) decline(w http.ResponseWriter, r *http.Request, v *viewer) {
 func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, to formTarget) (int, *inquiryData) {
 	again := func(status int, errs []hitl.FieldError) (int, *inquiryData) {
 		return status, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, errs))
+	}
+	if formKind(inq) == formDecision && r.PostForm.Get("preview") != "" {
+		return http.StatusOK, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, nil)) // the changes, shown before sending
 	}
 	req, errs := readAnswer(inq, r.PostForm)
 	if errs != nil {

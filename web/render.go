@@ -69,6 +69,7 @@ var funcs = template.FuncMap{
 	"nudge":     hitl.NudgeInWords,
 	"resumed":   resumedInWords,
 	"assignees": hitl.AssigneesInWords,
+	"edits":     editedArguments,
 }
 
 // resumedInWords says when the agent resumed: "40 ms after the answer to".
@@ -289,6 +290,9 @@ func answerText(inq *hitl.Inquiry, raw json.RawMessage) string {
 			}
 		}
 		return strings.Join(list, ", ")
+	}
+	if text, ok := decisionText(inq, raw); ok {
+		return text
 	}
 	if a, ok := readApproval(inq, raw); ok {
 		out := "Rejected"

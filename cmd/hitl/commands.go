@@ -469,10 +469,13 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		}
 	}
 	block("Context", indentJSON(inq.Context))
+	if inq.HasDecisions() {
+		block("Tool call", inq.ToolCall.Name+" "+indentJSON(inq.ToolCall.Arguments))
+	}
 	if inq.Status == hitl.StatusPending {
 		block("The answer", answerWanted(inq))
 	}
-	if len(inq.Options) == 0 && !inq.IsPlainApproval() {
+	if len(inq.Options) == 0 && !inq.IsPlainApproval() && !inq.HasDecisions() {
 		block("Answer schema", indentJSON(inq.ResponseSchema))
 	}
 	if inq.Status == hitl.StatusResponded || inq.FallbackApplied {
@@ -509,6 +512,19 @@ func answerWanted(inq *hitl.Inquiry) string {
 		}
 	case inq.IsPlainApproval():
 		fmt.Fprintf(&b, "approve or reject, with a comment if you like (hitl respond %d --approve|--reject --comment TEXT)", inq.ID)
+	case inq.HasDecisions():
+		fmt.Fprintf(&b, "decide about the call of %s: %s", inq.ToolCall.Name, decisionWords(inq.AllowedDecisions))
+		for _, d := range inq.AllowedDecisions {
+			fmt.Fprintf(&b, "\n  %s", map[hitl.Decision]string{
+				hitl.DecisionApprove: fmt.Sprintf("hitl respond %d --approve            run it as proposed", inq.ID),
+				hitl.DecisionEdit:    fmt.Sprintf("hitl respond %d --edit '{...}'       run it with these arguments instead", inq.ID),
+				hitl.DecisionReject:  fmt.Sprintf("hitl respond %d --reject \"reason\"    do not run it", inq.ID),
+				hitl.DecisionRespond: fmt.Sprintf(`hitl respond %d '{"decision":"respond","message":"..."}'    do not run it; answer instead`, inq.ID),
+			}[d])
+		}
+		if inq.Allows(hitl.DecisionEdit) {
+			b.WriteString("\nArguments schema:\n  " + strings.ReplaceAll(indentJSON(inq.ToolCall.ParametersSchema), "\n", "\n  "))
+		}
 	default:
 		root := schema.FormFor(inq.ResponseSchema)
 		if root.Kind != schema.KindObject {
@@ -556,17 +572,20 @@ func fieldWords(f *schema.Field) string {
 
 func respondCmd() *cobra.Command {
 	var (
-		approve, reject  bool
-		comment, session string
+		approve, reject        bool
+		comment, edit, session string
 	)
 	cmd := &cobra.Command{
 		Use:   "respond ID [JSON] | respond --session KEY --approve|--reject",
 		Short: "Answer an inquiry, or every pending approval of a session",
 		Long: `Answer an inquiry with a JSON value, or @file to read it from a file. A value that is
 not JSON is sent as a JSON string, so 'hitl respond 7 Garden' answers "Garden". For
-approvals, --approve or --reject (with --comment) build the answer. With no answer on a
-terminal, a form built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain
-prompts, one per line, which also read answers piped in).
+approvals, --approve or --reject (with --comment) build the answer; for an approval of a tool
+call with decisions, --reject takes the reason as the argument after it, and --edit the
+arguments to run the tool with instead (JSON, or @file). With no answer on a terminal, a form
+built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain prompts, one per
+line, which also read answers piped in). An answer to a quorum or a chain is a vote: the
+inquiry may still wait for other people's votes, and the line after it says where it stands.
 
 With --session KEY and --approve or --reject, every pending approval of that session that is
 assigned to you or one of your groups gets that answer (at most 500), each on its own: one
@@ -574,22 +593,25 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 		Example: `  hitl respond 7 --approve --comment "LGTM"
   hitl respond 8 '"Garden"'
   hitl respond 9 '{"amount": 120, "currency": "EUR"}'
+  hitl respond 10 --edit '{"service": "api", "replicas": 2}'
+  hitl respond 11 --reject "not during the freeze"
   hitl respond --session deploy-7781 --approve --comment "release train 42"`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			decided := approve || reject || edit != ""
 			switch {
-			case approve && reject:
-				return usagef("--approve and --reject exclude each other")
+			case approve && reject, edit != "" && (approve || reject):
+				return usagef("--approve, --reject and --edit exclude each other")
 			case session != "" && len(args) > 0:
 				return usagef("--session answers the session's approvals: give no inquiry id or answer with it")
-			case session != "" && !approve && !reject:
+			case session != "" && (edit != "" || !approve && !reject):
 				return usagef("--session needs --approve or --reject")
 			case session != "":
 				return nil
 			case len(args) == 0 || len(args) > 2:
 				return usagef("expected an inquiry id and an answer")
-			case (approve || reject) && len(args) == 2:
-				return usagef("give either a JSON answer or --approve/--reject")
-			case !approve && !reject && len(args) == 1 && !isTerminal(cmd.InOrStdin()) && !accessible():
+			case (approve || edit != "") && len(args) == 2:
+				return usagef("give either a JSON answer or --approve/--reject/--edit")
+			case !decided && len(args) == 1 && !isTerminal(cmd.InOrStdin()) && !accessible():
 				return usagef("expected an answer: JSON, or --approve/--reject (on a terminal, a form asks for it)")
 			}
 			return nil
@@ -604,7 +626,7 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 			}
 			var answer json.RawMessage
 			switch {
-			case len(args) == 1 && !approve && !reject:
+			case len(args) == 1 && !approve && !reject && edit == "":
 				inq, err := c.Inquiry(cmd.Context(), id)
 				if err != nil {
 					return err
@@ -615,8 +637,18 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 				if answer, err = askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
 					return err
 				}
-			case approve || reject:
-				answer = hitl.ApprovalAnswer(approve, comment)
+			case approve || reject || edit != "":
+				inq, err := c.Inquiry(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				reason := ""
+				if len(args) == 2 {
+					reason = args[1]
+				}
+				if answer, err = decidedAnswer(inq, approve, reason, edit, comment); err != nil {
+					return err
+				}
 			default:
 				if answer, err = answerArg("the answer", args[1]); err != nil {
 					return err
@@ -626,15 +658,65 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 			if err != nil {
 				return withFieldErrors(err)
 			}
+			if inq.Status == hitl.StatusPending { // a vote, and others are still to vote
+				me, err := c.Me(cmd.Context())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.ErrOrStderr(), inq.VoteRecordedInWords(me.Name))
+				return nil
+			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d answered.\n", inq.ID)
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&approve, "approve", false, "answer an approval with approved: true")
-	cmd.Flags().BoolVar(&reject, "reject", false, "answer an approval with approved: false")
+	cmd.Flags().BoolVar(&approve, "approve", false, "answer an approval with approved: true (a tool call: run it as proposed)")
+	cmd.Flags().BoolVar(&reject, "reject", false, "answer an approval with approved: false (a tool call: do not run it; the reason may follow)")
+	cmd.Flags().StringVar(&edit, "edit", "", "a tool call: run it with these arguments instead (JSON, or @file)")
 	cmd.Flags().StringVar(&comment, "comment", "", "a comment to go with the answer")
 	cmd.Flags().StringVar(&session, "session", "", "answer every pending approval of this session assigned to you")
 	return cmd
+}
+
+// decidedAnswer builds the answer of --approve, --reject [REASON] or --edit ARGS: a decision
+// for an approval of a tool call with decisions, {"approved", "comment"} for a plain approval.
+func decidedAnswer(inq *hitl.Inquiry, approve bool, reason, edit, comment string) (json.RawMessage, error) {
+	if !inq.HasDecisions() {
+		switch {
+		case edit != "":
+			return nil, usagef("inquiry %d is not an approval of a tool call with the edit decision; --edit does not apply", inq.ID)
+		case reason != "" && comment != "":
+			return nil, usagef("give the reason after --reject or with --comment, not both")
+		}
+		v := map[string]any{"approved": approve}
+		if c := cmp.Or(comment, reason); c != "" {
+			v["comment"] = c
+		}
+		return json.Marshal(v)
+	}
+	a := hitl.DecisionAnswer{Decision: hitl.DecisionReject, Message: reason}
+	switch {
+	case approve:
+		a.Decision = hitl.DecisionApprove
+	case edit != "":
+		args, err := answerArg("the arguments of --edit", edit)
+		if err != nil {
+			return nil, err
+		}
+		a.Decision, a.Args = hitl.DecisionEdit, args
+	}
+	if !inq.Allows(a.Decision) {
+		return nil, usagef("inquiry %d allows the decisions %s, not %s", inq.ID, decisionWords(inq.AllowedDecisions), a.Decision)
+	}
+	return json.Marshal(a)
+}
+
+func decisionWords(ds []hitl.Decision) string {
+	words := make([]string, len(ds))
+	for i, d := range ds {
+		words[i] = string(d)
+	}
+	return strings.Join(words, ", ")
 }
 
 // withFieldErrors adds the server's per-field problems to its one-line message.

@@ -289,7 +289,102 @@ func jsonField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error))
 // (ACCESSIBLE) read one byte at a time, so that piped answers reach the prompt they are meant
 // for. Ctrl-C, and SIGINT, SIGTERM or SIGHUP while the form is open, abort it: nothing is sent.
 func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
+	if inq.HasDecisions() {
+		return askDecision(ctx, inq, in, out)
+	}
 	groups, get := answerForm(inq)
+	if err := runGroups(ctx, groups, in, out); err != nil {
+		return nil, err
+	}
+	return get()
+}
+
+// askDecision asks what to do about the tool call, then what the decision needs: the edited
+// arguments, or the message. On a terminal it is one form whose second page depends on the
+// first; plain prompts ask every field of a form, hidden or not, so they get two forms.
+func askDecision(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
+	tc := inq.ToolCall
+	var picked hitl.Decision
+	choose := huh.NewSelect[hitl.Decision]().Title(inq.Prompt).
+		Description(fmt.Sprintf("The call of %s, with %s", tc.Name, cmp.Or(string(tc.Arguments), "no arguments"))).Value(&picked)
+	var opts []huh.Option[hitl.Decision]
+	// Reject first: Enter alone never runs the tool.
+	for _, d := range []hitl.Decision{hitl.DecisionReject, hitl.DecisionApprove, hitl.DecisionEdit, hitl.DecisionRespond} {
+		if inq.Allows(d) {
+			opts = append(opts, huh.NewOption(decisionLabel(d, tc.Name), d))
+		}
+	}
+	proposed := cmp.Or(string(tc.Arguments), "{}") // one line: plain prompts read one
+	edited, message := proposed, ""
+	editArgs := huh.NewText().Title("Arguments of " + tc.Name + " *").
+		Description("JSON that fits the tool's parameters (hitl show " + strconv.FormatInt(inq.ID, 10) + " prints them), starting from those proposed; plain prompts keep them on an empty line").
+		Value(&edited).Validate(func(v string) error {
+		var args map[string]json.RawMessage
+		if strings.TrimSpace(v) != "" && json.Unmarshal([]byte(v), &args) != nil { // empty: the plain prompt keeps those proposed
+			return errors.New("enter the arguments as a JSON object")
+		}
+		return nil
+	})
+	writeMessage := huh.NewText().TitleFunc(func() string {
+		if picked == hitl.DecisionRespond {
+			return "Your answer to the model *"
+		}
+		return "Why not (optional)"
+	}, &picked).Value(&message).Validate(func(v string) error {
+		if picked == hitl.DecisionRespond && strings.TrimSpace(v) == "" {
+			return errors.New("an answer is required")
+		}
+		return nil
+	})
+	first := huh.NewGroup(choose.Options(opts...))
+	editing := huh.NewGroup(editArgs).WithHideFunc(func() bool { return picked != hitl.DecisionEdit })
+	saying := huh.NewGroup(writeMessage).WithHideFunc(func() bool { return picked != hitl.DecisionReject && picked != hitl.DecisionRespond })
+	if !accessible() {
+		if err := runGroups(ctx, []*huh.Group{first, editing, saying}, in, out); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := runGroups(ctx, []*huh.Group{first}, in, out); err != nil {
+			return nil, err
+		}
+		var next huh.Field
+		switch picked {
+		case hitl.DecisionEdit:
+			next = editArgs
+		case hitl.DecisionReject, hitl.DecisionRespond:
+			next = writeMessage
+		}
+		if next != nil {
+			if err := runGroups(ctx, []*huh.Group{huh.NewGroup(next)}, in, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	a := hitl.DecisionAnswer{Decision: picked, Message: message}
+	if picked == hitl.DecisionEdit {
+		a.Args = json.RawMessage(edited)
+		for _, c := range hitl.ArgumentChanges(json.RawMessage(proposed), a.Args) {
+			fmt.Fprintf(out, "  %s: %s → %s\n", c.Path, cmp.Or(string(c.Before), "(none)"), cmp.Or(string(c.After), "(removed)"))
+		}
+	}
+	return json.Marshal(a)
+}
+
+// decisionLabel says what a decision does, as a form offers it.
+func decisionLabel(d hitl.Decision, tool string) string {
+	switch d {
+	case hitl.DecisionApprove:
+		return "Approve: run " + tool + " as proposed"
+	case hitl.DecisionEdit:
+		return "Edit: run " + tool + " with arguments you change"
+	case hitl.DecisionReject:
+		return "Reject: do not run " + tool
+	}
+	return "Respond: do not run " + tool + "; answer the model instead"
+}
+
+// runGroups runs a form of groups on in and out (see askForm).
+func runGroups(ctx context.Context, groups []*huh.Group, in io.Reader, out io.Writer) error {
 	// The signals are this function's to handle (below), not the form library's: it would
 	// take SIGTERM for a submit.
 	// Plain prompts write styled text as it is: colorprofile drops the colour codes that a
@@ -328,21 +423,18 @@ func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer
 	close(stop)
 	<-watched
 	if piped.ranDry {
-		return nil, errInputEnded
+		return errInputEnded
 	}
 	const unsent = "the form was closed and nothing was sent"
 	select {
 	case s := <-caught:
-		return nil, signalError{sig: s, what: unsent}
+		return signalError{sig: s, what: unsent}
 	default:
 	}
 	if errors.Is(err, huh.ErrUserAborted) {
-		return nil, signalError{sig: syscall.SIGINT, what: unsent}
+		return signalError{sig: syscall.SIGINT, what: unsent}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return get()
+	return err
 }
 
 // runForm runs the form, and turns a panic of the form library into an error: its plain

@@ -60,6 +60,61 @@
     }
   });
 
+  // Edited arguments of a tool call: what the person changed of those proposed, as they type
+  // (without the script, "Show my changes" asks the server), and Edit ticked once they do.
+  function showChanges(fieldset) {
+    var proposed = JSON.parse(fieldset.dataset.proposed || '{}');
+    var now = {};
+    new FormData(fieldset.form).forEach(function (v, name) {
+      if (name.indexOf('answer') === 0 && String(v).trim() !== '') (now[name] = now[name] || []).push(String(v));
+    });
+    var names = Object.keys(proposed).concat(Object.keys(now).filter(function (n) { return !(n in proposed); })).sort();
+    var list = document.createElement('ul');
+    list.className = 'diff';
+    list.id = 'args-changes';
+    names.forEach(function (name) {
+      var before = (proposed[name] || []).join(', '), after = (now[name] || []).join(', ');
+      if (before === after) return;
+      var li = document.createElement('li');
+      var code = document.createElement('code');
+      code.textContent = name.slice('answer'.length) || '/';
+      li.appendChild(code);
+      li.appendChild(document.createTextNode(': '));
+      var del = document.createElement(before ? 'del' : 'span');
+      del.textContent = before || '(none)';
+      var ins = document.createElement(after ? 'ins' : 'span');
+      ins.textContent = after || '(removed)';
+      li.appendChild(del);
+      li.appendChild(document.createTextNode(' → '));
+      li.appendChild(ins);
+      list.appendChild(li);
+    });
+    var box = fieldset.querySelector('#args-diff');
+    box.textContent = '';
+    if (list.children.length) {
+      box.appendChild(list);
+    } else {
+      var none = document.createElement('p');
+      none.className = 'muted';
+      none.id = 'no-changes';
+      none.textContent = 'None: the arguments are as proposed.';
+      box.appendChild(none);
+    }
+    return list.children.length > 0;
+  }
+  function setUpEdits(root) {
+    root.querySelectorAll('#show-changes').forEach(function (b) { b.hidden = true; });
+  }
+  setUpEdits(document);
+  ['input', 'change'].forEach(function (type) {
+    document.addEventListener(type, function (e) {
+      var fieldset = e.target.closest && e.target.closest('#edit-args');
+      if (!fieldset) return;
+      var edit = fieldset.form.querySelector('input[name="decision"][value="edit"]');
+      if (showChanges(fieldset) && edit) edit.checked = true;
+    });
+  });
+
   // Live updates.
   var body = document.body;
   var filter = body.dataset.stream;
@@ -93,6 +148,7 @@
         document.querySelectorAll('input.select').forEach(function (c) { if (ticked[c.value]) c.checked = true; });
         if (next.title) document.title = next.title;
         setUpLists(document);
+        setUpEdits(document);
         tick();
         if (focused && document.getElementById(focused) && document.activeElement === body) {
           document.getElementById(focused).focus();

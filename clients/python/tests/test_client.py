@@ -215,6 +215,41 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(defs["openai"]["function"]["name"], "request_user_input")
         self.assertEqual(defs["anthropic"]["input_schema"]["required"], ["prompt"])
 
+    def test_review_tool_call(self):
+        params = {
+            "type": "object",
+            "required": ["service", "replicas"],
+            "properties": {"service": {"type": "string"}, "replicas": {"type": "integer", "minimum": 1, "maximum": 10}},
+        }
+        call = {"id": "call_py_review", "name": "deploy", "arguments": {"service": "api", "replicas": 3}, "parameters_schema": params}
+        t = self.answer_when_asked("Scale api?", {"decision": "edit", "args": {"service": "api", "replicas": 5}})
+        result = self.agent.review_tool_call("Scale api?", call, allowed_decisions=["approve", "edit", "reject"])
+        t.join()
+        self.assertEqual(result["tool_call_id"], "call_py_review")
+        self.assertTrue(result["run"])
+        self.assertEqual(result["decision"], "edit")
+        self.assertEqual(result["arguments"], {"service": "api", "replicas": 5})
+        self.assertIn("Run deploy now with these arguments", result["content"])
+        # Without decisions nor a schema: approve or reject, and a rejection says not to run it.
+        call = {"id": "call_py_review_2", "name": "delete_bucket", "arguments": {"bucket": "logs"}}
+        t = self.answer_when_asked("Delete logs?", {"decision": "reject", "message": "we keep logs"})
+        result = self.agent.review_tool_call("Delete logs?", call)
+        t.join()
+        self.assertFalse(result["run"])
+        self.assertEqual(result["message"], "we keep logs")
+        self.assertIn("Do not run delete_bucket", result["content"])
+        # An edit that does not fit the parameters schema is refused with its path.
+        call = {"id": "call_py_review_3", "name": "deploy", "arguments": {"service": "api", "replicas": 3}, "parameters_schema": params}
+        inquiry = self.agent.create_inquiry({"prompt": "Scale again?", "request_type": "approval", "tool_call": call, "allowed_decisions": ["edit"]})
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.human.respond(inquiry["id"], {"decision": "edit", "args": {"service": "api", "replicas": 11}})
+        self.assertEqual(cm.exception.status, 422)
+        self.assertIn("/args/replicas", [e["path"] for e in cm.exception.errors])
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.review_tool_call("No call?", {"name": "x"})
+        self.assertEqual(cm.exception.code, "invalid")
+        self.agent.cancel(inquiry["id"])
+
     def test_server_down_is_an_error_not_a_hang(self):
         down = hitl.Client("http://127.0.0.1:%d" % free_port(), "token", give_up_after=0.5)
         start = time.monotonic()

@@ -365,6 +365,44 @@ class Client:
         except InputCancelledError as e:
             return "The question was cancelled before the human answered. " + str(e)
 
+    def review_tool_call(
+        self,
+        prompt,
+        tool_call,
+        allowed_decisions=None,
+        context=None,
+        assigned_to=None,
+        timeout_seconds=None,
+        session=None,
+        **kwargs
+    ):
+        """Asks a person to decide about a call of one of the model's own tools, before it runs.
+
+        tool_call is {"id", "name", "arguments"} and, to let the person edit the arguments, the
+        tool's "parameters_schema" with "edit" among allowed_decisions (approve, edit, reject,
+        respond; the default is approve and reject). Blocks until the decision, and returns the
+        tool result: {"tool_call_id", "content" (for the model), "run" (whether to run the tool),
+        "arguments" (to run it with: the proposed ones or the person's edit), "decision",
+        "message" (why not, or the person's answer instead)}. A deadline or a cancellation is a
+        result with run False. The call's id is the idempotency key: a retry never asks twice.
+        """
+        if not tool_call or not tool_call.get("id"):
+            raise HitlError("a tool call to review needs the call, with its id", code="invalid")
+        request = {"prompt": prompt, "request_type": "approval", "tool_call": tool_call}
+        if allowed_decisions is None and "parameters_schema" not in tool_call:
+            allowed_decisions = ["approve", "reject"]  # answered with a decision, not {"approved"}
+        optional = {
+            "allowed_decisions": allowed_decisions,
+            "context": context,
+            "assigned_to": assigned_to,
+            "timeout_seconds": timeout_seconds,
+            "session": session,
+        }
+        request.update({k: v for k, v in optional.items() if v is not None})
+        request.update({k: v for k, v in kwargs.items() if v is not None})
+        inquiry = self._until_final(self.create_inquiry(request, "tool-review:" + tool_call["id"]))
+        return inquiry["tool_result"]
+
 
 def _outcome(inquiry):
     status = inquiry["status"]
