@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -122,14 +121,8 @@ func (e *Engine) changeClaim(ctx context.Context, id int64, change func(cur *hit
 		ev, err = appendInquiryEventWith(tx, typ, out, shown, actor, now)
 		return err
 	})
-	var final errFinal
-	switch {
-	case errors.As(err, &final):
-		return nil, conflictFinal(final.cur)
-	case errors.As(err, &errLate{}):
-		return nil, e.late(ctx, id)
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, e.notPending(ctx, id, err)
 	}
 	e.published([]*hitl.Event{ev})
 	return out, nil

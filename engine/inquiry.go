@@ -546,17 +546,24 @@ func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 		evs = append([]*hitl.Event{ev}, more...)
 		return err
 	})
-	var final errFinal
-	switch {
-	case errors.As(err, &final):
-		return nil, conflictFinal(final.cur)
-	case errors.As(err, &errLate{}):
-		return nil, e.late(ctx, id)
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, e.notPending(ctx, id, err)
 	}
 	e.published(evs)
 	return out, nil
+}
+
+// notPending says why a change of a pending inquiry failed: a conflict with its final state
+// when it was final (or timed out on the way), else the error.
+func (e *Engine) notPending(ctx context.Context, id int64, err error) error {
+	var final errFinal
+	switch {
+	case errors.As(err, &final):
+		return conflictFinal(final.cur)
+	case errors.As(err, &errLate{}):
+		return e.late(ctx, id)
+	}
+	return err
 }
 
 // cancelInquiry writes the cancellation of a pending inquiry and its event.
