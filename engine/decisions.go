@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -188,4 +189,32 @@ func decisionResult(inq *hitl.Inquiry) *hitl.ToolResult {
 	}
 	r.Content = said
 	return r
+}
+
+// approvalAsDecision reads a plain approval answer, {"approved": true|false, "comment"?}, given
+// to an inquiry answered with decisions, as the decision it means: approve, or reject with the
+// comment as its message. The channels that answer every approval the same way (Slack and
+// email buttons, answer links, bulk answers, "Approve selected") then work for tool calls
+// too; any other answer is left as it is, to be checked as given.
+func approvalAsDecision(inq *hitl.Inquiry, response json.RawMessage) json.RawMessage {
+	if !inq.HasDecisions() {
+		return response
+	}
+	var a struct {
+		Approved *bool   `json:"approved"`
+		Comment  *string `json:"comment"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(response))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&a) != nil || a.Approved == nil {
+		return response
+	}
+	d := hitl.DecisionAnswer{Decision: hitl.DecisionReject}
+	if *a.Approved {
+		d.Decision = hitl.DecisionApprove
+	} else if a.Comment != nil {
+		d.Message = *a.Comment
+	}
+	out, _ := json.Marshal(d)
+	return out
 }

@@ -296,6 +296,11 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if err != nil {
 		return nil, err
 	}
+	if cur.HasDecisions() {
+		given := *req
+		given.Response = approvalAsDecision(cur, req.Response)
+		req = &given
+	}
 	if cur.IsVote() {
 		return e.respondVote(ctx, p, cur, req, by, relayedBy)
 	}

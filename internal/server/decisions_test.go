@@ -161,7 +161,8 @@ func TestDecisionsBadInput(t *testing.T) {
 		{"edit without args", fmt.Sprintf("/v1/inquiries/%d/respond", editable), kim, `{"response":{"decision":"edit"}}`, 422, "invalid_response", []string{"/args"}, "is required"},
 		{"args with approve", fmt.Sprintf("/v1/inquiries/%d/respond", editable), kim, `{"response":{"decision":"approve","args":{"service":"x","replicas":1}}}`, 422, "invalid_response", []string{"/args"}, ""},
 		{"a decision not allowed", fmt.Sprintf("/v1/inquiries/%d/respond", approveOnly), kim, `{"response":{"decision":"edit","args":{"service":"api","replicas":1}}}`, 422, "invalid_response", []string{"/decision"}, `must be one of "approve" or "reject"`},
-		{"the old answer", fmt.Sprintf("/v1/inquiries/%d/respond", approveOnly), kim, `{"response":{"approved":true}}`, 422, "invalid_response", []string{"/decision"}, "is required"},
+		{"approved: true where approve is not allowed", fmt.Sprintf("/v1/inquiries/%d/respond", responding), kim, `{"response":{"approved":true}}`, 422, "invalid_response", []string{"/decision"}, ""},
+		{"approved that is no boolean", fmt.Sprintf("/v1/inquiries/%d/respond", approveOnly), kim, `{"response":{"approved":"yes"}}`, 422, "invalid_response", []string{"/decision"}, "is required"},
 		{"respond without a message", fmt.Sprintf("/v1/inquiries/%d/respond", responding), kim, `{"response":{"decision":"respond"}}`, 422, "invalid_response", []string{"/message"}, "is required"},
 		{"a message with approve", fmt.Sprintf("/v1/inquiries/%d/respond", approveOnly), kim, `{"response":{"decision":"approve","message":"ok"}}`, 422, "invalid_response", []string{"/message"}, ""},
 	}
@@ -277,3 +278,34 @@ func TestDecisionThroughMCP(t *testing.T) {
 		t.Fatalf("message %q, text %q", got["message"], text)
 	}
 }
+
+// TestPlainApprovalAnswersADecision: {"approved": bool} — what Slack and email buttons, answer
+// links, bulk answers and "Approve selected" send to every approval — means approve, or reject
+// with the comment as the reason, when approve and reject are allowed; its retry is the same
+// answer; an approval where only edit and respond are allowed is refused in words.
+func TestPlainApprovalAnswersADecision(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("deploy-bot", "agent")
+	kim := e.token("kim", "responder")
+	id := askDecision(t, e, agent, "")
+	path := fmt.Sprintf("/v1/inquiries/%d/respond", id)
+	r := e.do("POST", path, kim, `{"response":{"approved":true}}`)
+	if tr := toolResultOf(t, r); tr["decision"] != "approve" || tr["run"] != true || string(mustJSON(r.body["response"])) != `{"decision":"approve"}` {
+		t.Fatalf("approved: true → %s", r.text)
+	}
+	if again := e.do("POST", path, kim, `{"response":{"approved":true}}`); again.status != 200 {
+		t.Fatalf("the same approval again: %d %s", again.status, again.text)
+	}
+	id = askDecision(t, e, agent, "")
+	r = e.do("POST", fmt.Sprintf("/v1/inquiries/%d/respond", id), kim, `{"response":{"approved":false,"comment":"not on a Friday"}}`)
+	if tr := toolResultOf(t, r); tr["decision"] != "reject" || tr["run"] != false || tr["message"] != "not on a Friday" {
+		t.Fatalf("approved: false → %s", r.text)
+	}
+	id = askDecision(t, e, agent, `["edit","respond"]`)
+	r = e.do("POST", fmt.Sprintf("/v1/inquiries/%d/respond", id), kim, `{"response":{"approved":true}}`)
+	if r.status != 422 || !strings.Contains(r.text, "edit") {
+		t.Fatalf("approved: true where approve is not allowed: %d %s", r.status, r.text)
+	}
+}
+
+func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
