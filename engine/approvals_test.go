@@ -3,6 +3,7 @@ package engine_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 func responder(name string, groups ...string) *hitl.Principal {
@@ -396,27 +398,22 @@ func equal(got []string, want ...string) bool {
 
 func waitStatus(t *testing.T, e *engine.Engine, id int64, want hitl.Status) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if inq, err := e.Inquiry(ctx, admin, id); err == nil && inq.Status == want {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("inquiry %d never became %s", id, want)
+	testserver.Eventually(t, 5*time.Second, fmt.Sprintf("inquiry %d %s", id, want), func() bool {
+		inq, err := e.Inquiry(ctx, admin, id)
+		return err == nil && inq.Status == want
+	})
 }
 
 func waitEvents(t *testing.T, e *engine.Engine, id int64, typ string, n int) []*hitl.Event {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		evs, err := e.Events(ctx, admin, hitl.EventFilter{InquiryID: id, Types: []string{typ}, Limit: 100})
-		if err == nil && len(evs) >= n || time.Now().After(deadline) {
-			if len(evs) != n {
-				t.Fatalf("%d %s events, want %d (%v)", len(evs), typ, n, err)
-			}
-			return evs
-		}
-		time.Sleep(5 * time.Millisecond)
+	var evs []*hitl.Event
+	testserver.Eventually(t, 5*time.Second, fmt.Sprintf("%d %s events", n, typ), func() bool {
+		var err error
+		evs, err = e.Events(ctx, admin, hitl.EventFilter{InquiryID: id, Types: []string{typ}, Limit: 100})
+		return err == nil && len(evs) >= n
+	})
+	if len(evs) != n {
+		t.Fatalf("%d %s events, want %d", len(evs), typ, n)
 	}
+	return evs
 }

@@ -176,7 +176,7 @@ func TestFiftyConcurrentAnswersOneWins(t *testing.T) {
 func TestTimeoutAppliesFallbackAndToolResult(t *testing.T) {
 	e := newEnv(t)
 	agent := e.principal("bot", []string{"agent"})
-	deadline := time.Now().Add(300 * time.Millisecond)
+	deadline := time.Now().Add(time.Second) // room for both creations on a busy machine
 	withFallback := ask(t, agent, hitl.InquiryRequest{Prompt: "Refund order 12345?", Options: []hitl.Option{{Value: "approve"}, {Value: "deny"}},
 		TimeoutAt: &deadline, FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"deny"`),
 		ToolCall: &hitl.ToolCall{ID: "call_7", Name: "request_user_input"}})
