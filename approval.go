@@ -141,7 +141,8 @@ type InquiryClaim struct {
 
 // ClaimRequest is the body of POST /v1/inquiries/{id}/claim; all of it is optional.
 type ClaimRequest struct {
-	TTLSeconds int64 `json:"ttl_seconds,omitempty"`
+	// TTLSeconds is how long the claim holds; nil: 15 minutes.
+	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
 }
 
 // Claimed reports whether c holds the inquiry at now.

@@ -29,6 +29,9 @@ type BulkStatus string
 const (
 	// BulkResponded: the answer was recorded (or had been, by the same person: a retry).
 	BulkResponded BulkStatus = "responded"
+	// BulkVoted: the answer was recorded as the caller's vote of a quorum or chain, which still
+	// waits for other votes.
+	BulkVoted BulkStatus = "voted"
 	// BulkRefused: nothing was recorded for this inquiry; BulkResult.Error says why.
 	BulkRefused BulkStatus = "refused"
 )

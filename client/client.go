@@ -234,11 +234,17 @@ func (c *Client) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inq
 	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/cancel", map[string]string{"reason": reason}, inq)
 }
 
-// Claim takes the inquiry to answer it, for ttl (0: the server's default, 15 minutes):
-// others who answer meanwhile get a conflict. Claiming it again extends the claim.
+// Claim takes the inquiry to answer it, for ttl (0: the server's default, 15 minutes; the
+// server takes whole seconds): others who answer meanwhile get a conflict. Claiming it again
+// extends the claim.
 func (c *Client) Claim(ctx context.Context, id int64, ttl time.Duration) (*hitl.Inquiry, error) {
+	var req hitl.ClaimRequest
+	if ttl != 0 {
+		s := int64(ttl / time.Second)
+		req.TTLSeconds = &s
+	}
 	inq := new(hitl.Inquiry)
-	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/claim", hitl.ClaimRequest{TTLSeconds: int64(ttl / time.Second)}, inq)
+	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/claim", req, inq)
 }
 
 // Release gives the caller's claim on the inquiry back (or, for an admin, breaks anyone's).

@@ -48,8 +48,8 @@ func checkApprovals(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, 
 		case !q.Reject.Majority && q.Reject.Count > maxQuorum:
 			bad.add("/quorum/reject", "must be any, majority or a number between 1 and %d", maxQuorum)
 		case !slices.ContainsFunc(inq.AssignedTo, isGroupEntry) && len(inq.AssignedTo) > 0 && q.Required > len(inq.AssignedTo):
-			bad.add("/quorum/required", "needs %d approvals, but assigned_to names only %d people (%s)",
-				q.Required, len(inq.AssignedTo), hitl.AssigneesInWords(inq.AssignedTo))
+			bad.add("/quorum/required", "needs %d approvals, but assigned_to names only %s (%s)",
+				q.Required, people(len(inq.AssignedTo)), hitl.AssigneesInWords(inq.AssignedTo))
 		}
 		quorum := *q
 		if quorum.Reject.Count == 0 && !quorum.Reject.Majority {
@@ -57,15 +57,19 @@ func checkApprovals(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, 
 		}
 		inq.Quorum = &quorum
 	}
+	if req.Steps != nil && len(req.Steps) == 0 {
+		bad.add("/steps", "lists no step: give at least one, or leave steps out")
+	}
+	pools := inq.AssignedTo // before a chain makes them its first step's
 	if len(req.Steps) > 0 {
 		checkSteps(bad, req, inq, now)
 	}
-	for i, a := range inq.AssignedTo {
+	for i, a := range pools {
 		if _, ok := hitl.PoolOf(a); !ok {
 			continue
 		}
 		switch {
-		case len(inq.AssignedTo) > 1:
+		case len(pools) > 1:
 			bad.add(fmt.Sprintf("/assigned_to/%d", i), "a pool picks the one person who answers: it stands alone in assigned_to")
 		case votes:
 			bad.add(fmt.Sprintf("/assigned_to/%d", i), "a pool picks one person; a quorum or steps need several")
@@ -87,6 +91,14 @@ func excluded(given *bool, votes bool) bool {
 		return *given
 	}
 	return votes
+}
+
+// people counts people in words: "1 person", "3 people".
+func people(n int) string {
+	if n == 1 {
+		return "1 person"
+	}
+	return fmt.Sprintf("%d people", n)
 }
 
 func isGroupEntry(a string) bool { return strings.HasPrefix(a, "group:") }
@@ -122,8 +134,8 @@ func checkSteps(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now 
 		case s.Required < 0 || s.Required > maxQuorum:
 			bad.add(path+"/required", "must be between 1 and %d", maxQuorum)
 		case !slices.ContainsFunc(s.AssignedTo, isGroupEntry) && s.Required > len(s.AssignedTo):
-			bad.add(path+"/required", "needs %d approvals, but the step names only %d people (%s)",
-				s.Required, len(s.AssignedTo), hitl.AssigneesInWords(s.AssignedTo))
+			bad.add(path+"/required", "needs %d approvals, but the step names only %s (%s)",
+				s.Required, people(len(s.AssignedTo)), hitl.AssigneesInWords(s.AssignedTo))
 		}
 		if t := s.TimeoutSeconds; t != nil && (*t < 1 || *t > maxTimeoutSeconds) {
 			bad.add(path+"/timeout_seconds", "must be between 1 and %d", maxTimeoutSeconds)
@@ -186,8 +198,8 @@ func (e *Engine) vote(ctx context.Context, p *hitl.Principal, cur *hitl.Inquiry,
 			return err
 		}
 		if prev := fresh.VoteOf(b.by); prev != nil {
-			if prev.Approved == b.approved && prev.Comment == b.comment {
-				out = fresh // the same vote again: a safe retry
+			if prev.Approved == b.approved {
+				out = fresh // the same vote again (its comment, as an answer's, is not compared): a safe retry
 				return nil
 			}
 			return alreadyVoted(fresh, prev)
@@ -231,7 +243,7 @@ func (e *Engine) vote(ctx context.Context, p *hitl.Principal, cur *hitl.Inquiry,
 	var final errFinal
 	switch {
 	case errors.As(err, &final):
-		if prev := final.cur.VoteOf(b.by); prev != nil && prev.Approved == b.approved && prev.Comment == b.comment {
+		if prev := final.cur.VoteOf(b.by); prev != nil && prev.Approved == b.approved {
 			return final.cur, nil
 		}
 		return nil, conflictFinal(final.cur)
@@ -459,7 +471,7 @@ func (e *Engine) respondVote(ctx context.Context, p *hitl.Principal, cur *hitl.I
 		return nil, err
 	}
 	if cur.Status.Final() {
-		if prev := cur.VoteOf(by); prev != nil && prev.Approved == b.approved && prev.Comment == b.comment {
+		if prev := cur.VoteOf(by); prev != nil && prev.Approved == b.approved {
 			return cur, nil
 		}
 		return nil, conflictFinal(cur)

@@ -299,10 +299,10 @@ func TestClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	alice, bob := responder("alice", "ops"), responder("bob", "ops")
-	if _, err := e.Claim(ctx, agent, inq.ID, 0); hitl.ErrorCode(err) != hitl.EForbidden {
+	if _, err := e.Claim(ctx, agent, inq.ID, nil); hitl.ErrorCode(err) != hitl.EForbidden {
 		t.Fatalf("an agent claimed: %v", err)
 	}
-	claimed, err := e.Claim(ctx, alice, inq.ID, 0)
+	claimed, err := e.Claim(ctx, alice, inq.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,11 +311,11 @@ func TestClaims(t *testing.T) {
 	}
 	_, err = e.Respond(ctx, bob, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"mine"`)})
 	wantCode(t, err, hitl.EConflict, "claimed by alice until")
-	_, err = e.Claim(ctx, bob, inq.ID, 60)
+	_, err = e.Claim(ctx, bob, inq.ID, seconds(60))
 	wantCode(t, err, hitl.EConflict, "claimed by alice")
 	_, err = e.Release(ctx, bob, inq.ID)
 	wantCode(t, err, hitl.EForbidden, "only alice or an admin")
-	_, err = e.Claim(ctx, alice, inq.ID, 99999999)
+	_, err = e.Claim(ctx, alice, inq.ID, seconds(99999999))
 	wantCode(t, err, hitl.EInvalid, "ttl_seconds")
 
 	// It expires on its timer, once.
@@ -326,7 +326,7 @@ func TestClaims(t *testing.T) {
 		t.Fatalf("expired claim still held: %+v", cur.Claim)
 	}
 	// bob claims it; an admin breaks it; bob answers.
-	if _, err := e.Claim(ctx, bob, inq.ID, 60); err != nil {
+	if _, err := e.Claim(ctx, bob, inq.ID, seconds(60)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Release(ctx, admin, inq.ID); err != nil {
@@ -334,7 +334,7 @@ func TestClaims(t *testing.T) {
 	}
 	_, err = e.Release(ctx, admin, inq.ID)
 	wantCode(t, err, hitl.EConflict, "is not claimed")
-	if _, err := e.Claim(ctx, bob, inq.ID, 60); err != nil {
+	if _, err := e.Claim(ctx, bob, inq.ID, seconds(60)); err != nil {
 		t.Fatal(err)
 	}
 	done, err := e.Respond(ctx, bob, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"mine"`)})
@@ -348,7 +348,7 @@ func TestClaims(t *testing.T) {
 	// Claims are for one person's answer.
 	q, _, _ := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", RequestType: hitl.RequestApproval,
 		AssignedTo: []string{"group:ops"}, Quorum: &hitl.Quorum{Required: 2}}, "")
-	_, err = e.Claim(ctx, alice, q.ID, 0)
+	_, err = e.Claim(ctx, alice, q.ID, nil)
 	wantCode(t, err, hitl.EInvalid, "decided by votes")
 }
 

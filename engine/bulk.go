@@ -52,8 +52,11 @@ func (e *Engine) RespondMany(ctx context.Context, p *hitl.Principal, req *hitl.B
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				_, err := e.Respond(ctx, p, ids[i], answer)
+				inq, err := e.Respond(ctx, p, ids[i], answer)
 				results[i] = e.bulkResult(ctx, ids[i], err)
+				if err == nil && inq.Status == hitl.StatusPending {
+					results[i].Status = hitl.BulkVoted
+				}
 			}
 		}()
 	}

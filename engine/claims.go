@@ -18,15 +18,15 @@ const (
 	maxClaimTTL     = 24 * time.Hour
 )
 
-// Claim takes a pending inquiry for p for ttlSeconds (0: the default, 15 minutes); claiming
+// Claim takes a pending inquiry for p for ttlSeconds (nil: the default, 15 minutes); claiming
 // it again extends the claim.
-func (e *Engine) Claim(ctx context.Context, p *hitl.Principal, id int64, ttlSeconds int64) (*hitl.Inquiry, error) {
-	ttl := time.Duration(ttlSeconds) * time.Second
-	switch {
-	case ttlSeconds == 0:
-		ttl = defaultClaimTTL
-	case ttlSeconds < 1 || ttlSeconds > int64(maxClaimTTL/time.Second):
-		return nil, hitl.Errorf(hitl.EInvalid, "ttl_seconds must be between 1 and %d", int(maxClaimTTL/time.Second))
+func (e *Engine) Claim(ctx context.Context, p *hitl.Principal, id int64, ttlSeconds *int64) (*hitl.Inquiry, error) {
+	ttl := defaultClaimTTL
+	if s := ttlSeconds; s != nil {
+		if *s < 1 || *s > int64(maxClaimTTL/time.Second) {
+			return nil, hitl.Errorf(hitl.EInvalid, "ttl_seconds must be between 1 and %d", int(maxClaimTTL/time.Second))
+		}
+		ttl = time.Duration(*s) * time.Second
 	}
 	cur, err := e.store.Inquiry(ctx, id)
 	if err != nil {

@@ -14,7 +14,20 @@ func (e *Engine) Decline(ctx context.Context, p *hitl.Principal, id int64, reaso
 	if reason == "" {
 		reason = "declined by " + p.Name
 	}
+	cur, err := e.Inquiry(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := mayDecline(p, cur); err != nil {
+		return nil, err
+	}
+	if err := e.separated(ctx, cur, p.Name); err != nil { // who may not answer may not decline either
+		return nil, err
+	}
 	return e.cancel(ctx, p, id, reason, mayDecline, func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
+		if c := cur.Claim; c.Claimed(now) && c.By != p.Name {
+			return nil, claimedBy(cur, now)
+		}
 		if cur.Session == "" {
 			return nil, nil
 		}

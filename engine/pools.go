@@ -29,8 +29,9 @@ func (e *Engine) pickFromPool(ctx context.Context, inq *hitl.Inquiry) error {
 		return inq.ExcludeRequester && name == inq.CreatedBy
 	})
 	if len(candidates) == 0 {
-		return &hitl.Error{Code: hitl.EInvalid, Message: "invalid inquiry", Fields: []hitl.FieldError{{Path: "/assigned_to/0",
-			Message: "pool " + group + " has nobody to pick: no key carries the group " + group}}}
+		var bad problems
+		bad.add("/assigned_to/0", "pool %s has nobody to pick: no key carries the group %s", group, group)
+		return bad.err("invalid inquiry")
 	}
 	loads, err := e.store.AssigneeLoads(ctx, candidates)
 	if err != nil {

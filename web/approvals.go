@@ -161,7 +161,7 @@ func (h *Handler) conflicted(p *hitl.Principal, he *hitl.Error, to formTarget, e
 // claim serves POST /inquiries/{id}/claim: the viewer takes the inquiry to answer it.
 func (h *Handler) claim(w http.ResponseWriter, r *http.Request, v *viewer) {
 	h.changeClaim(w, r, v, "You did not claim it: ", func(ctx context.Context, id int64) error {
-		_, err := h.engine.Claim(ctx, v.Principal, id, 0)
+		_, err := h.engine.Claim(ctx, v.Principal, id, nil)
 		return err
 	})
 }

@@ -33,6 +33,9 @@ type bulkRow struct {
 	ID       int64
 	Prompt   string // "" when the viewer may not see the inquiry
 	Approved bool
+	// Progress is where a quorum or chain stands when the approval was a vote that did not
+	// decide it ("1 of 2 approvals"); "" otherwise.
+	Progress string
 	Why      string // why it was not approved
 }
 
@@ -62,9 +65,12 @@ func (h *Handler) approveSelected(w http.ResponseWriter, r *http.Request, v *vie
 	rows := make([]bulkRow, len(results))
 	approved := 0
 	for i, res := range results {
-		row := bulkRow{ID: res.ID, Approved: res.Status == hitl.BulkResponded}
+		row := bulkRow{ID: res.ID, Approved: res.Status != hitl.BulkRefused}
 		if inq, err := h.engine.Inquiry(r.Context(), v.Principal, res.ID); err == nil {
 			row.Prompt = inq.Prompt
+			if res.Status == hitl.BulkVoted {
+				row.Progress = inq.ProgressInWords()
+			}
 		}
 		if row.Approved {
 			approved++

@@ -94,6 +94,12 @@ func TestApproveSelectedForm(t *testing.T) {
 	if got := e.inquiry(forBob.ID); got.Status != hitl.StatusPending {
 		t.Errorf("bob's inquiry is %s", got.Status)
 	}
+	// A quorum's approval is a vote: recorded, and said so, with where the quorum stands.
+	quorum := e.ask(&hitl.InquiryRequest{Prompt: "Drop the table?", RequestType: hitl.RequestApproval, Quorum: &hitl.Quorum{Required: 2}})
+	res = b.post("/inquiries/approve", url.Values{"csrf": {csrf}, "id": {fmt.Sprint(quorum.ID)}})
+	if res.status != http.StatusOK || !strings.Contains(res.body, "Your approval is recorded; the inquiry waits for the others: 1 of 2 approvals") {
+		t.Fatalf("a vote by Approve selected: %d %s", res.status, res.body)
+	}
 
 	for name, c := range map[string]struct {
 		form   url.Values

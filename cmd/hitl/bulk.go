@@ -31,8 +31,12 @@ func respondSession(cmd *cobra.Command, session string, approve bool, comment st
 	}
 	refused := 0
 	for _, r := range results {
-		if r.Status == hitl.BulkResponded {
+		switch r.Status {
+		case hitl.BulkResponded:
 			fmt.Fprintf(cmd.OutOrStdout(), "Inquiry %d %s.\n", r.ID, done)
+			continue
+		case hitl.BulkVoted:
+			fmt.Fprintf(cmd.OutOrStdout(), "Inquiry %d: your vote is recorded; it waits for the others' votes.\n", r.ID)
 			continue
 		}
 		refused++

@@ -649,6 +649,9 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 				if answer, err = decidedAnswer(inq, approve, reason, edit, comment); err != nil {
 					return err
 				}
+				if !inq.HasDecisions() && comment == "" {
+					comment = reason // a plain approval's reason is its comment, on the answer and beside it
+				}
 			default:
 				if answer, err = answerArg("the answer", args[1]); err != nil {
 					return err
@@ -779,7 +782,7 @@ the claim. --release gives it back; an admin's --release breaks anyone's claim.`
 				fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d released.\n", id)
 				return nil
 			}
-			if ttl != 0 && ttl < time.Second {
+			if cmd.Flags().Changed("ttl") && ttl < time.Second {
 				return usagef("--ttl %s: want at least 1s, like 30m", ttl)
 			}
 			inq, err := c.Claim(cmd.Context(), id, ttl)

@@ -85,6 +85,9 @@ func TestApprovalRoutesRefuseBadInput(t *testing.T) {
 		{"quorum without approval", "POST", "/v1/inquiries", agentTok, `{"prompt":"p","quorum":{"required":1}}`, 400, "need request_type approval"},
 		{"reject rule unknown", "POST", "/v1/inquiries", agentTok, `{"prompt":"p","request_type":"approval","quorum":{"required":1,"reject":"some"}}`, 400, "reject"},
 		{"step without assignees", "POST", "/v1/inquiries", agentTok, `{"prompt":"p","request_type":"approval","steps":[{"required":1}]}`, 400, "who approves this step"},
+		{"no steps", "POST", "/v1/inquiries", agentTok, `{"prompt":"p","request_type":"approval","steps":[]}`, 400, "lists no step"},
+		{"a pool in a step", "POST", "/v1/inquiries", agentTok, `{"prompt":"p","request_type":"approval","steps":[{"assigned_to":["pool:ops"]}]}`, 400, `"errors":[{"path":"/steps/0/assigned_to","message":"a step names people and groups, not pools"}]`},
+		{"an empty pool", "POST", "/v1/inquiries", agentTok, `{"prompt":"p","assigned_to":["pool:ops"]}`, 400, `"detail":"invalid inquiry: /assigned_to/0: pool ops has nobody to pick`},
 	} {
 		got := e.do(tc.method, tc.path, tc.token, tc.body)
 		if got.status != tc.status || !strings.Contains(got.text, tc.contains) {
@@ -107,6 +110,15 @@ func TestApprovalRoutesRefuseBadInput(t *testing.T) {
 	if got.status != 409 || !strings.Contains(got.text, "alice already approved") {
 		t.Fatalf("changed vote: %d %s", got.status, got.text)
 	}
+	if got = e.do("POST", path+"/respond", alice, `{"response":{"approved":true}}`); got.status != 200 || len(got.body["votes"].([]any)) != 1 {
+		t.Fatalf("the same vote again without its comment: %d %s", got.status, got.text)
+	}
+	// A bulk answer that casts a vote says so.
+	got = e.do("POST", "/v1/inquiries", agentTok, `{"prompt":"two?","request_type":"approval","assigned_to":["alice","bob"],"quorum":{"required":2}}`)
+	got = e.do("POST", "/v1/inquiries/respond", bob, fmt.Sprintf(`{"ids":[%d],"response":{"approved":true}}`, int64(got.body["id"].(float64))))
+	if got.status != 200 || !strings.Contains(got.text, `"status":"voted"`) {
+		t.Fatalf("a vote by bulk answer: %d %s", got.status, got.text)
+	}
 
 	// Claims of a one-person question.
 	got = e.do("POST", "/v1/inquiries", agentTok, `{"prompt":"which?","assigned_to":["alice","bob"]}`)
@@ -119,6 +131,7 @@ func TestApprovalRoutesRefuseBadInput(t *testing.T) {
 		{"claim by an agent", "POST", agentTok, ``, 403, "responder role"},
 		{"claim with a bad ttl", "POST", alice, `{"ttl_seconds":-5}`, 400, "ttl_seconds must be between 1 and 86400"},
 		{"claim with an unknown field", "POST", alice, `{"ttl":5}`, 400, "ttl"},
+		{"claim with a ttl of 0", "POST", alice, `{"ttl_seconds":0}`, 400, "ttl_seconds must be between 1 and 86400"},
 		{"release of no claim", "DELETE", alice, ``, 409, "is not claimed"},
 		{"claim", "POST", alice, `{"ttl_seconds":600}`, 200, `"claim":{"by":"alice"`},
 		{"claim held by another", "POST", bob, ``, 409, "claimed by alice until"},
@@ -132,6 +145,19 @@ func TestApprovalRoutesRefuseBadInput(t *testing.T) {
 	got = e.do("POST", single+"/respond", bob, `{"response":"mine"}`)
 	if got.status != 409 || !strings.Contains(got.text, "claimed by alice") {
 		t.Fatalf("answer while claimed by another: %d %s", got.status, got.text)
+	}
+	// Declining is answering: not while another holds the claim, and not by whom separation of duties excludes.
+	got = e.do("POST", "/v1/inquiries", agentTok, `{"prompt":"can you?","assigned_to":["alice","bob"],"cancellable_by_responder":true}`)
+	declinable := fmt.Sprintf("/v1/inquiries/%d", int64(got.body["id"].(float64)))
+	if got = e.do("POST", declinable+"/claim", alice, ``); got.status != 200 {
+		t.Fatalf("claim: %d %s", got.status, got.text)
+	}
+	if got = e.do("POST", declinable+"/decline", bob, `{"reason":"not me"}`); got.status != 409 || !strings.Contains(got.text, "claimed by alice") {
+		t.Fatalf("decline while another holds the claim: %d %s", got.status, got.text)
+	}
+	got = e.do("POST", "/v1/inquiries", asker, `{"prompt":"mine?","assigned_to":["asker"],"cancellable_by_responder":true,"exclude_requester":true}`)
+	if got = e.do("POST", fmt.Sprintf("/v1/inquiries/%d/decline", int64(got.body["id"].(float64))), asker, ``); got.status != 403 || !strings.Contains(got.text, "separation of duties") {
+		t.Fatalf("decline by the excluded asker: %d %s", got.status, got.text)
 	}
 	got = e.do("DELETE", single+"/claim", adminToken, ``)
 	if got.status != 200 || got.body["claim"] != nil {
