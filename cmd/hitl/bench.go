@@ -15,8 +15,8 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		quick, asJSON bool
-		db            string
+		quick, asJSON  bool
+		db, cpuProfile string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -44,6 +44,12 @@ stdout as JSON (--json) and to stderr as a table.`,
 				return usagef("--db must be a postgres:// URL (without it the bench uses a temporary SQLite file)")
 			}
 			o.DB = db
+			if cpuProfile != "" {
+				if err := os.MkdirAll(cpuProfile, 0o755); err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				o.CPUProfileDir = cpuProfile
+			}
 			o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
 			o.Progress = cmd.ErrOrStderr()
 			res, err := bench.Run(cmd.Context(), o)
@@ -61,6 +67,7 @@ stdout as JSON (--json) and to stderr as a table.`,
 	}
 	cmd.Flags().BoolVar(&quick, "quick", false, "a smaller run that finishes in under 30 s")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON on stdout")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "a directory for the server's CPU profile during the throughput run (throughput-cpu.pprof; read it with go tool pprof)")
 	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")
 	return cmd
 }

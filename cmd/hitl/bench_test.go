@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +19,14 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2, NotifySamples: 3,
 		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50}
 	o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
+	o.CPUProfileDir = t.TempDir()
 	res, err := bench.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The server's CPU profile of the throughput run: a gzipped pprof protocol buffer.
+	if b, err := os.ReadFile(filepath.Join(o.CPUProfileDir, "throughput-cpu.pprof")); err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("CPU profile: %d bytes, %v", len(b), err)
 	}
 	b, _ := json.Marshal(res)
 	var fields map[string]any

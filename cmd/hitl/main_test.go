@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -297,6 +298,65 @@ func TestFirstStartWritesTheAdminKey(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), saved.Token) || !strings.Contains(out.String(), saved.URL) {
 		t.Fatalf("serve did not print the token and URL it saved:\n%s", out.String())
+	}
+}
+
+// TestServeProfiles: --pprof serves Go's profiles on an address of their own; an address it
+// cannot have stops the start before anything is opened.
+func TestServeProfiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HITL_CREDENTIALS", filepath.Join(dir, "credentials.json"))
+	t.Setenv("HITL_ADMIN_TOKEN", adminToken)
+	freeAddr := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().String()
+	}
+	addr, api := freeAddr(), freeAddr()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", api, "--db", filepath.Join(dir, "hitl.db"), "--log-level", "error", "--pprof", addr},
+			strings.NewReader(""), io.Discard, &errOut)
+	}()
+	testserver.Eventually(t, 10*time.Second, "the profiles to be served", func() bool {
+		resp, err := http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode == http.StatusOK && strings.Contains(string(b), "goroutine profile:")
+	})
+	testserver.Eventually(t, 10*time.Second, "the server to be ready", func() bool {
+		resp, err := http.Get("http://" + api + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	other := t.TempDir()
+	code, _, busy := cli(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(other, "hitl.db"), "--pprof", held.Addr().String())
+	if code != exitError || !strings.Contains(busy, "--pprof "+held.Addr().String()) {
+		t.Fatalf("--pprof on a busy address: %d %q", code, busy)
+	}
+	if entries, _ := os.ReadDir(other); len(entries) != 0 {
+		t.Fatalf("serve with a busy --pprof address created %v", entries)
 	}
 }
 

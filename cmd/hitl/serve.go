@@ -54,7 +54,7 @@ func (e *envFlags) duration(name string, def time.Duration) time.Duration {
 
 func serveCmd() *cobra.Command {
 	cfg := server.Config{WriteCredentials: true}
-	var logLevel, logFormat string
+	var logLevel, logFormat, pprofAddr string
 	var env envFlags
 	var fillSlack func()
 	cmd := &cobra.Command{
@@ -82,6 +82,11 @@ on this machine work with no set-up.`,
 			fillSlack()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			if pprofAddr != "" { // first: an address it cannot have stops the start before anything is opened
+				if err := servePprof(ctx, pprofAddr, cmd.OutOrStdout()); err != nil {
+					return err
+				}
+			}
 			srv, err := server.Open(ctx, cfg, log)
 			if err != nil {
 				return err
@@ -98,6 +103,7 @@ on this machine work with no set-up.`,
 			if addr := srv.ReplyAddr(); addr != "" {
 				fmt.Fprintf(out, "Taking email replies (reply+...@%s) on %s.\n", cfg.Email.Domain, addr)
 			}
+
 			return srv.Serve(ctx)
 		},
 	}
@@ -126,6 +132,7 @@ on this machine work with no set-up.`,
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
 	brokerFlags(f, &cfg.Brokers)
 	fillSlack = slackFlags(cmd, &cfg.Slack)
+	f.StringVar(&pprofAddr, "pprof", os.Getenv("HITL_PPROF"), "serve Go's CPU, heap and goroutine profiles at http://ADDR/debug/pprof/, like 127.0.0.1:6060; off when empty (HITL_PPROF)")
 	f.StringVar(&logLevel, "log-level", envOr("HITL_LOG_LEVEL", "info"), "debug, info, warn or error (HITL_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", envOr("HITL_LOG_FORMAT", "auto"), "text, json, or auto: text on a terminal, JSON otherwise (HITL_LOG_FORMAT)")
 	return cmd

@@ -59,6 +59,9 @@ type Options struct {
 	AMQPURL, AMQPSkipped string
 	AMQPEvents           int
 	Progress             io.Writer // where to say what is running; nil for silence
+	// CPUProfileDir, when set, receives the CPU profile of the (first) server during the
+	// throughput run, throughput-cpu.pprof, for `go tool pprof`.
+	CPUProfileDir string
 }
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
@@ -133,6 +136,7 @@ type run struct {
 	o     Options
 	url   string
 	pid   int
+	pprof string // the first server's profiles, "" when none are taken
 	agent *client.Client
 	human *client.Client
 	admin *client.Client
@@ -168,7 +172,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
 	var urls []string
 	for i := range nodes {
-		url, stop, pid, err := startServer(ctx, o, db, dir)
+		var extra []string
+		if i == 0 && o.CPUProfileDir != "" {
+			addr, err := freeAddr()
+			if err != nil {
+				return nil, err
+			}
+			extra, r.pprof = []string{"--pprof", addr}, "http://"+addr
+		}
+		url, stop, pid, err := startServer(ctx, o, db, dir, extra...)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +266,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // startServer runs one `hitl serve` on db and returns its URL, a function that stops it, and
 // its process id.
-func startServer(ctx context.Context, o Options, db, dir string) (string, func(), int, error) {
+func startServer(ctx context.Context, o Options, db, dir string, extra ...string) (string, func(), int, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return "", nil, 0, err
@@ -262,6 +274,7 @@ func startServer(ctx context.Context, o Options, db, dir string) (string, func()
 	// Private addresses allowed: the webhook receiver is on loopback. No connection cap: the
 	// run parks 10,000 waiters while the connections of earlier scenarios are still open.
 	args := append(slices.Clone(o.Server), "--addr", addr, "--db", db, "--log-level", "error", "--webhook-allow-private", "--max-conns", "0")
+	args = append(args, extra...)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(append(os.Environ(), o.Env...), "HITL_ADMIN_TOKEN="+adminToken, "HITL_CREDENTIALS="+filepath.Join(dir, "credentials.json"))
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
@@ -317,6 +330,13 @@ func (r *run) throughput(ctx context.Context) (float64, error) {
 	var once sync.Once
 	stop := time.Now().Add(r.o.ThroughputDuration)
 	var wg sync.WaitGroup
+	if r.pprof != "" {
+		wg.Go(func() {
+			if err := r.cpuProfile(ctx, r.o.ThroughputDuration, "throughput-cpu.pprof"); err != nil {
+				once.Do(func() { firstErr = err })
+			}
+		})
+	}
 	started := time.Now()
 	for range r.o.ThroughputClients {
 		wg.Go(func() {
@@ -338,6 +358,38 @@ func (r *run) throughput(ctx context.Context) (float64, error) {
 		return 0, fmt.Errorf("throughput: %w", firstErr)
 	}
 	return round(float64(cycles.Load()) / time.Since(started).Seconds()), nil
+}
+
+// cpuProfile takes the first server's CPU profile for d (whole seconds, at least one) into
+// the profile directory, as name.
+func (r *run) cpuProfile(ctx context.Context, d time.Duration, name string) error {
+	secs := max(1, int((d+time.Second-1)/time.Second))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", r.pprof, secs), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("CPU profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("CPU profile: %s", resp.Status)
+	}
+	path := filepath.Join(r.o.CPUProfileDir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("CPU profile: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	r.say("CPU profile of the server during the throughput run: %s (go tool pprof -top %s)", path, path)
+	return nil
 }
 
 // create makes n inquiries with up to 64 in flight.
