@@ -84,7 +84,8 @@ func printTable(w io.Writer, r *bench.Result) {
 	}
 	lat(fmt.Sprintf("polling baseline (%d agents, every 2 s)", r.PollingWaiters), r.PollingBaselineMS)
 	fmt.Fprintf(tw, "wake speedup\t%.0f×\t\t\n", r.WakeSpeedup)
-	fmt.Fprintf(tw, "durable create+respond cycles (%d clients)\t%.0f /s\t\t\n", r.ThroughputClients, r.RespondThroughputPerS)
+	fmt.Fprintf(tw, "durable create+respond cycles (%d clients)\t%.0f /s\tserver CPU %.0f µs per cycle\t\n", r.ThroughputClients, r.RespondThroughputPerS, r.ServerCPUMicrosPerCycle)
+	fmt.Fprintf(tw, "the disk at the start (512-byte write + fsync)\t%.0f /s\t\t\n", r.FsyncsPerS)
 	fmt.Fprintf(tw, "audit verify (%d events)\t%.0f events/s\t\t\n", r.AuditEvents, r.AuditVerifyEventsPerS)
 	lat(fmt.Sprintf("timeout lateness, server (%d deadlines in 2 s)", r.Deadlines), r.TimeoutLatenessMS)
 	lat("timeout lateness, as the waiting agent saw it", r.TimeoutObservedLateness)

@@ -121,6 +121,14 @@ type Result struct {
 	// the throughput run left (AuditEvents events), read from the database beside the server.
 	AuditVerifyEventsPerS float64 `json:"audit_verify_events_per_s"`
 	AuditEvents           int64   `json:"audit_events"`
+
+	// ServerCPUMicrosPerCycle is the CPU time (user and system) the server spent per
+	// create+respond cycle of the throughput run: with the load generator on the same cores,
+	// what the server costs, whatever the machine's share of it.
+	ServerCPUMicrosPerCycle float64 `json:"server_cpu_us_per_cycle"`
+	// FsyncsPerS is how many small writes, each followed by fsync, the disk of the database
+	// took per second at the start of the run: the bound of durable commits that day.
+	FsyncsPerS float64 `json:"fsyncs_per_s"`
 }
 
 // NotificationLatency is the latency of notifications by channel.
@@ -157,6 +165,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	fsyncs, err := fsyncRate(dir, time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("measuring the disk's fsync rate: %w", err)
+	}
 	db, nodes, store := filepath.Join(dir, "bench.db"), 1, "sqlite"
 	if o.DB != "" {
 		url, drop, err := postgres.TempSchema(ctx, o.DB, "hitl_bench_")
@@ -204,12 +216,23 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
-		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes}
+		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes,
+		FsyncsPerS: fsyncs}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
-	if res.RespondThroughputPerS, err = r.throughput(ctx); err != nil {
+	cpuBefore, err := cpuTime(r.pid)
+	if err != nil {
 		return nil, err
 	}
+	var cycles int64
+	if res.RespondThroughputPerS, cycles, err = r.throughput(ctx); err != nil {
+		return nil, err
+	}
+	cpuAfter, err := cpuTime(r.pid)
+	if err != nil {
+		return nil, err
+	}
+	res.ServerCPUMicrosPerCycle = round(float64((cpuAfter-cpuBefore)/time.Microsecond) / float64(max(cycles, 1)))
 	r.say("audit: verifying the chain of the events so far ...")
 	if res.AuditVerifyEventsPerS, res.AuditEvents, err = r.auditVerify(ctx, db); err != nil {
 		return nil, fmt.Errorf("audit verify: %w", err)
@@ -324,18 +347,17 @@ func (r *run) keyToken(ctx context.Context, name, role string) (*client.Client, 
 
 // throughput runs create+respond loops for the duration and returns cycles per second. Every
 // answer counted was acknowledged, so it is on disk (synchronous=FULL).
-func (r *run) throughput(ctx context.Context) (float64, error) {
+func (r *run) throughput(ctx context.Context) (perS float64, n int64, err error) {
 	var cycles atomic.Int64
 	var firstErr error
 	var once sync.Once
 	stop := time.Now().Add(r.o.ThroughputDuration)
 	var wg sync.WaitGroup
+	profiled := make(chan error, 1)
 	if r.pprof != "" {
-		wg.Go(func() {
-			if err := r.cpuProfile(ctx, r.o.ThroughputDuration, "throughput-cpu.pprof"); err != nil {
-				once.Do(func() { firstErr = err })
-			}
-		})
+		go func() { profiled <- r.cpuProfile(ctx, r.o.ThroughputDuration, "throughput-cpu.pprof") }()
+	} else {
+		profiled <- nil
 	}
 	started := time.Now()
 	for range r.o.ThroughputClients {
@@ -354,10 +376,14 @@ func (r *run) throughput(ctx context.Context) (float64, error) {
 		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return 0, fmt.Errorf("throughput: %w", firstErr)
+	elapsed := time.Since(started)
+	if err := <-profiled; err != nil {
+		return 0, 0, err
 	}
-	return round(float64(cycles.Load()) / time.Since(started).Seconds()), nil
+	if firstErr != nil {
+		return 0, 0, fmt.Errorf("throughput: %w", firstErr)
+	}
+	return round(float64(cycles.Load()) / elapsed.Seconds()), cycles.Load(), nil
 }
 
 // cpuProfile takes the first server's CPU profile for d (whole seconds, at least one) into
@@ -730,6 +756,51 @@ func (r *run) burstThenOneByOne(ctx context.Context, n int, prompt string, arriv
 		lat = append(lat, at.Sub(sent))
 	}
 	return perS, summarize(lat), nil
+}
+
+// cpuTime reads the CPU time (user and system) a process has used, from /proc/PID/stat in
+// clock ticks of 10 ms (USER_HZ is 100 on Linux whatever the kernel's HZ).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reading the server's CPU time: %w", err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: count from after it.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	fields := strings.Fields(rest)
+	if !ok || len(fields) < 13 {
+		return 0, errors.New("reading the server's CPU time: /proc stat has too few fields")
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64) // field 14 of the line
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64) // field 15
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("reading the server's CPU time: %w", err)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// fsyncRate writes 512 bytes and fsyncs them, again and again, in dir for d, and returns how
+// many it did per second.
+func fsyncRate(dir string, d time.Duration) (float64, error) {
+	f, err := os.CreateTemp(dir, "fsync-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	block := make([]byte, 512)
+	n := 0
+	start := time.Now()
+	for time.Since(start) < d {
+		if _, err := f.WriteAt(block, int64(n%64)*512); err != nil {
+			return 0, err
+		}
+		if err := f.Sync(); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return round(float64(n) / time.Since(start).Seconds()), nil
 }
 
 // rss reads the resident memory of a process, in bytes.
