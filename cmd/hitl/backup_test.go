@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,8 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -105,5 +110,82 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	}
 	if code, _, errOut := cli(t, "backup", "--db", "postgres://localhost/hitl", filepath.Join(dir, "y.db")); code != 2 || !strings.Contains(errOut, "pg_dump") {
 		t.Fatalf("backup of PostgreSQL: %d %q", code, errOut)
+	}
+}
+
+// TestPostgresBackupRoundTrip: the README's pg_dump line while the server writes, pg_restore
+// into a fresh database, a server on it: every answer acknowledged before the dump is there,
+// and the audit chain verifies.
+func TestPostgresBackupRoundTrip(t *testing.T) {
+	src := pgtest.Schema(t)
+	u, err := url.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := u.Query().Get("search_path")
+	plain := *u
+	plain.RawQuery = "" // pg_dump takes libpq's parameters only
+	s := testserver.Start(t, testserver.DB(src))
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var (
+		mu    sync.Mutex
+		acked []int64
+	)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				inq, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: fmt.Sprintf("writer %d, question %d", w, i)}, client.CreateOptions{})
+				if err == nil {
+					_, err = s.Admin.Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
+				}
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				acked = append(acked, inq.ID)
+				mu.Unlock()
+			}
+		})
+	}
+	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 50 })
+	mu.Lock()
+	before := append([]int64(nil), acked...)
+	mu.Unlock()
+	dump := filepath.Join(t.TempDir(), "hitl.dump")
+	if out, err := exec.Command("pg_dump", "-Fc", "-n", schema, "-f", dump, plain.String()).CombinedOutput(); err != nil {
+		t.Fatalf("pg_dump: %v\n%s", err, out)
+	}
+	stop()
+	wg.Wait()
+
+	// A fresh database to restore into, dropped at the end.
+	conn, err := pgx.Connect(context.Background(), plain.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	name := "hitl_restore_" + strings.TrimPrefix(schema, "hitl_test_")
+	if _, err := conn.Exec(context.Background(), "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)") })
+	target := plain
+	target.Path = "/" + name
+	if out, err := exec.Command("pg_restore", "-d", target.String(), dump).CombinedOutput(); err != nil {
+		t.Fatalf("pg_restore: %v\n%s", err, out)
+	}
+	restored := target
+	restored.RawQuery = url.Values{"search_path": {schema}}.Encode()
+	if code, out, errOut := cli(t, "audit", "verify", "--db", restored.String()); code != 0 || !strings.Contains(out+errOut, "verified") {
+		t.Fatalf("audit verify of the restored database: %d %q %q", code, out, errOut)
+	}
+	r := testserver.Start(t, testserver.DB(restored.String()))
+	for _, id := range before {
+		inq, err := r.Admin.Inquiry(context.Background(), id)
+		if err != nil || inq.Status != hitl.StatusResponded {
+			t.Fatalf("inquiry %d after the restore: %v %+v", id, err, inq)
+		}
 	}
 }
