@@ -170,7 +170,9 @@ func TestPostgresBackupRoundTrip(t *testing.T) {
 	if _, err := conn.Exec(context.Background(), "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)") })
+	t.Cleanup(func() {
+		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+	})
 	target := plain
 	target.Path = "/" + name
 	if out, err := exec.Command("pg_restore", "-d", target.String(), dump).CombinedOutput(); err != nil {
