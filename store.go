@@ -152,6 +152,9 @@ type Tx interface {
 	IdempotencyKey(principal, key string) (inquiryID int64, requestHash string, err error)
 	// InsertIdempotencyKey records (principal, key) → inquiry.
 	InsertIdempotencyKey(principal, key, requestHash string, inquiryID int64, at time.Time) error
+	// DeleteIdempotencyKeys removes at most limit keys recorded before the time, and returns
+	// how many it removed.
+	DeleteIdempotencyKeys(before time.Time, limit int) (int, error)
 
 	// AppendEvent adds an event to the log. Its Seq is set by the time Update returns: seq
 	// order is commit order, so a store may assign it only when the transaction commits. The

@@ -5,6 +5,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -77,6 +78,9 @@ type Options struct {
 	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
 	// first start and kept in the store, shared by every node.
 	AuditKey ed25519.PrivateKey
+	// IdempotencyTTL is how long an idempotency key replays the inquiry it created
+	// (0: DefaultIdempotencyTTL); older keys are removed (engine/housekeeping.go).
+	IdempotencyTTL time.Duration
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -97,7 +101,9 @@ type Engine struct {
 	deadlines    *deadlines
 	nudges       *deadlines // reminders and escalations, keyed by inquiry like deadlines
 	claims       *deadlines // the expiry of claims
-	outbox       outbox
+	// idempotencyTTL: see Options.IdempotencyTTL.
+	idempotencyTTL time.Duration
+	outbox         outbox
 	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
 	resumes chan resume
 	// For deliveries: see Options.
@@ -166,6 +172,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.deadlines = newDeadlines(e.now, e.expire)
 	e.nudges = newDeadlines(e.now, e.nudge)
 	e.claims = newDeadlines(e.now, e.expireClaims)
+	e.idempotencyTTL = cmp.Or(o.IdempotencyTTL, DefaultIdempotencyTTL)
 	return e
 }
 
@@ -226,6 +233,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
+	e.running.Go(func() { e.keepHouse(runCtx) })
 	e.running.Go(func() { e.recordResumes(runCtx) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
 	return nil

@@ -120,6 +120,7 @@ on this machine work with no set-up.`,
 	f.DurationVar(&w.RetryBase, "webhook-retry-base", env.duration("HITL_WEBHOOK_RETRY_BASE", 5*time.Second), "wait after a delivery's first failed attempt, doubled after each (HITL_WEBHOOK_RETRY_BASE)")
 	f.DurationVar(&w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", time.Hour), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
 	f.DurationVar(&w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", 24*time.Hour), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
+	f.DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", env.duration("HITL_IDEMPOTENCY_TTL", 24*time.Hour), "how long an Idempotency-Key replays the inquiry it created; older keys are removed (HITL_IDEMPOTENCY_TTL)")
 	f.DurationVar(&cfg.DefaultTimeout, "default-timeout", env.duration("HITL_DEFAULT_TIMEOUT", 0), "deadline of inquiries that give none, like 30m or 24h; 0: none (HITL_DEFAULT_TIMEOUT)")
 	f.StringVar((*string)(&cfg.DefaultFallbackPolicy), "default-fallback-policy", envOr("HITL_DEFAULT_FALLBACK_POLICY", "fail"), "fallback policy of inquiries that name none: fail, or complete_with_fallback / use_default_and_continue for those that give a fallback_value (HITL_DEFAULT_FALLBACK_POLICY)")
 	f.StringVar(&cfg.Notify.Default, "notify-default", os.Getenv("HITL_NOTIFY_DEFAULT"), "where notifications of unassigned inquiries go, like slack:C012AB3CD,email:ops@example.com (HITL_NOTIFY_DEFAULT)")

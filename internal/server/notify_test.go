@@ -278,6 +278,7 @@ func TestDefaultTimeoutAndFallback(t *testing.T) {
 		want string
 	}{
 		{func(c *server.Config) { c.DefaultTimeout = -time.Second }, "default timeout (--default-timeout"},
+		{func(c *server.Config) { c.IdempotencyTTL = time.Second }, "idempotency key lifetime (--idempotency-ttl"},
 		{func(c *server.Config) { c.DefaultFallbackPolicy = "shrug" }, `default fallback policy (--default-fallback-policy, HITL_DEFAULT_FALLBACK_POLICY) "shrug"`},
 		{func(c *server.Config) { c.Notify.Default = "slack:ops" }, `(--notify-default, HITL_NOTIFY_DEFAULT): destination 1 (slack:ops): "ops" is not a Slack channel ID`},
 	} {

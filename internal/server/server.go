@@ -76,8 +76,11 @@ type Config struct {
 	// (HITL_DEFAULT_FALLBACK_POLICY, default fail).
 	DefaultTimeout        time.Duration
 	DefaultFallbackPolicy hitl.FallbackPolicy
-	Notify                NotifyConfig
-	Email                 EmailConfig
+	// IdempotencyTTL is how long an Idempotency-Key replays its inquiry
+	// (HITL_IDEMPOTENCY_TTL; 0: 24 h).
+	IdempotencyTTL time.Duration
+	Notify         NotifyConfig
+	Email          EmailConfig
 	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
 	// without a bot token, Slack is off.
 	Slack slack.Config
@@ -175,6 +178,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DefaultTimeout < 0 || c.DefaultTimeout > 365*24*time.Hour {
 		errs = append(errs, errors.New("default timeout (--default-timeout, HITL_DEFAULT_TIMEOUT): from 0 (none) to 8760h, like 30m or 24h"))
+	}
+	if c.IdempotencyTTL != 0 && (c.IdempotencyTTL < time.Minute || c.IdempotencyTTL > 365*24*time.Hour) {
+		errs = append(errs, errors.New("idempotency key lifetime (--idempotency-ttl, HITL_IDEMPOTENCY_TTL): from 1m to 8760h, like 24h"))
 	}
 	if c.DefaultFallbackPolicy != "" && !c.DefaultFallbackPolicy.Valid() {
 		errs = append(errs, fmt.Errorf("default fallback policy (--default-fallback-policy, HITL_DEFAULT_FALLBACK_POLICY) %q: use fail, complete_with_fallback or use_default_and_continue", c.DefaultFallbackPolicy))
@@ -334,6 +340,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
+		IdempotencyTTL:           cfg.IdempotencyTTL,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {

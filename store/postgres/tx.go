@@ -387,6 +387,15 @@ func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID
 	return oneRow(tag, err, "idempotency key", hitl.Errorf(hitl.EConflict, "idempotency key %q already exists", key))
 }
 
+func (t *txn) DeleteIdempotencyKeys(before time.Time, limit int) (int, error) {
+	tag, err := t.Exec(`DELETE FROM idempotency_keys WHERE (principal, key) IN
+		(SELECT principal, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)`, before, limit)
+	if err != nil {
+		return 0, dbError(err, "idempotency keys")
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // AppendEvent keeps the event for the end of the transaction, when it gets its seq (if the
 // change is kept).
 func (t *txn) AppendEvent(ev *hitl.Event) error {

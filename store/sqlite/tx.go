@@ -259,6 +259,16 @@ func (t *txn) InsertIdempotencyKey(principal, key, requestHash string, inquiryID
 	return dbError(err, "idempotency key")
 }
 
+func (t *txn) DeleteIdempotencyKeys(before time.Time, limit int) (int, error) {
+	res, err := t.tx.ExecContext(t.ctx, `DELETE FROM idempotency_keys WHERE (principal, key) IN
+		(SELECT principal, key FROM idempotency_keys WHERE created_at < ? LIMIT ?)`, micros(before), limit)
+	if err != nil {
+		return 0, dbError(err, "idempotency keys")
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 func (t *txn) InsertKey(k *hitl.Key, tokenHash string) error {
 	roles, _ := json.Marshal(k.Roles)
 	groups, _ := json.Marshal(k.Groups)

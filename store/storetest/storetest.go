@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Executions":              testExecutions,
 		"ResumedOnce":             testResumedOnce,
 		"UpdatePending":           testUpdatePending,
+		"IdempotencyKeysExpire":   testIdempotencyKeysExpire,
 		"AssigneeLoads":           testAssigneeLoads,
 		"Templates":               testTemplates,
 		"AuditChain":              testAuditChain,
@@ -842,4 +843,36 @@ func testAssigneeLoads(t *testing.T, s hitl.Store) {
 		loads["bob"].Pending != 1 || !loads["bob"].LastAssignedAt.Equal(base.Add(3*time.Second)) {
 		t.Fatalf("AssigneeLoads = %+v", loads)
 	}
+}
+
+// testIdempotencyKeysExpire: keys recorded before a time are removed, at most limit at once.
+func testIdempotencyKeysExpire(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	inq := insert(t, s, newInquiry(1))
+	for i := range 5 {
+		must(t, s.Update(ctx, func(tx hitl.Tx) error {
+			return tx.InsertIdempotencyKey("agent-a", fmt.Sprintf("k%d", i), "h", inq.ID, base.Add(time.Duration(i)*time.Hour))
+		}))
+	}
+	removed := func(before time.Time, limit int) int {
+		t.Helper()
+		var n int
+		must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { n, err = tx.DeleteIdempotencyKeys(before, limit); return err }))
+		return n
+	}
+	if n := removed(base.Add(3*time.Hour), 2); n != 2 {
+		t.Fatalf("removed %d, want 2 (the limit)", n)
+	}
+	if n := removed(base.Add(3*time.Hour), 10); n != 1 {
+		t.Fatalf("removed %d, want the third key older than 3 h", n)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		if _, _, err := tx.IdempotencyKey("agent-a", "k3"); err != nil {
+			return fmt.Errorf("a younger key is gone: %w", err)
+		}
+		if _, _, err := tx.IdempotencyKey("agent-a", "k0"); code(err) != hitl.ENotFound {
+			return fmt.Errorf("an older key is still there: %v", err)
+		}
+		return nil
+	}))
 }

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Housekeeping: what the database keeps only for a while is removed in small transactions, a
+// batch at a time, so that no answer waits behind a long delete: idempotency keys older than
+// their time to live (a retry a day later is a new request), and inbox sessions that have
+// ended. Every node does it; two nodes deleting the same rows at once delete them once.
+
+const (
+	// DefaultIdempotencyTTL is how long an idempotency key replays its inquiry.
+	DefaultIdempotencyTTL = 24 * time.Hour
+	housekeepingEvery     = time.Minute
+	housekeepingBatch     = 500
+)
+
+func (e *Engine) keepHouse(ctx context.Context) {
+	tick := time.NewTicker(housekeepingEvery)
+	defer tick.Stop()
+	for {
+		e.sweep(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// sweep removes what has expired at the engine's clock, and returns how many idempotency keys
+// it removed.
+func (e *Engine) sweep(ctx context.Context) int {
+	removed := 0
+	before := e.clock().Add(-e.idempotencyTTL)
+	for ctx.Err() == nil {
+		var n int
+		err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+			n, err = tx.DeleteIdempotencyKeys(before, housekeepingBatch)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("removing expired idempotency keys failed; trying again in a minute", "err", err)
+			}
+			break
+		}
+		removed += n
+		if n < housekeepingBatch {
+			break
+		}
+	}
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		_, err := tx.DeleteExpiredInboxSessions(e.clock())
+		return err
+	})
+	if err != nil && ctx.Err() == nil {
+		e.log.Warn("removing ended inbox sessions failed; trying again in a minute", "err", err)
+	}
+	if removed > 0 {
+		e.log.Debug("expired idempotency keys removed", "keys", removed)
+	}
+	return removed
+}
