@@ -345,8 +345,8 @@ func (s *Server) wrap(rt route) http.Handler {
 	})
 }
 
-// rateKey is the principal's bucket: its API key, or its name when it came without one (an inbox
-// session or an answer link), so that all of one person's tabs share a bucket.
+// rateKey is the principal's bucket: its API key (an inbox session carries the key it signed
+// in with, so one person's tabs share it), or its name when it has no key.
 func rateKey(p *hitl.Principal) string {
 	if p.KeyID != "" {
 		return "key:" + p.KeyID

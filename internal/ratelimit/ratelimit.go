@@ -1,6 +1,6 @@
 // Package ratelimit keeps a token bucket per principal, so that one noisy client cannot starve
-// the others. A principal is keyed by the API key it authenticated with (Principal.KeyID), or by
-// its name when it has no key (inbox sessions, answer links): one person's tabs share a bucket.
+// the others. A principal is keyed by the API key it authenticated with (Principal.KeyID; an
+// inbox session carries the key it signed in with), or by its name when it has no key.
 //
 // Limits hold per node: with N nodes behind a balancer a principal gets up to N times the rate.
 // A request counts once when it is accepted, so a long poll, an event stream or a WebSocket is
