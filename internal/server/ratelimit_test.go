@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -160,5 +161,39 @@ func TestRateLimitCountsALongPollOnce(t *testing.T) {
 	}
 	if status, _, body := rateGet(t, s.URL+"/v1/me", token); status != http.StatusTooManyRequests {
 		t.Fatalf("third request: %d %s; want 429 (the create and the wait took the burst of 2)", status, body)
+	}
+}
+
+// An event stream is one request, however many events it carries.
+func TestRateLimitCountsAStreamOnce(t *testing.T) {
+	t.Parallel()
+	s := testserver.Start(t, rateLimited(ratelimit.Options{Default: ratelimit.Limit{Count: 1, Per: time.Minute, Burst: 4}}))
+	agent, token := s.Key(hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}})
+	req, _ := http.NewRequest("GET", s.URL+"/v1/events/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("stream: %v %v", res, err)
+	}
+	defer res.Body.Close()
+	lines := bufio.NewScanner(res.Body)
+	for i := range 2 {
+		if _, _, err := agent.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: fmt.Sprintf("Ship %d?", i), RequestType: hitl.RequestApproval}, client.CreateOptions{}); err != nil {
+			t.Fatalf("request %d after the stream: %v", i+2, err)
+		}
+	}
+	for events := 0; events < 2 && lines.Scan(); {
+		if strings.HasPrefix(lines.Text(), "data:") {
+			events++
+		}
+	}
+	if lines.Err() != nil {
+		t.Fatal(lines.Err())
+	}
+	if status, _, body := rateGet(t, s.URL+"/v1/me", token); status != http.StatusOK {
+		t.Fatalf("fourth request, after the stream's events: %d %s; want 200 (the events took nothing)", status, body)
+	}
+	if status, _, body := rateGet(t, s.URL+"/v1/me", token); status != http.StatusTooManyRequests {
+		t.Fatalf("fifth request: %d %s; want 429 (the stream, two creates and one read took the burst of 4)", status, body)
 	}
 }
