@@ -200,8 +200,10 @@ func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 		late := ev.Time.Sub(deadline[*ev.InquiryID])
 		worst = max(worst, late)
 		// Never early. How late is the benchmark's figure (deadline precision); here only that
-		// no timer was forgotten until a poll or a restart, on a machine that may be busy.
-		if late < 0 || late > 3*time.Second {
+		// no timer was forgotten until a poll or a restart, on a machine that may be busy: under
+		// -race beside the other suites, a burst of a thousand has been seen 3.4 s late (alone,
+		// 40 ms); a forgotten timer would not fire at all.
+		if late < 0 || late > 10*time.Second {
 			t.Errorf("inquiry %d timed out %s after its deadline", *ev.InquiryID, late)
 		}
 	}
