@@ -118,6 +118,7 @@ func TestFirstAnswerWinsAcrossNodes(t *testing.T) {
 		created.Go(func() {
 			inq, _, err := c.agent[i%3].CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "once"}, client.CreateOptions{IdempotencyKey: "same-key"})
 			if err != nil {
+				t.Logf("create with the shared idempotency key: %v", err)
 				emu.Lock()
 				idemErrs++
 				emu.Unlock()
