@@ -131,7 +131,7 @@ type ApprovalStep struct {
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
 }
 
-// Claim says that one person is answering the inquiry: until it expires, or they release it
+// InquiryClaim says that one person is answering the inquiry: until it expires, or they release it
 // or answer, nobody else may answer.
 type InquiryClaim struct {
 	By        string    `json:"by"`
@@ -181,6 +181,15 @@ func (inq *Inquiry) VotesIn(step int) []Vote {
 	return out
 }
 
+// CurrentVotes are the votes of the current vote: all of a quorum's, the current step's of a
+// chain.
+func (inq *Inquiry) CurrentVotes() []Vote {
+	if len(inq.Steps) == 0 {
+		return inq.VotesIn(0)
+	}
+	return inq.VotesIn(inq.CurrentStep)
+}
+
 // VoteOf is the vote a person cast in the current vote (the current step of a chain), nil
 // when they have not voted.
 func (inq *Inquiry) VoteOf(name string) *Vote {
@@ -219,7 +228,7 @@ func (inq *Inquiry) ProgressInWords() string {
 		return ""
 	}
 	approvals := 0
-	for _, v := range inq.VotesIn(inq.stepNumber()) {
+	for _, v := range inq.CurrentVotes() {
 		if v.Approved {
 			approvals++
 		}
@@ -229,13 +238,6 @@ func (inq *Inquiry) ProgressInWords() string {
 		return votes
 	}
 	return fmt.Sprintf("step %d of %d (%s): %s", inq.CurrentStep, len(inq.Steps), AssigneesInWords(inq.Step().AssignedTo), votes)
-}
-
-func (inq *Inquiry) stepNumber() int {
-	if len(inq.Steps) == 0 {
-		return 0
-	}
-	return inq.CurrentStep
 }
 
 // ClaimInWords says who holds the inquiry: "claimed by alice until 10:32 UTC"; "" when nobody

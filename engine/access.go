@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 
 	"github.com/hitl-dev/hitl"
@@ -212,6 +213,37 @@ func sessionInquiriesVisible(p *hitl.Principal, s *hitl.Session) hitl.Visibility
 		return hitl.Visibility{All: true}
 	}
 	return visibility(p)
+}
+
+// sessionOwner is the principal that owns the inquiry's session when separation of duties
+// excludes it, "" otherwise.
+func (e *Engine) sessionOwner(ctx context.Context, inq *hitl.Inquiry) (string, error) {
+	if !inq.ExcludeSessionOwner || inq.Session == "" {
+		return "", nil
+	}
+	s, err := e.store.Session(ctx, inq.Session)
+	if err != nil {
+		return "", err
+	}
+	return s.CreatedBy, nil
+}
+
+// Separated refuses an answer, vote, claim or decline that separation of duties forbids: by
+// the principal that asked, or by the owner of the inquiry's session, when the inquiry says so
+// (a forbidden error with the reason). The inbox asks it to show a form only to those whose
+// answer could count.
+func (e *Engine) Separated(ctx context.Context, inq *hitl.Inquiry, by string) error {
+	if inq.ExcludeRequester && by == inq.CreatedBy {
+		return forbidden("%s asked inquiry %d, and separation of duties keeps the one who asks from answering it", by, inq.ID)
+	}
+	owner, err := e.sessionOwner(ctx, inq)
+	if err != nil {
+		return err
+	}
+	if owner != "" && by == owner {
+		return forbidden("%s owns session %s, and separation of duties keeps its owner from answering its inquiries", by, inq.Session)
+	}
+	return nil
 }
 
 func mayAdmin(p *hitl.Principal) error {

@@ -176,7 +176,6 @@ type ballot struct {
 	by, relayedBy string
 	approved      bool
 	comment       string
-	response      json.RawMessage // the answer as given, for a retry's comparison
 }
 
 // vote records one vote of an approval that several people decide (see Respond, which
@@ -324,12 +323,8 @@ const (
 // when that is not known (an unassigned quorum, a group nobody's key carries): then
 // "majority" means as many rejections as approvals required, and no vote is lost early.
 func tally(inq *hitl.Inquiry, voters []string) int {
-	step := 0
-	if len(inq.Steps) > 0 {
-		step = inq.CurrentStep
-	}
 	approvals, rejections := 0, 0
-	votes := inq.VotesIn(step)
+	votes := inq.CurrentVotes()
 	for _, v := range votes {
 		if v.Approved {
 			approvals++
@@ -424,39 +419,10 @@ func (e *Engine) groupMembers(ctx context.Context) (map[string][]string, error) 
 	return out, nil
 }
 
-// sessionOwner is the principal that owns the inquiry's session when separation of duties
-// excludes it, "" otherwise.
-func (e *Engine) sessionOwner(ctx context.Context, inq *hitl.Inquiry) (string, error) {
-	if !inq.ExcludeSessionOwner || inq.Session == "" {
-		return "", nil
-	}
-	s, err := e.store.Session(ctx, inq.Session)
-	if err != nil {
-		return "", err
-	}
-	return s.CreatedBy, nil
-}
-
-// separated refuses an answer or vote that separation of duties forbids: by the principal that
-// asked, or by the owner of the inquiry's session, when the inquiry says so.
-func (e *Engine) separated(ctx context.Context, inq *hitl.Inquiry, by string) error {
-	if inq.ExcludeRequester && by == inq.CreatedBy {
-		return forbidden("%s asked inquiry %d, and separation of duties keeps the one who asks from answering it", by, inq.ID)
-	}
-	owner, err := e.sessionOwner(ctx, inq)
-	if err != nil {
-		return err
-	}
-	if owner != "" && by == owner {
-		return forbidden("%s owns session %s, and separation of duties keeps its owner from answering its inquiries", by, inq.Session)
-	}
-	return nil
-}
-
 // respondVote is Respond for an inquiry that votes decide: the answer is checked as any answer
 // is, then counted as by's vote.
 func (e *Engine) respondVote(ctx context.Context, p *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseRequest, by, relayedBy string) (*hitl.Inquiry, error) {
-	if err := e.separated(ctx, cur, by); err != nil {
+	if err := e.Separated(ctx, cur, by); err != nil {
 		return nil, err
 	}
 	response, err := e.checkResponse(ctx, cur, req)
@@ -491,12 +457,5 @@ func readBallot(response json.RawMessage, by, relayedBy, comment string) (ballot
 	if comment == "" {
 		comment = a.Comment
 	}
-	return ballot{by: by, relayedBy: relayedBy, approved: *a.Approved, comment: comment, response: response}, nil
-}
-
-// Separated tells whether separation of duties keeps the person name from answering or voting
-// on inq (a forbidden error with the reason), for the pages that show a form only to those
-// whose answer could count.
-func (e *Engine) Separated(ctx context.Context, inq *hitl.Inquiry, name string) error {
-	return e.separated(ctx, inq, name)
+	return ballot{by: by, relayedBy: relayedBy, approved: *a.Approved, comment: comment}, nil
 }

@@ -53,10 +53,7 @@ func (e *Engine) RespondMany(ctx context.Context, p *hitl.Principal, req *hitl.B
 			defer wg.Done()
 			for i := range next {
 				inq, err := e.Respond(ctx, p, ids[i], answer)
-				results[i] = e.bulkResult(ctx, ids[i], err)
-				if err == nil && inq.Status == hitl.StatusPending {
-					results[i].Status = hitl.BulkVoted
-				}
+				results[i] = e.bulkResult(ctx, ids[i], inq, err)
 			}
 		}()
 	}
@@ -166,10 +163,14 @@ func (e *Engine) bulkMatches(ctx context.Context, p *hitl.Principal, bf *hitl.Bu
 	return ids, nil
 }
 
-// bulkResult is one inquiry's outcome in words. Errors that are not domain errors are
-// logged and said only as "internal error", as the API says them.
-func (e *Engine) bulkResult(ctx context.Context, id int64, err error) hitl.BulkResult {
-	if err == nil {
+// bulkResult is one inquiry's outcome in words: answered, a vote that still waits for others'
+// (inq pending), or refused. Errors that are not domain errors are logged and said only as
+// "internal error", as the API says them.
+func (e *Engine) bulkResult(ctx context.Context, id int64, inq *hitl.Inquiry, err error) hitl.BulkResult {
+	switch {
+	case err == nil && inq.Status == hitl.StatusPending:
+		return hitl.BulkResult{ID: id, Status: hitl.BulkVoted}
+	case err == nil:
 		return hitl.BulkResult{ID: id, Status: hitl.BulkResponded}
 	}
 	var de *hitl.Error

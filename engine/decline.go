@@ -14,17 +14,15 @@ func (e *Engine) Decline(ctx context.Context, p *hitl.Principal, id int64, reaso
 	if reason == "" {
 		reason = "declined by " + p.Name
 	}
-	cur, err := e.Inquiry(ctx, p, id)
-	if err != nil {
-		return nil, err
+	may := func(p *hitl.Principal, inq *hitl.Inquiry) error {
+		if err := mayDecline(p, inq); err != nil {
+			return err
+		}
+		return e.Separated(ctx, inq, p.Name) // who may not answer may not decline either
 	}
-	if err := mayDecline(p, cur); err != nil {
-		return nil, err
-	}
-	if err := e.separated(ctx, cur, p.Name); err != nil { // who may not answer may not decline either
-		return nil, err
-	}
-	return e.cancel(ctx, p, id, reason, mayDecline, func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
+	return e.cancel(ctx, p, id, reason, may, func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
+		// Declining is answering: not while another holds the claim (read here, in the
+		// transaction; the cancellation written before it is rolled back with the error).
 		if c := cur.Claim; c.Claimed(now) && c.By != p.Name {
 			return nil, claimedBy(cur, now)
 		}

@@ -311,7 +311,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, e.late(ctx, id)
 	}
-	if err := e.separated(ctx, cur, by); err != nil {
+	if err := e.Separated(ctx, cur, by); err != nil {
 		return nil, err
 	}
 	if c := cur.Claim; c.Claimed(now) && c.By != by {

@@ -102,22 +102,8 @@ func (e *Engine) loadRouting(ctx context.Context, chats []*hitl.ChatWebhook) (*r
 	for _, g := range groups {
 		r.groups[g.Name] = g
 	}
-	keys, err := e.store.Keys(ctx)
-	if err != nil {
+	if r.members, err = e.groupMembers(ctx); err != nil {
 		return nil, err
-	}
-	for _, k := range keys {
-		if k.RevokedAt != nil {
-			continue
-		}
-		for _, g := range k.Groups {
-			if !slices.Contains(r.members[g], k.Name) {
-				r.members[g] = append(r.members[g], k.Name)
-			}
-		}
-	}
-	for _, ms := range r.members {
-		slices.Sort(ms)
 	}
 	return r, nil
 }

@@ -8,9 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +22,57 @@ import (
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
+// writeLoad keeps writers clients asking and answering on c until stop, and records the
+// answers the server acknowledged, in order.
+type writeLoad struct {
+	mu     sync.Mutex
+	acked  []int64
+	failed error
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startWriteLoad(c *client.Client, writers int) *writeLoad {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &writeLoad{cancel: cancel}
+	for w := range writers {
+		l.wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				inq, _, err := c.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: fmt.Sprintf("writer %d, question %d", w, i)}, client.CreateOptions{})
+				if err == nil {
+					_, err = c.Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
+				}
+				l.mu.Lock()
+				switch {
+				case err == nil:
+					l.acked = append(l.acked, inq.ID)
+				case ctx.Err() == nil && l.failed == nil:
+					l.failed = err
+				}
+				l.mu.Unlock()
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	return l
+}
+
+// answered is the answers acknowledged so far.
+func (l *writeLoad) answered() []int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.acked)
+}
+
+// stop ends the writers and returns the first error one met, if any.
+func (l *writeLoad) stop() error {
+	l.cancel()
+	l.wg.Wait()
+	return l.failed
+}
+
 // TestBackupUnderWriteLoad: hitl backup copies a SQLite database while clients keep asking and
 // answering on it; the copy, restored into a fresh server, holds every answer acknowledged
 // before the backup started, and its audit chain verifies.
@@ -29,46 +80,14 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "hitl.db")
 	s := testserver.Start(t, testserver.DB(db))
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-
-	var (
-		mu    sync.Mutex
-		acked []int64 // answers the server acknowledged, in order
-	)
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	for w := range 8 {
-		wg.Go(func() {
-			for i := 0; ctx.Err() == nil; i++ {
-				inq, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: fmt.Sprintf("writer %d, question %d", w, i)}, client.CreateOptions{})
-				if err == nil {
-					_, err = s.Admin.Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
-				}
-				if err != nil {
-					if ctx.Err() == nil {
-						failed.Store(err)
-					}
-					return
-				}
-				mu.Lock()
-				acked = append(acked, inq.ID)
-				mu.Unlock()
-			}
-		})
-	}
-	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 100 })
-	mu.Lock()
-	before := append([]int64(nil), acked...)
-	mu.Unlock()
+	load := startWriteLoad(s.Admin, 8)
+	defer load.stop()
+	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { return len(load.answered()) >= 100 })
+	before := load.answered()
 	backup := filepath.Join(dir, "backup.db")
 	code, _, errOut := cli(t, "backup", "--db", db, backup)
-	mu.Lock()
-	during := len(acked) - len(before)
-	mu.Unlock()
-	stop()
-	wg.Wait()
-	if err := failed.Load(); err != nil {
+	during := len(load.answered()) - len(before)
+	if err := load.stop(); err != nil {
 		t.Fatalf("a writer failed: %v", err)
 	}
 	if code != 0 || !strings.Contains(errOut, "Backed up") {
@@ -126,39 +145,17 @@ func TestPostgresBackupRoundTrip(t *testing.T) {
 	plain := *u
 	plain.RawQuery = "" // pg_dump takes libpq's parameters only
 	s := testserver.Start(t, testserver.DB(src))
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	var (
-		mu    sync.Mutex
-		acked []int64
-	)
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() {
-			for i := 0; ctx.Err() == nil; i++ {
-				inq, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: fmt.Sprintf("writer %d, question %d", w, i)}, client.CreateOptions{})
-				if err == nil {
-					_, err = s.Admin.Respond(ctx, inq.ID, json.RawMessage(`"yes"`), "")
-				}
-				if err != nil {
-					return
-				}
-				mu.Lock()
-				acked = append(acked, inq.ID)
-				mu.Unlock()
-			}
-		})
-	}
-	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { mu.Lock(); defer mu.Unlock(); return len(acked) >= 50 })
-	mu.Lock()
-	before := append([]int64(nil), acked...)
-	mu.Unlock()
+	load := startWriteLoad(s.Admin, 4)
+	defer load.stop()
+	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { return len(load.answered()) >= 50 })
+	before := load.answered()
 	dump := filepath.Join(t.TempDir(), "hitl.dump")
 	if out, err := exec.Command("pg_dump", "-Fc", "-n", schema, "-f", dump, plain.String()).CombinedOutput(); err != nil {
 		t.Fatalf("pg_dump: %v\n%s", err, out)
 	}
-	stop()
-	wg.Wait()
+	if err := load.stop(); err != nil {
+		t.Fatalf("a writer failed: %v", err)
+	}
 
 	// A fresh database to restore into, dropped at the end.
 	conn, err := pgx.Connect(context.Background(), plain.String())

@@ -691,11 +691,7 @@ func decidedAnswer(inq *hitl.Inquiry, approve bool, reason, edit, comment string
 		case reason != "" && comment != "":
 			return nil, usagef("give the reason after --reject or with --comment, not both")
 		}
-		v := map[string]any{"approved": approve}
-		if c := cmp.Or(comment, reason); c != "" {
-			v["comment"] = c
-		}
-		return json.Marshal(v)
+		return hitl.ApprovalAnswer(approve, cmp.Or(comment, reason)), nil
 	}
 	a := hitl.DecisionAnswer{Decision: hitl.DecisionReject, Message: reason}
 	switch {
