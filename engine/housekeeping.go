@@ -19,16 +19,18 @@ const (
 	housekeepingBatch     = 500
 )
 
+// keepHouse sweeps every minute, the first time a minute after the start: nothing it removes
+// is urgent, and a start has enough to do.
 func (e *Engine) keepHouse(ctx context.Context) {
 	tick := time.NewTicker(housekeepingEvery)
 	defer tick.Stop()
 	for {
-		e.sweep(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		e.sweep(ctx)
 	}
 }
 
