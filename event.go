@@ -33,16 +33,11 @@ const (
 	// EventIntakeRejected records an action result that came in by a message broker and was
 	// refused (Data: IntakeRejection); visible to admins only, and published to the brokers.
 	EventIntakeRejected = "intake.rejected"
+	// EventAuditCheckpoint records that retention removed ended inquiries and sessions with
+	// their events (Data: AuditCheckpoint), so that the audit chain still verifies across the
+	// gaps they leave; visible to admins only.
+	EventAuditCheckpoint = "audit.checkpoint"
 )
-
-// IntakeRejection is the data of an intake.rejected event: where the message came from,
-// which one it was, and why it was refused, in words.
-type IntakeRejection struct {
-	Source      string `json:"source"` // "amqp:QUEUE", "nats:SUBJECT"
-	MessageID   string `json:"message_id,omitempty"`
-	ExecutionID string `json:"execution_id,omitempty"`
-	Reason      string `json:"reason"`
-}
 
 // Event is one entry of the append-only log. Seq is assigned by the store, strictly
 // increasing and gap-free as seen by readers.

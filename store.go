@@ -98,6 +98,11 @@ type Store interface {
 	// IdentityIDs returns the integer identities of those names that have one.
 	IdentityIDs(ctx context.Context, names []string) (map[string]int64, error)
 
+	// RetentionCandidates lists, oldest first, up to limit inquiries outside any session and
+	// up to limit finished sessions that Tx.RemoveResolved may remove (see there): read off
+	// the writer, so that finding them costs the answers nothing.
+	RetentionCandidates(ctx context.Context, r RetentionRule, limit int) (RetentionBatch, error)
+
 	// Ping reports whether the store answers.
 	Ping(ctx context.Context) error
 	Close() error
@@ -155,6 +160,12 @@ type Tx interface {
 	// DeleteIdempotencyKeys removes at most limit keys recorded before the time, and returns
 	// how many it removed.
 	DeleteIdempotencyKeys(before time.Time, limit int) (int, error)
+
+	// RemoveResolved removes those of the batch that still meet the rule, with everything kept
+	// for them: a session's inquiries, assignees, metadata, idempotency keys, execution links,
+	// deliveries and events. It returns what it removed, the events in seq order with their
+	// audit hashes (for the checkpoint the caller appends).
+	RemoveResolved(b RetentionBatch, r RetentionRule) (*Removal, error)
 
 	// AppendEvent adds an event to the log. Its Seq is set by the time Update returns: seq
 	// order is commit order, so a store may assign it only when the transaction commits. The
@@ -222,6 +233,36 @@ type Tx interface {
 
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)
+}
+
+// RetentionRule says what retention may remove: an inquiry outside any session that ended
+// (responded, timed out or was cancelled) before Before, and a session that finished
+// before Before together with its inquiries, all ended before Before. Neither goes while the
+// log or the outbox still needs it: while it has an event after seq Through (the newest
+// event of the log is never removed: the next one chains from it, and the outbox reads the
+// log up to its cursor) or a delivery not yet made.
+type RetentionRule struct {
+	Before  time.Time
+	Through int64
+}
+
+// RetentionBatch is what one round of retention may remove.
+type RetentionBatch struct {
+	Inquiries []int64
+	Sessions  []string
+}
+
+// Removal is what one round of retention removed.
+type Removal struct {
+	Inquiries []int64 // session's inquiries included
+	Sessions  []string
+	Events    []RemovedEvent // in seq order
+}
+
+// RemovedEvent is an event retention removed, with its audit hash.
+type RemovedEvent struct {
+	Seq  int64
+	Hash []byte
 }
 
 // AssigneeLoad is how busy one assignee is: see Store.AssigneeLoads.

@@ -39,7 +39,7 @@ func (e *Engine) loadAuditKey(tx hitl.Tx) error {
 func (e *Engine) VerifyAudit(ctx context.Context) (audit.Verifier, error) {
 	e.audit.mu.Lock()
 	defer e.audit.mu.Unlock()
-	err := e.store.ChainedEvents(ctx, e.audit.verified.Seq, e.audit.verified.Next)
+	err := e.audit.verified.Follow(ctx, e.store, nil)
 	var b *audit.Break
 	if errors.As(err, &b) {
 		e.log.Error("the audit chain does not verify", "seq", b.Seq, "err", b.Problem)

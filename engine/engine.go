@@ -81,6 +81,9 @@ type Options struct {
 	// IdempotencyTTL is how long an idempotency key replays the inquiry it created
 	// (0: DefaultIdempotencyTTL); older keys are removed (engine/housekeeping.go).
 	IdempotencyTTL time.Duration
+	// RetainResolved is how long ended inquiries and finished sessions are kept before
+	// retention removes them (engine/retention.go); 0 keeps them for good.
+	RetainResolved time.Duration
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -103,6 +106,7 @@ type Engine struct {
 	claims       *deadlines // the expiry of claims
 	// idempotencyTTL: see Options.IdempotencyTTL.
 	idempotencyTTL time.Duration
+	retainResolved time.Duration
 	outbox         outbox
 	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
 	resumes chan resume
@@ -173,6 +177,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.nudges = newDeadlines(e.now, e.nudge)
 	e.claims = newDeadlines(e.now, e.expireClaims)
 	e.idempotencyTTL = cmp.Or(o.IdempotencyTTL, DefaultIdempotencyTTL)
+	e.retainResolved = o.RetainResolved
 	return e
 }
 

@@ -9,8 +9,8 @@ import (
 
 // Housekeeping: what the database keeps only for a while is removed in small transactions, a
 // batch at a time, so that no answer waits behind a long delete: idempotency keys older than
-// their time to live (a retry a day later is a new request), and inbox sessions that have
-// ended. Every node does it; two nodes deleting the same rows at once delete them once.
+// their time to live (a retry a day later is a new request), inbox sessions that have ended,
+// and with --retain-resolved the inquiries and sessions that ended before it (retention.go). Every node does it; two nodes deleting the same rows at once delete them once.
 
 const (
 	// DefaultIdempotencyTTL is how long an idempotency key replays its inquiry.
@@ -65,6 +65,15 @@ func (e *Engine) sweep(ctx context.Context) int {
 	}
 	if removed > 0 {
 		e.log.Debug("expired idempotency keys removed", "keys", removed)
+	}
+	if e.retainResolved > 0 {
+		res, err := e.removeResolved(ctx, e.clock().Add(-e.retainResolved), "retention")
+		switch {
+		case err != nil && ctx.Err() == nil:
+			e.log.Warn("removing what ended before the retention failed; trying again in a minute", "err", err)
+		case res.Checkpoints > 0:
+			e.log.Info("retention removed what ended before it", "before", res.Before, "inquiries", res.Inquiries, "sessions", res.Sessions, "events", res.Events)
+		}
 	}
 	return removed
 }

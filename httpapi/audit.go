@@ -33,3 +33,19 @@ func (s *Server) auditKey(w http.ResponseWriter, _ *http.Request, _ *hitl.Princi
 		"jwk":        map[string]string{"kty": "OKP", "crv": "Ed25519", "x": base64.RawURLEncoding.EncodeToString(pub)},
 	})
 }
+
+// purge removes what ended before the body's time (POST /v1/retention/purge; admins only).
+func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	var req hitl.PurgeRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if req.Before == nil {
+		return hitl.Errorf(hitl.EInvalid, `before is required: the body is {"before": "2026-01-01T00:00:00Z"}, and what ended before that time is removed`)
+	}
+	res, err := s.engine.Purge(r.Context(), p, *req.Before)
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, res)
+}

@@ -165,6 +165,11 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	checkPage("Delivery", "/v1/inquiries/"+id+"/notifications")
 	check("AuditHead", "GET", "/v1/audit/head", "", 200)
 	check("AuditKey", "GET", "/v1/audit/key", "", 200)
+	check("PurgeResult", "POST", "/v1/retention/purge", `{"before":"2026-01-01T00:00:00Z"}`, 200)
+	check("Problem", "POST", "/v1/retention/purge", `{}`, 400)
+	check("Problem", "POST", "/v1/retention/purge", `{"before":"2999-01-01T00:00:00Z"}`, 400)
+	check("Problem", "POST", "/v1/retention/purge", `{"before":"yesterday"}`, 400)
+	check("Problem", "POST", "/v1/retention/purge", `{"before":"2026-01-01T00:00:00Z","inquiries":[1]}`, 400)
 
 	// Attune's shape: the inquiry is the envelope's data.
 	checkData := func(method, path, body string, want int) string {

@@ -48,7 +48,9 @@ func auditVerifyCmd() *cobra.Command {
 		Long: `Recompute the hash of every event in seq order, reading the log a page at a time, and compare
 each with the hash stored with it. Exit 0 with "verified N events through seq S, head HASH", or 1
 naming the first seq whose content, order or presence is wrong: an edited event, a deleted one,
-two swapped.
+two swapped. Gaps that retention left (hitl purge, --retain-resolved) are accepted where its
+audit.checkpoint events say they removed those seqs, and the chain goes on from the hashes
+they recorded.
 
 On its own the chain cannot show that events were cut off the end, nor a log rewritten by
 someone who recomputed every hash after an edit. A head kept elsewhere can: give the seq and
@@ -81,7 +83,11 @@ proves that the log still reaches that seq with that hash.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "verified %d events through seq %d, head %s\n", v.Events, v.Seq, v.Hash)
+			removed := ""
+			if v.Removed > 0 {
+				removed = fmt.Sprintf(" (and %d removed by retention, which its checkpoints account for)", v.Removed)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "verified %d events through seq %d%s, head %s\n", v.Events, v.Seq, removed, v.Hash)
 			return nil
 		},
 	}
@@ -104,7 +110,8 @@ canonical JSON (actor, data, id, inquiry_id, seq, session, time, type; data exac
 with "hash" added at the end. Removing the line's final ,"hash":"…" member gives back the
 canonical JSON, so anyone can recompute hash = SHA-256(previous hash ‖ canonical JSON) from the
 export alone: the previous hash of the first line is the hash of seq --after (32 zero bytes
-for --after 0). Reads the database directly, like verify; admins only, by who can read it.`,
+for --after 0; after a gap retention left, the hash the audit.checkpoint event recorded for
+the run that ends just before it). Reads the database directly, like verify; admins only, by who can read it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if after < 0 {

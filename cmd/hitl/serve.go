@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/store/postgres"
 )
@@ -50,6 +51,30 @@ func (e *envFlags) int(name string, def int) int {
 func (e *envFlags) duration(name string, def time.Duration) time.Duration {
 	e.parse(name, func(v string) (err error) { def, err = time.ParseDuration(v); return err })
 	return def
+}
+
+// longDuration is a flag of a time that may be counted in days: "90d", or what
+// time.ParseDuration reads ("36h").
+type longDuration struct{ d *time.Duration }
+
+func (l longDuration) Set(s string) (err error) { *l.d, err = parseLongDuration(s); return err }
+func (l longDuration) String() string {
+	if l.d == nil || *l.d == 0 || *l.d%(24*time.Hour) != 0 {
+		return l.d.String()
+	}
+	return strconv.FormatInt(int64(*l.d/(24*time.Hour)), 10) + "d"
+}
+func (longDuration) Type() string { return "duration" }
+
+func parseLongDuration(s string) (time.Duration, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, nil
+	}
+	d, err := hitl.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration: write it like 90d or 36h", s)
+	}
+	return d.Duration(), nil
 }
 
 func serveCmd() *cobra.Command {
@@ -121,6 +146,8 @@ on this machine work with no set-up.`,
 	f.DurationVar(&w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", time.Hour), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
 	f.DurationVar(&w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", 24*time.Hour), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
 	f.DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", env.duration("HITL_IDEMPOTENCY_TTL", 24*time.Hour), "how long an Idempotency-Key replays the inquiry it created; older keys are removed (HITL_IDEMPOTENCY_TTL)")
+	env.parse("HITL_RETAIN_RESOLVED", func(v string) (err error) { cfg.RetainResolved, err = parseLongDuration(v); return err })
+	f.Var(longDuration{&cfg.RetainResolved}, "retain-resolved", "how long ended inquiries and finished sessions are kept, with their events, like 90d; 0: for good (HITL_RETAIN_RESOLVED)")
 	f.DurationVar(&cfg.DefaultTimeout, "default-timeout", env.duration("HITL_DEFAULT_TIMEOUT", 0), "deadline of inquiries that give none, like 30m or 24h; 0: none (HITL_DEFAULT_TIMEOUT)")
 	f.StringVar((*string)(&cfg.DefaultFallbackPolicy), "default-fallback-policy", envOr("HITL_DEFAULT_FALLBACK_POLICY", "fail"), "fallback policy of inquiries that name none: fail, or complete_with_fallback / use_default_and_continue for those that give a fallback_value (HITL_DEFAULT_FALLBACK_POLICY)")
 	f.StringVar(&cfg.Notify.Default, "notify-default", os.Getenv("HITL_NOTIFY_DEFAULT"), "where notifications of unassigned inquiries go, like slack:C012AB3CD,email:ops@example.com (HITL_NOTIFY_DEFAULT)")

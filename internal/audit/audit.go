@@ -23,6 +23,7 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -30,7 +31,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,39 +162,185 @@ type Verifier struct {
 	// Seq and Hash are the last event that verified (0 and Genesis before the first).
 	Seq  int64
 	Hash Hash
-	// Events counts the events verified.
-	Events int64
+	// Events counts the events verified; Removed the events retention removed before them,
+	// which the checkpoints stand for.
+	Events, Removed int64
+
+	// removed are the runs of seqs the checkpoints learned so far removed, merged, in seq
+	// order; learnedTo is the seq of the newest checkpoint learned.
+	removed   []hitl.RemovedRun
+	learnedTo int64
 }
 
 // Next checks the next event of the log with the hash the store keeps for it, and moves past
-// it when it holds.
+// it when it holds. A gap before it must be a run that a checkpoint learned removed, whose
+// last hash the chain goes on from.
 func (v *Verifier) Next(ev *hitl.Event, stored []byte) error {
+	prev := v.Hash
 	switch {
 	case ev.Seq <= v.Seq:
 		return &Break{ev.Seq, fmt.Sprintf("comes after seq %d: the log is out of order", v.Seq)}
+	case v.run(ev.Seq) != nil:
+		return &Break{ev.Seq, fmt.Sprintf("is in the log, but the checkpoint of the retention that removed seqs %d to %d says it was removed", v.run(ev.Seq).From, v.run(ev.Seq).To)}
 	case ev.Seq > v.Seq+1:
-		missing := fmt.Sprintf("seqs %d to %d are", v.Seq+1, ev.Seq-1)
-		if ev.Seq == v.Seq+2 {
-			missing = fmt.Sprintf("seq %d is", v.Seq+1)
+		r := v.run(v.Seq + 1)
+		if r == nil || r.To != ev.Seq-1 {
+			return v.missing(r, ev.Seq)
 		}
-		return &Break{v.Seq + 1, fmt.Sprintf("missing: %s not in the log, which goes on at seq %d", missing, ev.Seq)}
+		prev, _ = ParseHash(r.Hash) // learned checked it
+	}
+	switch {
 	case len(stored) == 0:
 		return &Break{ev.Seq, "has no hash: it was written outside hitl, or by a hitl without the audit chain"}
 	case !json.Valid(ev.Data):
 		return &Break{ev.Seq, "its data is not valid JSON: it was changed"}
 	}
-	h := Link(v.Hash, Canonicalize(ev), ev.Seq)
+	h := Link(prev, Canonicalize(ev), ev.Seq)
 	if string(h[:]) != string(stored) {
 		return &Break{ev.Seq, "does not match its hash: the event was changed, or moved from another place in the log, or an event before it was"}
 	}
+	v.Removed += ev.Seq - v.Seq - 1
 	v.Seq, v.Hash = ev.Seq, h
 	v.Events++
 	return nil
 }
 
-// Source is a store whose events carry their hashes (hitl.Store.ChainedEvents).
+// missing is the break of a gap before seq next that no checkpoint accounts for (r: the run
+// removed at its start, if any).
+func (v *Verifier) missing(r *hitl.RemovedRun, next int64) error {
+	first := v.Seq + 1
+	if r != nil {
+		first = r.To + 1
+	}
+	missing := fmt.Sprintf("seqs %d to %d are", first, next-1)
+	if next == first+1 {
+		missing = fmt.Sprintf("seq %d is", first)
+	}
+	return &Break{first, fmt.Sprintf("missing: %s not in the log, which goes on at seq %d, and no retention checkpoint removed them", missing, next)}
+}
+
+// run is the removed run that holds seq, nil when none does.
+func (v *Verifier) run(seq int64) *hitl.RemovedRun {
+	i, found := slices.BinarySearchFunc(v.removed, seq, func(r hitl.RemovedRun, seq int64) int {
+		switch {
+		case r.To < seq:
+			return -1
+		case r.From > seq:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		return nil
+	}
+	return &v.removed[i]
+}
+
+// Learn takes in a checkpoint (an audit.checkpoint event): the seqs it removed may be missing
+// from the log. A checkpoint is itself an event of the chain, checked when the walk reaches
+// it; one that cannot be read, or that claims to remove seqs at or after its own, is a break.
+func (v *Verifier) Learn(ev *hitl.Event) error {
+	var cp hitl.AuditCheckpoint
+	if err := json.Unmarshal(ev.Data, &cp); err != nil {
+		return &Break{ev.Seq, "is a retention checkpoint that cannot be read: it was changed"}
+	}
+	for _, r := range cp.Removed {
+		if _, err := ParseHash(r.Hash); err != nil || r.From < 1 || r.From > r.To || r.To >= ev.Seq {
+			return &Break{ev.Seq, fmt.Sprintf("is a retention checkpoint with an impossible run (seqs %d to %d, hash %q): it was changed", r.From, r.To, r.Hash)}
+		}
+	}
+	v.removed = MergeRuns(append(v.removed, cp.Removed...))
+	v.learnedTo = max(v.learnedTo, ev.Seq)
+	return nil
+}
+
+// MergeRuns sorts runs and joins those that touch or overlap, each joined run keeping the
+// hash of its last seq: the one the chain goes on from after it.
+func MergeRuns(runs []hitl.RemovedRun) []hitl.RemovedRun {
+	slices.SortFunc(runs, func(a, b hitl.RemovedRun) int { return cmp.Compare(a.From, b.From) })
+	out := runs[:0]
+	for _, r := range runs {
+		if n := len(out); n > 0 && r.From <= out[n-1].To+1 {
+			if r.To > out[n-1].To {
+				out[n-1].To, out[n-1].Hash = r.To, r.Hash
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Runs groups removed events, in seq order, into the runs of consecutive seqs a checkpoint
+// records.
+func Runs(evs []hitl.RemovedEvent) []hitl.RemovedRun {
+	var out []hitl.RemovedRun
+	for _, ev := range evs {
+		var h Hash
+		copy(h[:], ev.Hash)
+		if n := len(out); n > 0 && out[n-1].To+1 == ev.Seq {
+			out[n-1].To, out[n-1].Hash = ev.Seq, h.String()
+			continue
+		}
+		out = append(out, hitl.RemovedRun{From: ev.Seq, To: ev.Seq, Hash: h.String()})
+	}
+	return out
+}
+
+// Source is a store whose events carry their hashes (hitl.Store.ChainedEvents), and that
+// lists events by type (the checkpoints).
 type Source interface {
 	ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error
+	Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error)
+}
+
+// checkpointPage is how many checkpoints one read takes.
+const checkpointPage = 200
+
+// learnCheckpoints takes in the checkpoints after the newest learned.
+func (v *Verifier) learnCheckpoints(ctx context.Context, src Source) error {
+	for {
+		cps, err := src.Events(ctx, hitl.EventFilter{After: v.learnedTo, Types: []string{hitl.EventAuditCheckpoint}, Visibility: hitl.Visibility{All: true}, Limit: checkpointPage})
+		if err != nil {
+			return err
+		}
+		for _, cp := range cps {
+			if err := v.Learn(cp); err != nil {
+				return err
+			}
+		}
+		if len(cps) < checkpointPage {
+			return nil
+		}
+	}
+}
+
+// Follow verifies the events appended after the last one verified. It learns the
+// checkpoints first; when a gap turns up that they do not account for, it learns those
+// written since (retention may have removed events after the first look) and tries once more.
+// each, when not nil, is called after each event that verified, with the verifier as it stood
+// before the event; an error from it stops the walk.
+func (v *Verifier) Follow(ctx context.Context, src Source, each func(ev *hitl.Event, before Verifier) error) error {
+	for try := 0; ; try++ {
+		if err := v.learnCheckpoints(ctx, src); err != nil {
+			return err
+		}
+		err := src.ChainedEvents(ctx, v.Seq, func(ev *hitl.Event, stored []byte) error {
+			before := *v
+			if err := v.Next(ev, stored); err != nil {
+				return err
+			}
+			if each != nil {
+				return each(ev, before)
+			}
+			return nil
+		})
+		var b *Break
+		if try == 0 && errors.As(err, &b) && strings.HasPrefix(b.Problem, "missing") {
+			continue
+		}
+		return err
+	}
 }
 
 // Published is a head published earlier (GET /v1/audit/head): the log must still reach Seq,
@@ -203,15 +352,12 @@ type Published struct {
 
 // VerifyLog recomputes the whole chain of src, reading it a page at a time, and checks it
 // against a head published earlier. It returns the verifier, at the last event that holds, and
-// a *Break when something does not.
+// a *Break when something does not. A published head at a seq that retention has removed
+// since is checked as far as the log still can: the log must reach past it.
 func VerifyLog(ctx context.Context, src Source, pub Published) (*Verifier, error) {
 	v := new(Verifier)
 	var foundAt int64 // where pub.Hash was met
-	err := src.ChainedEvents(ctx, 0, func(ev *hitl.Event, stored []byte) error {
-		before := *v
-		if err := v.Next(ev, stored); err != nil {
-			return err
-		}
+	err := v.Follow(ctx, src, func(ev *hitl.Event, before Verifier) error {
 		if pub.Hash != nil && v.Hash == *pub.Hash {
 			foundAt = v.Seq
 		}
@@ -228,7 +374,7 @@ func VerifyLog(ctx context.Context, src Source, pub Published) (*Verifier, error
 	switch {
 	case pub.Seq > v.Seq:
 		return v, &Break{v.Seq + 1, fmt.Sprintf("missing: the log ends at seq %d, but a head at seq %d was published, so the events after seq %d were removed", v.Seq, pub.Seq, v.Seq)}
-	case pub.Hash != nil && foundAt == 0:
+	case pub.Hash != nil && foundAt == 0 && v.run(pub.Seq) == nil:
 		return v, &Break{v.Seq + 1, fmt.Sprintf("missing: no event of the log has the published hash %s, so the log was cut short or rewritten", pub.Hash)}
 	}
 	return v, nil

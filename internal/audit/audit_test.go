@@ -1,11 +1,13 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +108,33 @@ func BenchmarkChainOneEvent(b *testing.B) {
 	var h Hash
 	for i := 0; b.Loop(); i++ {
 		h = Link(h, Canonicalize(ev), int64(i))
+	}
+}
+
+// Runs groups removed events into runs of consecutive seqs; MergeRuns joins runs that touch
+// or overlap, keeping the hash of the last seq; Learn refuses a checkpoint whose run does not
+// lie before it.
+func TestRemovedRuns(t *testing.T) {
+	h := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
+	hex := func(b byte) string { var x Hash; copy(x[:], h(b)); return x.String() }
+	runs := Runs([]hitl.RemovedEvent{{Seq: 1, Hash: h(1)}, {Seq: 2, Hash: h(2)}, {Seq: 3, Hash: h(3)}, {Seq: 5, Hash: h(5)}})
+	if want := []hitl.RemovedRun{{From: 1, To: 3, Hash: hex(3)}, {From: 5, To: 5, Hash: hex(5)}}; !slices.Equal(runs, want) {
+		t.Fatalf("Runs = %v, want %v", runs, want)
+	}
+	merged := MergeRuns([]hitl.RemovedRun{{From: 6, To: 7, Hash: hex(7)}, {From: 1, To: 5, Hash: hex(5)}, {From: 3, To: 4, Hash: hex(4)}, {From: 9, To: 9, Hash: hex(9)}})
+	if want := []hitl.RemovedRun{{From: 1, To: 7, Hash: hex(7)}, {From: 9, To: 9, Hash: hex(9)}}; !slices.Equal(merged, want) {
+		t.Fatalf("MergeRuns = %v, want %v", merged, want)
+	}
+	var v Verifier
+	for _, data := range []string{
+		`{"removed":[{"from":3,"to":10,"hash":"` + hex(1) + `"}]}`, // reaches the checkpoint's own seq
+		`{"removed":[{"from":4,"to":3,"hash":"` + hex(1) + `"}]}`,  // ends before it starts
+		`{"removed":[{"from":1,"to":2,"hash":"abc"}]}`,             // no hash
+		`{"removed":{}}`,
+	} {
+		var b *Break
+		if err := v.Learn(&hitl.Event{Seq: 10, Data: json.RawMessage(data)}); !errors.As(err, &b) || b.Seq != 10 {
+			t.Errorf("Learn(%s) = %v, want a break at the checkpoint, seq 10", data, err)
+		}
 	}
 }

@@ -79,6 +79,9 @@ type Config struct {
 	// IdempotencyTTL is how long an Idempotency-Key replays its inquiry
 	// (HITL_IDEMPOTENCY_TTL; 0: 24 h).
 	IdempotencyTTL time.Duration
+	// RetainResolved is how long ended inquiries and finished sessions are kept
+	// (HITL_RETAIN_RESOLVED; 0: for good).
+	RetainResolved time.Duration
 	Notify         NotifyConfig
 	Email          EmailConfig
 	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
@@ -181,6 +184,9 @@ func (c *Config) Validate() error {
 	}
 	if c.IdempotencyTTL != 0 && (c.IdempotencyTTL < time.Minute || c.IdempotencyTTL > 365*24*time.Hour) {
 		errs = append(errs, errors.New("idempotency key lifetime (--idempotency-ttl, HITL_IDEMPOTENCY_TTL): from 1m to 8760h, like 24h"))
+	}
+	if c.RetainResolved != 0 && (c.RetainResolved < time.Hour || c.RetainResolved > 100*365*24*time.Hour) {
+		errs = append(errs, errors.New("retention (--retain-resolved, HITL_RETAIN_RESOLVED): 0 (keep everything, the default), or from 1h to 36500d, like 90d"))
 	}
 	if c.DefaultFallbackPolicy != "" && !c.DefaultFallbackPolicy.Valid() {
 		errs = append(errs, fmt.Errorf("default fallback policy (--default-fallback-policy, HITL_DEFAULT_FALLBACK_POLICY) %q: use fail, complete_with_fallback or use_default_and_continue", c.DefaultFallbackPolicy))
@@ -341,6 +347,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
 		IdempotencyTTL:           cfg.IdempotencyTTL,
+		RetainResolved:           cfg.RetainResolved,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey})
 	s.engine = eng
 	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {

@@ -123,6 +123,9 @@ func RunTamper(t *testing.T, open func(t *testing.T) (hitl.Store, Tamperer)) {
 		// words of its message.
 		wantSeq int64
 		want    string
+		// verified is how many events an untouched log verifies (0: all ten), after
+		// retention removed some.
+		verified int64
 	}{
 		{name: "untouched", tamper: func(*testing.T, hitl.Store, Tamperer, []audit.Hash) published {
 			return published{Seq: 10}
@@ -159,6 +162,25 @@ func RunTamper(t *testing.T, open func(t *testing.T) (hitl.Store, Tamperer)) {
 			rechain(t, s, tp)
 			return published{Seq: 10, Hash: &heads[10]}
 		}},
+		{name: "retention removed the first two inquiries", verified: 7, tamper: func(t *testing.T, s hitl.Store, _ Tamperer, _ []audit.Hash) published {
+			retainFirst(t, s, 2)
+			return published{Seq: 10}
+		}},
+		{name: "a head published before retention removed its seq", verified: 7, tamper: func(t *testing.T, s hitl.Store, _ Tamperer, heads []audit.Hash) published {
+			retainFirst(t, s, 2)
+			return published{Seq: 4, Hash: &heads[4]}
+		}},
+		{name: "an event deleted beside what retention removed", wantSeq: 5, want: "no retention checkpoint removed them", tamper: func(t *testing.T, s hitl.Store, tp Tamperer, _ []audit.Hash) published {
+			retainFirst(t, s, 2)
+			must(t, tp.Delete(5, 5))
+			return published{}
+		}},
+		{name: "a checkpoint edited to cover a deletion", wantSeq: 11, want: "does not match its hash", tamper: func(t *testing.T, s hitl.Store, tp Tamperer, heads []audit.Hash) published {
+			retainFirst(t, s, 2)
+			must(t, tp.Delete(5, 5))
+			must(t, tp.SetData(11, fmt.Sprintf(`{"before":"2026-11-22T11:00:00Z","inquiries":[1,2,3],"sessions":[],"removed":[{"from":1,"to":5,"hash":"%s"}]}`, heads[5])))
+			return published{}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -168,7 +190,13 @@ func RunTamper(t *testing.T, open func(t *testing.T) (hitl.Store, Tamperer)) {
 			heads := tamperLog(t, s)
 			pub := c.tamper(t, s, tp, heads)
 			v, err := audit.VerifyLog(context.Background(), s, pub)
-			if c.wantSeq == 0 {
+			switch {
+			case c.wantSeq == 0 && c.verified != 0:
+				if err != nil || v.Events != c.verified || v.Removed != 10+1-c.verified {
+					t.Fatalf("a log after retention: %d events, %d removed, %v; want %d events", v.Events, v.Removed, err, c.verified)
+				}
+				return
+			case c.wantSeq == 0:
 				if err != nil || v.Events != 10 || v.Hash != heads[10] {
 					t.Fatalf("an untouched log: %d events, head %s, %v; want 10 events, head %s", v.Events, v.Hash, err, heads[10])
 				}
@@ -185,6 +213,21 @@ func RunTamper(t *testing.T, open func(t *testing.T) (hitl.Store, Tamperer)) {
 				t.Fatalf("verified through seq %d, beyond the break at seq %d", v.Seq, c.wantSeq)
 			}
 		})
+	}
+}
+
+// retainFirst ends the first n inquiries of tamperLog (whose 2n events come first) and lets
+// retention remove them.
+func retainFirst(t *testing.T, s hitl.Store, n int64) {
+	t.Helper()
+	for id := int64(1); id <= n; id++ {
+		inq, err := s.Inquiry(context.Background(), id)
+		must(t, err)
+		must(t, resolve(t, s, inq, hitl.StatusResponded))
+	}
+	removed := retain(t, s, hitl.RetentionRule{Before: base.Add(time.Hour), Through: 9})
+	if len(removed.Inquiries) != int(n) || len(removed.Events) != int(2*n) {
+		t.Fatalf("retention removed inquiries %v and %d events; want the first %d and their events", removed.Inquiries, len(removed.Events), n)
 	}
 }
 

@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/audit"
+)
+
+// Retention: inquiries and sessions that ended long enough ago go, with everything kept for
+// them, a batch at a time: the batch is found off the writer, and each transaction removes at
+// most retentionBatch inquiries and retentionBatch sessions, so that no answer waits behind a
+// long delete. Each transaction appends an audit.checkpoint event naming what it removed and
+// the hashes the audit chain goes on from across the gaps (internal/audit).
+
+// retentionBatch is how many inquiries, and how many sessions, one transaction removes at most.
+const retentionBatch = 100
+
+// Purge removes what ended before the time, as --retain-resolved does on its own (admins only).
+func (e *Engine) Purge(ctx context.Context, p *hitl.Principal, before time.Time) (hitl.PurgeResult, error) {
+	if err := mayAdmin(p); err != nil {
+		return hitl.PurgeResult{}, err
+	}
+	if now := e.clock(); before.After(now) {
+		return hitl.PurgeResult{}, hitl.Errorf(hitl.EInvalid, "before %s is in the future: only what has already ended can be removed", before.UTC().Format(time.RFC3339))
+	}
+	res, err := e.removeResolved(ctx, before, p.Name)
+	if err != nil {
+		return res, err
+	}
+	e.log.Info("purged by hand", "actor", p.Name, "before", before, "inquiries", res.Inquiries, "sessions", res.Sessions, "events", res.Events)
+	return res, nil
+}
+
+// removeResolved removes, a batch at a time, what ended before the time, with actor as the
+// checkpoints' actor.
+func (e *Engine) removeResolved(ctx context.Context, before time.Time, actor string) (hitl.PurgeResult, error) {
+	res := hitl.PurgeResult{Before: before.UTC()}
+	for {
+		rule, err := e.retentionRule(ctx, before)
+		if err != nil {
+			return res, err
+		}
+		batch, err := e.store.RetentionCandidates(ctx, rule, retentionBatch)
+		if err != nil || len(batch.Inquiries)+len(batch.Sessions) == 0 {
+			return res, err
+		}
+		var (
+			removed *hitl.Removal
+			ev      *hitl.Event
+		)
+		err = e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+			ev = nil
+			removed, err = tx.RemoveResolved(batch, rule)
+			if err != nil || len(removed.Inquiries)+len(removed.Sessions) == 0 {
+				return err
+			}
+			cp := hitl.AuditCheckpoint{Before: res.Before, Inquiries: removed.Inquiries, Sessions: removed.Sessions, Removed: audit.Runs(removed.Events)}
+			ev, err = appendAuditEvent(tx, hitl.EventAuditCheckpoint, cp, actor, e.clock())
+			return err
+		})
+		if err != nil {
+			return res, err
+		}
+		if ev == nil {
+			return res, nil // another node removed them first
+		}
+		e.published([]*hitl.Event{ev})
+		res.Inquiries += len(removed.Inquiries)
+		res.Sessions += len(removed.Sessions)
+		res.Events += len(removed.Events)
+		res.Checkpoints++
+		if len(batch.Inquiries) < retentionBatch && len(batch.Sessions) < retentionBatch {
+			return res, nil
+		}
+	}
+}
+
+// retentionRule is the rule for what ended before the time: nothing the log or the outbox
+// still needs goes, so only events up to the outbox's cursor, and never the newest event.
+func (e *Engine) retentionRule(ctx context.Context, before time.Time) (hitl.RetentionRule, error) {
+	last, err := e.store.LastEventSeq(ctx)
+	if err != nil {
+		return hitl.RetentionRule{}, err
+	}
+	cursor, err := e.store.OutboxCursor(ctx)
+	return hitl.RetentionRule{Before: before, Through: min(cursor, last-1)}, err
+}

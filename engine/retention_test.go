@@ -1,0 +1,185 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/internal/testserver"
+	"github.com/hitl-dev/hitl/store/sqlite"
+)
+
+// startEngine runs an engine with those options on a new SQLite file until the test ends.
+func startEngine(t *testing.T, o engine.Options) (*engine.Engine, hitl.Store) {
+	t.Helper()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(st, o)
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		e.Stop()
+		st.Close()
+	})
+	return e, st
+}
+
+// askAndAnswer creates an inquiry and answers it, and returns it with how long the answer took.
+func askAndAnswer(t *testing.T, e *engine.Engine, prompt string) (*hitl.Inquiry, time.Duration) {
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: prompt}, "")
+	if err != nil {
+		t.Error(err)
+		return nil, 0
+	}
+	start := time.Now()
+	if _, err := e.Respond(ctx, human, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"yes"`)}); err != nil {
+		t.Error(err)
+	}
+	return inq, time.Since(start)
+}
+
+// TestRetentionUnderWriteLoad: a purge removes what ended before its time, a batch at a
+// time, while agents ask and people answer; every answer of the load is kept, the old ones
+// are gone, and the audit chain verifies, on this node's running verifier and from scratch.
+func TestRetentionUnderWriteLoad(t *testing.T) {
+	c := &clock{t: time.Now().UTC()}
+	e, st := startEngine(t, engine.Options{Now: c.Now})
+	const old = 350 // more than three batches
+	var oldIDs []int64
+	for i := range old {
+		inq, _ := askAndAnswer(t, e, fmt.Sprintf("old %d", i))
+		oldIDs = append(oldIDs, inq.ID)
+	}
+	waiting, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "still waiting"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(2 * time.Hour)
+
+	var (
+		wg       sync.WaitGroup
+		done     atomic.Bool
+		mu       sync.Mutex
+		answered []int64
+		during   []time.Duration
+	)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; !done.Load(); i++ {
+				inq, took := askAndAnswer(t, e, fmt.Sprintf("load %d-%d", w, i))
+				if inq == nil {
+					return
+				}
+				mu.Lock()
+				answered, during = append(answered, inq.ID), append(during, took)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Go(func() { // this node's running verifier, while retention makes gaps behind and ahead of it
+		for !done.Load() {
+			if _, err := e.VerifyAudit(ctx); err != nil {
+				t.Errorf("the running verifier during retention: %v", err)
+				return
+			}
+		}
+	})
+	removed := 0
+	// The outbox's cursor must pass the old events first: it is saved within a second.
+	ok := testserver.WaitFor(30*time.Second, func() bool {
+		res, err := e.Purge(ctx, admin, c.Now().Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		removed += res.Inquiries
+		return removed >= old
+	})
+	done.Store(true)
+	wg.Wait()
+	if !ok || removed != old {
+		t.Fatalf("retention removed %d inquiries; want the %d that ended before its time", removed, old)
+	}
+	for _, id := range oldIDs {
+		if _, err := st.Inquiry(ctx, id); hitl.ErrorCode(err) != hitl.ENotFound {
+			t.Fatalf("old inquiry %d after retention: %v", id, err)
+		}
+	}
+	for _, id := range append(answered, waiting.ID) {
+		if _, err := st.Inquiry(ctx, id); err != nil {
+			t.Fatalf("inquiry %d, asked during retention or still waiting, is gone: %v", id, err)
+		}
+	}
+	if _, err := e.VerifyAudit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, err := audit.VerifyLog(ctx, st, audit.Published{})
+	if err != nil {
+		t.Fatalf("the log after retention: %v", err)
+	}
+	last, _ := st.LastEventSeq(ctx)
+	if v.Removed < 2*old || v.Events+v.Removed != last {
+		t.Fatalf("verified %d events and %d removed of %d; want at least %d removed", v.Events, v.Removed, last, 2*old)
+	}
+	slices.Sort(during)
+	if n := len(during); n > 0 {
+		t.Logf("%d answers during retention: p50 %v, p99 %v, max %v", n, during[n/2], during[n*99/100], during[n-1])
+	}
+}
+
+// TestRetainResolved: with RetainResolved the housekeeping removes what ended long enough
+// ago, and nothing younger or still pending.
+func TestRetainResolved(t *testing.T) {
+	c := &clock{t: time.Now().UTC()}
+	e, st := startEngine(t, engine.Options{Now: c.Now, RetainResolved: 24 * time.Hour})
+	ended, _ := askAndAnswer(t, e, "old")
+	waiting, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "pending"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(23 * time.Hour)
+	younger, _ := askAndAnswer(t, e, "younger")
+	c.Advance(2 * time.Hour)
+	if !testserver.WaitFor(10*time.Second, func() bool {
+		engine.Sweep(e)
+		_, err := st.Inquiry(ctx, ended.ID)
+		return hitl.ErrorCode(err) == hitl.ENotFound
+	}) {
+		t.Fatal("an inquiry that ended 25 h ago is still there with a retention of 24 h")
+	}
+	for _, inq := range []*hitl.Inquiry{waiting, younger} {
+		if _, err := st.Inquiry(ctx, inq.ID); err != nil {
+			t.Fatalf("inquiry %q is gone: %v", inq.Prompt, err)
+		}
+	}
+	evs, err := st.Events(ctx, hitl.EventFilter{Types: []string{hitl.EventAuditCheckpoint}, Visibility: hitl.Visibility{All: true}, Limit: 10})
+	if err != nil || len(evs) != 1 || evs[0].Actor != "retention" {
+		t.Fatalf("checkpoints: %v, %v; want one by retention", evs, err)
+	}
+	var cp hitl.AuditCheckpoint
+	if err := json.Unmarshal(evs[0].Data, &cp); err != nil || !slices.Equal(cp.Inquiries, []int64{ended.ID}) || len(cp.Removed) == 0 {
+		t.Fatalf("the checkpoint says %s", evs[0].Data)
+	}
+}
+
+// TestPurgeRefuses: only an admin purges, and not into the future.
+func TestPurgeRefuses(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	if _, err := e.Purge(ctx, human, time.Now().Add(-time.Hour)); hitl.ErrorCode(err) != hitl.EForbidden {
+		t.Fatalf("a responder's purge: %v", err)
+	}
+	if _, err := e.Purge(ctx, admin, time.Now().Add(time.Hour)); hitl.ErrorCode(err) != hitl.EInvalid {
+		t.Fatalf("a purge of the future: %v", err)
+	}
+}
