@@ -58,7 +58,7 @@ func ParseKey(s string) (*Key, error) {
 	if s == "" {
 		return nil, nil
 	}
-	if fi, err := os.Stat(s); err == nil && !fi.IsDir() {
+	if _, err := os.Stat(s); err == nil {
 		return readKeyFile(s)
 	}
 	raw, err := base64.StdEncoding.DecodeString(s)
