@@ -311,3 +311,47 @@ func TestSecretsRotateBadInput(t *testing.T) {
 		t.Fatalf("a database was created: %v", err)
 	}
 }
+
+// TestAnAlteredWebhookSecretIsNotSent: a webhook secret altered in the database while a
+// server with a key runs is not used to sign, nor is the delivery sent unsigned: the attempt
+// fails, saying why, and is retried.
+func TestAnAlteredWebhookSecretIsNotSent(t *testing.T) {
+	ctx := context.Background()
+	hookURL, hookSecret, got := signedReceiver(t)
+	s := testserver.Start(t, testserver.AllowPrivate(), testserver.Configure(func(c *server.Config) { c.SecretKey = newSecretKey() }))
+	w, err := s.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: hookURL, Events: []string{hitl.EventInquiryCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hookSecret.Store(&w.Secret)
+	sealed := rawSecrets(t, s.DB)["webhook "+w.ID]
+	conn, err := sql.Open("sqlite", "file:"+s.DB+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	altered := sealed[:len(sealed)-4] + "AAA="
+	if _, err := conn.Exec("UPDATE webhooks SET secret = ? WHERE id = ?", altered, w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship?"}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var d *hitl.Delivery
+	testserver.Eventually(t, 10*time.Second, "an attempt recorded", func() bool {
+		page, err := s.Admin.Deliveries(ctx, client.DeliveryOptions{WebhookID: w.ID})
+		if err != nil || len(page.Data) != 1 || page.Data[0].Attempts == 0 {
+			return false
+		}
+		d = page.Data[0]
+		return true
+	})
+	if d.Status != hitl.DeliveryPending || !strings.Contains(d.LastError, "HITL_SECRET_KEY does not decrypt the secrets in the database (webhook "+w.ID) {
+		t.Fatalf("the delivery: %+v", d)
+	}
+	select {
+	case err := <-got:
+		t.Fatalf("the receiver was sent a delivery (signature check: %v)", err)
+	default:
+	}
+}
