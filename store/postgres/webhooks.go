@@ -132,16 +132,8 @@ func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 	if err != nil {
 		return nil, dbError(err, "secrets")
 	}
-	defer rows.Close()
-	var out []hitl.StoredSecret
-	for rows.Next() {
-		var s hitl.StoredSecret
-		if err := rows.Scan(&s.Kind, &s.Name, &s.Value); err != nil {
-			return nil, dbError(err, "secrets")
-		}
-		out = append(out, s)
-	}
-	return out, dbError(rows.Err(), "secrets")
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[hitl.StoredSecret])
+	return out, dbError(err, "secrets")
 }
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
