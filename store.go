@@ -233,6 +233,11 @@ type Tx interface {
 
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)
+	// StoredSecrets returns the named settings that exist and every webhook's secret, as
+	// stored (plaintext or encrypted: the engine decides, see engine/secrets.go).
+	StoredSecrets(settings []string) ([]StoredSecret, error)
+	// SetStoredSecret replaces the value of one setting or webhook secret (ENotFound).
+	SetStoredSecret(s StoredSecret) error
 }
 
 // RetentionRule says what retention may remove: an inquiry outside any session that ended
@@ -264,6 +269,23 @@ type RemovedEvent struct {
 	Seq  int64
 	Hash []byte
 }
+
+// StoredSecret is one secret as the store keeps it: a setting's value or a webhook's secret.
+type StoredSecret struct {
+	Kind  string // SecretSetting or SecretWebhook
+	Name  string // the setting's name, or the webhook's ID
+	Value string
+}
+
+// The kinds of StoredSecret.
+const (
+	SecretSetting = "setting"
+	SecretWebhook = "webhook"
+)
+
+// Place names where the secret is kept, like "webhook wh_…": for messages, and bound to an
+// encrypted value so that it opens nowhere else.
+func (s StoredSecret) Place() string { return s.Kind + " " + s.Name }
 
 // AssigneeLoad is how busy one assignee is: see Store.AssigneeLoads.
 type AssigneeLoad struct {

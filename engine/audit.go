@@ -19,18 +19,14 @@ type auditChain struct {
 	key      ed25519.PrivateKey
 }
 
-// loadAuditKey takes the key that signs the audit heads: the one given (HITL_AUDIT_KEY), or
+// storedAuditKey is the key that signs the audit heads when none is given (HITL_AUDIT_KEY):
 // the one every node reads from the store, generated at the first start.
-func (e *Engine) loadAuditKey(tx hitl.Tx) error {
-	if e.audit.key != nil {
-		return nil
-	}
-	seed, err := tx.Setting("audit_key", audit.NewKeySeed())
+func (e *Engine) storedAuditKey(tx hitl.Tx) (ed25519.PrivateKey, error) {
+	seed, err := e.setting(tx, "audit_key", audit.NewKeySeed())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e.audit.key, err = audit.ParseKey(seed)
-	return err
+	return audit.ParseKey(seed)
 }
 
 // VerifyAudit verifies the events appended since the last verification and returns how far

@@ -20,7 +20,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/metrics"
-	"github.com/hitl-dev/hitl/internal/outbound"
+	"github.com/hitl-dev/hitl/internal/secretbox"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -78,6 +78,9 @@ type Options struct {
 	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
 	// first start and kept in the store, shared by every node.
 	AuditKey ed25519.PrivateKey
+	// SecretKey encrypts the secrets kept in the store (HITL_SECRET_KEY, engine/secrets.go);
+	// nil: they are stored in plaintext.
+	SecretKey *secretbox.Key
 	// IdempotencyTTL is how long an idempotency key replays the inquiry it created
 	// (0: DefaultIdempotencyTTL); older keys are removed (engine/housekeeping.go).
 	IdempotencyTTL time.Duration
@@ -115,9 +118,11 @@ type Engine struct {
 	callbackSecret string
 	// linkSecret signs answer links; every node reads the same one from the store.
 	linkSecret string
-	source     string
-	notify     NotifyOptions
-	brokers    []string
+	// secretKey: see Options.SecretKey.
+	secretKey *secretbox.Key
+	source    string
+	notify    NotifyOptions
+	brokers   []string
 	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
 	agentQuestionURL string
 	audit            auditChain // engine/audit.go
@@ -146,7 +151,7 @@ func New(store hitl.Store, o Options) *Engine {
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
 		agentQuestionURL: o.AgentQuestionCallbackURL,
 		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
-	e.audit.key = o.AuditKey
+	e.audit.key, e.secretKey = o.AuditKey, o.SecretKey
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}
@@ -215,18 +220,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, d := range claims {
 		e.claims.add(d.InquiryID, d.At)
 	}
-	err = e.store.Update(ctx, func(tx hitl.Tx) (err error) {
-		if e.callbackSecret == "" {
-			if e.callbackSecret, err = tx.Setting("callback_secret", outbound.NewSecret()); err != nil {
-				return err
-			}
-		}
-		if e.linkSecret, err = tx.Setting("link_secret", outbound.NewSecret()); err != nil { // any random secret will do
-			return err
-		}
-		return e.loadAuditKey(tx)
-	})
-	if err != nil {
+	if err := e.LoadSecrets(ctx); err != nil {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

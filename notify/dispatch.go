@@ -32,8 +32,11 @@ type DispatchOptions struct {
 	Poll time.Duration
 	// AllowPrivate lets deliveries reach any address, not only global unicast ones.
 	AllowPrivate bool
-	// CallbackSecret signs resume callbacks; webhooks are signed with their own secret.
+	// CallbackSecret signs resume callbacks; webhooks are signed with their own secret,
+	// which WebhookSecret gives from the delivery (whose Secret is as the store keeps it,
+	// perhaps encrypted); nil: the delivery's Secret as it is.
 	CallbackSecret string
+	WebhookSecret  func(*hitl.Delivery) (string, error)
 	// Senders send notifications, by channel (hitl.ChannelEmail, ...).
 	Senders map[string]Sender
 	// Publishers publish events, by broker (hitl.BrokerAMQP, hitl.BrokerNATS).
@@ -176,22 +179,29 @@ func (d *Dispatcher) save(del *hitl.Delivery) {
 
 // attempt posts one delivery and records the outcome.
 func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDone {
-	secret := del.Secret
-	if del.Kind != hitl.DeliveryWebhook {
-		secret = d.o.CallbackSecret
-	}
 	at := hitl.UTC(d.o.Now())
 	var (
 		status, response = 0, "" // notifications and broker publishes have no HTTP status
 		retryAfter       time.Duration
 		permanent        bool
 		err              error
+		secret           = d.o.CallbackSecret
 	)
+	if del.Kind == hitl.DeliveryWebhook {
+		secret = del.Secret
+		if d.o.WebhookSecret != nil {
+			secret, err = d.o.WebhookSecret(del)
+		}
+	}
 	noStatus := del.Kind == hitl.DeliveryNotification || del.Kind == hitl.DeliveryBroker
-	switch del.Kind {
-	case hitl.DeliveryNotification:
+	switch {
+	case err != nil:
+		// A secret this node cannot open: nothing is sent unsigned; the attempt fails and is
+		// retried (by a node that has the key, or after a restart with it).
+		d.o.Logger.Error("a webhook's secret does not decrypt; the delivery is not sent", "delivery_id", del.ID, "err", err)
+	case del.Kind == hitl.DeliveryNotification:
 		response, retryAfter, permanent, err = d.send(ctx, del)
-	case hitl.DeliveryBroker:
+	case del.Kind == hitl.DeliveryBroker:
 		permanent, err = d.publish(ctx, del)
 	default:
 		status, response, retryAfter, err = d.post(ctx, del, secret, at)

@@ -27,8 +27,9 @@ it). See the README, section Audit.`,
 	return cmd
 }
 
-// openAuditDB opens the database of --db, refusing to create a SQLite file that is not there.
-func openAuditDB(ctx context.Context, db string) (hitl.Store, error) {
+// openExistingDB opens the database of --db, for the commands that read or mend it offline,
+// refusing to create a SQLite file that is not there.
+func openExistingDB(ctx context.Context, db string) (hitl.Store, error) {
 	if !server.IsPostgres(db) {
 		if _, err := os.Stat(db); err != nil {
 			return nil, usagef("--db %s: no database there", db)
@@ -70,7 +71,7 @@ proves that the log still reaches that seq with that hash.`,
 				}
 				pub.Hash = &h
 			}
-			st, err := openAuditDB(cmd.Context(), db)
+			st, err := openExistingDB(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
@@ -117,7 +118,7 @@ the run that ends just before it). Reads the database directly, like verify; adm
 			if after < 0 {
 				return usagef("--after %d: a seq is 0 or more", after)
 			}
-			st, err := openAuditDB(cmd.Context(), db)
+			st, err := openExistingDB(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

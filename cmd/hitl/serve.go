@@ -104,6 +104,7 @@ on this machine work with no set-up.`,
 			cfg.AdminToken = os.Getenv("HITL_ADMIN_TOKEN")
 			cfg.Webhooks.CallbackSecret = os.Getenv("HITL_CALLBACK_SECRET")
 			cfg.AuditKey = os.Getenv("HITL_AUDIT_KEY")
+			cfg.SecretKey = os.Getenv("HITL_SECRET_KEY")
 			fillSlack()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()

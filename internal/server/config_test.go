@@ -11,12 +11,12 @@ import (
 
 func TestConfigReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1, MaxConns: -1, BodyReadTimeout: -1}
+	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1, MaxConns: -1, BodyReadTimeout: -1, SecretKey: "c2hvcnQ="}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("a bad configuration passed")
 	}
-	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "--auth-failures-per-minute", "--max-conns", "--body-read-timeout"} {
+	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "--auth-failures-per-minute", "--max-conns", "--body-read-timeout", "HITL_SECRET_KEY: the base64 decodes to 5 bytes"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not mention %q: %v", want, err)
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
+	"github.com/hitl-dev/hitl/internal/secretbox"
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
@@ -94,6 +95,9 @@ type Config struct {
 	// AuditKey signs the heads of the audit chain: an Ed25519 key's 32-byte seed in base64
 	// (HITL_AUDIT_KEY); by default one is generated at the first start and kept in the database.
 	AuditKey string
+	// SecretKey encrypts the secrets kept in the database (HITL_SECRET_KEY): the path of a key
+	// file or 32 bytes in base64 (internal/secretbox). Unset: they are stored in plaintext.
+	SecretKey string
 }
 
 // BrokerConfig is the message brokers' settings (HITL_AMQP_*, HITL_NATS_*); an empty URL
@@ -215,6 +219,9 @@ func (c *Config) Validate() error {
 		if _, err := audit.ParseKey(c.AuditKey); err != nil {
 			errs = append(errs, fmt.Errorf("HITL_AUDIT_KEY: %w", err))
 		}
+	}
+	if _, err := secretbox.ParseKey(c.SecretKey); err != nil {
+		errs = append(errs, fmt.Errorf("HITL_SECRET_KEY: %w", err))
 	}
 	w := c.Webhooks
 	if w.CallbackSecret != "" {
@@ -341,16 +348,22 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
 		}
 	}
-	auditKey, _ := audit.ParseKey(cfg.AuditKey) // checked by Validate; none given: nil, the key kept in the store
+	auditKey, _ := audit.ParseKey(cfg.AuditKey)       // checked by Validate; none given: nil, the key kept in the store
+	secretKey, _ := secretbox.ParseKey(cfg.SecretKey) // checked by Validate; none given: nil
 	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
 		IdempotencyTTL:           cfg.IdempotencyTTL,
 		RetainResolved:           cfg.RetainResolved,
-		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey})
+		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey, SecretKey: secretKey})
 	s.engine = eng
-	if s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken); err != nil {
+	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
+	err = eng.LoadSecrets(ctx)
+	if err == nil {
+		s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken)
+	}
+	if err != nil {
 		ln.Close()
 		mail.close()
 		st.Close()
@@ -361,6 +374,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		mail.close()
 		st.Close()
 		return nil, err
+	}
+	if secretKey == nil {
+		log.Info("secrets are stored in plaintext in the database; set HITL_SECRET_KEY to encrypt them")
 	}
 	if cfg.MaxConns > 0 {
 		s.listener = netutil.LimitListener(s.listener, cfg.MaxConns)
@@ -465,7 +481,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	publishers, brokersDone := s.startBrokers(dctx)
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
-		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), Logger: s.log, Senders: senders, Publishers: publishers,
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
 		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock}) // the engine's clock: deliveries it makes are due by that clock
 	s.mail.serve(s.engine, s.log)
 	dispatched := make(chan struct{})

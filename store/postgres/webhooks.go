@@ -126,6 +126,25 @@ func (t *txn) Setting(name, init string) (string, error) {
 	return v, dbError(err, "setting "+name)
 }
 
+func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
+	rows, err := t.Query(t.ctx, `SELECT 'setting', name, value FROM settings WHERE name = ANY($1)
+		UNION ALL SELECT 'webhook', id, secret FROM webhooks ORDER BY 1, 2`, nonNil(settings))
+	if err != nil {
+		return nil, dbError(err, "secrets")
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[hitl.StoredSecret])
+	return out, dbError(err, "secrets")
+}
+
+func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
+	query := "UPDATE settings SET value = $1 WHERE name = $2"
+	if s.Kind == hitl.SecretWebhook {
+		query = "UPDATE webhooks SET secret = $1 WHERE id = $2"
+	}
+	tag, err := t.Exec(query, s.Value, s.Name)
+	return oneRow(tag, err, s.Place(), notFound(s.Place()))
+}
+
 const webhookColumns = "id, url, events, description, created_by, created_at"
 
 func scanWebhook(row pgx.Row) (*hitl.Webhook, error) {

@@ -121,6 +121,33 @@ func (t *txn) Setting(name, init string) (string, error) {
 	return v, dbError(err, "setting "+name)
 }
 
+func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT 'setting', name, value FROM settings WHERE name IN (`+placeholders(len(settings))+`)
+		UNION ALL SELECT 'webhook', id, secret FROM webhooks ORDER BY 1, 2`, anyArgs(settings)...)
+	if err != nil {
+		return nil, dbError(err, "secrets")
+	}
+	defer rows.Close()
+	var out []hitl.StoredSecret
+	for rows.Next() {
+		var s hitl.StoredSecret
+		if err := rows.Scan(&s.Kind, &s.Name, &s.Value); err != nil {
+			return nil, dbError(err, "secrets")
+		}
+		out = append(out, s)
+	}
+	return out, dbError(rows.Err(), "secrets")
+}
+
+func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
+	query := "UPDATE settings SET value = ? WHERE name = ?"
+	if s.Kind == hitl.SecretWebhook {
+		query = "UPDATE webhooks SET secret = ? WHERE id = ?"
+	}
+	res, err := t.tx.ExecContext(t.ctx, query, s.Value, s.Name)
+	return oneRow(res, err, s.Place(), notFound(s.Place()))
+}
+
 func emptyNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
 const webhookColumns = "id, url, events, description, created_by, created_at"

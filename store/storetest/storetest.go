@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Templates":               testTemplates,
 		"AuditChain":              testAuditChain,
 		"Retention":               testRetention,
+		"StoredSecrets":           testStoredSecrets,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,5 +204,76 @@ func testBrokerBacklog(t *testing.T, s hitl.Store) {
 	must(t, err)
 	if len(backlog) != 2 || backlog[hitl.BrokerAMQP] != 1 || backlog[hitl.BrokerNATS] != 1 {
 		t.Fatalf("broker backlog %v, want amqp: 1, nats: 1", backlog)
+	}
+}
+
+// testStoredSecrets: the secrets are listed as stored, in one order, and replaced one at a
+// time; a change that fails after replacing one keeps none of it.
+func testStoredSecrets(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	list := func(names ...string) (out []hitl.StoredSecret) {
+		t.Helper()
+		must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { out, err = tx.StoredSecrets(names); return err }))
+		return out
+	}
+	if got := list("link_secret"); len(got) != 0 {
+		t.Fatalf("secrets of an empty store: %+v", got)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		for _, id := range []string{"wh_b", "wh_a"} {
+			if err := tx.InsertWebhook(&hitl.Webhook{ID: id, URL: "https://a.example/", Events: []string{}, Secret: "whsec_" + id, CreatedBy: "root", CreatedAt: base}); err != nil {
+				return err
+			}
+		}
+		for _, name := range []string{"link_secret", "callback_secret", "other"} {
+			if _, err := tx.Setting(name, "v_"+name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	want := []hitl.StoredSecret{
+		{Kind: hitl.SecretSetting, Name: "callback_secret", Value: "v_callback_secret"},
+		{Kind: hitl.SecretSetting, Name: "link_secret", Value: "v_link_secret"},
+		{Kind: hitl.SecretWebhook, Name: "wh_a", Value: "whsec_wh_a"},
+		{Kind: hitl.SecretWebhook, Name: "wh_b", Value: "whsec_wh_b"},
+	}
+	if got := list("link_secret", "callback_secret", "audit_key"); !slices.Equal(got, want) {
+		t.Fatalf("stored secrets: %+v, want %+v", got, want)
+	}
+	if got := list(); len(got) != 2 || got[0].Kind != hitl.SecretWebhook {
+		t.Fatalf("stored secrets, no settings named: %+v", got)
+	}
+
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretWebhook, Name: "wh_a", Value: "enc:v1:a"}); err != nil {
+			return err
+		}
+		return tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretSetting, Name: "link_secret", Value: "enc:v1:l"})
+	}))
+	want[1].Value, want[2].Value = "enc:v1:l", "enc:v1:a"
+	if got := list("link_secret", "callback_secret"); !slices.Equal(got, want) {
+		t.Fatalf("stored secrets after a change: %+v, want %+v", got, want)
+	}
+	var setting string
+	must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { setting, err = tx.Setting("link_secret", "new"); return err }))
+	if setting != "enc:v1:l" {
+		t.Fatalf("the setting reads %q after SetStoredSecret", setting)
+	}
+
+	// What is not there is ENotFound, and the change that met it keeps nothing.
+	for _, missing := range []hitl.StoredSecret{{Kind: hitl.SecretWebhook, Name: "wh_gone"}, {Kind: hitl.SecretSetting, Name: "audit_key"}} {
+		err := s.Update(ctx, func(tx hitl.Tx) error {
+			if err := tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretWebhook, Name: "wh_b", Value: "enc:v1:b"}); err != nil {
+				return err
+			}
+			return tx.SetStoredSecret(missing)
+		})
+		if code(err) != hitl.ENotFound || !strings.Contains(err.Error(), missing.Place()) {
+			t.Fatalf("replacing %s: %v, want ENotFound naming it", missing.Place(), err)
+		}
+	}
+	if got := list("link_secret", "callback_secret"); !slices.Equal(got, want) {
+		t.Fatalf("stored secrets after failed changes: %+v, want %+v", got, want)
 	}
 }
