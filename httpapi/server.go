@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/metrics"
+	"github.com/hitl-dev/hitl/internal/ratelimit"
 )
 
 // SessionCookie is the web inbox's session cookie: it holds the id of an inbox session (see
@@ -36,6 +38,8 @@ type Config struct {
 	// AuthLimiter counts failed authentications per client address; an address over its
 	// limit gets 429 without its credentials being checked (nil: no limit).
 	AuthLimiter *authlimit.Limiter
+	// RateLimiter keeps a token bucket per principal (nil: no limit).
+	RateLimiter *ratelimit.Limiter
 }
 
 // Server is the HTTP front of one engine.
@@ -310,6 +314,12 @@ func (s *Server) wrap(rt route) http.Handler {
 				s.refuse(w, r, err)
 				return
 			}
+			if refusal := s.cfg.RateLimiter.Allow(rateKey(p), p.Roles); refusal != nil {
+				s.metrics.RateLimited(refusal.Role)
+				w.Header().Set("Retry-After", strconv.Itoa(refusal.RetryAfter()))
+				s.refuse(w, r, hitl.Errorf(hitl.ERateLimited, "too many requests from %s: %s; try again in %d s", rateName(p), refusal.Limit, refusal.RetryAfter()))
+				return
+			}
 		}
 		// Only a caller who is known hears about the size of what it sent.
 		if r.ContentLength > s.cfg.MaxBodyBytes {
@@ -334,6 +344,23 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.problem(w, r, err)
 		}
 	})
+}
+
+// rateKey is the principal's bucket: its API key (an inbox session carries the key it signed
+// in with, so one person's tabs share it), or its name when it has no key.
+func rateKey(p *hitl.Principal) string {
+	if p.KeyID != "" {
+		return "key:" + p.KeyID
+	}
+	return "name:" + p.Name
+}
+
+// rateName names the bucket for people: "key bot" or "alice".
+func rateName(p *hitl.Principal) string {
+	if p.KeyID != "" {
+		return "key " + p.Name
+	}
+	return p.Name
 }
 
 // checkQuery refuses a query parameter that the route's list does not take.

@@ -159,6 +159,7 @@ on this machine work with no set-up.`,
 	f.DurationVar(&cfg.BodyReadTimeout, "body-read-timeout", env.duration("HITL_BODY_READ_TIMEOUT", 30*time.Second), "how long a request body may take to arrive; 0: no limit (HITL_BODY_READ_TIMEOUT)")
 	f.IntVar(&cfg.MaxConns, "max-conns", env.int("HITL_MAX_CONNS", 10000), "connections open at once; more wait until one closes; 0: no cap (HITL_MAX_CONNS)")
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
+	rateFlags(f, &env, &cfg.RateLimit)
 	brokerFlags(f, &cfg.Brokers)
 	fillSlack = slackFlags(cmd, &cfg.Slack)
 	f.StringVar(&pprofAddr, "pprof", os.Getenv("HITL_PPROF"), "serve Go's CPU, heap and goroutine profiles at http://ADDR/debug/pprof/, like 127.0.0.1:6060; off when empty (HITL_PPROF)")

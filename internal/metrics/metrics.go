@@ -23,6 +23,7 @@ type Metrics struct {
 	wakeLatency       prometheus.Histogram
 	httpRequests      *prometheus.CounterVec
 	httpDuration      *prometheus.HistogramVec
+	rateLimited       *prometheus.CounterVec
 }
 
 // Gauges are read when the metrics are scraped.
@@ -59,8 +60,11 @@ func New(g Gauges) *Metrics {
 			Name: "hitl_http_request_seconds", Help: "HTTP request duration by route (long polls included).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 12),
 		}, []string{"route"}),
+		rateLimited: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hitl_rate_limited_total", Help: "Requests refused by the rate limit, by the role whose limit applied (\"default\" when none).",
+		}, []string{"role"}),
 	}
-	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.wakeLatency, m.httpRequests, m.httpDuration,
+	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.wakeLatency, m.httpRequests, m.httpDuration, m.rateLimited,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, g.Pending),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_waiters", Help: "Agents parked on a wait (long polls)."}, g.Waiting),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
@@ -121,6 +125,18 @@ func (m *Metrics) WaiterWoken(d time.Duration) {
 	if m != nil {
 		m.wakeLatency.Observe(d.Seconds())
 	}
+}
+
+// RateLimited counts a request refused by the rate limit; role is the role whose limit applied
+// ("" for the default), never the key, so that the series stay few.
+func (m *Metrics) RateLimited(role string) {
+	if m == nil {
+		return
+	}
+	if role == "" {
+		role = "default"
+	}
+	m.rateLimited.WithLabelValues(role).Inc()
 }
 
 // HTTPRequest records one finished request.

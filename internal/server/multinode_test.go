@@ -218,6 +218,13 @@ func TestDeadlinesExactlyOnceAcrossNodes(t *testing.T) {
 
 func TestSurvivingNodesKeepADeadNodesDeadlines(t *testing.T) {
 	c := newCluster(t, 3)
+	// The deadline must lie ahead until the twenty exist and have been streamed, on a machine
+	// that may be busy: time a few creations first and leave four times what the rest take.
+	start := time.Now()
+	for range 3 {
+		ask(t, c.agent[2], hitl.InquiryRequest{Prompt: "warm-up"})
+	}
+	lead := max(1500*time.Millisecond, 4*time.Since(start)*20/3)
 	// A node follows the log, taking each creation's deadline, before it streams the event:
 	// once the streams of nodes 1 and 2 have brought the creations, those nodes hold the deadlines.
 	sctx, cancel := context.WithCancel(ctx)
@@ -228,7 +235,7 @@ func TestSurvivingNodesKeepADeadNodesDeadlines(t *testing.T) {
 		must(t, err)
 		streams = append(streams, stream)
 	}
-	at := time.Now().Add(1500 * time.Millisecond)
+	at := time.Now().Add(lead)
 	var ids []int64
 	for range 20 {
 		ids = append(ids, ask(t, c.agent[2], hitl.InquiryRequest{Prompt: "on node 3", TimeoutAt: &at}).ID)
@@ -242,14 +249,15 @@ func TestSurvivingNodesKeepADeadNodesDeadlines(t *testing.T) {
 	}
 	c.nodes[2].stop() // node 3 goes away with the deadlines it holds
 	for _, id := range ids {
-		got, err := c.agent[0].Wait(ctx, id, 10*time.Second)
+		got, err := c.agent[0].Wait(ctx, id, time.Until(at)+30*time.Second)
 		must(t, err)
 		if got.Status != hitl.StatusTimeout {
 			t.Fatalf("inquiry %d is %s after its node died", id, got.Status)
 		}
 		// The surviving nodes hold the dead node's timers already (from its events); without
-		// them nothing would time out until a restart. How late is the benchmark's figure.
-		if late := got.UpdatedAt.Sub(*got.TimeoutAt); late < 0 || late > 2*time.Second {
+		// them nothing would time out until a restart. How late is the benchmark's figure;
+		// here only that none waited for a restart, on a machine that may be busy.
+		if late := got.UpdatedAt.Sub(*got.TimeoutAt); late < 0 || late > 10*time.Second {
 			t.Fatalf("inquiry %d timed out %s late", id, late)
 		}
 	}

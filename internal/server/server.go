@@ -34,6 +34,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
+	"github.com/hitl-dev/hitl/internal/ratelimit"
 	"github.com/hitl-dev/hitl/internal/secretbox"
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
@@ -70,7 +71,10 @@ type Config struct {
 	// a minute, on the API, the sign-in form and answer links together, before it gets 429
 	// (HITL_AUTH_FAILURES_PER_MINUTE; 0: no limit).
 	AuthFailuresPerMinute int
-	// LimiterClock is the clock of that limit (tests; default time.Now).
+	// RateLimit is the token bucket of each principal (--rate-limit, --rate-burst,
+	// --rate-limit-role; default: no limit). It holds per node.
+	RateLimit ratelimit.Options
+	// LimiterClock is the clock of these limits (tests; default time.Now).
 	LimiterClock func() time.Time
 	// DefaultTimeout is the deadline of inquiries that give none (HITL_DEFAULT_TIMEOUT; 0:
 	// none), and DefaultFallbackPolicy the policy of inquiries that name none
@@ -176,6 +180,9 @@ func (c *Config) Validate() error {
 	}
 	if c.BodyReadTimeout < 0 {
 		errs = append(errs, errors.New("body read timeout (--body-read-timeout): must not be negative (0: no limit)"))
+	}
+	if c.RateLimit.Default.Burst < 0 {
+		errs = append(errs, errors.New("rate burst (--rate-burst): must not be negative (0: as many as the rate per unit)"))
 	}
 	if c.AuthFailuresPerMinute < 0 {
 		errs = append(errs, errors.New("auth failures per minute (--auth-failures-per-minute): must not be negative (0: no limit)"))
@@ -382,9 +389,11 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		s.listener = netutil.LimitListener(s.listener, cfg.MaxConns)
 	}
 	limiter := authlimit.New(authlimit.Options{PerMinute: cfg.AuthFailuresPerMinute, Now: cfg.LimiterClock})
+	rateOpts := cfg.RateLimit
+	rateOpts.Now = cfg.LimiterClock
 	s.http = &http.Server{
 		Handler: routes(
-			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL, AuthLimiter: limiter}),
+			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL, AuthLimiter: limiter, RateLimiter: ratelimit.New(rateOpts)}),
 			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log, AuthLimiter: limiter})),
 		ReadHeaderTimeout: 10 * time.Second,
 		// The deadline of a request's headers and body. The server lifts it when the body has
