@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -81,6 +83,9 @@ type Options struct {
 	// IdempotencyTTL is how long an idempotency key replays the inquiry it created
 	// (0: DefaultIdempotencyTTL); older keys are removed (engine/housekeeping.go).
 	IdempotencyTTL time.Duration
+	// Tracer records the spans of creating and answering inquiries (nil: none); the trace
+	// context of the request that creates an inquiry is kept with it either way.
+	Tracer trace.TracerProvider
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -116,6 +121,7 @@ type Engine struct {
 	brokers    []string
 	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
 	agentQuestionURL string
+	tracer           trace.Tracer
 	audit            auditChain // engine/audit.go
 	// Defaults of inquiries: see Options.
 	defaultTimeout  time.Duration
@@ -143,6 +149,7 @@ func New(store hitl.Store, o Options) *Engine {
 		agentQuestionURL: o.AgentQuestionCallbackURL,
 		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	e.audit.key = o.AuditKey
+	e.tracer = tracing.Tracer(o.Tracer)
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}

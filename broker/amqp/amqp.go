@@ -217,7 +217,7 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	}
 	dc, err := pub.PublishWithDeferredConfirmWithContext(ctx, c.cfg.Exchange, m.Type, false, false, amqp.Publishing{
 		DeliveryMode: amqp.Persistent, MessageId: m.ID, Type: m.Type, Timestamp: m.Time, ContentType: contentType,
-		AppId: "hitl", Body: body,
+		AppId: "hitl", Body: body, Headers: traceHeaders(m),
 	})
 	if err != nil {
 		return fmt.Errorf("publishing to RabbitMQ: %w", err)
@@ -230,6 +230,19 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 		return errors.New("RabbitMQ did not confirm the message (nack, or the channel closed first)")
 	}
 	return nil
+}
+
+// traceHeaders are the message's W3C Trace Context as AMQP headers, by the names its HTTP
+// headers have (as OpenTelemetry's AMQP propagation reads them); nil when it has none.
+func traceHeaders(m *notify.Message) amqp.Table {
+	if m.Traceparent == "" {
+		return nil
+	}
+	h := amqp.Table{"traceparent": m.Traceparent}
+	if m.Tracestate != "" {
+		h["tracestate"] = m.Tracestate
+	}
+	return h
 }
 
 // consume declares the intake queue, binds it and takes its messages on a channel of its own.

@@ -215,6 +215,13 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	msg.Data = body
 	msg.Header.Set("Content-Type", contentType)
 	msg.Header.Set("Hitl-Event-Type", m.Type)
+	// W3C Trace Context, by the names its HTTP headers have (as OpenTelemetry's NATS propagation reads them).
+	if m.Traceparent != "" {
+		msg.Header.Set("traceparent", m.Traceparent)
+	}
+	if m.Tracestate != "" {
+		msg.Header.Set("tracestate", m.Tracestate)
+	}
 	if _, err := js.PublishMsg(ctx, msg, jetstream.WithMsgID(m.ID)); err != nil {
 		return fmt.Errorf("publishing to NATS JetStream: %w", err)
 	}
