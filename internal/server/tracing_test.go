@@ -139,6 +139,7 @@ func TestBadTraceparentIsIgnored(t *testing.T) {
 		"00-" + zeros32 + "-" + agentSpan + "-01",                     // all-zero trace-id
 		"00-" + agentTrace + "-" + zeros16 + "-01",                    // all-zero parent-id
 		agentTraceparent + "-extra",                                   // version 00 is exactly 55 characters
+		agentTraceparent + "-",                                        // even with nothing after the dash
 		"00-" + agentTrace[1:] + "-" + agentSpan + "-01",              // a short trace-id
 		"00-" + agentTrace + "-" + agentSpan + "-1",                   // a short flags field
 		"ff-" + agentTrace + "-" + agentSpan + "-01",                  // version ff is invalid

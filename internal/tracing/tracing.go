@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
@@ -70,14 +71,30 @@ func Setup(ctx context.Context, version string, log *slog.Logger) (tp trace.Trac
 }
 
 // Extract returns ctx with the trace context of the request headers h as its remote parent;
-// ctx as it is when h has no valid traceparent.
+// ctx as it is when h has no valid traceparent (or more than one: the recommendation makes
+// that invalid too).
 func Extract(ctx context.Context, h http.Header) context.Context {
+	if tp := h.Values("traceparent"); len(tp) != 1 || !plausible(tp[0]) {
+		return ctx
+	}
 	return w3c.Extract(ctx, propagation.HeaderCarrier(h))
+}
+
+// plausible holds what the propagator does not check: version 00 is exactly 55 characters
+// (it lets a trailing dash pass), and a later version has a dash after the first 55.
+func plausible(traceparent string) bool {
+	switch {
+	case len(traceparent) < 55:
+		return false
+	case strings.HasPrefix(traceparent, "00"):
+		return len(traceparent) == 55
+	}
+	return len(traceparent) == 55 || traceparent[55] == '-'
 }
 
 // Parse is the span context of a stored traceparent and tracestate; invalid when traceparent is.
 func Parse(traceparent, tracestate string) trace.SpanContext {
-	if traceparent == "" {
+	if !plausible(traceparent) {
 		return trace.SpanContext{}
 	}
 	c := propagation.MapCarrier{"traceparent": traceparent}
