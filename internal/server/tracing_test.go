@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -14,20 +13,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/google/uuid"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/broker"
-	natsbroker "github.com/hitl-dev/hitl/broker/nats"
-	"github.com/hitl-dev/hitl/internal/brokertest"
-	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -159,60 +151,32 @@ func TestBadTraceparentIsIgnored(t *testing.T) {
 	}
 }
 
-// TestBrokerMessagesCarryTheTrace: RabbitMQ messages carry the inquiry's trace in their AMQP
-// headers, NATS JetStream messages in theirs, by the names of the W3C HTTP headers.
-func TestBrokerMessagesCarryTheTrace(t *testing.T) {
+// TestRabbitMQMessagesCarryTheTrace: RabbitMQ messages carry the inquiry's trace in their AMQP
+// headers, by the names of the W3C HTTP headers, each with a parent-id of its own. (NATS
+// JetStream's headers: TestJetStreamCarriesTheInquiryEvents.)
+func TestRabbitMQMessagesCarryTheTrace(t *testing.T) {
 	t.Parallel()
-	t.Run("rabbitmq", func(t *testing.T) {
-		t.Parallel()
-		r := newRabbit(t)
-		e := startServer(t, testserver.Configure(r.config(broker.FormatCloudEvents)))
-		human := e.principal("vic", []string{hitl.RoleResponder})
-		inq := askTraced(t, e, e.token("bot", hitl.RoleAgent), `{"prompt":"Over RabbitMQ?","request_type":"approval"}`,
-			"traceparent", agentTraceparent, "tracestate", agentState)
-		created := r.Next(t)
-		_, err := human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
-		must(t, err)
-		responded := r.Next(t)
-		var parents []string
-		for _, m := range []struct {
-			typ     string
-			headers map[string]any
-		}{{created.RoutingKey, created.Headers}, {responded.RoutingKey, responded.Headers}} {
-			tp, _ := m.headers["traceparent"].(string)
-			ts, _ := m.headers["tracestate"].(string)
-			parents = append(parents, inAgentTrace(t, "the RabbitMQ message "+m.typ, tp, ts))
-		}
-		if parents[0] == parents[1] {
-			t.Errorf("both messages have parent-id %s; want one each", parents[0])
-		}
-	})
-	t.Run("nats", func(t *testing.T) {
-		t.Parallel()
-		url := brokertest.NATS(t)
-		id := strings.ReplaceAll(uuid.NewString()[:8], "-", "")
-		e := startServer(t, testserver.Configure(func(c *server.Config) {
-			c.Brokers.NATS = natsbroker.Config{URL: url, Prefix: "hitltrace" + id, Stream: "HITLTRACE" + id}
-			c.Webhooks = fastWebhooks
-		}))
-		nc, err := nats.Connect(url)
-		must(t, err)
-		t.Cleanup(nc.Close)
-		js, err := jetstream.New(nc)
-		must(t, err)
-		t.Cleanup(func() { js.DeleteStream(context.Background(), "HITLTRACE"+id) })
-		askTraced(t, e, e.token("bot", hitl.RoleAgent), `{"prompt":"Over NATS?"}`, "traceparent", agentTraceparent, "tracestate", agentState)
-		var msg *jetstream.RawStreamMsg
-		testserver.Eventually(t, 10*time.Second, "inquiry.created in the stream", func() bool {
-			s, err := js.Stream(context.Background(), "HITLTRACE"+id)
-			if err != nil {
-				return false
-			}
-			msg, err = s.GetLastMsgForSubject(context.Background(), "hitltrace"+id+".inquiry.created")
-			return err == nil
-		})
-		inAgentTrace(t, "the NATS message", msg.Header.Get("traceparent"), msg.Header.Get("tracestate"))
-	})
+	r := newRabbit(t)
+	e := startServer(t, testserver.Configure(r.config(broker.FormatCloudEvents)))
+	human := e.principal("vic", []string{hitl.RoleResponder})
+	inq := askTraced(t, e, e.token("bot", hitl.RoleAgent), `{"prompt":"Over RabbitMQ?","request_type":"approval"}`,
+		"traceparent", agentTraceparent, "tracestate", agentState)
+	created := r.Next(t)
+	_, err := human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
+	must(t, err)
+	responded := r.Next(t)
+	var parents []string
+	for _, m := range []struct {
+		typ     string
+		headers map[string]any
+	}{{created.RoutingKey, created.Headers}, {responded.RoutingKey, responded.Headers}} {
+		tp, _ := m.headers["traceparent"].(string)
+		ts, _ := m.headers["tracestate"].(string)
+		parents = append(parents, inAgentTrace(t, "the RabbitMQ message "+m.typ, tp, ts))
+	}
+	if parents[0] == parents[1] {
+		t.Errorf("both messages have parent-id %s; want one each", parents[0])
+	}
 }
 
 // otlpReceiver is an OTLP/HTTP trace collector on loopback: it keeps every span it is sent,
