@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/broker"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/notify"
 )
 
@@ -280,6 +281,10 @@ func (c *Client) consume(ctx context.Context, conn *amqp.Connection) error {
 // take applies one intake message and acknowledges it after the commit; a message that can
 // never be taken is rejected without requeue (dead-lettered when the queue has a DLX).
 func (c *Client) take(ctx context.Context, d amqp.Delivery) {
+	// A result sent in a trace (W3C headers, as hitl publishes them) makes an inquiry in that trace.
+	tp, _ := d.Headers["traceparent"].(string)
+	ts, _ := d.Headers["tracestate"].(string)
+	ctx = tracing.Continue(ctx, tp, ts)
 	c.intake.Handle(ctx, c.log, d.MessageId, d.Body,
 		func() error { return d.Ack(false) },
 		func() error { return d.Reject(false) },

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/broker"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/notify"
 )
 
@@ -255,5 +256,7 @@ func (c *Client) take(ctx context.Context, m jetstream.Msg) {
 			id = fmt.Sprintf("%s#%d", md.Stream, md.Sequence.Stream)
 		}
 	}
+	// A result sent in a trace (W3C headers, as hitl publishes them) makes an inquiry in that trace.
+	ctx = tracing.Continue(ctx, m.Headers().Get("traceparent"), m.Headers().Get("tracestate"))
 	c.intake.Handle(ctx, c.log, id, m.Data(), m.Ack, m.Term, func() error { return m.NakWithDelay(time.Second) })
 }

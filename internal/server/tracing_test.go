@@ -121,7 +121,7 @@ func TestTraceCarriedOntoWebhooksAndCallbacks(t *testing.T) {
 // TestBadTraceparentIsIgnored: a traceparent that is not W3C Trace Context is no error (the
 // recommendation says to start a new trace): the inquiry is created, without a trace, and a
 // tracestate without a valid traceparent goes with it. A later version's header is read for
-// the fields version 00 has.
+// the fields version 00 has; a good one on Attune's action result is kept as on a create.
 func TestBadTraceparentIsIgnored(t *testing.T) {
 	e := newEnv(t)
 	agent := e.token("bot", hitl.RoleAgent)
@@ -144,6 +144,13 @@ func TestBadTraceparentIsIgnored(t *testing.T) {
 		if inq.Traceparent != "" || inq.Tracestate != "" {
 			t.Errorf("traceparent %q was kept as %q (tracestate %q); want it ignored", bad, inq.Traceparent, inq.Tracestate)
 		}
+	}
+	// Attune's action result keeps the trace of its request too.
+	if r := e.do("POST", "/api/v1/executions/77/result", agent, `{"__inquiry":{"prompt":"Traced?"}}`, "traceparent", agentTraceparent); r.status != http.StatusCreated {
+		t.Fatalf("an action result in a trace: %d %s", r.status, r.text)
+	}
+	if r := e.do("GET", "/v1/inquiries?execution=77", agent, ""); !strings.Contains(r.text, `"traceparent":"`+agentTraceparent+`"`) {
+		t.Errorf("the action result's inquiry: %s; want the request's traceparent", r.text)
 	}
 	future := "cc-" + agentTrace + "-" + agentSpan + "-01-what-comes-next"
 	if inq := askTraced(t, e, agent, `{"prompt":"Traced?"}`, "traceparent", future); inq.Traceparent != agentTraceparent {
