@@ -87,6 +87,11 @@ type Inquiry struct {
 	UpdatedAt time.Time         `json:"updated_at"`
 	// Template is the template the inquiry was made from, "" for none.
 	Template string `json:"template,omitempty"`
+	// Traceparent and Tracestate are the W3C Trace Context of the request that created the
+	// inquiry ("" when it had none): its webhooks, callbacks and broker messages carry that
+	// trace on, so that an agent's trace goes on through the human's answer.
+	Traceparent string `json:"traceparent,omitempty"`
+	Tracestate  string `json:"tracestate,omitempty"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,

@@ -104,6 +104,10 @@ type Delivery struct {
 	// Message-ID, a Slack channel and ts), kept for the later notifications to the same
 	// recipient by the same channel.
 	Thread string `json:"-"`
+	// Traceparent and Tracestate are the trace context of the event's inquiry (Inquiry's), which
+	// every attempt carries on as its own child; "" for an event of no traced inquiry.
+	Traceparent string `json:"-"`
+	Tracestate  string `json:"-"`
 }
 
 // DeliveryFilter selects deliveries for a list, newest first.

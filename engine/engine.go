@@ -17,10 +17,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/secretbox"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -87,6 +89,9 @@ type Options struct {
 	// RetainResolved is how long ended inquiries and finished sessions are kept before
 	// retention removes them (engine/retention.go); 0 keeps them for good.
 	RetainResolved time.Duration
+	// Tracer records the spans of creating and answering inquiries (nil: none); the trace
+	// context of the request that creates an inquiry is kept with it either way.
+	Tracer trace.TracerProvider
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -125,6 +130,7 @@ type Engine struct {
 	brokers   []string
 	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
 	agentQuestionURL string
+	tracer           trace.Tracer
 	audit            auditChain // engine/audit.go
 	// Defaults of inquiries: see Options.
 	defaultTimeout  time.Duration
@@ -152,6 +158,7 @@ func New(store hitl.Store, o Options) *Engine {
 		agentQuestionURL: o.AgentQuestionCallbackURL,
 		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	e.audit.key, e.secretKey = o.AuditKey, o.SecretKey
+	e.tracer = tracing.Tracer(o.Tracer)
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}

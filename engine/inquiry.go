@@ -12,8 +12,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/jsonlimit"
+	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
 const maxIdempotencyKey = 200
@@ -28,6 +32,8 @@ const MaxWait = 5 * time.Minute
 // principal returns the inquiry it first created (created = false) whatever its status now;
 // the same key with a different request is a conflict.
 func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest, idempotencyKey string) (inq *hitl.Inquiry, created bool, err error) {
+	ctx, span := e.tracer.Start(ctx, "hitl.create_inquiry")
+	defer func() { endInquirySpan(span, inq, err) }()
 	if err := mayAsk(p); err != nil {
 		return nil, false, err
 	}
@@ -284,11 +290,16 @@ func pendingInTx(tx hitl.Tx, id int64, now time.Time) (*hitl.Inquiry, error) {
 // so the writer only has to make sure that it still is: the write is conditional on it
 // (ResolveInquiry's EConflict), and only when it fails is the inquiry read again, to answer
 // with its final state. The writer reads nothing on the way that succeeds.
-func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (inq *hitl.Inquiry, err error) {
+	ctx, span := e.tracer.Start(ctx, "hitl.respond", trace.WithAttributes(attribute.Int64("hitl.inquiry_id", id)))
+	defer func() { endInquirySpan(span, inq, err) }()
 	cur, err := e.store.Inquiry(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	// An answer usually comes in a trace of its own (a person's browser): linked to the
+	// inquiry's, it can be found from the agent's.
+	tracing.Link(span, cur.Traceparent, cur.Tracestate)
 	if err := mayAnswer(p, cur); err != nil { // not found for whoever may not see it
 		return nil, err
 	}
@@ -702,4 +713,12 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 		e.received(p, inq)
 	}
 	return inq, err
+}
+
+// endInquirySpan ends the span of a change of an inquiry, with the inquiry's ID and status.
+func endInquirySpan(span trace.Span, inq *hitl.Inquiry, err error) {
+	if inq != nil {
+		span.SetAttributes(attribute.Int64("hitl.inquiry_id", inq.ID), attribute.String("hitl.inquiry_status", string(inq.Status)))
+	}
+	tracing.End(span, err)
 }

@@ -282,8 +282,26 @@ func (e *Engine) addDelivery(out *[]*hitl.Delivery, now time.Time, kind hitl.Del
 		Target: target, EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID,
 		Session: ev.Session, Payload: body, Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
 	}
+	d.Traceparent, d.Tracestate = traceOf(ev)
 	*out = append(*out, d)
 	return d, nil
+}
+
+// traceOf is the trace context kept with an event's inquiry, as the event's data shows it
+// (the inquiry after the change, or a shape that embeds it); "" for a session's own events and
+// for inquiries created outside any trace.
+func traceOf(ev *hitl.Event) (traceparent, tracestate string) {
+	if ev.InquiryID == nil || !bytes.Contains(ev.Data, []byte(`"traceparent"`)) {
+		return "", "" // most inquiries carry none: skip decoding those
+	}
+	var t struct {
+		Traceparent string `json:"traceparent"`
+		Tracestate  string `json:"tracestate"`
+	}
+	if json.Unmarshal(ev.Data, &t) != nil {
+		return "", ""
+	}
+	return t.Traceparent, t.Tracestate
 }
 
 // sessionsOf reads the sessions of the inquiry events among evs (session events carry their

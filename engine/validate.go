@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/jsonlimit"
+	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
 const (
@@ -162,6 +163,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		ToolCall:               req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
 	}
 	inq.Template = req.Template
+	// The trace of the request that asks (hitl's span of it when spans are recorded): the
+	// inquiry's deliveries go on in it.
+	inq.Traceparent, inq.Tracestate = tracing.Of(ctx)
 	switch {
 	case inq.RequestType == "" && len(req.Options) > 0:
 		inq.RequestType = hitl.RequestSelection // options were given: a choice is asked

@@ -84,8 +84,13 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 		}
 		return s
 	}
+	var header http.Header // sent with the next call, then forgotten
 	call := func(method, path, body string) (int, any) {
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		header = nil
 		req.Header.Set("Authorization", "Bearer "+token)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -122,6 +127,10 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	inq := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Deploy?","request_type":"approval","session":"s1","tool_call":{"id":"c1","name":"ask"},"timeout_seconds":60,"metadata":{"k":"v"}}`, 201).(map[string]any)
 	id := fmt.Sprint(inq["id"])
 	check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Pick","options":["a",{"value":"b","label":"B"}]}`, 201)
+	header = http.Header{"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}, "Tracestate": {"vendor=opaque"}}
+	if traced := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Traced?"}`, 201).(map[string]any); traced["traceparent"] == nil || traced["tracestate"] == nil {
+		t.Fatalf("a traced inquiry shows no trace context: %v", traced)
+	}
 	check("Inquiry", "GET", "/v1/inquiries/"+id, "", 200)
 	check("Problem", "POST", "/v1/inquiries/"+id+"/respond", `{"response":{"approved":"x"}}`, 422)
 	check("Inquiry", "POST", "/v1/inquiries/"+id+"/respond", `{"response":{"approved":true}}`, 200)

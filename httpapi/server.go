@@ -18,11 +18,16 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/ratelimit"
+	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
 // SessionCookie is the web inbox's session cookie: it holds the id of an inbox session (see
@@ -40,6 +45,9 @@ type Config struct {
 	AuthLimiter *authlimit.Limiter
 	// RateLimiter keeps a token bucket per principal (nil: no limit).
 	RateLimiter *ratelimit.Limiter
+	// Tracer records a server span of each request, in the trace its traceparent header names
+	// (nil: none; the header's trace is kept with the inquiries it creates all the same).
+	Tracer trace.TracerProvider
 }
 
 // Server is the HTTP front of one engine.
@@ -47,6 +55,7 @@ type Server struct {
 	engine  *engine.Engine
 	metrics *metrics.Metrics
 	log     *slog.Logger
+	tracer  trace.Tracer
 	cfg     Config
 	mux     *http.ServeMux
 	// mcpHandler serves POST /mcp.
@@ -97,7 +106,7 @@ func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Se
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{engine: e, metrics: m, log: log, cfg: cfg, mux: http.NewServeMux()}
+	s := &Server{engine: e, metrics: m, log: log, tracer: tracing.Tracer(cfg.Tracer), cfg: cfg, mux: http.NewServeMux()}
 	s.mcpHandler = s.newMCPHandler()
 	for _, rt := range s.routes() {
 		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
@@ -269,13 +278,19 @@ func (w *statusWriter) plainError() error {
 	return &hitl.Error{Code: codeOf(w.status), Message: msg}
 }
 
-// wrap adds, around every route: panic recovery, the limit on failed authentications,
-// authentication, the body (read whole, and only once the caller is known) and metrics.
+// wrap adds, around every route: the request's trace, panic recovery, the limit on failed
+// authentications, authentication, the body (read whole, and only once the caller is known)
+// and metrics.
 func (s *Server) wrap(rt route) http.Handler {
 	label := rt.method + " " + rt.path
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		w := &statusWriter{ResponseWriter: rw}
+		// A traceparent that is not valid W3C Trace Context is ignored: the request starts a new trace.
+		ctx, span := s.tracer.Start(tracing.Extract(r.Context(), r.Header), label, trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.HTTPRoute(rt.path)))
+		r = r.WithContext(ctx)
+		defer endServerSpan(span, w)
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -361,6 +376,17 @@ func rateName(p *hitl.Principal) string {
 		return "key " + p.Name
 	}
 	return p.Name
+}
+
+// endServerSpan ends a request's span with its status: failed when the server failed (5xx).
+func endServerSpan(span trace.Span, w *statusWriter) {
+	if w.status != 0 {
+		span.SetAttributes(semconv.HTTPResponseStatusCode(w.status))
+	}
+	if w.status >= 500 {
+		span.SetStatus(codes.Error, http.StatusText(w.status))
+	}
+	span.End()
 }
 
 // checkQuery refuses a query parameter that the route's list does not take.

@@ -12,8 +12,14 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/outbound"
+	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
 // DispatchOptions configure a Dispatcher. Zero values take the defaults.
@@ -46,6 +52,9 @@ type DispatchOptions struct {
 	Delivered func(*hitl.Delivery)
 	// Now is the clock of the delivery times (default time.Now).
 	Now func() time.Time
+	// Tracer records a span of each attempt of a webhook, callback or broker delivery, in the
+	// trace of its inquiry (nil: none; the trace context is carried on all the same).
+	Tracer trace.TracerProvider
 }
 
 // leaseMargin is how long past an attempt's timeout its claim holds: a node that dies
@@ -58,6 +67,7 @@ type Dispatcher struct {
 	store  hitl.Store
 	o      DispatchOptions
 	client *http.Client
+	tracer trace.Tracer
 	ready  <-chan struct{}
 	done   chan attemptDone
 }
@@ -96,7 +106,8 @@ func NewDispatcher(store hitl.Store, ready <-chan struct{}, o DispatchOptions) *
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Dispatcher{store: store, o: o, client: NewClient(o.AllowPrivate, o.AttemptTimeout), ready: ready, done: make(chan attemptDone, o.Concurrency)}
+	return &Dispatcher{store: store, o: o, client: NewClient(o.AllowPrivate, o.AttemptTimeout), tracer: tracing.Tracer(o.Tracer),
+		ready: ready, done: make(chan attemptDone, o.Concurrency)}
 }
 
 // Run delivers until ctx ends, then waits for the attempts in flight, which a cancelled ctx
@@ -202,9 +213,13 @@ func (d *Dispatcher) attempt(ctx context.Context, del *hitl.Delivery) attemptDon
 	case del.Kind == hitl.DeliveryNotification:
 		response, retryAfter, permanent, err = d.send(ctx, del)
 	case del.Kind == hitl.DeliveryBroker:
-		permanent, err = d.publish(ctx, del)
+		sctx, span := d.startSpan(ctx, del, "publish "+del.Channel, trace.SpanKindProducer)
+		permanent, err = d.publish(sctx, del)
+		tracing.End(span, err)
 	default:
-		status, response, retryAfter, err = d.post(ctx, del, secret, at)
+		sctx, span := d.startSpan(ctx, del, "POST "+string(del.Kind), trace.SpanKindClient)
+		status, response, retryAfter, err = d.post(sctx, del, secret, at)
+		endPostSpan(span, status, err)
 	}
 	if ctx.Err() != nil {
 		// Shutting down: this attempt does not count; the delivery is due at once on restart.
@@ -261,6 +276,7 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	tracing.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	if del.Channel == hitl.CallbackAgentQuestions { // the protocol's own body, not a CloudEvent
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Agent-Session", del.Session)
@@ -302,4 +318,34 @@ func (d *Dispatcher) backoff(n int, atLeast time.Duration) time.Duration {
 	wait = min(wait, d.o.RetryMax)
 	wait = time.Duration(float64(wait) * (0.75 + rand.Float64()/2))
 	return min(max(wait, atLeast), d.o.RetryMax)
+}
+
+// startSpan starts the span of one attempt, a child of the trace kept with the delivery's
+// inquiry (a new trace when it has none and spans are recorded).
+func (d *Dispatcher) startSpan(ctx context.Context, del *hitl.Delivery, name string, kind trace.SpanKind) (context.Context, trace.Span) {
+	attrs := []attribute.KeyValue{attribute.String("hitl.delivery_id", del.ID), attribute.String("hitl.event_type", del.EventType),
+		attribute.Int("hitl.attempt", del.Attempts+1)}
+	if del.InquiryID != nil {
+		attrs = append(attrs, attribute.Int64("hitl.inquiry_id", *del.InquiryID))
+	}
+	if del.Kind == hitl.DeliveryBroker {
+		attrs = append(attrs, semconv.MessagingSystemKey.String(del.Channel), semconv.MessagingMessageID(del.EventID))
+	} else {
+		attrs = append(attrs, semconv.HTTPRequestMethodPost)
+		if u, err := url.Parse(del.URL); err == nil {
+			attrs = append(attrs, semconv.ServerAddress(u.Hostname())) // not the URL: its path or query may hold a token
+		}
+	}
+	return d.tracer.Start(tracing.Continue(ctx, del.Traceparent, del.Tracestate), name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+}
+
+// endPostSpan ends the span of a post: failed when no answer came, or the answer was not 2xx.
+func endPostSpan(span trace.Span, status int, err error) {
+	if status != 0 {
+		span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+	}
+	if err == nil && (status < 200 || status >= 300) {
+		err = fmt.Errorf("the receiver answered %d", status)
+	}
+	tracing.End(span, err)
 }

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
 // Publisher publishes events to one message broker (RabbitMQ, NATS JetStream). The engine
@@ -31,6 +34,9 @@ type Message struct {
 	Time time.Time
 	// Body is the event as a CloudEvent (application/cloudevents+json), as webhooks receive it.
 	Body []byte
+	// Traceparent and Tracestate are the W3C trace context the message carries on in its
+	// headers (its inquiry's trace, with this publish as the parent); "" for none.
+	Traceparent, Tracestate string
 }
 
 // brokerRetryMax bounds the wait between two attempts of a broker delivery below RetryMax:
@@ -45,7 +51,11 @@ func (d *Dispatcher) publish(ctx context.Context, del *hitl.Delivery) (permanent
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.o.AttemptTimeout)
 	defer cancel()
-	err = pub.Publish(ctx, &Message{ID: del.EventID, Type: del.EventType, Time: del.CreatedAt, Body: del.Payload})
+	m := &Message{ID: del.EventID, Type: del.EventType, Time: del.CreatedAt, Body: del.Payload}
+	trace := propagation.MapCarrier{}
+	tracing.Inject(ctx, trace)
+	m.Traceparent, m.Tracestate = trace["traceparent"], trace["tracestate"]
+	err = pub.Publish(ctx, m)
 	var perm *PermanentError
 	switch {
 	case err == nil:

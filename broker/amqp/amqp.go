@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/broker"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/notify"
 )
 
@@ -217,7 +218,7 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	}
 	dc, err := pub.PublishWithDeferredConfirmWithContext(ctx, c.cfg.Exchange, m.Type, false, false, amqp.Publishing{
 		DeliveryMode: amqp.Persistent, MessageId: m.ID, Type: m.Type, Timestamp: m.Time, ContentType: contentType,
-		AppId: "hitl", Body: body,
+		AppId: "hitl", Body: body, Headers: traceHeaders(m),
 	})
 	if err != nil {
 		return fmt.Errorf("publishing to RabbitMQ: %w", err)
@@ -230,6 +231,19 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 		return errors.New("RabbitMQ did not confirm the message (nack, or the channel closed first)")
 	}
 	return nil
+}
+
+// traceHeaders are the message's W3C Trace Context as AMQP headers, by the names its HTTP
+// headers have (as OpenTelemetry's AMQP propagation reads them); nil when it has none.
+func traceHeaders(m *notify.Message) amqp.Table {
+	if m.Traceparent == "" {
+		return nil
+	}
+	h := amqp.Table{"traceparent": m.Traceparent}
+	if m.Tracestate != "" {
+		h["tracestate"] = m.Tracestate
+	}
+	return h
 }
 
 // consume declares the intake queue, binds it and takes its messages on a channel of its own.
@@ -267,6 +281,10 @@ func (c *Client) consume(ctx context.Context, conn *amqp.Connection) error {
 // take applies one intake message and acknowledges it after the commit; a message that can
 // never be taken is rejected without requeue (dead-lettered when the queue has a DLX).
 func (c *Client) take(ctx context.Context, d amqp.Delivery) {
+	// A result sent in a trace (W3C headers, as hitl publishes them) makes an inquiry in that trace.
+	tp, _ := d.Headers["traceparent"].(string)
+	ts, _ := d.Headers["tracestate"].(string)
+	ctx = tracing.Continue(ctx, tp, ts)
 	c.intake.Handle(ctx, c.log, d.MessageId, d.Body,
 		func() error { return d.Ack(false) },
 		func() error { return d.Reject(false) },

@@ -20,6 +20,8 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testskip.Main(m)) }
 
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 func TestIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	url := brokertest.AMQP(t)
 	name := "hitl_test_" + uuid.NewString()[:8]
@@ -43,8 +45,12 @@ func TestIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	testserver.Eventually(t, 10*time.Second, "connected", func() bool { ok, _ := c.Connected(); return ok })
 	publish := func(id, body string) {
 		t.Helper()
+		var headers amqp.Table
+		if id == "m3" { // sent in a trace: the inquiry is made in it
+			headers = amqp.Table{"traceparent": traceparent}
+		}
 		if err := ch.PublishWithContext(ctx, name+"_exec", "execution.completed", false, false,
-			amqp.Publishing{MessageId: id, Body: []byte(body), DeliveryMode: amqp.Persistent}); err != nil {
+			amqp.Publishing{MessageId: id, Body: []byte(body), DeliveryMode: amqp.Persistent, Headers: headers}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,6 +67,9 @@ func TestIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	created, rejected := eng.State()
 	if !slices.Equal(created, []string{"8"}) {
 		t.Errorf("inquiries made for %v, want one for execution 8", created)
+	}
+	if traced := eng.Traced(); !slices.Equal(traced, []string{traceparent}) {
+		t.Errorf("the inquiry was made in trace %q, want the message's %s", traced, traceparent)
 	}
 	if rejected[0].MessageID != "m1" || !strings.Contains(rejected[0].Reason, "not a JSON object") ||
 		rejected[1].MessageID != "m2" || rejected[1].ExecutionID != "7" || !strings.Contains(rejected[1].Reason, "/prompt: is required") {

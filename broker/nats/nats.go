@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/broker"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/notify"
 )
 
@@ -215,6 +216,13 @@ func (c *Client) Publish(ctx context.Context, m *notify.Message) error {
 	msg.Data = body
 	msg.Header.Set("Content-Type", contentType)
 	msg.Header.Set("Hitl-Event-Type", m.Type)
+	// W3C Trace Context, by the names its HTTP headers have (as OpenTelemetry's NATS propagation reads them).
+	if m.Traceparent != "" {
+		msg.Header.Set("traceparent", m.Traceparent)
+	}
+	if m.Tracestate != "" {
+		msg.Header.Set("tracestate", m.Tracestate)
+	}
 	if _, err := js.PublishMsg(ctx, msg, jetstream.WithMsgID(m.ID)); err != nil {
 		return fmt.Errorf("publishing to NATS JetStream: %w", err)
 	}
@@ -248,5 +256,7 @@ func (c *Client) take(ctx context.Context, m jetstream.Msg) {
 			id = fmt.Sprintf("%s#%d", md.Stream, md.Sequence.Stream)
 		}
 	}
+	// A result sent in a trace (W3C headers, as hitl publishes them) makes an inquiry in that trace.
+	ctx = tracing.Continue(ctx, m.Headers().Get("traceparent"), m.Headers().Get("tracestate"))
 	c.intake.Handle(ctx, c.log, id, m.Data(), m.Ack, m.Term, func() error { return m.NakWithDelay(time.Second) })
 }

@@ -22,6 +22,8 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testskip.Main(m)) }
 
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 // start runs a client on streams of the test's own, deleted when it ends.
 func start(t *testing.T, cfg natsbroker.Config, eng *brokertest.Engine) (*natsbroker.Client, jetstream.JetStream, string) {
 	t.Helper()
@@ -104,9 +106,14 @@ func TestJetStreamIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	c, js, subject := start(t, natsbroker.Config{IntakeSubject: "completed", IntakeDurable: "hitl-intake-test"}, eng)
 	testserver.Eventually(t, 10*time.Second, "the intake ready", func() bool { return c.Ready() == nil })
 	ctx := context.Background()
-	for _, body := range []string{`{"execution_id": 1}`, `{"execution_id": 2, "result": {"__inquiry": {"prompt": "Go?"}}}`,
+	for i, body := range []string{`{"execution_id": 1}`, `{"execution_id": 2, "result": {"__inquiry": {"prompt": "Go?"}}}`,
 		`{"execution_id": 2, "result": {"__inquiry": {"prompt": "Go?"}}}`} {
-		if _, err := js.Publish(ctx, subject, []byte(body)); err != nil {
+		msg := nats.NewMsg(subject)
+		msg.Data = []byte(body)
+		if i == 1 { // sent in a trace: the inquiry is made in it
+			msg.Header.Set("traceparent", traceparent)
+		}
+		if _, err := js.PublishMsg(ctx, msg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,5 +124,8 @@ func TestJetStreamIntakeRejectsAPoisonMessageAndTakesTheNext(t *testing.T) {
 	created, rejected := eng.State()
 	if !slices.Equal(created, []string{"2"}) || !strings.Contains(rejected[0].Reason, "no result") || rejected[0].ExecutionID != "1" {
 		t.Errorf("created %v, rejected %+v; want one inquiry for execution 2 and execution 1 rejected for its missing result", created, rejected)
+	}
+	if traced := eng.Traced(); !slices.Equal(traced, []string{traceparent}) {
+		t.Errorf("the inquiry was made in trace %q, want the message's %s", traced, traceparent)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
 // Engine stands in for the engine's action results in the adapters' tests: an __inquiry
@@ -15,9 +16,11 @@ type Engine struct {
 	Created   []string // executions, in the order their inquiries were made
 	Calls     int
 	Rejection []hitl.IntakeRejection
+	// Traceparents are the trace context each inquiry was made in, as the engine keeps it.
+	Traceparents []string
 }
 
-func (e *Engine) IntakeActionResult(_ context.Context, _ *hitl.Principal, execution string, result json.RawMessage) (*hitl.Inquiry, bool, error) {
+func (e *Engine) IntakeActionResult(ctx context.Context, _ *hitl.Principal, execution string, result json.RawMessage) (*hitl.Inquiry, bool, error) {
 	var r struct {
 		Inquiry *struct {
 			Prompt string `json:"prompt"`
@@ -41,6 +44,8 @@ func (e *Engine) IntakeActionResult(_ context.Context, _ *hitl.Principal, execut
 		}
 	}
 	e.Created = append(e.Created, execution)
+	traceparent, _ := tracing.Of(ctx)
+	e.Traceparents = append(e.Traceparents, traceparent)
 	return &hitl.Inquiry{ID: int64(len(e.Created))}, true, nil
 }
 
@@ -52,6 +57,13 @@ func (e *Engine) RejectIntake(_ context.Context, r hitl.IntakeRejection) error {
 }
 
 func (e *Engine) IdentityIDs(context.Context, []string) (map[string]int64, error) { return nil, nil }
+
+// Traced returns the traceparents of the inquiries made, in order ("" for one made in no trace).
+func (e *Engine) Traced() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.Traceparents...)
+}
 
 // State returns copies of what the engine was asked.
 func (e *Engine) State() (created []string, rejected []hitl.IntakeRejection) {

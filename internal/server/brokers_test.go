@@ -294,8 +294,8 @@ func TestJetStreamCarriesTheInquiryEvents(t *testing.T) {
 	js, err := jetstream.New(nc)
 	must(t, err)
 	t.Cleanup(func() { js.DeleteStream(context.Background(), "HITLTEST"+id) })
-	agent := e.principal("bot", []string{hitl.RoleAgent})
-	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "over NATS?"})
+	// Asked in a trace, which the message's headers carry on (tracing_test.go).
+	inq := askTraced(t, e, e.token("bot", hitl.RoleAgent), `{"prompt":"over NATS?"}`, "traceparent", agentTraceparent, "tracestate", agentState)
 	var msg *jetstream.RawStreamMsg
 	testserver.Eventually(t, 10*time.Second, "inquiry.created in the stream", func() bool {
 		s, err := js.Stream(context.Background(), "HITLTEST"+id)
@@ -309,4 +309,5 @@ func TestJetStreamCarriesTheInquiryEvents(t *testing.T) {
 	if data, _ := ce["data"].(map[string]any); msg.Header.Get("Nats-Msg-Id") != ce["id"] || data["id"] != float64(inq.ID) {
 		t.Errorf("Nats-Msg-Id %q, CloudEvent %s; want the event's id and the inquiry", msg.Header.Get("Nats-Msg-Id"), msg.Data)
 	}
+	inAgentTrace(t, "the NATS message", msg.Header.Get("traceparent"), msg.Header.Get("tracestate"))
 }

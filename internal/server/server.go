@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/net/netutil"
 
 	"github.com/hitl-dev/hitl"
@@ -31,11 +32,13 @@ import (
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/audit"
 	"github.com/hitl-dev/hitl/internal/authlimit"
+	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/internal/ratelimit"
 	"github.com/hitl-dev/hitl/internal/secretbox"
+	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/notify"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
@@ -276,6 +279,10 @@ type Server struct {
 	http     *http.Server
 	mail     *mailer
 	listener net.Listener
+	// tracer records spans (a no-op one unless OTEL_EXPORTER_OTLP_*ENDPOINT is set);
+	// stopTracing exports what it still holds.
+	tracer      trace.TracerProvider
+	stopTracing func(context.Context) error
 	// AdminToken is set when this start created the first admin key.
 	AdminToken      string
 	CredentialsPath string
@@ -324,7 +331,17 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		mail.close()
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, store: st, listener: ln, mail: mail}
+	tp, stopTracing, err := tracing.Setup(ctx, buildinfo.Get().Version, log)
+	if err != nil {
+		ln.Close()
+		mail.close()
+		st.Close()
+		return nil, err
+	}
+	if tracing.Enabled() {
+		log.Info("exporting traces by OTLP over HTTP", "endpoint", cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))
+	}
+	s := &Server{cfg: cfg, log: log, store: st, listener: ln, mail: mail, tracer: tp, stopTracing: stopTracing}
 	var eng *engine.Engine
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
@@ -363,7 +380,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
 		IdempotencyTTL:           cfg.IdempotencyTTL,
 		RetainResolved:           cfg.RetainResolved,
-		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey, SecretKey: secretKey})
+		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp})
 	s.engine = eng
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
 	err = eng.LoadSecrets(ctx)
@@ -374,12 +391,14 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		ln.Close()
 		mail.close()
 		st.Close()
+		stopTracing(ctx)
 		return nil, err
 	}
 	if err := eng.Start(ctx); err != nil {
 		ln.Close()
 		mail.close()
 		st.Close()
+		stopTracing(ctx)
 		return nil, err
 	}
 	if secretKey == nil {
@@ -393,7 +412,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	rateOpts.Now = cfg.LimiterClock
 	s.http = &http.Server{
 		Handler: routes(
-			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL, AuthLimiter: limiter, RateLimiter: ratelimit.New(rateOpts)}),
+			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL, AuthLimiter: limiter, RateLimiter: ratelimit.New(rateOpts),
+				Tracer: tp}),
 			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log, AuthLimiter: limiter})),
 		ReadHeaderTimeout: 10 * time.Second,
 		// The deadline of a request's headers and body. The server lifts it when the body has
@@ -491,7 +511,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
-		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock}) // the engine's clock: deliveries it makes are due by that clock
+		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock, // the engine's clock: deliveries it makes are due by that clock
+		Tracer: s.tracer})
 	s.mail.serve(s.engine, s.log)
 	dispatched := make(chan struct{})
 	go func() { dispatcher.Run(dctx); close(dispatched) }()
@@ -512,6 +533,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	closeErr := s.store.Close()
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
+	}
+	// The last spans go out within what is left of the shutdown's time; an exporter that
+	// cannot reach its collector loses them, and the log says so, but the stop is clean.
+	if err := s.stopTracing(sctx); err != nil {
+		s.log.Warn("the last spans could not be exported", "err", err)
 	}
 	return errors.Join(serveErr, shutErr, closeErr)
 }

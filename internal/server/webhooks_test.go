@@ -63,7 +63,7 @@ func newReceiver(t *testing.T, answer func(n int, r received) int) *receiver {
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		h := map[string]string{}
-		for _, k := range []string{"webhook-id", "webhook-timestamp", "webhook-signature", "Content-Type", "X-Agent-Session"} {
+		for _, k := range []string{"webhook-id", "webhook-timestamp", "webhook-signature", "Content-Type", "X-Agent-Session", "traceparent", "tracestate"} {
 			h[k] = r.Header.Get(k)
 		}
 		rc.mu.Lock()

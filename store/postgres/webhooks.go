@@ -55,13 +55,15 @@ func (t *txn) InsertNotification(d *hitl.Delivery) error {
 func (t *txn) insertDelivery(d *hitl.Delivery) (pgconn.CommandTag, error) {
 	return t.Exec(`INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
 		event_type, inquiry_id, session, payload, status, attempts, next_attempt_at, last_attempt_at, last_status,
-		last_error, last_response, created_at, retry_from, delivered_at, channel, recipient, address, reason, thread)
+		last_error, last_response, created_at, retry_from, delivered_at, channel, recipient, address, reason, thread,
+		traceparent, tracestate)
 		VALUES ($1, $2, NULLIF($3, ''), $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-			$22, $23, $24, $25, $26)
+			$22, $23, $24, $25, $26, $27, $28)
 		ON CONFLICT DO NOTHING`,
 		d.ID, d.Kind, d.WebhookID, d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
 		d.Session, string(d.Payload), d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.LastStatus,
-		d.LastError, d.LastResponse, d.CreatedAt, d.RetryFrom, d.DeliveredAt, d.Channel, d.Recipient, d.Address, string(d.Reason), d.Thread)
+		d.LastError, d.LastResponse, d.CreatedAt, d.RetryFrom, d.DeliveredAt, d.Channel, d.Recipient, d.Address, string(d.Reason), d.Thread,
+		d.Traceparent, d.Tracestate)
 }
 
 // ClaimDeliveries ranks, among the oldest due deliveries of the targets with room, those of
@@ -181,7 +183,7 @@ func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
 const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
 	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
 	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at, d.channel, d.recipient, d.address,
-	d.reason, d.thread`
+	d.reason, d.thread, d.traceparent, d.tracestate`
 
 // scanDelivery reads deliveryColumns, and the secret after them when withSecret.
 func scanDelivery(row pgx.Row, withSecret bool) (*hitl.Delivery, int64, error) {
@@ -194,7 +196,7 @@ func scanDelivery(row pgx.Row, withSecret bool) (*hitl.Delivery, int64, error) {
 	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
 		&d.InquiryID, &session, &payload, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastAttemptAt, &d.LastStatus,
 		&d.LastError, &d.LastResponse, &d.CreatedAt, &d.RetryFrom, &d.DeliveredAt, &d.Channel, &d.Recipient, &d.Address,
-		&d.Reason, &d.Thread}
+		&d.Reason, &d.Thread, &d.Traceparent, &d.Tracestate}
 	if withSecret {
 		dest = append(dest, &d.Secret)
 	}

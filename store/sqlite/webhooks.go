@@ -40,12 +40,14 @@ func (t *txn) InsertNotification(d *hitl.Delivery) error {
 func (t *txn) insertDelivery(d *hitl.Delivery, onConflict string) error {
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO deliveries (id, kind, webhook_id, url, target, event_seq, event_id,
 		event_type, inquiry_id, session, payload, status, attempts, next_attempt_at, last_attempt_at, last_status,
-		last_error, last_response, created_at, retry_from, delivered_at, channel, recipient, address, reason, thread)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`+onConflict,
+		last_error, last_response, created_at, retry_from, delivered_at, channel, recipient, address, reason, thread,
+		traceparent, tracestate)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`+onConflict,
 		d.ID, d.Kind, emptyNull(d.WebhookID), d.URL, d.Target, d.EventSeq, d.EventID, d.EventType, d.InquiryID,
 		emptyNull(d.Session), string(d.Payload), d.Status, d.Attempts, nullMicros(d.NextAttemptAt),
 		nullMicros(d.LastAttemptAt), d.LastStatus, d.LastError, d.LastResponse, micros(d.CreatedAt),
-		micros(d.RetryFrom), nullMicros(d.DeliveredAt), d.Channel, d.Recipient, d.Address, d.Reason, d.Thread)
+		micros(d.RetryFrom), nullMicros(d.DeliveredAt), d.Channel, d.Recipient, d.Address, d.Reason, d.Thread,
+		d.Traceparent, d.Tracestate)
 	return dbError(err, "delivery "+d.ID)
 }
 
@@ -194,7 +196,7 @@ func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
 const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
 	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
 	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at, d.channel, d.recipient, d.address,
-	d.reason, d.thread`
+	d.reason, d.thread, d.traceparent, d.tracestate`
 
 // scanDelivery reads deliveryColumns, and the secret after them when withSecret.
 func scanDelivery(sc interface{ Scan(...any) error }, withSecret bool) (*hitl.Delivery, int64, error) {
@@ -209,7 +211,7 @@ func scanDelivery(sc interface{ Scan(...any) error }, withSecret bool) (*hitl.De
 	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
 		&inquiryID, &session, &payload, &d.Status, &d.Attempts, &next, &last, &d.LastStatus,
 		&d.LastError, &d.LastResponse, &created, &retryFrom, &delivered, &d.Channel, &d.Recipient, &d.Address,
-		&d.Reason, &d.Thread}
+		&d.Reason, &d.Thread, &d.Traceparent, &d.Tracestate}
 	if withSecret {
 		dest = append(dest, &d.Secret)
 	}

@@ -80,6 +80,8 @@ func testWebhooks(t *testing.T, s hitl.Store) {
 	}
 }
 
+const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 func testClaimDeliveries(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	must(t, s.Update(ctx, func(tx hitl.Tx) error {
@@ -89,6 +91,9 @@ func testClaimDeliveries(t *testing.T, s hitl.Store) {
 		d := newDelivery(n, "", target)
 		if target == "wh_a" {
 			d.WebhookID = "wh_a"
+		}
+		if n == 1 { // the trace context its inquiry keeps, carried on by every attempt
+			d.Traceparent, d.Tracestate = traceparent, "vendor=opaque"
 		}
 		must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertDelivery(d) }))
 	}
@@ -107,7 +112,8 @@ func testClaimDeliveries(t *testing.T, s hitl.Store) {
 	}
 	// Room for one of each target: wh_a's first due.
 	got = claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, PerTarget: 1})
-	if len(got) != 1 || got[0].ID != "msg_1" || got[0].Secret != "whsec_YQ==" || string(got[0].Payload) != `{"n":1}` {
+	if len(got) != 1 || got[0].ID != "msg_1" || got[0].Secret != "whsec_YQ==" || string(got[0].Payload) != `{"n":1}` ||
+		got[0].Traceparent != traceparent || got[0].Tracestate != "vendor=opaque" {
 		t.Fatalf("claim of one per target: %+v", got)
 	}
 	if more := claim(hitl.Claim{Now: now, LeaseUntil: lease, Limit: 10, PerTarget: 5}); len(more) != 1 || more[0].ID != "msg_2" {
