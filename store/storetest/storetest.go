@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"AssigneeLoads":           testAssigneeLoads,
 		"Templates":               testTemplates,
 		"AuditChain":              testAuditChain,
+		"Stats":                   testStats,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
