@@ -190,8 +190,9 @@ func (e *Engine) OldestPendingAge(ctx context.Context) (time.Duration, error) {
 const maxGroupLabels = 100
 
 // knownGroups are the groups this server knows (an unrevoked key holds it, or it has contact
-// points), read at the start and each minute after: the histogram by group names those and
-// no others, so an agent that assigns questions to made-up groups cannot grow the metrics.
+// points), read at the start and each minute after, and those of each new key at once: the
+// histogram by group names those and no others (at most maxGroupLabels), so an agent that
+// assigns questions to made-up groups cannot grow the metrics.
 type knownGroups map[string]bool
 
 func (e *Engine) loadKnownGroups(ctx context.Context) error {
@@ -220,6 +221,26 @@ func (e *Engine) loadKnownGroups(ctx context.Context) error {
 	}
 	e.groups.Store(&known)
 	return nil
+}
+
+// knowGroups adds the groups of a new key at once, while the histogram names fewer than
+// maxGroupLabels: its answers are then counted under its name from the first.
+func (e *Engine) knowGroups(names []string) {
+	for {
+		cur := e.groups.Load()
+		next := knownGroups{}
+		if cur != nil {
+			maps.Copy(next, *cur)
+		}
+		for _, n := range names {
+			if len(next) < maxGroupLabels {
+				next[n] = true
+			}
+		}
+		if len(next) == 0 || e.groups.CompareAndSwap(cur, &next) {
+			return
+		}
+	}
 }
 
 // groupLabels are the labels an answer to inq is observed under in the histogram by group:
