@@ -165,6 +165,8 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	checkPage("Delivery", "/v1/inquiries/"+id+"/notifications")
 	check("AuditHead", "GET", "/v1/audit/head", "", 200)
 	check("AuditKey", "GET", "/v1/audit/key", "", 200)
+	check("Stats", "GET", "/v1/stats?since=30d", "", 200)
+	check("Problem", "GET", "/v1/stats?since=367d", "", 400)
 
 	// Attune's shape: the inquiry is the envelope's data.
 	checkData := func(method, path, body string, want int) string {
