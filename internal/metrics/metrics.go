@@ -32,8 +32,8 @@ type Gauges struct {
 	// OldestPending is the age in seconds of the inquiry that has waited longest (read from
 	// the store at each scrape, so every node shows the same).
 	OldestPending func() float64
-	Waiting func() float64 // agents parked on a wait
-	Streams func() float64 // open event streams
+	Waiting       func() float64 // agents parked on a wait
+	Streams       func() float64 // open event streams
 	// BrokerBacklog counts the events not yet confirmed by each broker (nil: no brokers).
 	BrokerBacklog func() map[string]int
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -28,49 +27,14 @@ func addStatsColumns(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	for after := int64(0); ; {
-		type row struct {
-			id       int64
-			by       *string
-			fellBack bool
+	return fillFromDocs(ctx, tx, " AND status <> 'pending'", "UPDATE inquiries SET responded_by = $1, fallback_applied = $2 WHERE id = $3", func(doc []byte) []any {
+		var d struct {
+			RespondedBy     *string `json:"responded_by"`
+			FallbackApplied bool    `json:"fallback_applied"`
 		}
-		var page []row
-		rows, err := tx.QueryContext(ctx, "SELECT id, doc FROM inquiries WHERE id > $1 AND status <> 'pending' ORDER BY id LIMIT 500", after)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var (
-				r   row
-				doc string
-				d   struct {
-					RespondedBy     *string `json:"responded_by"`
-					FallbackApplied bool    `json:"fallback_applied"`
-				}
-			)
-			if err := rows.Scan(&r.id, &doc); err != nil {
-				rows.Close()
-				return err
-			}
-			// A document that does not decode is unreadable anyway: it counts as answered by nobody.
-			json.Unmarshal([]byte(doc), &d)
-			r.by, r.fellBack = d.RespondedBy, d.FallbackApplied
-			page = append(page, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(page) == 0 {
-			return nil
-		}
-		for _, r := range page {
-			if _, err := tx.ExecContext(ctx, "UPDATE inquiries SET responded_by = $1, fallback_applied = $2 WHERE id = $3", r.by, r.fellBack, r.id); err != nil {
-				return fmt.Errorf("inquiry %d: %w", r.id, err)
-			}
-		}
-		after = page[len(page)-1].id
-	}
+		json.Unmarshal(doc, &d) // a document that does not decode is unreadable anyway: answered by nobody
+		return []any{d.RespondedBy, d.FallbackApplied}
+	})
 }
 
 // ownedCond is the condition on inquiries (alias i) that keeps a responder's own (hitl.StatsOwner).

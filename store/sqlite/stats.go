@@ -26,49 +26,14 @@ func addStatsColumns(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
-	for after := int64(0); ; {
-		type row struct {
-			id       int64
-			by       sql.NullString
-			fellBack bool
+	return fillFromDocs(ctx, tx, " AND status <> 'pending'", "UPDATE inquiries SET responded_by = ?, fallback_applied = ? WHERE id = ?", func(doc []byte) []any {
+		var d struct {
+			RespondedBy     *string `json:"responded_by"`
+			FallbackApplied bool    `json:"fallback_applied"`
 		}
-		var page []row
-		rows, err := tx.QueryContext(ctx, "SELECT id, doc FROM inquiries WHERE id > ? AND status <> 'pending' ORDER BY id LIMIT 500", after)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var (
-				r   row
-				doc string
-				d   struct {
-					RespondedBy     *string `json:"responded_by"`
-					FallbackApplied bool    `json:"fallback_applied"`
-				}
-			)
-			if err := rows.Scan(&r.id, &doc); err != nil {
-				rows.Close()
-				return err
-			}
-			// A document that does not decode is unreadable anyway: it counts as answered by nobody.
-			json.Unmarshal([]byte(doc), &d)
-			r.by, r.fellBack = nullString(d.RespondedBy), d.FallbackApplied
-			page = append(page, r)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(page) == 0 {
-			return nil
-		}
-		for _, r := range page {
-			if _, err := tx.ExecContext(ctx, "UPDATE inquiries SET responded_by = ?, fallback_applied = ? WHERE id = ?", r.by, boolInt(r.fellBack), r.id); err != nil {
-				return fmt.Errorf("inquiry %d: %w", r.id, err)
-			}
-		}
-		after = page[len(page)-1].id
-	}
+		json.Unmarshal(doc, &d) // a document that does not decode is unreadable anyway: answered by nobody
+		return []any{nullString(d.RespondedBy), boolInt(d.FallbackApplied)}
+	})
 }
 
 // owned narrows inquiries (alias i) to a responder's own (hitl.StatsOwner).
