@@ -74,7 +74,7 @@ func (s *Store) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.StatsData, 
 		return nil, dbError(err, "stats")
 	}
 
-	w.conds[0] = "i.status = 'responded'"
+	w.add("i.status = 'responded'") // beside status <> 'pending', which picks the index of final inquiries
 	// Groups are joined with a newline, which no assignment entry holds.
 	rows, err = s.pool.Query(ctx, `SELECT i.request_type, COALESCE(i.responded_by, ''), i.created_at, i.updated_at,
 		(SELECT string_agg(a.assignee, E'\n') FROM inquiry_assignees a

@@ -84,7 +84,9 @@ func (s *Store) stats(ctx context.Context, q hitl.StatsQuery) (*hitl.StatsData, 
 	}
 	rows.Close()
 
-	w.conds[0] = "i.status = 'responded'"
+	// Unary + keeps SQLite from reading every answer ever given through the index by status:
+	// the window's range on the index of final inquiries is what bounds the read.
+	w.add("+i.status = 'responded'")
 	// Groups are joined with a newline, which no assignment entry holds.
 	rows, err = s.read.QueryContext(ctx, `SELECT i.request_type, COALESCE(i.responded_by, ''), i.created_at, i.updated_at,
 		(SELECT group_concat(a.assignee, char(10)) FROM inquiry_assignees a
