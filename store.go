@@ -33,6 +33,12 @@ type Store interface {
 	// PendingClaims lists every pending inquiry that someone has claimed, at the claim's
 	// expiry, for the timers.
 	PendingClaims(ctx context.Context) ([]Deadline, error)
+	// Stats reads the inquiries that became final in a window (see StatsQuery): the counts of
+	// each day, and the newest answers up to the query's bound.
+	Stats(ctx context.Context, q StatsQuery) (*StatsData, error)
+	// OldestPending counts the pending inquiries (narrowed to owner's when it is not nil) and
+	// returns the one created first, nil when none is pending; its AgeSeconds is left to the caller.
+	OldestPending(ctx context.Context, owner *StatsOwner) (int, *PendingAge, error)
 	// AssigneeLoads counts, for each of names that has any, the pending inquiries assigned to
 	// it by name and when it was last assigned one: what a pool picks by.
 	AssigneeLoads(ctx context.Context, names []string) (map[string]AssigneeLoad, error)

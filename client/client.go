@@ -390,3 +390,14 @@ func NewIdempotencyKey() string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Stats returns the numbers of the window of length since ("24h", "7d"; "" for the server's
+// default of 7 days): every inquiry's for an admin, its own for a responder.
+func (c *Client) Stats(ctx context.Context, since string) (*hitl.Stats, error) {
+	path := "/v1/stats"
+	if since != "" {
+		path += "?since=" + url.QueryEscape(since)
+	}
+	st := new(hitl.Stats)
+	return st, c.get(ctx, path, st)
+}

@@ -136,6 +136,8 @@ type Engine struct {
 	defaultTimeout  time.Duration
 	defaultFallback hitl.FallbackPolicy
 	pending         atomic.Int64
+	// groups are the groups the response-time histogram names (engine/stats.go).
+	groups atomic.Pointer[knownGroups]
 	// following: the store is shared with other nodes, and the event log, read by follow,
 	// keeps this node in step with them.
 	following bool
@@ -228,6 +230,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.claims.add(d.InquiryID, d.At)
 	}
 	if err := e.LoadSecrets(ctx); err != nil {
+		return err
+	}
+	if err := e.loadKnownGroups(ctx); err != nil {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -354,7 +359,7 @@ func (e *Engine) published(evs []*hitl.Event) {
 			e.deadlines.remove(inq.ID)
 			e.nudges.remove(inq.ID)
 			e.claims.remove(inq.ID)
-			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt))
+			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt), e.groupLabels(inq))
 			e.waiters.wake(inq, at)
 		}
 	}

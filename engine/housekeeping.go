@@ -20,7 +20,7 @@ const (
 )
 
 // keepHouse sweeps every minute, the first time a minute after the start: nothing it removes
-// is urgent, and a start has enough to do.
+// is urgent, and a start has enough to do. It reads the groups the metrics name again too.
 func (e *Engine) keepHouse(ctx context.Context) {
 	tick := time.NewTicker(housekeepingEvery)
 	defer tick.Stop()
@@ -31,6 +31,9 @@ func (e *Engine) keepHouse(ctx context.Context) {
 		case <-tick.C:
 		}
 		e.sweep(ctx)
+		if err := e.loadKnownGroups(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("reading the groups for the metrics failed; trying again in a minute", "err", err)
+		}
 	}
 }
 

@@ -116,7 +116,8 @@ func (c *keyCache) forget(keyID string) {
 // keyChanged is called with every key event, from this node or another.
 func (e *Engine) keyChanged(ev *hitl.Event) {
 	var k struct {
-		ID string `json:"id"`
+		ID     string   `json:"id"`
+		Groups []string `json:"groups"`
 	}
 	if err := json.Unmarshal(ev.Data, &k); err != nil || k.ID == "" {
 		e.log.Error("a key event cannot be read", "seq", ev.Seq, "err", err)
@@ -126,6 +127,9 @@ func (e *Engine) keyChanged(ev *hitl.Event) {
 		return
 	}
 	e.keys.forget(k.ID)
+	if ev.Type != hitl.EventKeyRevoked {
+		e.knowGroups(k.Groups)
+	}
 }
 
 // keyEvent records a change of a key in the log (without its token).

@@ -179,6 +179,8 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	check("Problem", "POST", "/v1/retention/purge", `{"before":"2999-01-01T00:00:00Z"}`, 400)
 	check("Problem", "POST", "/v1/retention/purge", `{"before":"yesterday"}`, 400)
 	check("Problem", "POST", "/v1/retention/purge", `{"before":"2026-01-01T00:00:00Z","inquiries":[1]}`, 400)
+	check("Stats", "GET", "/v1/stats?since=30d", "", 200)
+	check("Problem", "GET", "/v1/stats?since=367d", "", 400)
 
 	// Attune's shape: the inquiry is the envelope's data.
 	checkData := func(method, path, body string, want int) string {

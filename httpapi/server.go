@@ -165,6 +165,7 @@ func (s *Server) routes() []route {
 		{method: "GET", path: "/v1/audit/head", h: s.auditHead},
 		{method: "GET", path: "/v1/audit/key", public: true, h: s.auditKey},
 		{method: "POST", path: "/v1/retention/purge", h: s.purge},
+		{method: "GET", path: "/v1/stats", query: []string{"since"}, h: s.stats},
 
 		{method: "PUT", path: "/v1/people/{name}", h: s.putPerson},
 		{method: "GET", path: "/v1/people", query: noQuery, h: s.listPeople},

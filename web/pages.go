@@ -90,7 +90,7 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	if pendingForMe > 0 {
 		title = fmt.Sprintf("(%d) Inbox", pendingForMe)
 	}
-	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Stream: listStream, Seq: seq},
+	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Section: "inbox", Stream: listStream, Seq: seq},
 		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
 			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != "",
 			"Approve": offersApproval(v.Principal, active), "Selectable": h.selectable(v.Principal, items), "CSRF": v.CSRF})

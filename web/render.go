@@ -17,7 +17,7 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 )
 
-var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk"}
+var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats"}
 
 // parsePages parses each page with the frame and the shared parts; a broken template stops
 // the server at start, in tests, not at a person's first visit.
@@ -70,6 +70,26 @@ var funcs = template.FuncMap{
 	"resumed":   resumedInWords,
 	"assignees": hitl.AssigneesInWords,
 	"edits":     editedArguments,
+	"took":      took,
+	"rowName":   rowName,
+	"mayStats":  mayStats,
+	"map":       pairs,
+}
+
+// pairs makes a map of name, value pairs, for a template that takes several values.
+func pairs(kv ...any) (map[string]any, error) {
+	if len(kv)%2 != 0 {
+		return nil, fmt.Errorf("map takes name, value pairs; got %d values", len(kv))
+	}
+	m := make(map[string]any, len(kv)/2)
+	for i := 0; i < len(kv); i += 2 {
+		name, ok := kv[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("map: name %v is not a string", kv[i])
+		}
+		m[name] = kv[i+1]
+	}
+	return m, nil
 }
 
 // resumedInWords says when the agent resumed: "40 ms after the answer to".

@@ -80,6 +80,7 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("POST /inquiries/{id}/release", h.signedIn(h.release))
 	h.mux.HandleFunc("POST /inquiries/approve", h.signedIn(h.approveSelected))
 	h.mux.HandleFunc("GET /sessions/{key}", h.signedIn(h.session))
+	h.mux.HandleFunc("GET /stats", h.signedIn(h.stats))
 	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
 	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)
 	return h
@@ -259,6 +260,8 @@ func (h *Handler) errorPage(w http.ResponseWriter, r *http.Request, v *viewer, s
 type layout struct {
 	Viewer *viewer
 	Title  string
+	// Section is the navigation's link this page is ("inbox", "stats"; "" for none).
+	Section string
 	// Stream is the query of /v1/events/stream this page follows ("" for none), from Seq.
 	Stream string
 	Seq    string

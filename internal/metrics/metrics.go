@@ -20,6 +20,7 @@ type Metrics struct {
 	inquiriesCreated  prometheus.Counter
 	inquiriesResolved *prometheus.CounterVec
 	responseTime      prometheus.Histogram
+	groupResponseTime *prometheus.HistogramVec
 	wakeLatency       prometheus.Histogram
 	httpRequests      *prometheus.CounterVec
 	httpDuration      *prometheus.HistogramVec
@@ -29,11 +30,17 @@ type Metrics struct {
 // Gauges are read when the metrics are scraped.
 type Gauges struct {
 	Pending func() float64 // inquiries waiting for an answer
-	Waiting func() float64 // agents parked on a wait
-	Streams func() float64 // open event streams
+	// OldestPending is the age in seconds of the inquiry that has waited longest (read from
+	// the store at each scrape, so every node shows the same).
+	OldestPending func() float64
+	Waiting       func() float64 // agents parked on a wait
+	Streams       func() float64 // open event streams
 	// BrokerBacklog counts the events not yet confirmed by each broker (nil: no brokers).
 	BrokerBacklog func() map[string]int
 }
+
+// responseBuckets are how long humans take: from a second to a day.
+var responseBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600}
 
 // New registers the collectors.
 func New(g Gauges) *Metrics {
@@ -47,8 +54,13 @@ func New(g Gauges) *Metrics {
 		}, []string{"status"}),
 		responseTime: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "hitl_human_response_seconds", Help: "Time from an inquiry's creation to the human's answer.",
-			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600},
+			Buckets: responseBuckets,
 		}),
+		groupResponseTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "hitl_group_response_seconds", Help: "Time from an inquiry's creation to the human's answer, by the group it was assigned to " +
+				"(a group the server knows; other for the rest; none when assigned to no group).",
+			Buckets: responseBuckets,
+		}, []string{"group"}),
 		wakeLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "hitl_wake_latency_seconds", Help: "Time from the commit that resolved an inquiry to its waiter returning.",
 			Buckets: prometheus.ExponentialBuckets(0.00005, 2, 16),
@@ -64,8 +76,10 @@ func New(g Gauges) *Metrics {
 			Name: "hitl_rate_limited_total", Help: "Requests refused by the rate limit, by the role whose limit applied (\"default\" when none).",
 		}, []string{"role"}),
 	}
-	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.wakeLatency, m.httpRequests, m.httpDuration, m.rateLimited,
+	m.registry.MustRegister(m.inquiriesCreated, m.inquiriesResolved, m.responseTime, m.groupResponseTime, m.wakeLatency, m.httpRequests, m.httpDuration, m.rateLimited,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_inquiries_pending", Help: "Inquiries waiting for an answer."}, g.Pending),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_oldest_pending_seconds",
+			Help: "How long the inquiry that has waited longest for an answer has waited; 0 when none waits."}, g.OldestPending),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_waiters", Help: "Agents parked on a wait (long polls)."}, g.Waiting),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
 		buildInfo(buildinfo.Get()), backlog{g.BrokerBacklog},
@@ -109,14 +123,18 @@ func (m *Metrics) InquiryCreated() {
 	}
 }
 
-// InquiryResolved counts a final status; for answers it records how long the human took.
-func (m *Metrics) InquiryResolved(status string, humanTime time.Duration) {
+// InquiryResolved counts a final status; for answers it records how long the human took,
+// in all and under each of groups (the labels of the inquiry's groups).
+func (m *Metrics) InquiryResolved(status string, humanTime time.Duration, groups []string) {
 	if m == nil {
 		return
 	}
 	m.inquiriesResolved.WithLabelValues(status).Inc()
 	if status == "responded" {
 		m.responseTime.Observe(humanTime.Seconds())
+		for _, g := range groups {
+			m.groupResponseTime.WithLabelValues(g).Observe(humanTime.Seconds())
+		}
 	}
 }
 

@@ -345,6 +345,15 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	var eng *engine.Engine
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
+		OldestPending: func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			age, err := eng.OldestPendingAge(ctx)
+			if err != nil {
+				log.Warn("reading the oldest pending inquiry for the metrics failed", "err", err)
+			}
+			return age.Seconds()
+		},
 		Waiting: func() float64 { return float64(eng.Waiting()) },
 		Streams: func() float64 { return float64(eng.Streams()) },
 		BrokerBacklog: func() map[string]int {

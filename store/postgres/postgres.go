@@ -126,7 +126,8 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	defer db.Close()
 	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, goose.WithSessionLocker(locker),
 		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
-			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil)),
+			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil),
+			goose.NewGoMigration(17, &goose.GoFunc{RunTx: addStatsColumns}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)

@@ -249,13 +249,15 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	const resolve = "UPDATE inquiries SET status = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'"
+	const resolve = `UPDATE inquiries SET status = $1, updated_at = $2, responded_by = $3, fallback_applied = $4, doc = $5
+		WHERE id = $6 AND status = 'pending'`
+	args := []any{inq.Status, inq.UpdatedAt, inq.RespondedBy, inq.FallbackApplied, string(doc), inq.ID}
 	if t.locked[inq.ID] {
 		delete(t.locked, inq.ID) // resolving it again in this change is a conflict
-		t.deferred = append(t.deferred, &pgx.QueuedQuery{SQL: resolve, Arguments: []any{inq.Status, inq.UpdatedAt, string(doc), inq.ID}})
+		t.deferred = append(t.deferred, &pgx.QueuedQuery{SQL: resolve, Arguments: args})
 		return nil
 	}
-	tag, err := t.Exec(resolve, inq.Status, inq.UpdatedAt, string(doc), inq.ID)
+	tag, err := t.Exec(resolve, args...)
 	return oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
 }
 

@@ -41,7 +41,8 @@ func migrations(db *sql.DB) (*goose.Provider, error) {
 	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir,
 		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
-			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil)),
+			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil),
+			goose.NewGoMigration(17, &goose.GoFunc{RunTx: addStatsColumns}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)

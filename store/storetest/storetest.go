@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"AuditChain":              testAuditChain,
 		"Retention":               testRetention,
 		"StoredSecrets":           testStoredSecrets,
+		"Stats":                   testStats,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
