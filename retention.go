@@ -46,4 +46,6 @@ type PurgeResult struct {
 	Sessions    int       `json:"sessions"`
 	Events      int       `json:"events"`
 	Checkpoints int       `json:"checkpoints"`
+	// More: the purge stopped after its time (20 s) with more left to remove; ask again.
+	More bool `json:"more"`
 }

@@ -115,6 +115,7 @@ type Engine struct {
 	// idempotencyTTL: see Options.IdempotencyTTL.
 	idempotencyTTL time.Duration
 	retainResolved time.Duration
+	purgeFor       time.Duration // 0: defaultPurgeFor (tests shorten it)
 	outbox         outbox
 	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
 	resumes chan resume

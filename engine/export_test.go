@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -11,3 +12,6 @@ func SetValidating(e *Engine, f func(*hitl.Inquiry)) { e.validating = f }
 
 // Sweep runs the housekeeping once, now, and returns how many idempotency keys it removed.
 func Sweep(e *Engine) int { return e.sweep(context.Background()) }
+
+// SetPurgeFor shortens how long one purge by hand works before it answers.
+func SetPurgeFor(e *Engine, d time.Duration) { e.purgeFor = d }

@@ -70,7 +70,7 @@ func (e *Engine) sweep(ctx context.Context) int {
 		e.log.Debug("expired idempotency keys removed", "keys", removed)
 	}
 	if e.retainResolved > 0 {
-		res, err := e.removeResolved(ctx, e.clock().Add(-e.retainResolved), "retention")
+		res, err := e.removeResolved(ctx, e.clock().Add(-e.retainResolved), "retention", time.Time{})
 		switch {
 		case err != nil && ctx.Err() == nil:
 			e.log.Warn("removing what ended before the retention failed; trying again in a minute", "err", err)

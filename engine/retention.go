@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -11,11 +12,18 @@ import (
 // Retention: inquiries and sessions that ended long enough ago go, with everything kept for
 // them, a batch at a time: the batch is found off the writer, and each transaction removes at
 // most retentionBatch inquiries and retentionBatch sessions, so that no answer waits behind a
-// long delete. Each transaction appends an audit.checkpoint event naming what it removed and
+// long delete, and the next batch waits as long as the last took, so that a large backlog
+// takes at most half of the writer's time. Each transaction appends an audit.checkpoint event naming what it removed and
 // the hashes the audit chain goes on from across the gaps (internal/audit).
 
-// retentionBatch is how many inquiries, and how many sessions, one transaction removes at most.
-const retentionBatch = 100
+const (
+	// retentionBatch is how many inquiries, and how many sessions, one transaction removes at
+	// most.
+	retentionBatch = 20
+	// defaultPurgeFor is how long one purge by hand works before it answers: a request that
+	// removes a large backlog says how far it got, and the caller asks again (PurgeResult.More).
+	defaultPurgeFor = 20 * time.Second
+)
 
 // Purge removes what ended before the time, as --retain-resolved does on its own (admins only).
 func (e *Engine) Purge(ctx context.Context, p *hitl.Principal, before time.Time) (hitl.PurgeResult, error) {
@@ -25,7 +33,7 @@ func (e *Engine) Purge(ctx context.Context, p *hitl.Principal, before time.Time)
 	if now := e.clock(); before.After(now) {
 		return hitl.PurgeResult{}, hitl.Errorf(hitl.EInvalid, "before %s is in the future: only what has already ended can be removed", before.UTC().Format(time.RFC3339))
 	}
-	res, err := e.removeResolved(ctx, before, p.Name)
+	res, err := e.removeResolved(ctx, before, p.Name, time.Now().Add(cmp.Or(e.purgeFor, defaultPurgeFor)))
 	if err != nil {
 		return res, err
 	}
@@ -34,10 +42,11 @@ func (e *Engine) Purge(ctx context.Context, p *hitl.Principal, before time.Time)
 }
 
 // removeResolved removes, a batch at a time, what ended before the time, with actor as the
-// checkpoints' actor.
-func (e *Engine) removeResolved(ctx context.Context, before time.Time, actor string) (hitl.PurgeResult, error) {
+// checkpoints' actor, until nothing is left or the time is up (the zero time: none).
+func (e *Engine) removeResolved(ctx context.Context, before time.Time, actor string, until time.Time) (hitl.PurgeResult, error) {
 	res := hitl.PurgeResult{Before: before.UTC()}
 	for {
+		began := time.Now()
 		rule, err := e.retentionRule(ctx, before)
 		if err != nil {
 			return res, err
@@ -73,6 +82,17 @@ func (e *Engine) removeResolved(ctx context.Context, before time.Time, actor str
 		res.Checkpoints++
 		if len(batch.Inquiries) < retentionBatch && len(batch.Sessions) < retentionBatch {
 			return res, nil
+		}
+		if !until.IsZero() && time.Now().After(until) {
+			res.More = true
+			return res, nil
+		}
+		// As long again before the next batch: a purge of a large backlog takes at most half
+		// of the writer's time, and the answers go on at their usual pace beside it.
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(time.Since(began)):
 		}
 	}
 }

@@ -55,7 +55,7 @@ func askAndAnswer(t *testing.T, e *engine.Engine, prompt string) (*hitl.Inquiry,
 func TestRetentionUnderWriteLoad(t *testing.T) {
 	c := &clock{t: time.Now().UTC()}
 	e, st := startEngine(t, engine.Options{Now: c.Now})
-	const old = 350 // more than three batches
+	const old = 350 // many batches
 	var oldIDs []int64
 	for i := range old {
 		inq, _ := askAndAnswer(t, e, fmt.Sprintf("old %d", i))
@@ -169,6 +169,39 @@ func TestRetainResolved(t *testing.T) {
 	var cp hitl.AuditCheckpoint
 	if err := json.Unmarshal(evs[0].Data, &cp); err != nil || !slices.Equal(cp.Inquiries, []int64{ended.ID}) || len(cp.Removed) == 0 {
 		t.Fatalf("the checkpoint says %s", evs[0].Data)
+	}
+}
+
+// TestPurgeGoesOnWhereItStopped: a purge that runs out of time says more is left, and the
+// next one goes on from there until all is removed.
+func TestPurgeGoesOnWhereItStopped(t *testing.T) {
+	c := &clock{t: time.Now().UTC()}
+	e, st := startEngine(t, engine.Options{Now: c.Now})
+	engine.SetPurgeFor(e, time.Nanosecond) // one batch per purge
+	for i := range 50 {
+		askAndAnswer(t, e, fmt.Sprintf("old %d", i))
+	}
+	c.Advance(time.Hour)
+	var rounds, removed int
+	testserver.WaitFor(20*time.Second, func() bool { // until the outbox has read the log
+		res, err := e.Purge(ctx, admin, c.Now().Add(-time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Inquiries > 0 {
+			rounds++
+		}
+		removed += res.Inquiries
+		if res.More && res.Inquiries != 20 {
+			t.Fatalf("a purge that stopped early removed %d inquiries, not one batch", res.Inquiries)
+		}
+		return removed == 50 && !res.More
+	})
+	if removed != 50 || rounds < 3 {
+		t.Fatalf("removed %d inquiries in %d rounds; want 50 in at least 3", removed, rounds)
+	}
+	if n, err := st.CountInquiries(ctx, hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}}); err != nil || n != 0 {
+		t.Fatalf("%d inquiries left, %v", n, err)
 	}
 }
 

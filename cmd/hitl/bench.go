@@ -87,6 +87,8 @@ func printTable(w io.Writer, r *bench.Result) {
 	fmt.Fprintf(tw, "durable create+respond cycles (%d clients)\t%.0f /s\tserver CPU %.0f µs per cycle\t\n", r.ThroughputClients, r.RespondThroughputPerS, r.ServerCPUMicrosPerCycle)
 	fmt.Fprintf(tw, "the disk at the start (512-byte write + fsync)\t%.0f /s\t\t\n", r.FsyncsPerS)
 	fmt.Fprintf(tw, "audit verify (%d events)\t%.0f events/s\t\t\n", r.AuditEvents, r.AuditVerifyEventsPerS)
+	lat(fmt.Sprintf("answers beside a steady load (%d clients)", bench.RetentionClients), r.Retention.AnswerMS)
+	lat(fmt.Sprintf("the same while a purge removes %d events at %.0f /s", r.Retention.EventsRemoved, r.Retention.EventsRemovedPerS), r.Retention.DuringPurgeMS)
 	lat(fmt.Sprintf("timeout lateness, server (%d deadlines in 2 s)", r.Deadlines), r.TimeoutLatenessMS)
 	lat("timeout lateness, as the waiting agent saw it", r.TimeoutObservedLateness)
 	lat(fmt.Sprintf("stream fan-out (one event to %d SSE subscribers)", r.Subscribers), r.StreamFanoutLatencyMS)

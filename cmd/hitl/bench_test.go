@@ -33,7 +33,11 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	json.Unmarshal(b, &fields)
 	notify, _ := fields["notification_latency_ms"].(map[string]any)
 	fields["notification_latency_ms.email"], fields["notification_latency_ms.slack"] = notify["email"], notify["slack"]
-	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms", "notification_latency_ms.email", "notification_latency_ms.slack"} {
+	retention, _ := fields["retention"].(map[string]any)
+	fields["retention.answer_latency_ms"], fields["retention.answer_latency_during_purge_ms"] = retention["answer_latency_ms"], retention["answer_latency_during_purge_ms"]
+	fields["retention.events_removed_per_s"] = retention["events_removed_per_s"]
+	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms", "notification_latency_ms.email", "notification_latency_ms.slack",
+		"retention.answer_latency_ms", "retention.answer_latency_during_purge_ms"} {
 		l, ok := fields[name].(map[string]any)
 		if !ok || l["p50"].(float64) < 0 || l["p99"].(float64) < l["p50"].(float64) || l["max"].(float64) < l["p99"].(float64) {
 			t.Errorf("%s = %v", name, fields[name])
@@ -44,7 +48,7 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 			t.Errorf("%s was not measured: %v", name, fields[name])
 		}
 	}
-	for _, name := range []string{"wake_speedup", "respond_throughput_per_s", "audit_verify_events_per_s", "server_cpu_us_per_cycle", "fsyncs_per_s"} {
+	for _, name := range []string{"wake_speedup", "respond_throughput_per_s", "audit_verify_events_per_s", "server_cpu_us_per_cycle", "fsyncs_per_s", "retention.events_removed_per_s"} {
 		if v, ok := fields[name].(float64); !ok || v <= 0 {
 			t.Errorf("%s = %v", name, fields[name])
 		}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hitl-dev/hitl"
 )
 
 func purgeCmd() *cobra.Command {
@@ -37,15 +39,25 @@ DATE is a day (2026-01-31: its start, UTC), a time (2026-01-31T12:00:00Z), or an
 			if err != nil {
 				return err
 			}
-			res, err := c.Purge(cmd.Context(), at)
-			if err != nil {
-				return err
+			// The server works for a while at a time on a large backlog; ask until it is done.
+			total := hitl.PurgeResult{Before: at}
+			for {
+				res, err := c.Purge(cmd.Context(), at)
+				if err != nil {
+					return err
+				}
+				total.Before = res.Before
+				total.Inquiries, total.Sessions, total.Events, total.Checkpoints = total.Inquiries+res.Inquiries, total.Sessions+res.Sessions, total.Events+res.Events, total.Checkpoints+res.Checkpoints
+				if !res.More {
+					break
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "Removed %d inquiries and %d events so far ...\n", total.Inquiries, total.Events)
 			}
 			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+				return json.NewEncoder(cmd.OutOrStdout()).Encode(total)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Removed %d inquiries, %d sessions and %d events that ended before %s (%d checkpoints in the audit log).\n",
-				res.Inquiries, res.Sessions, res.Events, res.Before.Format(time.RFC3339), res.Checkpoints)
+				total.Inquiries, total.Sessions, total.Events, total.Before.Format(time.RFC3339), total.Checkpoints)
 			return nil
 		},
 	}

@@ -121,6 +121,8 @@ type Result struct {
 	// the throughput run left (AuditEvents events), read from the database beside the server.
 	AuditVerifyEventsPerS float64 `json:"audit_verify_events_per_s"`
 	AuditEvents           int64   `json:"audit_events"`
+	// Retention is what purging the throughput run's inquiries costs the answers beside it.
+	Retention Retention `json:"retention"`
 
 	// ServerCPUMicrosPerCycle is the CPU time (user and system) the server spent per
 	// create+respond cycle of the throughput run: with the load generator on the same cores,
@@ -236,6 +238,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.say("audit: verifying the chain of the events so far ...")
 	if res.AuditVerifyEventsPerS, res.AuditEvents, err = r.auditVerify(ctx, db); err != nil {
 		return nil, fmt.Errorf("audit verify: %w", err)
+	}
+	retentionFor := max(time.Second, o.ThroughputDuration/3)
+	r.say("retention: %d clients asking and answering for %s, then while the inquiries answered so far are purged ...", RetentionClients, retentionFor)
+	if res.Retention, err = r.retention(ctx, retentionFor); err != nil {
+		return nil, fmt.Errorf("retention: %w", err)
 	}
 	r.say("wake latency: %d parked waiters answered one by one ...", o.Waiters)
 	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human); err != nil {

@@ -25,8 +25,8 @@ const (
 
 func (s *Store) RetentionCandidates(ctx context.Context, r hitl.RetentionRule, limit int) (hitl.RetentionBatch, error) {
 	var b hitl.RetentionBatch
-	// An inquiry ends after it starts: the index on created_at finds the old ones.
-	rows, err := s.pool.Query(ctx, "SELECT i.id FROM inquiries i WHERE i.created_at < $1 AND "+removableInquiry+" ORDER BY i.created_at LIMIT $3", r.Before, r.Through, limit)
+	// The index of final inquiries by updated_at (migration 17) finds the old ones.
+	rows, err := s.pool.Query(ctx, "SELECT i.id FROM inquiries i WHERE "+removableInquiry+" ORDER BY i.updated_at LIMIT $3", r.Before, r.Through, limit)
 	if b.Inquiries, err = collectColumn[int64](rows, err); err != nil {
 		return b, dbError(err, "inquiries past retention")
 	}

@@ -9,9 +9,11 @@ import (
 )
 
 // The rule of hitl.RetentionRule, written once for the search off the writer and once more
-// for the check in the writer's transaction by primary key. Arguments: before, through.
+// for the check in the writer's transaction by primary key. Arguments: before, through. The
+// unary + keeps SQLite's planner off the index on session, which would read every inquiry
+// outside a session, for the index of final inquiries by updated_at.
 const (
-	removableInquiry = `i.session IS NULL AND i.status <> 'pending' AND i.updated_at < ?
+	removableInquiry = `+i.session IS NULL AND i.status <> 'pending' AND i.updated_at < ?
 		AND NOT EXISTS (SELECT 1 FROM events e WHERE e.inquiry_id = i.id AND e.seq > ?)
 		AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.inquiry_id = i.id AND d.status = 'pending')`
 	// Arguments: before, before, through, through.
@@ -31,9 +33,9 @@ func sessionArgs(r hitl.RetentionRule) []any {
 
 func (s *Store) RetentionCandidates(ctx context.Context, r hitl.RetentionRule, limit int) (hitl.RetentionBatch, error) {
 	return onReader(s, ctx, func() (b hitl.RetentionBatch, err error) {
-		// An inquiry ends after it starts: the index on created_at finds the old ones.
-		b.Inquiries, err = queryColumn[int64](ctx, s.read, "SELECT i.id FROM inquiries i WHERE i.created_at < ? AND "+removableInquiry+" ORDER BY i.created_at LIMIT ?",
-			append([]any{micros(r.Before)}, append(inquiryArgs(r), limit)...)...)
+		// The index of final inquiries by updated_at (migration 17) finds the old ones.
+		b.Inquiries, err = queryColumn[int64](ctx, s.read, "SELECT i.id FROM inquiries i WHERE "+removableInquiry+" ORDER BY i.updated_at LIMIT ?",
+			append(inquiryArgs(r), limit)...)
 		if err != nil {
 			return b, dbError(err, "inquiries past retention")
 		}
