@@ -43,7 +43,7 @@ type Notification struct {
 	// DisplayName is how the recipient is greeted (the person's display name, else its name).
 	DisplayName string `json:"display_name,omitempty"`
 	// Address is where it goes by Channel: an email address, a Slack user or channel ID, a
-	// chat webhook's URL.
+	// chat webhook's ID (its URL is a credential: the sender looks it up when it posts).
 	Address string `json:"address"`
 	// ChatKind is the chat webhook's kind (slack, teams, google_chat, discord).
 	ChatKind string `json:"chat_kind,omitempty"`

@@ -239,10 +239,12 @@ type Tx interface {
 
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)
-	// StoredSecrets returns the named settings that exist and every webhook's secret, as
-	// stored (plaintext or encrypted: the engine decides, see engine/secrets.go).
+	// StoredSecrets returns the named settings that exist, every webhook's secret and every
+	// chat webhook's URL, as stored (plaintext or encrypted: the engine decides, see
+	// engine/secrets.go), ordered by kind and name.
 	StoredSecrets(settings []string) ([]StoredSecret, error)
-	// SetStoredSecret replaces the value of one setting or webhook secret (ENotFound).
+	// SetStoredSecret replaces the value of one setting, webhook secret or chat webhook URL
+	// (ENotFound).
 	SetStoredSecret(s StoredSecret) error
 }
 
@@ -276,10 +278,11 @@ type RemovedEvent struct {
 	Hash []byte
 }
 
-// StoredSecret is one secret as the store keeps it: a setting's value or a webhook's secret.
+// StoredSecret is one secret as the store keeps it: a setting's value, a webhook's secret, or
+// a chat webhook's URL (an incoming webhook's URL carries the chat service's token).
 type StoredSecret struct {
-	Kind  string // SecretSetting or SecretWebhook
-	Name  string // the setting's name, or the webhook's ID
+	Kind  string // SecretSetting, SecretWebhook or SecretChatWebhook
+	Name  string // the setting's name, or the (chat) webhook's ID
 	Value string
 }
 
@@ -287,6 +290,8 @@ type StoredSecret struct {
 const (
 	SecretSetting = "setting"
 	SecretWebhook = "webhook"
+	// SecretChatWebhook is a chat webhook's URL.
+	SecretChatWebhook = "chat webhook"
 )
 
 // Place names where the secret is kept, like "webhook wh_…": for messages, and bound to an

@@ -37,7 +37,10 @@ func (e *Engine) CreateChatWebhook(ctx context.Context, p *hitl.Principal, req *
 		return nil, err
 	}
 	w := &hitl.ChatWebhook{ID: newChatWebhookID(), Kind: req.Kind, URL: req.URL, Events: events, CreatedBy: p.Name, CreatedAt: e.clock()}
-	if err := e.audited(ctx, p, hitl.EventChatWebhookCreated, chatWebhookShown(w), func(tx hitl.Tx) error { return tx.InsertChatWebhook(w) }); err != nil {
+	// The URL is the room's secret: stored encrypted when the server has a key.
+	stored := *w
+	stored.URL = e.secretKey.Seal(w.URL, chatWebhookPlace(w.ID))
+	if err := e.audited(ctx, p, hitl.EventChatWebhookCreated, chatWebhookShown(w), func(tx hitl.Tx) error { return tx.InsertChatWebhook(&stored) }); err != nil {
 		return nil, err
 	}
 	e.log.Info("chat webhook created", "chat_webhook_id", w.ID, "kind", w.Kind, "actor", p.Name)
@@ -65,7 +68,11 @@ func (e *Engine) ChatWebhooks(ctx context.Context, p *hitl.Principal) ([]*hitl.C
 	if err := mayAdmin(p); err != nil {
 		return nil, err
 	}
-	return e.store.ChatWebhooks(ctx)
+	ws, err := e.store.ChatWebhooks(ctx)
+	for _, w := range ws {
+		e.openedChatWebhook(w)
+	}
+	return ws, err
 }
 
 // DeleteChatWebhook removes a chat webhook and what it has yet to post (admin).
@@ -77,7 +84,7 @@ func (e *Engine) DeleteChatWebhook(ctx context.Context, p *hitl.Principal, id st
 	if err != nil {
 		return err
 	}
-	if err := e.audited(ctx, p, hitl.EventChatWebhookDeleted, chatWebhookShown(w), func(tx hitl.Tx) error { return tx.DeleteChatWebhook(id) }); err != nil {
+	if err := e.audited(ctx, p, hitl.EventChatWebhookDeleted, chatWebhookShown(e.openedChatWebhook(w)), func(tx hitl.Tx) error { return tx.DeleteChatWebhook(id) }); err != nil {
 		return err
 	}
 	e.log.Info("chat webhook deleted", "chat_webhook_id", id, "actor", p.Name)

@@ -141,3 +141,36 @@ func (e *Engine) WebhookSigningSecret(d *hitl.Delivery) (string, error) {
 	}
 	return s, nil
 }
+
+func chatWebhookPlace(id string) string {
+	return hitl.StoredSecret{Kind: hitl.SecretChatWebhook, Name: id}.Place()
+}
+
+// ChatWebhookURL is the URL of a chat webhook, opened, for the sender that posts to it: a
+// notification names its room by the chat webhook's ID and carries no copy of the URL, which
+// is a credential. ENotFound once the chat webhook is deleted; a *KeyError when
+// HITL_SECRET_KEY does not open the URL.
+func (e *Engine) ChatWebhookURL(ctx context.Context, id string) (string, error) {
+	w, err := e.store.ChatWebhook(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	u, err := e.secretKey.Open(w.URL, chatWebhookPlace(id))
+	if err != nil {
+		return "", &KeyError{Key: "HITL_SECRET_KEY", Place: chatWebhookPlace(id), Err: err}
+	}
+	return u, nil
+}
+
+// openedChatWebhook is a chat webhook as the store keeps it with its URL opened, for admins.
+// A URL the key does not open (altered in the database since the start) is shown empty and
+// logged, rather than failing the whole list.
+func (e *Engine) openedChatWebhook(w *hitl.ChatWebhook) *hitl.ChatWebhook {
+	u, err := e.secretKey.Open(w.URL, chatWebhookPlace(w.ID))
+	if err != nil {
+		e.log.Error("a chat webhook's URL does not decrypt", "chat_webhook_id", w.ID,
+			"err", &KeyError{Key: "HITL_SECRET_KEY", Place: chatWebhookPlace(w.ID), Err: err})
+	}
+	w.URL = u
+	return w
+}

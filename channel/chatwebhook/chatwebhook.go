@@ -26,18 +26,34 @@ import (
 // one (notify.NewClient): a chat webhook's URL gets the same address checks as a webhook's.
 type Sender struct {
 	client *http.Client
+	url    URLFunc
 }
 
-// New returns a Sender that posts through client.
-func New(client *http.Client) *Sender { return &Sender{client: client} }
+// URLFunc returns the URL of a chat webhook by its ID (the engine's ChatWebhookURL): an
+// error with code hitl.ENotFound when it was deleted, any other when it cannot be read.
+type URLFunc func(ctx context.Context, id string) (string, error)
 
-// Send posts the message in the shape of n.ChatKind to n.Address.
+// New returns a Sender that posts through client to the URL that url gives. A notification
+// names its room by the chat webhook's ID (its Recipient) and carries no copy of the URL,
+// which holds the chat service's token and is kept, perhaps encrypted, with the chat webhook
+// only; so the URL is looked up at each attempt.
+func New(client *http.Client, url URLFunc) *Sender { return &Sender{client: client, url: url} }
+
+// Send posts the message in the shape of n.ChatKind to the URL of the chat webhook n.Recipient.
 func (s *Sender) Send(ctx context.Context, n *notify.Notification) (notify.SendResult, error) {
 	body, err := Render(&n.Notification)
 	if err != nil {
 		return notify.SendResult{}, &notify.PermanentError{Err: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.Address, bytes.NewReader(body))
+	hook, err := s.url(ctx, n.Recipient)
+	switch {
+	case hitl.ErrorCode(err) == hitl.ENotFound:
+		return notify.SendResult{}, &notify.PermanentError{Err: fmt.Errorf("the chat webhook %s was deleted: there is no URL to post to", n.Recipient)}
+	case err != nil:
+		// Not sent: the attempt fails, saying why, and is retried.
+		return notify.SendResult{}, fmt.Errorf("the URL of chat webhook %s cannot be read, so nothing was posted: %w", n.Recipient, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook, bytes.NewReader(body))
 	if err != nil {
 		return notify.SendResult{}, &notify.PermanentError{Err: fmt.Errorf("the webhook URL cannot be requested: %w", err)}
 	}

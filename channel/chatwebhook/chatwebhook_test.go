@@ -28,9 +28,10 @@ func TestSendSaysWhatTheServiceAnswered(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { answers[r.URL.Path](w) }))
 	defer srv.Close()
-	s := chatwebhook.New(&http.Client{Timeout: 5 * time.Second})
+	// The chat webhooks' IDs are the receiver's paths.
+	s := chatwebhook.New(&http.Client{Timeout: 5 * time.Second}, func(_ context.Context, id string) (string, error) { return srv.URL + id, nil })
 	send := func(path string) (notify.SendResult, error) {
-		n := &notify.Notification{Notification: hitl.Notification{ChatKind: hitl.ChatGoogleChat, Address: srv.URL + path, Reason: hitl.ReasonCreated,
+		n := &notify.Notification{Notification: hitl.Notification{ChatKind: hitl.ChatGoogleChat, Recipient: path, Address: path, Reason: hitl.ReasonCreated,
 			InboxURL: "https://hitl.example/inquiries/1", Inquiry: &hitl.Inquiry{ID: 1, Prompt: "Ship?", Status: hitl.StatusPending}}}
 		return s.Send(context.Background(), n)
 	}
@@ -51,6 +52,40 @@ func TestSendSaysWhatTheServiceAnswered(t *testing.T) {
 	n := &hitl.Notification{ChatKind: "irc", Inquiry: &hitl.Inquiry{ID: 1}}
 	if _, err := chatwebhook.Render(n); err == nil || !strings.Contains(err.Error(), `"irc" is not a chat webhook kind`) {
 		t.Fatalf("an unknown kind: %v", err)
+	}
+}
+
+// TestSendWithoutItsURL: a chat webhook whose URL cannot be had posts nothing: deleted, the
+// notification fails for good; unreadable (a key that does not decrypt it), the attempt fails
+// saying why, to be retried.
+func TestSendWithoutItsURL(t *testing.T) {
+	posted := make(chan string, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { posted <- r.URL.Path }))
+	defer srv.Close()
+	s := chatwebhook.New(&http.Client{Timeout: 5 * time.Second}, func(_ context.Context, id string) (string, error) {
+		if id == "cwh_gone" {
+			return "", hitl.Errorf(hitl.ENotFound, "chat webhook %s not found", id)
+		}
+		return srv.URL + "/" + id, errors.New("HITL_SECRET_KEY does not decrypt the secrets in the database (chat webhook " + id + " first)")
+	})
+	send := func(id string) error {
+		n := &notify.Notification{Notification: hitl.Notification{ChatKind: hitl.ChatDiscord, Recipient: id, Address: id, Reason: hitl.ReasonCreated,
+			InboxURL: "https://hitl.example/inquiries/1", Inquiry: &hitl.Inquiry{ID: 1, Prompt: "Ship?", Status: hitl.StatusPending}}}
+		_, err := s.Send(context.Background(), n)
+		return err
+	}
+	var perm *notify.PermanentError
+	if err := send("cwh_gone"); !errors.As(err, &perm) || !strings.Contains(err.Error(), "the chat webhook cwh_gone was deleted") {
+		t.Fatalf("a deleted chat webhook: %v, want a permanent error that says so", err)
+	}
+	err := send("cwh_sealed")
+	if err == nil || errors.As(err, &perm) || !strings.Contains(err.Error(), "the URL of chat webhook cwh_sealed cannot be read, so nothing was posted: HITL_SECRET_KEY does not decrypt") {
+		t.Fatalf("an unreadable URL: %v, want an error to retry that says why", err)
+	}
+	select {
+	case p := <-posted:
+		t.Fatalf("posted to %s without a URL to post to", p)
+	default:
 	}
 }
 

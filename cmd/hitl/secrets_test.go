@@ -30,7 +30,20 @@ import (
 // rawSecrets reads the secrets as the database holds them, by place ("webhook wh_…").
 func rawSecrets(t *testing.T, db string) map[string]string {
 	t.Helper()
-	const query = "SELECT 'setting ' || name, value FROM settings UNION ALL SELECT 'webhook ' || id, secret FROM webhooks"
+	return rawRows(t, db, `SELECT 'setting ' || name, value FROM settings UNION ALL SELECT 'webhook ' || id, secret FROM webhooks
+		UNION ALL SELECT 'chat webhook ' || id, url FROM chat_webhooks`)
+}
+
+// rawDeliveries reads where each delivery goes and what it carries, as the database holds
+// them, by delivery ID.
+func rawDeliveries(t *testing.T, db string) map[string]string {
+	t.Helper()
+	return rawRows(t, db, "SELECT id, url || ' ' || address || ' ' || payload FROM deliveries")
+}
+
+// rawRows runs a query of two text columns on db and returns the second by the first.
+func rawRows(t *testing.T, db, query string) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	ctx := context.Background()
 	if server.IsPostgres(db) {
@@ -93,6 +106,20 @@ func signedReceiver(t *testing.T) (url string, secret *atomic.Pointer[string], g
 	return rc.URL, secret, got
 }
 
+// chatRoom is a chat service's incoming webhook on loopback, whose URL carries its token like
+// Slack's and Discord's: each message posted to it comes on got, with the path it was posted to.
+func chatRoom(t *testing.T) (url, token string, got chan string) {
+	got = make(chan string, 100)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- r.URL.Path + " " + string(body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.Close)
+	token = "room-token-" + strings.TrimRight(base64.URLEncoding.EncodeToString([]byte(newSecretKey()[:12])), "=")
+	return rc.URL + "/api/webhooks/1/" + token, token, got
+}
+
 // TestSecretsAtRest: a database whose secrets were written without a key, then served with
 // one, then rotated to another, on a SQLite file and on PostgreSQL. What the database holds
 // is checked with SQL; what users see (signed deliveries, the callback secret, answer links,
@@ -116,11 +143,24 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 		opts = append(opts, testserver.DB(filepath.Join(dir, "hitl.db")))
 	}
 	hookURL, hookSecret, got := signedReceiver(t)
+	roomURL, roomToken, posted := chatRoom(t)
+	// roomPost waits for the room's message about the inquiry asking prompt.
+	roomPost := func(prompt string) {
+		t.Helper()
+		msg := testserver.Receive(t, posted, 10*time.Second, "the room's message about "+prompt)
+		if want := "/api/webhooks/1/" + roomToken + " "; !strings.HasPrefix(msg, want) || !strings.Contains(msg, prompt) {
+			t.Fatalf("the room was posted %q, want a message about %q at %s", msg, prompt, want)
+		}
+	}
 
 	// Written without a key: plaintext, as before.
 	s := testserver.Start(t, opts...)
 	db := s.DB
 	w, err := s.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: hookURL, Events: []string{hitl.EventInquiryCreated}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	room, err := s.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatDiscord, URL: roomURL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,12 +177,13 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 	if err := testserver.Receive(t, got, 10*time.Second, "the first delivery"); err != nil {
 		t.Fatalf("the delivery without a key: %v", err)
 	}
+	roomPost("Ship?")
 	link, err := s.Admin.CreateAnswerLink(ctx, inq.ID, &hitl.AnswerLinkRequest{For: "ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	plain := rawSecrets(t, db)
-	if plain["webhook "+w.ID] != w.Secret || plain["setting callback_secret"] != callback ||
+	if plain["webhook "+w.ID] != w.Secret || plain["chat webhook "+room.ID] != roomURL || plain["setting callback_secret"] != callback ||
 		!strings.HasPrefix(plain["setting link_secret"], "whsec_") || plain["setting audit_key"] == "" {
 		t.Fatalf("the secrets without a key: %v", plain)
 	}
@@ -170,6 +211,16 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 		}
 		if err := testserver.Receive(t, got, 10*time.Second, "a delivery "+when); err != nil {
 			t.Fatalf("%s: the delivery's signature: %v", when, err)
+		}
+		roomPost("Ship? " + when)
+		// The chat webhook's URL is shown to admins as it was given, and no delivery holds it.
+		if rooms, err := s.Admin.ChatWebhooks(ctx); err != nil || len(rooms) != 1 || rooms[0].URL != roomURL {
+			t.Fatalf("%s: the chat webhooks listed: %v, want %s's URL %s", when, err, room.ID, roomURL)
+		}
+		for id, d := range rawDeliveries(t, db) {
+			if strings.Contains(d, roomToken) {
+				t.Fatalf("%s: delivery %s holds the chat webhook's URL: %s", when, id, d)
+			}
 		}
 	}
 
@@ -203,6 +254,21 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 	if err := s.Admin.DeleteWebhook(ctx, w2.ID); err != nil {
 		t.Fatal(err)
 	}
+	// So is a chat webhook; the event log of its deletion keeps its URL's scheme and host.
+	room2, err := s.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatSlack, URL: roomURL + "/second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := rawSecrets(t, db)["chat webhook "+room2.ID]; !strings.HasPrefix(v, "enc:v1:") || strings.Contains(v, roomToken) {
+		t.Fatalf("a chat webhook created with a key is stored as %q", v)
+	}
+	if err := s.Admin.DeleteChatWebhook(ctx, room2.ID); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.SplitN(roomURL, "/", 4)
+	if deleted := getJSON(t, s.URL+"/v1/events?type=chat_webhook.deleted", testserver.AdminToken); !strings.Contains(string(deleted), `"url":"`+host[0]+"//"+host[2]+`/…"`) {
+		t.Fatalf("the deletion's event: %s, want the URL's scheme and host %s", deleted, host[2])
+	}
 	s.Stop()
 	sealed = rawSecrets(t, db)
 
@@ -231,7 +297,7 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 	if now := rawSecrets(t, db); !maps.Equal(now, sealed) {
 		t.Fatalf("a failed rotation changed the secrets: %v, were %v", now, sealed)
 	}
-	if code, _, errOut := cli(t, "secrets", "rotate", "--db", db, "--old", keyFile, "--new", newKey); code != 0 || !strings.Contains(errOut, "Encrypted 4 secrets") {
+	if code, _, errOut := cli(t, "secrets", "rotate", "--db", db, "--old", keyFile, "--new", newKey); code != 0 || !strings.Contains(errOut, "Encrypted 5 secrets") {
 		t.Fatalf("rotate: %d %q", code, errOut)
 	}
 	for place, v := range rawSecrets(t, db) {
@@ -324,16 +390,7 @@ func TestAnAlteredWebhookSecretIsNotSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	hookSecret.Store(&w.Secret)
-	sealed := rawSecrets(t, s.DB)["webhook "+w.ID]
-	conn, err := sql.Open("sqlite", "file:"+s.DB+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	altered := sealed[:len(sealed)-4] + "AAA="
-	if _, err := conn.Exec("UPDATE webhooks SET secret = ? WHERE id = ?", altered, w.ID); err != nil {
-		t.Fatal(err)
-	}
+	alterSealed(t, s.DB, "UPDATE webhooks SET secret = ? WHERE id = ?", "webhook "+w.ID, w.ID)
 	if _, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship?"}, client.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -352,6 +409,98 @@ func TestAnAlteredWebhookSecretIsNotSent(t *testing.T) {
 	select {
 	case err := <-got:
 		t.Fatalf("the receiver was sent a delivery (signature check: %v)", err)
+	default:
+	}
+}
+
+// alterSealed changes the end of the encrypted secret at place in the SQLite database db, by
+// update (which takes the value and id), as someone with the database but not the key might.
+func alterSealed(t *testing.T, db, update, place, id string) {
+	t.Helper()
+	sealed := rawSecrets(t, db)[place]
+	if !strings.HasPrefix(sealed, "enc:v1:") {
+		t.Fatalf("%s is stored as %q, not encrypted", place, sealed)
+	}
+	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(update, sealed[:len(sealed)-4]+"AAA=", id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAnAlteredChatWebhookURLIsNotSent: a chat webhook's URL altered in the database while a
+// server with a key runs is not posted to: the notification's attempt fails, saying why, and
+// is retried; the chat webhooks are still listed, that one without its URL. A message retried
+// by hand after its chat webhook was deleted fails, saying so.
+func TestAnAlteredChatWebhookURLIsNotSent(t *testing.T) {
+	ctx := context.Background()
+	roomURL, _, posted := chatRoom(t)
+	s := testserver.Start(t, testserver.AllowPrivate(), testserver.Configure(func(c *server.Config) { c.SecretKey = newSecretKey() }))
+	room, err := s.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatSlack, URL: roomURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := s.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatSlack, URL: roomURL + "/gone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alterSealed(t, s.DB, "UPDATE chat_webhooks SET url = ? WHERE id = ?", "chat webhook "+room.ID, room.ID)
+	inq, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship?"}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// notification waits for the inquiry's notification to recipient to be attempted.
+	notification := func(recipient string, attempted func(*hitl.Delivery) bool) (n *hitl.Delivery) {
+		t.Helper()
+		testserver.Eventually(t, 10*time.Second, "an attempt to "+recipient+" recorded", func() bool {
+			ns, err := s.Admin.Notifications(ctx, inq.ID)
+			if err != nil {
+				return false
+			}
+			for _, d := range ns {
+				if d.Recipient == recipient && attempted(d) {
+					n = d
+					return true
+				}
+			}
+			return false
+		})
+		return n
+	}
+	if msg := testserver.Receive(t, posted, 10*time.Second, "the message to the other room"); !strings.HasSuffix(strings.Fields(msg)[0], "/gone") {
+		t.Fatalf("posted %q, want it posted to the other room only", msg)
+	}
+	delivered := notification(gone.ID, func(d *hitl.Delivery) bool { return d.Status == hitl.DeliveryDelivered })
+	n := notification(room.ID, func(d *hitl.Delivery) bool { return d.Attempts > 0 })
+	if n.Status != hitl.DeliveryPending ||
+		!strings.Contains(n.LastError, "the URL of chat webhook "+room.ID+" cannot be read, so nothing was posted: HITL_SECRET_KEY does not decrypt the secrets in the database (chat webhook "+room.ID) {
+		t.Fatalf("the notification: %+v", n)
+	}
+	select {
+	case msg := <-posted:
+		t.Fatalf("the room was posted %q", msg)
+	default:
+	}
+	if rooms, err := s.Admin.ChatWebhooks(ctx); err != nil || len(rooms) != 2 || rooms[0].ID != room.ID || rooms[0].URL != "" || rooms[1].URL != roomURL+"/gone" {
+		t.Fatalf("the chat webhooks listed: %+v, %v; want %s without its URL", rooms, err, room.ID)
+	}
+
+	if err := s.Admin.DeleteChatWebhook(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Admin.RetryDelivery(ctx, delivered.ID); err != nil {
+		t.Fatal(err)
+	}
+	retried := notification(gone.ID, func(d *hitl.Delivery) bool { return d.Attempts > delivered.Attempts })
+	if retried.Status != hitl.DeliveryFailed || retried.LastError != "the chat webhook "+gone.ID+" was deleted: there is no URL to post to" {
+		t.Fatalf("retried after its chat webhook was deleted: %+v", retried)
+	}
+	select {
+	case msg := <-posted:
+		t.Fatalf("posted %q after the chat webhook was deleted", msg)
 	default:
 	}
 }

@@ -514,7 +514,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		senders = map[string]notify.Sender{}
 	}
 	// Chat webhooks post through the dispatcher's guard, like webhooks.
-	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)))
+	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)),
+		s.engine.ChatWebhookURL)
 	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
 	publishers, brokersDone := s.startBrokers(dctx)
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{

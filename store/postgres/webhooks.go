@@ -130,7 +130,8 @@ func (t *txn) Setting(name, init string) (string, error) {
 
 func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 	rows, err := t.Query(t.ctx, `SELECT 'setting', name, value FROM settings WHERE name = ANY($1)
-		UNION ALL SELECT 'webhook', id, secret FROM webhooks ORDER BY 1, 2`, nonNil(settings))
+		UNION ALL SELECT 'webhook', id, secret FROM webhooks UNION ALL SELECT 'chat webhook', id, url FROM chat_webhooks
+		ORDER BY 1, 2`, nonNil(settings))
 	if err != nil {
 		return nil, dbError(err, "secrets")
 	}
@@ -140,8 +141,11 @@ func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
 	query := "UPDATE settings SET value = $1 WHERE name = $2"
-	if s.Kind == hitl.SecretWebhook {
+	switch s.Kind {
+	case hitl.SecretWebhook:
 		query = "UPDATE webhooks SET secret = $1 WHERE id = $2"
+	case hitl.SecretChatWebhook:
+		query = "UPDATE chat_webhooks SET url = $1 WHERE id = $2"
 	}
 	tag, err := t.Exec(query, s.Value, s.Name)
 	return oneRow(tag, err, s.Place(), notFound(s.Place()))

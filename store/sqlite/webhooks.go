@@ -125,7 +125,8 @@ func (t *txn) Setting(name, init string) (string, error) {
 
 func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 	rows, err := t.tx.QueryContext(t.ctx, `SELECT 'setting', name, value FROM settings WHERE name IN (`+placeholders(len(settings))+`)
-		UNION ALL SELECT 'webhook', id, secret FROM webhooks ORDER BY 1, 2`, anyArgs(settings)...)
+		UNION ALL SELECT 'webhook', id, secret FROM webhooks UNION ALL SELECT 'chat webhook', id, url FROM chat_webhooks
+		ORDER BY 1, 2`, anyArgs(settings)...)
 	if err != nil {
 		return nil, dbError(err, "secrets")
 	}
@@ -143,8 +144,11 @@ func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
 	query := "UPDATE settings SET value = ? WHERE name = ?"
-	if s.Kind == hitl.SecretWebhook {
+	switch s.Kind {
+	case hitl.SecretWebhook:
 		query = "UPDATE webhooks SET secret = ? WHERE id = ?"
+	case hitl.SecretChatWebhook:
+		query = "UPDATE chat_webhooks SET url = ? WHERE id = ?"
 	}
 	res, err := t.tx.ExecContext(t.ctx, query, s.Value, s.Name)
 	return oneRow(res, err, s.Place(), notFound(s.Place()))

@@ -231,6 +231,10 @@ func testStoredSecrets(t *testing.T, s hitl.Store) {
 				return err
 			}
 		}
+		if err := tx.InsertChatWebhook(&hitl.ChatWebhook{ID: "cwh_a", Kind: hitl.ChatSlack, URL: "https://chat.example/hook/a", Events: []string{},
+			CreatedBy: "root", CreatedAt: base}); err != nil {
+			return err
+		}
 		for _, name := range []string{"link_secret", "callback_secret", "other"} {
 			if _, err := tx.Setting(name, "v_"+name); err != nil {
 				return err
@@ -239,6 +243,7 @@ func testStoredSecrets(t *testing.T, s hitl.Store) {
 		return nil
 	}))
 	want := []hitl.StoredSecret{
+		{Kind: hitl.SecretChatWebhook, Name: "cwh_a", Value: "https://chat.example/hook/a"},
 		{Kind: hitl.SecretSetting, Name: "callback_secret", Value: "v_callback_secret"},
 		{Kind: hitl.SecretSetting, Name: "link_secret", Value: "v_link_secret"},
 		{Kind: hitl.SecretWebhook, Name: "wh_a", Value: "whsec_wh_a"},
@@ -247,7 +252,7 @@ func testStoredSecrets(t *testing.T, s hitl.Store) {
 	if got := list("link_secret", "callback_secret", "audit_key"); !slices.Equal(got, want) {
 		t.Fatalf("stored secrets: %+v, want %+v", got, want)
 	}
-	if got := list(); len(got) != 2 || got[0].Kind != hitl.SecretWebhook {
+	if got := list(); len(got) != 3 || got[0].Kind != hitl.SecretChatWebhook || got[1].Kind != hitl.SecretWebhook {
 		t.Fatalf("stored secrets, no settings named: %+v", got)
 	}
 
@@ -255,9 +260,12 @@ func testStoredSecrets(t *testing.T, s hitl.Store) {
 		if err := tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretWebhook, Name: "wh_a", Value: "enc:v1:a"}); err != nil {
 			return err
 		}
+		if err := tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretChatWebhook, Name: "cwh_a", Value: "enc:v1:c"}); err != nil {
+			return err
+		}
 		return tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretSetting, Name: "link_secret", Value: "enc:v1:l"})
 	}))
-	want[1].Value, want[2].Value = "enc:v1:l", "enc:v1:a"
+	want[0].Value, want[2].Value, want[3].Value = "enc:v1:c", "enc:v1:l", "enc:v1:a"
 	if got := list("link_secret", "callback_secret"); !slices.Equal(got, want) {
 		t.Fatalf("stored secrets after a change: %+v, want %+v", got, want)
 	}
@@ -266,9 +274,13 @@ func testStoredSecrets(t *testing.T, s hitl.Store) {
 	if setting != "enc:v1:l" {
 		t.Fatalf("the setting reads %q after SetStoredSecret", setting)
 	}
+	if w, err := s.ChatWebhook(ctx, "cwh_a"); err != nil || w.URL != "enc:v1:c" {
+		t.Fatalf("the chat webhook after SetStoredSecret: %+v, %v", w, err)
+	}
 
 	// What is not there is ENotFound, and the change that met it keeps nothing.
-	for _, missing := range []hitl.StoredSecret{{Kind: hitl.SecretWebhook, Name: "wh_gone"}, {Kind: hitl.SecretSetting, Name: "audit_key"}} {
+	for _, missing := range []hitl.StoredSecret{{Kind: hitl.SecretWebhook, Name: "wh_gone"}, {Kind: hitl.SecretSetting, Name: "audit_key"},
+		{Kind: hitl.SecretChatWebhook, Name: "cwh_gone"}} {
 		err := s.Update(ctx, func(tx hitl.Tx) error {
 			if err := tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretWebhook, Name: "wh_b", Value: "enc:v1:b"}); err != nil {
 				return err
