@@ -192,7 +192,9 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 	var rcs []recipient
 	for _, w := range r.chats {
 		if slices.Contains(w.Events, ev.Type) && !ev.Time.Before(w.CreatedAt) {
-			rcs = append(rcs, recipient{name: w.ID, channel: hitl.ChannelChatWebhook, address: w.URL, chatKind: w.Kind})
+			// A room's address is its chat webhook's ID, not the URL: the URL is a credential,
+			// which the sender looks up when it posts (see ChatWebhookURL).
+			rcs = append(rcs, recipient{name: w.ID, channel: hitl.ChannelChatWebhook, address: w.ID, chatKind: w.Kind})
 		}
 	}
 	if len(e.notify.Channels) > 0 {
@@ -281,12 +283,11 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		return nil, err
 	}
 	target := rc.channel
-	url := ""
 	if rc.channel == hitl.ChannelChatWebhook {
-		target, url = rc.name, rc.address
+		target = rc.name
 	}
 	return &hitl.Delivery{
-		ID: notificationID(inq.ID, rc, reason, nth), Kind: hitl.DeliveryNotification, URL: url, Target: target,
+		ID: notificationID(inq.ID, rc, reason, nth), Kind: hitl.DeliveryNotification, Target: target,
 		EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID, Session: ev.Session,
 		Channel: rc.channel, Recipient: rc.name, Address: rc.address, Reason: reason, Payload: body,
 		Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
