@@ -10,8 +10,8 @@ import (
 	"github.com/hitl-dev/hitl/internal/secretbox"
 )
 
-// Secrets at rest. The secrets hitl keeps in its store (the settings below and every
-// webhook's signing secret) are encrypted under the operator's key (HITL_SECRET_KEY) when
+// Secrets at rest. The secrets hitl keeps in its store (the settings below, every webhook's
+// signing secret and every chat webhook's URL) are encrypted under the operator's key (HITL_SECRET_KEY) when
 // there is one, and stored in plaintext when there is none. The store keeps whatever it is
 // given; the engine seals before it writes and opens after it reads.
 
