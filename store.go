@@ -310,6 +310,12 @@ type Deadline struct {
 	At        time.Time
 }
 
+// WriterCounter is implemented by stores whose changes go through one writer that commits
+// many together (internal/groupcommit): how many changes it has run, in how many transactions.
+type WriterCounter interface {
+	WriterCounts() (changes, batches int64)
+}
+
 // EventWatcher is implemented by stores that several nodes share. WatchEvents calls hint
 // whenever another node may have appended events, until ctx ends. Hints may be lost or
 // repeated: they only say "read the log now"; the log itself is the truth.

@@ -85,6 +85,8 @@ func printTable(w io.Writer, r *bench.Result) {
 	lat(fmt.Sprintf("polling baseline (%d agents, every 2 s)", r.PollingWaiters), r.PollingBaselineMS)
 	fmt.Fprintf(tw, "wake speedup\t%.0f×\t\t\n", r.WakeSpeedup)
 	fmt.Fprintf(tw, "durable create+respond cycles (%d clients)\t%.0f /s\tserver CPU %.0f µs per cycle\t\n", r.ThroughputClients, r.RespondThroughputPerS, r.ServerCPUMicrosPerCycle)
+	fmt.Fprintf(tw, "the same traffic, nothing stored (HTTP ceiling)\t%.0f /s\tefficiency %.2f\t\n", r.HTTPCeilingCyclesPerS, r.CycleEfficiency)
+	fmt.Fprintf(tw, "the store's writer\t%.0f µs CPU per change\t%.1f changes per commit\t\n", r.WriterCPUMicrosPerChange, r.ChangesPerCommit)
 	fmt.Fprintf(tw, "the disk at the start (512-byte write + fsync)\t%.0f /s\t\t\n", r.FsyncsPerS)
 	fmt.Fprintf(tw, "audit verify (%d events)\t%.0f events/s\t\t\n", r.AuditEvents, r.AuditVerifyEventsPerS)
 	lat(fmt.Sprintf("answers beside a steady load (%d clients)", bench.RetentionClients), r.Retention.AnswerMS)

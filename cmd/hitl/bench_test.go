@@ -48,7 +48,8 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 			t.Errorf("%s was not measured: %v", name, fields[name])
 		}
 	}
-	for _, name := range []string{"wake_speedup", "respond_throughput_per_s", "audit_verify_events_per_s", "server_cpu_us_per_cycle", "fsyncs_per_s", "retention.events_removed_per_s"} {
+	for _, name := range []string{"wake_speedup", "respond_throughput_per_s", "audit_verify_events_per_s", "server_cpu_us_per_cycle", "fsyncs_per_s", "retention.events_removed_per_s",
+		"http_ceiling_cycles_per_s", "cycle_efficiency", "writer_cpu_us_per_change", "changes_per_commit"} {
 		if v, ok := fields[name].(float64); !ok || v <= 0 {
 			t.Errorf("%s = %v", name, fields[name])
 		}

@@ -128,6 +128,16 @@ type Result struct {
 	// create+respond cycle of the throughput run: with the load generator on the same cores,
 	// what the server costs, whatever the machine's share of it.
 	ServerCPUMicrosPerCycle float64 `json:"server_cpu_us_per_cycle"`
+	// HTTPCeilingCyclesPerS is the same create+respond traffic, from the same client, against
+	// an in-process server that decodes and answers with the same JSON and stores nothing;
+	// CycleEfficiency is RespondThroughputPerS over it: how close storage comes to HTTP alone.
+	HTTPCeilingCyclesPerS float64 `json:"http_ceiling_cycles_per_s"`
+	CycleEfficiency       float64 `json:"cycle_efficiency"`
+	// WriterCPUMicrosPerChange is the CPU time of the store's writer goroutine (from the
+	// server's CPU profile of the throughput run) per change it ran (hitl_store_changes_total);
+	// ChangesPerCommit how many changes shared each transaction and its flush.
+	WriterCPUMicrosPerChange float64 `json:"writer_cpu_us_per_change"`
+	ChangesPerCommit         float64 `json:"changes_per_commit"`
 	// FsyncsPerS is how many small writes, each followed by fsync, the disk of the database
 	// took per second at the start of the run: the bound of durable commits that day.
 	FsyncsPerS float64 `json:"fsyncs_per_s"`
@@ -187,7 +197,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var urls []string
 	for i := range nodes {
 		var extra []string
-		if i == 0 && o.CPUProfileDir != "" {
+		if i == 0 { // its CPU profile gives the writer's share (and --cpuprofile the file)
 			addr, err := freeAddr()
 			if err != nil {
 				return nil, err
@@ -226,8 +236,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cycles int64
-	if res.RespondThroughputPerS, cycles, err = r.throughput(ctx); err != nil {
+	var (
+		cycles int64
+		writer writerRun
+	)
+	if res.RespondThroughputPerS, cycles, writer, err = r.throughput(ctx); err != nil {
 		return nil, err
 	}
 	cpuAfter, err := cpuTime(r.pid)
@@ -235,6 +248,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.ServerCPUMicrosPerCycle = round(float64((cpuAfter-cpuBefore)/time.Microsecond) / float64(max(cycles, 1)))
+	if res.WriterCPUMicrosPerChange, res.ChangesPerCommit, err = writer.cost(); err != nil {
+		return nil, err
+	}
+	r.say("HTTP ceiling: the same %d clients against a server that stores nothing, for %s ...", o.ThroughputClients, o.ThroughputDuration)
+	if res.HTTPCeilingCyclesPerS, err = r.ceiling(ctx); err != nil {
+		return nil, err
+	}
+	if res.HTTPCeilingCyclesPerS > 0 {
+		res.CycleEfficiency = round(res.RespondThroughputPerS / res.HTTPCeilingCyclesPerS)
+	}
 	r.say("audit: verifying the chain of the events so far ...")
 	if res.AuditVerifyEventsPerS, res.AuditEvents, err = r.auditVerify(ctx, db); err != nil {
 		return nil, fmt.Errorf("audit verify: %w", err)
@@ -353,26 +376,56 @@ func (r *run) keyToken(ctx context.Context, name, role string) (*client.Client, 
 }
 
 // throughput runs create+respond loops for the duration and returns cycles per second. Every
-// answer counted was acknowledged, so it is on disk (synchronous=FULL).
-func (r *run) throughput(ctx context.Context) (perS float64, n int64, err error) {
+// answer counted was acknowledged, so it is on disk (synchronous=FULL). Meanwhile it takes the
+// server's CPU profile and counts its writer's changes, for writerCost.
+func (r *run) throughput(ctx context.Context) (perS float64, n int64, w writerRun, err error) {
+	w.changes, w.batches, err = r.writerCounts(ctx)
+	if err != nil {
+		return 0, 0, w, err
+	}
+	profiled := make(chan error, 1)
+	go func() {
+		var err error
+		w.profile, err = r.cpuProfile(ctx, r.o.ThroughputDuration)
+		if err == nil {
+			var changes, batches int64
+			changes, batches, err = r.writerCounts(ctx)
+			w.changes, w.batches = changes-w.changes, batches-w.batches
+		}
+		profiled <- err
+	}()
+	perS, n, err = cycles(ctx, r.o.ThroughputClients, r.o.ThroughputDuration, r.agent, r.human)
+	if perr := <-profiled; err == nil {
+		err = perr
+	}
+	if err != nil {
+		return 0, 0, w, err
+	}
+	if r.o.CPUProfileDir != "" {
+		path := filepath.Join(r.o.CPUProfileDir, "throughput-cpu.pprof")
+		if err := os.WriteFile(path, w.profile, 0o644); err != nil {
+			return 0, 0, w, err
+		}
+		r.say("CPU profile of the server during the throughput run: %s (go tool pprof -top %s)", path, path)
+	}
+	return perS, n, w, nil
+}
+
+// cycles runs clients create+respond loops against the server of agent and human for d, and
+// returns the cycles per second and how many.
+func cycles(ctx context.Context, clients int, d time.Duration, agent, human *client.Client) (float64, int64, error) {
 	var cycles atomic.Int64
 	var firstErr error
 	var once sync.Once
-	stop := time.Now().Add(r.o.ThroughputDuration)
+	stop := time.Now().Add(d)
 	var wg sync.WaitGroup
-	profiled := make(chan error, 1)
-	if r.pprof != "" {
-		go func() { profiled <- r.cpuProfile(ctx, r.o.ThroughputDuration, "throughput-cpu.pprof") }()
-	} else {
-		profiled <- nil
-	}
 	started := time.Now()
-	for range r.o.ThroughputClients {
+	for range clients {
 		wg.Go(func() {
 			for time.Now().Before(stop) {
-				inq, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Approve?", RequestType: hitl.RequestApproval}, client.CreateOptions{})
+				inq, _, err := agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Approve?", RequestType: hitl.RequestApproval}, client.CreateOptions{})
 				if err == nil {
-					_, err = r.human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
+					_, err = human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
 				}
 				if err != nil {
 					once.Do(func() { firstErr = err })
@@ -384,45 +437,32 @@ func (r *run) throughput(ctx context.Context) (perS float64, n int64, err error)
 	}
 	wg.Wait()
 	elapsed := time.Since(started)
-	if err := <-profiled; err != nil {
-		return 0, 0, err
-	}
 	if firstErr != nil {
 		return 0, 0, fmt.Errorf("throughput: %w", firstErr)
 	}
 	return round(float64(cycles.Load()) / elapsed.Seconds()), cycles.Load(), nil
 }
 
-// cpuProfile takes the first server's CPU profile for d (whole seconds, at least one) into
-// the profile directory, as name.
-func (r *run) cpuProfile(ctx context.Context, d time.Duration, name string) error {
+// cpuProfile takes the first server's CPU profile for d (whole seconds, at least one).
+func (r *run) cpuProfile(ctx context.Context, d time.Duration) ([]byte, error) {
 	secs := max(1, int((d+time.Second-1)/time.Second))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", r.pprof, secs), nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := r.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("CPU profile: %w", err)
+		return nil, fmt.Errorf("CPU profile: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("CPU profile: %s", resp.Status)
+		return nil, fmt.Errorf("CPU profile: %s", resp.Status)
 	}
-	path := filepath.Join(r.o.CPUProfileDir, name)
-	f, err := os.Create(path)
+	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("CPU profile: %w", err)
 	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return fmt.Errorf("CPU profile: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	r.say("CPU profile of the server during the throughput run: %s (go tool pprof -top %s)", path, path)
-	return nil
+	return b, nil
 }
 
 // create makes n inquiries with up to 64 in flight.

@@ -5,6 +5,7 @@ package groupcommit
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -23,6 +24,8 @@ type Queue struct {
 	quit   chan struct{}
 	done   chan struct{}
 	commit func([]*Op)
+	// changes and batches count what the writer ran, for the metrics.
+	changes, batches atomic.Int64
 }
 
 // New starts the writer. commit runs a batch of at most max changes and sets each one's Err.
@@ -101,7 +104,12 @@ func (q *Queue) loop(max int) {
 	}
 }
 
+// Counts are the changes the writer has run and the batches (transactions) they came in.
+func (q *Queue) Counts() (changes, batches int64) { return q.changes.Load(), q.batches.Load() }
+
 func (q *Queue) run(batch []*Op) {
+	q.changes.Add(int64(len(batch)))
+	q.batches.Add(1)
 	defer func() {
 		for _, o := range batch {
 			close(o.done)

@@ -37,6 +37,9 @@ type Gauges struct {
 	Streams       func() float64 // open event streams
 	// BrokerBacklog counts the events not yet confirmed by each broker (nil: no brokers).
 	BrokerBacklog func() map[string]int
+	// WriterCounts are the changes this node's store writer has run and the transactions
+	// they came in (nil: the store has no single writer).
+	WriterCounts func() (changes, batches int64)
 }
 
 // responseBuckets are how long humans take: from a second to a day.
@@ -84,6 +87,14 @@ func New(g Gauges) *Metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
 		buildInfo(buildinfo.Get()), backlog{g.BrokerBacklog},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if g.WriterCounts != nil {
+		// Changes per transaction is how much the group commit shares each commit and flush.
+		m.registry.MustRegister(
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "hitl_store_changes_total", Help: "Changes the store's writer has run on this node."},
+				func() float64 { c, _ := g.WriterCounts(); return float64(c) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "hitl_store_commits_total", Help: "Transactions the store's writer has committed the changes in, many changes each under load."},
+				func() float64 { _, b := g.WriterCounts(); return float64(b) }))
+	}
 	return m
 }
 

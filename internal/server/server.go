@@ -368,6 +368,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 			}
 			return n
 		},
+		WriterCounts: writerCounts(st),
 	})
 	defaults, _ := engine.ParseDestinations(cfg.Notify.Default) // checked by Validate
 	channels := []string{}
@@ -581,4 +582,12 @@ func (s *Server) startBrokers(ctx context.Context) (map[string]notify.Publisher,
 		done.Go(func() { c.Run(ctx) })
 	}
 	return pubs, &done
+}
+
+// writerCounts is the store's count of changes and transactions, nil when it keeps none.
+func writerCounts(st hitl.Store) func() (int64, int64) {
+	if w, ok := st.(hitl.WriterCounter); ok {
+		return w.WriterCounts
+	}
+	return nil
 }

@@ -156,6 +156,9 @@ func (s *Store) Close() error {
 }
 
 // Ping reports whether the database answers.
+// WriterCounts: see hitl.WriterCounter.
+func (s *Store) WriterCounts() (changes, batches int64) { return s.changes.Counts() }
+
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
 		return hitl.Errorf(hitl.EUnavailable, "the database does not answer")
