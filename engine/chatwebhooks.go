@@ -39,8 +39,13 @@ func (e *Engine) CreateChatWebhook(ctx context.Context, p *hitl.Principal, req *
 	w := &hitl.ChatWebhook{ID: newChatWebhookID(), Kind: req.Kind, URL: req.URL, Events: events, CreatedBy: p.Name, CreatedAt: e.clock()}
 	// The URL is the room's secret: stored encrypted when the server has a key.
 	stored := *w
-	stored.URL = e.secretKey.Seal(w.URL, chatWebhookPlace(w.ID))
-	if err := e.audited(ctx, p, hitl.EventChatWebhookCreated, chatWebhookShown(w), func(tx hitl.Tx) error { return tx.InsertChatWebhook(&stored) }); err != nil {
+	err := e.audited(ctx, p, hitl.EventChatWebhookCreated, chatWebhookShown(w), func(tx hitl.Tx) (err error) {
+		if stored.URL, err = e.seal(tx, w.URL, chatWebhookPlace(w.ID)); err != nil {
+			return err
+		}
+		return tx.InsertChatWebhook(&stored)
+	})
+	if err != nil {
 		return nil, err
 	}
 	e.log.Info("chat webhook created", "chat_webhook_id", w.ID, "kind", w.Kind, "actor", p.Name)

@@ -18,15 +18,46 @@ import (
 // secretSettings are the settings that hold secrets: all of them, today.
 var secretSettings = []string{"callback_secret", "link_secret", "audit_key"}
 
+// secretKeySetting records which key the stored secrets are under (secretbox.Key.ID), so
+// that a server still running on the old key after `hitl secrets rotate` writes no secret
+// under it: its secrets would open under neither key.
+const secretKeySetting = "secret_key_id"
+
+// seal is Seal for a secret stored in tx, provided the store's secrets are under the engine's
+// key: when they were rotated to another while this server ran, nothing is written.
+func (e *Engine) seal(tx hitl.Tx, secret, place string) (string, error) {
+	id, err := tx.Setting(secretKeySetting, e.secretKey.ID())
+	if err != nil {
+		return "", err
+	}
+	if id != e.secretKey.ID() {
+		return "", hitl.Errorf(hitl.EUnavailable, "the database's secrets were encrypted with another key (hitl secrets rotate) while this server ran: restart it with the new HITL_SECRET_KEY")
+	}
+	return e.secretKey.Seal(secret, place), nil
+}
+
 // setting is tx.Setting for a secret: init is sealed before it is stored, and the value
 // opened after it is read.
 func (e *Engine) setting(tx hitl.Tx, name, init string) (string, error) {
 	s := hitl.StoredSecret{Kind: hitl.SecretSetting, Name: name}
-	v, err := tx.Setting(name, e.secretKey.Seal(init, s.Place()))
+	sealed, err := e.seal(tx, init, s.Place())
+	if err != nil {
+		return "", err
+	}
+	v, err := tx.Setting(name, sealed)
 	if err != nil {
 		return "", err
 	}
 	return e.secretKey.Open(v, s.Place())
+}
+
+// recordKey records that the store's secrets are now under key.
+func recordKey(tx hitl.Tx, key *secretbox.Key) error {
+	id, err := tx.Setting(secretKeySetting, key.ID())
+	if err != nil || id == key.ID() {
+		return err
+	}
+	return tx.SetStoredSecret(hitl.StoredSecret{Kind: hitl.SecretSetting, Name: secretKeySetting, Value: key.ID()})
 }
 
 // LoadSecrets reads the secrets kept in the store, generating those missing; with a secret
@@ -44,7 +75,11 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 		auditKey       = e.audit.key
 	)
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+		// Every stored secret opens with this key (or none is encrypted): they are under it.
 		if sealed, err = reseal(tx, e.secretKey, e.secretKey, false, "HITL_SECRET_KEY"); err != nil {
+			return err
+		}
+		if err := recordKey(tx, e.secretKey); err != nil {
 			return err
 		}
 		if callback == "" {
@@ -78,8 +113,10 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 func RotateSecrets(ctx context.Context, store hitl.Store, from, to *secretbox.Key, fromName string) (int, error) {
 	var n int
 	err := store.Update(ctx, func(tx hitl.Tx) (err error) {
-		n, err = reseal(tx, from, to, true, fromName)
-		return err
+		if n, err = reseal(tx, from, to, true, fromName); err != nil {
+			return err
+		}
+		return recordKey(tx, to)
 	})
 	return n, err
 }
@@ -98,8 +135,8 @@ func reseal(tx hitl.Tx, from, to *secretbox.Key, all bool, fromName string) (int
 		if err != nil {
 			return 0, &KeyError{Key: fromName, Place: s.Place(), Err: err}
 		}
-		if !all && secretbox.Sealed(s.Value) {
-			continue
+		if !all && (secretbox.Sealed(s.Value) || to == nil) {
+			continue // already under its key, or in plaintext with no key to seal it
 		}
 		s.Value = to.Seal(secret, s.Place())
 		if err := tx.SetStoredSecret(s); err != nil {

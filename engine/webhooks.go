@@ -87,9 +87,11 @@ func (e *Engine) CreateWebhook(ctx context.Context, p *hitl.Principal, req *hitl
 	w := &hitl.Webhook{ID: newWebhookID(), URL: req.URL, Events: events, Description: req.Description,
 		Secret: outbound.NewSecret(), CreatedBy: p.Name, CreatedAt: now}
 	stored := *w // the secret as the store keeps it (engine/secrets.go)
-	stored.Secret = e.secretKey.Seal(w.Secret, webhookSecretPlace(w.ID))
 	var ev *hitl.Event
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+		if stored.Secret, err = e.seal(tx, w.Secret, webhookSecretPlace(w.ID)); err != nil {
+			return err
+		}
 		if err = tx.InsertWebhook(&stored); err != nil {
 			return err
 		}

@@ -30,7 +30,7 @@ import (
 // rawSecrets reads the secrets as the database holds them, by place ("webhook wh_…").
 func rawSecrets(t *testing.T, db string) map[string]string {
 	t.Helper()
-	return rawRows(t, db, `SELECT 'setting ' || name, value FROM settings UNION ALL SELECT 'webhook ' || id, secret FROM webhooks
+	return rawRows(t, db, `SELECT 'setting ' || name, value FROM settings WHERE name <> 'secret_key_id' UNION ALL SELECT 'webhook ' || id, secret FROM webhooks
 		UNION ALL SELECT 'chat webhook ' || id, url FROM chat_webhooks`)
 }
 
@@ -309,7 +309,27 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 	refused(keyFile, "HITL_SECRET_KEY does not decrypt")
 	s = testserver.Start(t, withKey(newKey))
 	stillTheSame(s, "after the rotation")
+
+	// Rotated again while that server runs (the README says to stop it first): the server
+	// writes no secret under its old key — its secrets would open under neither — and a
+	// restart with the new key finds everything.
+	thirdKey := newSecretKey()
+	if code, _, errOut := cli(t, "secrets", "rotate", "--db", db, "--old", newKey, "--new", thirdKey); code != 0 {
+		t.Fatalf("rotate beside a running server: %d %q", code, errOut)
+	}
+	if _, err := s.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: hookURL, Events: []string{"*"}}); err == nil || !strings.Contains(err.Error(), "restart it with the new HITL_SECRET_KEY") {
+		t.Fatalf("a webhook created by a server whose key was rotated away: %v", err)
+	}
+	if _, err := s.Admin.CreateChatWebhook(ctx, &hitl.ChatWebhookRequest{Kind: hitl.ChatDiscord, URL: roomURL}); err == nil || !strings.Contains(err.Error(), "restart it with the new HITL_SECRET_KEY") {
+		t.Fatalf("a chat webhook created by a server whose key was rotated away: %v", err)
+	}
 	s.Stop()
+	sealed = rawSecrets(t, db)
+	refused(newKey, "HITL_SECRET_KEY does not decrypt")
+	s = testserver.Start(t, withKey(thirdKey))
+	stillTheSame(s, "after a rotation beside a running server")
+	s.Stop()
+	newKey = thirdKey
 
 	// And back to plaintext, by rotating to no key.
 	if code, _, errOut := cli(t, "secrets", "rotate", "--db", db, "--old", newKey); code != 0 || !strings.Contains(errOut, "stored in plaintext now") {
@@ -319,7 +339,8 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 		t.Fatalf("the secrets rotated to plaintext: %v, want %v", now, plain)
 	}
 	log, err := openServer(db, "")
-	if err != nil || !strings.Contains(log, "secrets are stored in plaintext in the database; set HITL_SECRET_KEY to encrypt them") {
+	if err != nil || !strings.Contains(log, "secrets are stored in plaintext in the database; set HITL_SECRET_KEY to encrypt them") ||
+		strings.Contains(log, "now encrypted") {
 		t.Fatalf("a start without a key: %v, log:\n%s", err, log)
 	}
 	s = testserver.Start(t, withKey(""))

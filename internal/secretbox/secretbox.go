@@ -9,7 +9,9 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -33,6 +35,16 @@ var (
 // Key seals and opens stored secrets. A nil *Key is no key: it stores secrets as they are.
 type Key struct {
 	aead cipher.AEAD
+	id   string
+}
+
+// ID names the key without giving it away, so that a database can record which key its
+// secrets are under: "none" for no key, else a hash of the key.
+func (k *Key) ID() string {
+	if k == nil {
+		return "none"
+	}
+	return k.id
 }
 
 // NewKey makes a key of KeySize raw bytes.
@@ -48,7 +60,8 @@ func NewKey(raw []byte) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Key{aead: aead}, nil
+	sum := sha256.Sum256(append([]byte("hitl secret key id\n"), raw...))
+	return &Key{aead: aead, id: "sha256:" + hex.EncodeToString(sum[:8])}, nil
 }
 
 // ParseKey reads a key as HITL_SECRET_KEY gives it: the path of a key file, or the key's 32
