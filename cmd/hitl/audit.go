@@ -35,6 +35,12 @@ func openExistingDB(ctx context.Context, db string) (hitl.Store, error) {
 			return nil, usagef("--db %s: no database there", db)
 		}
 	}
+	if err := server.CheckSchema(ctx, db); err != nil {
+		if hitl.ErrorCode(err) == hitl.EInvalid {
+			return nil, usagef("--db: %s", hitl.ErrorMessage(err))
+		}
+		return nil, err
+	}
 	return server.OpenStore(ctx, db, nil)
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -157,4 +158,53 @@ func TestAuditVerifyExportAndSignedHead(t *testing.T) {
 	if code, _, errOut = cli(t, "audit", "verify", "--db", filepath.Join(dir, "none.db")); code != exitUsage {
 		t.Fatalf("audit verify of a file that is not there: %d %q", code, errOut)
 	}
+}
+
+// The commands that read or mend a database offline refuse one that is not hitl's, and leave
+// it as it was: a file of another program, an empty file, an empty PostgreSQL schema.
+func TestOfflineCommandsRefuseOtherDatabases(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.db")
+	db, err := sql.Open("sqlite", "file:"+other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE notes (x TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	targets := []string{other, empty}
+	if os.Getenv("HITL_TEST_POSTGRES_URL") != "" {
+		targets = append(targets, pgtest.Schema(t))
+	}
+	for _, target := range targets {
+		before := tablesOf(t, target)
+		for _, args := range [][]string{
+			{"audit", "verify", "--db", target},
+			{"audit", "export", "--db", target},
+			{"secrets", "rotate", "--db", target, "--new", newSecretKey()},
+		} {
+			code, _, errOut := cli(t, args...)
+			if code != exitUsage || !strings.Contains(errOut, "is not a hitl database: it has no hitl schema") {
+				t.Errorf("hitl %s: %d %q; want exit 2 saying it is not a hitl database", strings.Join(args[:2], " "), code, errOut)
+			}
+		}
+		if after := tablesOf(t, target); after != before {
+			t.Errorf("the commands changed %s: tables %q, were %q", target, after, before)
+		}
+	}
+}
+
+// tablesOf lists the tables of a SQLite file or of a PostgreSQL URL's schema.
+func tablesOf(t *testing.T, db string) string {
+	t.Helper()
+	query := "SELECT 'tables', COALESCE(group_concat(name, ','), '') FROM sqlite_master WHERE type = 'table'"
+	if strings.HasPrefix(db, "postgres") {
+		query = "SELECT 'tables', COALESCE(string_agg(table_name, ',' ORDER BY table_name), '') FROM information_schema.tables WHERE table_schema = current_schema()"
+	}
+	return rawRows(t, db, query)["tables"]
 }

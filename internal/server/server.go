@@ -270,6 +270,28 @@ func OpenStore(ctx context.Context, db string, log *slog.Logger) (hitl.Store, er
 	return sqlite.Open(ctx, db)
 }
 
+// CheckSchema makes sure, without changing anything, that db holds hitl's schema at the
+// version this hitl migrates to: the commands that read or rewrite a database in place (hitl
+// audit, hitl secrets) must not turn any database they are given into hitl's.
+func CheckSchema(ctx context.Context, db string) error {
+	version := sqlite.SchemaVersion
+	if IsPostgres(db) {
+		version = postgres.SchemaVersion
+	}
+	have, want, err := version(ctx, db)
+	switch {
+	case err != nil:
+		return err
+	case have < 0:
+		return hitl.Errorf(hitl.EInvalid, "%s is not a hitl database: it has no hitl schema", redact(db))
+	case have < want:
+		return hitl.Errorf(hitl.EInvalid, "%s is at schema version %d and this hitl needs %d: run this version's hitl serve (or hitl migrate) on it first", redact(db), have, want)
+	case have > want:
+		return hitl.Errorf(hitl.EInvalid, "%s is at schema version %d, newer than this hitl knows (%d): use the hitl that wrote it", redact(db), have, want)
+	}
+	return nil
+}
+
 // Server is one running hitl.
 type Server struct {
 	cfg      Config

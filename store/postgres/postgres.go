@@ -108,10 +108,6 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // migrateTo applies the migrations up to a version (tests start from an older schema).
 func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
-	dir, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return err
-	}
 	// Migrations are per schema, so nodes on different schemas of one database lock apart.
 	var schema string
 	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
@@ -124,13 +120,9 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	}
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, goose.WithSessionLocker(locker),
-		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
-			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil),
-			goose.NewGoMigration(17, &goose.GoFunc{RunTx: addStatsColumns}, nil)),
-		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
+	p, err := migrations(db, goose.WithSessionLocker(locker))
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return err
 	}
 	if _, err := p.UpTo(ctx, version); err != nil {
 		return fmt.Errorf("migrate database: %w", err)
@@ -138,7 +130,55 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	return nil
 }
 
-// MigrateURL connects, migrates and disconnects: `hitl migrate`.
+// migrations are the schema's migrations on db.
+func migrations(db *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	dir, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
+		goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil),
+		goose.NewGoMigration(17, &goose.GoFunc{RunTx: addStatsColumns}, nil)),
+		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
+}
+
+// SchemaVersion reads, without changing anything, the schema version of the database at url
+// (-1 when it holds no hitl schema) and the version this hitl migrates to.
+func SchemaVersion(ctx context.Context, url string) (have, want int64, err error) {
+	pool, err := connect(ctx, url)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer pool.Close()
+	db := stdlib.OpenDBFromPool(pool)
+	defer db.Close()
+	return schemaVersion(ctx, db, "SELECT to_regclass('goose_db_version') IS NOT NULL")
+}
+
+// schemaVersion is SchemaVersion on db; exists asks whether the version table is there.
+func schemaVersion(ctx context.Context, db *sql.DB, exists string) (have, want int64, err error) {
+	p, err := migrations(db)
+	if err != nil {
+		return 0, 0, err
+	}
+	sources := p.ListSources()
+	want = sources[len(sources)-1].Version
+	var found bool
+	if err := db.QueryRowContext(ctx, exists).Scan(&found); err != nil {
+		return 0, 0, dbError(err, "schema version")
+	}
+	if !found {
+		return -1, want, nil
+	}
+	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied").Scan(&have)
+	return have, want, dbError(err, "schema version")
+}
+
 func MigrateURL(ctx context.Context, url string) error {
 	pool, err := connect(ctx, url)
 	if err != nil {
@@ -155,10 +195,10 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Ping reports whether the database answers.
 // WriterCounts: see hitl.WriterCounter.
 func (s *Store) WriterCounts() (changes, batches int64) { return s.changes.Counts() }
 
+// Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.pool.Ping(ctx); err != nil {
 		return hitl.Errorf(hitl.EUnavailable, "the database does not answer")

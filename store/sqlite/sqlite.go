@@ -50,6 +50,31 @@ func migrations(db *sql.DB) (*goose.Provider, error) {
 	return p, nil
 }
 
+// SchemaVersion reads, without changing anything, the schema version of the SQLite database
+// at path (-1 when it holds no hitl schema) and the version this hitl migrates to.
+func SchemaVersion(ctx context.Context, path string) (have, want int64, err error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	p, err := migrations(db)
+	if err != nil {
+		return 0, 0, err
+	}
+	sources := p.ListSources()
+	want = sources[len(sources)-1].Version
+	var found bool
+	if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version')").Scan(&found); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if !found {
+		return -1, want, nil
+	}
+	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied").Scan(&have)
+	return have, want, err
+}
+
 // maxBatch bounds how many changes share one commit, so that one commit's latency stays small.
 const maxBatch = 256
 
