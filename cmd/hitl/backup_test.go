@@ -157,18 +157,26 @@ func TestPostgresBackupRoundTrip(t *testing.T) {
 		t.Fatalf("a writer failed: %v", err)
 	}
 
-	// A fresh database to restore into, dropped at the end.
-	conn, err := pgx.Connect(context.Background(), plain.String())
-	if err != nil {
-		t.Fatal(err)
+	// A fresh database to restore into, dropped at the end (on a connection of its own: the
+	// test's are closed by then).
+	admin := func(sql string) error {
+		conn, err := pgx.Connect(context.Background(), plain.String())
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		_, err = conn.Exec(context.Background(), sql)
+		return err
 	}
-	defer conn.Close(context.Background())
-	name := "hitl_restore_" + strings.TrimPrefix(schema, "hitl_test_")
-	if _, err := conn.Exec(context.Background(), "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
+	// The schema is quoted in search_path ("hitl_test_…"); the database's name is plain.
+	name := "hitl_restore_" + strings.TrimPrefix(strings.Trim(schema, `"`), "hitl_test_")
+	if err := admin("CREATE DATABASE " + pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		conn.Exec(context.Background(), "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+		if err := admin("DROP DATABASE IF EXISTS " + pgx.Identifier{name}.Sanitize() + " WITH (FORCE)"); err != nil {
+			t.Errorf("dropping the restored database %s: %v", name, err)
+		}
 	})
 	target := plain
 	target.Path = "/" + name
