@@ -25,9 +25,12 @@ const (
 	defaultPurgeFor = 20 * time.Second
 )
 
+// MayPurge says whether p may purge (admins only), before its request is read.
+func MayPurge(p *hitl.Principal) error { return mayAdmin(p) }
+
 // Purge removes what ended before the time, as --retain-resolved does on its own (admins only).
 func (e *Engine) Purge(ctx context.Context, p *hitl.Principal, before time.Time) (hitl.PurgeResult, error) {
-	if err := mayAdmin(p); err != nil {
+	if err := MayPurge(p); err != nil {
 		return hitl.PurgeResult{}, err
 	}
 	if now := e.clock(); before.After(now) {
@@ -65,7 +68,9 @@ func (e *Engine) removeResolved(ctx context.Context, before time.Time, actor str
 			if err != nil || len(removed.Inquiries)+len(removed.Sessions) == 0 {
 				return err
 			}
-			cp := hitl.AuditCheckpoint{Before: res.Before, Inquiries: removed.Inquiries, Sessions: removed.Sessions, Removed: audit.Runs(removed.Events)}
+			// Lists, never null, in the log.
+			cp := hitl.AuditCheckpoint{Before: res.Before, Inquiries: append([]int64{}, removed.Inquiries...), Sessions: append([]string{}, removed.Sessions...),
+				Removed: append([]hitl.RemovedRun{}, audit.Runs(removed.Events)...)}
 			ev, err = appendAuditEvent(tx, hitl.EventAuditCheckpoint, cp, actor, e.clock())
 			return err
 		})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -167,7 +168,8 @@ func TestRetainResolved(t *testing.T) {
 		t.Fatalf("checkpoints: %v, %v; want one by retention", evs, err)
 	}
 	var cp hitl.AuditCheckpoint
-	if err := json.Unmarshal(evs[0].Data, &cp); err != nil || !slices.Equal(cp.Inquiries, []int64{ended.ID}) || len(cp.Removed) == 0 {
+	if err := json.Unmarshal(evs[0].Data, &cp); err != nil || !slices.Equal(cp.Inquiries, []int64{ended.ID}) || len(cp.Removed) == 0 ||
+		!strings.Contains(string(evs[0].Data), `"sessions":[]`) {
 		t.Fatalf("the checkpoint says %s", evs[0].Data)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 )
 
 // auditHead serves the newest event's seq and hash, verified and signed (any principal).
@@ -36,6 +37,9 @@ func (s *Server) auditKey(w http.ResponseWriter, _ *http.Request, _ *hitl.Princi
 
 // purge removes what ended before the body's time (POST /v1/retention/purge; admins only).
 func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	if err := engine.MayPurge(p); err != nil { // a refusal says so whatever the body
+		return err
+	}
 	var req hitl.PurgeRequest
 	if err := decode(r, &req); err != nil {
 		return err

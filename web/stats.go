@@ -24,6 +24,9 @@ var statsWindows = []struct{ Value, Label string }{
 func (h *Handler) stats(w http.ResponseWriter, r *http.Request, v *viewer) {
 	since := r.URL.Query().Get("since")
 	st, err := h.engine.Stats(r.Context(), v.Principal, since)
+	if n := len(r.URL.Query()["since"]); n > 1 { // as the API says
+		err = hitl.Errorf(hitl.EInvalid, "since is given %d times; give it once, like since=7d", n)
+	}
 	if err != nil {
 		h.fail(w, r, v, err)
 		return

@@ -32,6 +32,9 @@ func TestStatsPageRefuses(t *testing.T) {
 			t.Errorf("since=%.20s: %d %s", since, r.status, r.body)
 		}
 	}
+	if r := admin.get("/stats?since=7d&since=1d"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "since is given 2 times; give it once") {
+		t.Errorf("since twice: %d %.300s", r.status, r.body)
+	}
 	r = admin.get("/stats?since=30d")
 	if r.status != http.StatusOK || !strings.Contains(r.body, `<option value="30d" selected>`) || !strings.Contains(r.body, "No answers in this window.") ||
 		!strings.Contains(r.body, `href="/stats" id="nav-stats" aria-current="page"`) {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,6 +60,10 @@ func TestPurgeByHand(t *testing.T) {
 	if code, _, errOut := cli(t, "purge", "--before", "1d"); code != exitError || !strings.Contains(errOut, "this needs the admin role") {
 		t.Errorf("a responder's purge: %d %q", code, errOut)
 	}
+	// A responder's request is refused as such, whatever its body says.
+	if r := postJSON(t, s.URL+"/v1/retention/purge", responderToken, `{"before":"yesterday"}`); r.status != 403 {
+		t.Errorf("a responder's purge with a bad body: %d %s; want 403", r.status, r.body)
+	}
 	t.Setenv("HITL_TOKEN", s.AdminToken)
 
 	// The answers ended before now; the outbox reads their events within a second, and
@@ -89,4 +95,24 @@ func TestPurgeByHand(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "removed by retention") {
 		t.Fatalf("audit verify after a purge: %d %q %q", code, out, errOut)
 	}
+}
+
+type response struct {
+	status int
+	body   string
+}
+
+// postJSON posts a body with a token and returns the status and body.
+func postJSON(t *testing.T, url, token, body string) response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{res.StatusCode, string(b)}
 }

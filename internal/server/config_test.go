@@ -5,18 +5,22 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hitl-dev/hitl/internal/ratelimit"
 	"github.com/hitl-dev/hitl/internal/server"
 )
 
 func TestConfigReportsEveryProblem(t *testing.T) {
 	t.Parallel()
-	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1, MaxConns: -1, BodyReadTimeout: -1, SecretKey: "c2hvcnQ="}
+	cfg := server.Config{Addr: "no-port", DB: "mysql://localhost/hitl", AdminToken: "short", MaxBodyBytes: 10, AuthFailuresPerMinute: -1, MaxConns: -1, BodyReadTimeout: -1, SecretKey: "c2hvcnQ=",
+		RateLimit: ratelimit.Options{Default: ratelimit.Limit{Burst: 10}, Roles: map[string]ratelimit.Limit{"agnet": {Count: 5, Per: time.Second}}}}
 	err := cfg.Validate()
 	if err == nil {
 		t.Fatal("a bad configuration passed")
 	}
-	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "--auth-failures-per-minute", "--max-conns", "--body-read-timeout", "HITL_SECRET_KEY: the base64 decodes to 5 bytes"} {
+	for _, want := range []string{"addr", "postgres:// URL", "HITL_ADMIN_TOKEN", "max body", "--auth-failures-per-minute", "--max-conns", "--body-read-timeout", "HITL_SECRET_KEY: the base64 decodes to 5 bytes",
+		"--rate-burst, HITL_RATE_BURST) without a rate limit", `(--rate-limit-role) "agnet": not a role`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the error does not mention %q: %v", want, err)
 		}

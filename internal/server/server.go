@@ -187,6 +187,14 @@ func (c *Config) Validate() error {
 	if c.RateLimit.Default.Burst < 0 {
 		errs = append(errs, errors.New("rate burst (--rate-burst): must not be negative (0: as many as the rate per unit)"))
 	}
+	if c.RateLimit.Default.Burst > 0 && c.RateLimit.Default.Off() {
+		errs = append(errs, errors.New("rate burst (--rate-burst, HITL_RATE_BURST) without a rate limit (--rate-limit): the burst is of a rate, like --rate-limit 50/s --rate-burst 100"))
+	}
+	for _, role := range slices.Sorted(maps.Keys(c.RateLimit.Roles)) {
+		if !hitl.ValidRole(role) {
+			errs = append(errs, fmt.Errorf("role rate limit (--rate-limit-role) %q: not a role; the roles are admin, agent, responder and relay", role))
+		}
+	}
 	if c.AuthFailuresPerMinute < 0 {
 		errs = append(errs, errors.New("auth failures per minute (--auth-failures-per-minute): must not be negative (0: no limit)"))
 	}
