@@ -15,6 +15,3 @@ func Sweep(e *Engine) int { return e.sweep(context.Background()) }
 
 // SetPurgeFor shortens how long one purge by hand works before it answers.
 func SetPurgeFor(e *Engine, d time.Duration) { e.purgeFor = d }
-
-// NewStreamEvent wraps an event as the hub does.
-func NewStreamEvent(ev *hitl.Event) *StreamEvent { return newStreamEvent(ev) }

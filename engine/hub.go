@@ -138,7 +138,7 @@ func (s *Subscription) end(reset bool) {
 // the same StreamEvent to each, encoded before the first is woken, so that none waits for
 // another to encode it.
 func (h *hub) publish(raw *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, revokedKey string) {
-	ev := newStreamEvent(raw)
+	ev := NewStreamEvent(raw)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {
@@ -297,7 +297,7 @@ func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *StreamEve
 		}
 		for _, ev := range evs {
 			last = ev.Seq
-			if inq, sess := decodeForStream(ev); s.wants(ev, inq, sess) && !send(newStreamEvent(ev)) {
+			if inq, sess := decodeForStream(ev); s.wants(ev, inq, sess) && !send(NewStreamEvent(ev)) {
 				return
 			}
 		}

@@ -23,8 +23,9 @@ type StreamEvent struct {
 	alias   *StreamEvent
 }
 
-// newStreamEvent wraps an event for the streams; it is not encoded until asked.
-func newStreamEvent(ev *hitl.Event) *StreamEvent { return &StreamEvent{Event: ev} }
+// NewStreamEvent wraps an event for the streams; it is not encoded until asked. The hub makes
+// one per event for all its subscribers.
+func NewStreamEvent(ev *hitl.Event) *StreamEvent { return &StreamEvent{Event: ev} }
 
 // encode writes the event's JSON once. The data, the bulk of it, is encoded (compacted and
 // HTML-escaped, as json.Marshal does with a json.RawMessage) on its own, so that its bytes can
@@ -69,7 +70,7 @@ func (ev *StreamEvent) DataJSON() ([]byte, error) {
 func (ev *StreamEvent) intentAlias() *StreamEvent {
 	ev.aliasOn.Do(func() {
 		if alias := hitl.IntentAlias(ev.Event); alias != nil {
-			ev.alias = newStreamEvent(alias)
+			ev.alias = NewStreamEvent(alias)
 		}
 	})
 	return ev.alias
