@@ -32,8 +32,8 @@ type Subscription struct {
 	// After is the seq the stream starts after.
 	After int64
 	// Events delivers the events; it is closed when the subscription ends (see Reset).
-	Events <-chan *hitl.Event
-	events chan *hitl.Event // fed by the hub, buffered
+	Events <-chan *StreamEvent
+	events chan *StreamEvent // fed by the hub, buffered
 	p      *hitl.Principal
 	filter StreamFilter // its Types hold the stored types the requested aliases derive from
 	// requested are the types the subscriber asked for (nil: every type but the aliases); an alias
@@ -134,8 +134,11 @@ func (s *Subscription) end(reset bool) {
 	close(s.events)
 }
 
-// publish delivers one event of the log, in seq order, to every subscription that may see it.
-func (h *hub) publish(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, revokedKey string) {
+// publish delivers one event of the log, in seq order, to every subscription that may see it:
+// the same StreamEvent to each, encoded before the first is woken, so that none waits for
+// another to encode it.
+func (h *hub) publish(raw *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, revokedKey string) {
+	ev := NewStreamEvent(raw)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {
@@ -144,9 +147,10 @@ func (h *hub) publish(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, rev
 			s.end(false) // a revoked token's streams end at once
 			continue
 		}
-		if !s.wants(ev, inq, sess) {
+		if !s.wants(raw, inq, sess) {
 			continue
 		}
+		ev.encode()
 		s.mu.Lock()
 		skip := ev.Seq <= s.last || s.ended
 		s.mu.Unlock()
@@ -226,7 +230,7 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 	if after < FromNow {
 		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
 	}
-	out := make(chan *hitl.Event)
+	out := make(chan *StreamEvent)
 	requested := f.Types
 	f.Types = nil
 	for _, t := range requested {
@@ -236,7 +240,7 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 			f.Types = append(f.Types, t)
 		}
 	}
-	s := &Subscription{Events: out, events: make(chan *hitl.Event, streamBuffer), p: p, filter: f, requested: requested, hub: &e.hub}
+	s := &Subscription{Events: out, events: make(chan *StreamEvent, streamBuffer), p: p, filter: f, requested: requested, hub: &e.hub}
 	e.hub.add(s)
 	if after == FromNow {
 		var err error
@@ -252,26 +256,26 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 }
 
 // run sends the stored events after after, then the live ones, skipping what it has sent.
-func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *hitl.Event, after int64) {
+func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *StreamEvent, after int64) {
 	defer close(out)
 	defer s.hub.remove(s)
 	asked := func(typ string) bool { return s.requested == nil || slices.Contains(s.requested, typ) }
-	send := func(ev *hitl.Event) bool {
-		evs := make([]*hitl.Event, 0, 2)
-		if asked(ev.Type) {
-			evs = append(evs, ev)
+	deliver := func(ev *StreamEvent) bool {
+		select {
+		case out <- ev:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	send := func(ev *StreamEvent) bool {
+		if asked(ev.Type) && !deliver(ev) {
+			return false
 		}
 		// Aliases only to who names them: a stream that takes every type keeps one event a seq
 		// (the WebSocket's seed protocol and seq-counting clients rely on it).
-		if alias := hitl.IntentAlias(ev); alias != nil && s.requested != nil && asked(alias.Type) {
-			evs = append(evs, alias)
-		}
-		for _, ev := range evs {
-			select {
-			case out <- ev:
-			case <-ctx.Done():
-				return false
-			}
+		if typ := hitl.IntentAliasType(ev.Event); typ != "" && s.requested != nil && asked(typ) && !deliver(ev.intentAlias()) {
+			return false
 		}
 		s.mu.Lock()
 		s.sent = ev.Seq
@@ -293,7 +297,7 @@ func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *hitl.Even
 		}
 		for _, ev := range evs {
 			last = ev.Seq
-			if inq, sess := decodeForStream(ev); s.wants(ev, inq, sess) && !send(ev) {
+			if inq, sess := decodeForStream(ev); s.wants(ev, inq, sess) && !send(NewStreamEvent(ev)) {
 				return
 			}
 		}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -56,6 +55,9 @@ func streamParams(r *http.Request, p *hitl.Principal) (engine.StreamFilter, int6
 	return f, after, nil
 }
 
+// frameEnd ends an event's data line and the event.
+var frameEnd = []byte("\n\n")
+
 // stream serves GET /v1/events/stream as Server-Sent Events: the stored events after the
 // starting seq, then live ones, each with its seq as id and its type as event. A client that
 // falls too far behind gets "event: reset" with the seq to resume after, and is disconnected.
@@ -85,6 +87,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 	// Heartbeats keep idle streams open through proxies and tell clients the server is there.
 	tick := time.NewTicker(s.cfg.Heartbeat)
 	defer tick.Stop()
+	var frame []byte // an event's id and type lines
 	for {
 		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		select {
@@ -96,11 +99,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 				}
 				return nil
 			}
-			data, err := json.Marshal(ev)
+			data, err := ev.JSON() // encoded once for every subscriber
 			if err != nil {
 				return nil
 			}
-			fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, data)
+			frame = append(strconv.AppendInt(append(frame[:0], "id: "...), ev.Seq, 10), "\nevent: "...)
+			frame = append(append(frame, ev.Type...), "\ndata: "...)
+			w.Write(frame)
+			w.Write(data)
+			w.Write(frameEnd)
 			if rc.Flush() != nil {
 				return nil
 			}

@@ -182,7 +182,7 @@ func (ws *wsSession) write(c *websocket.Conn) {
 	for {
 		select {
 		case m := <-ws.out:
-			data, err := json.Marshal(m)
+			data, err := wsEncode(m)
 			if err == nil {
 				wctx, cancel := context.WithTimeout(ws.ctx, 10*time.Second)
 				err = c.Write(wctx, websocket.MessageText, data)
@@ -208,6 +208,33 @@ func (ws *wsSession) write(c *websocket.Conn) {
 			return
 		}
 	}
+}
+
+// wsFrame is a message encoded already.
+type wsFrame []byte
+
+func wsEncode(m any) ([]byte, error) {
+	if f, ok := m.(wsFrame); ok {
+		return f, nil
+	}
+	return json.Marshal(m)
+}
+
+// eventFrame is the message of an event: its content is the data the hub encoded once for
+// every subscriber, the rest (which names the subscription) is encoded here. The bytes are
+// those json.Marshal writes for the wsEvent.
+func eventFrame(id string, ev *engine.StreamEvent) (wsFrame, error) {
+	data, err := ev.DataJSON()
+	if err != nil {
+		return nil, err
+	}
+	head, err := json.Marshal(wsEvent{ID: ev.Seq, Subscription: id, EntityType: entityOf(ev.Event), Entity: entityID(ev.Event), Activity: activityOf(ev.Event)})
+	if err != nil {
+		return nil, err
+	}
+	// Content is the last field: head ends in "null}", where the content goes.
+	head = head[:len(head)-len("null}")]
+	return append(append(append(make(wsFrame, 0, len(head)+len(data)+1), head...), data...), '}'), nil
 }
 
 func (ws *wsSession) handle(data []byte) {
@@ -288,12 +315,17 @@ func (ws *wsSession) subscribe(req wsRequest) {
 func (ws *wsSession) forward(id string, s *wsSub) {
 	for ev := range s.sub.Events {
 		if s.nova {
-			if m := novaMessage(ev); m != nil {
+			if m := novaMessage(ev.Event); m != nil {
 				ws.send(m)
 			}
 			continue
 		}
-		ws.send(wsEvent{ID: ev.Seq, Subscription: id, EntityType: entityOf(ev), Entity: entityID(ev), Activity: activityOf(ev), Content: ev.Data})
+		f, err := eventFrame(id, ev)
+		if err != nil {
+			ws.cancel() // as when any message cannot be encoded: the socket ends
+			break
+		}
+		ws.send(f)
 	}
 	ws.mu.Lock()
 	leaving := s.leaving

@@ -1,8 +1,13 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +160,156 @@ func TestStreamAcrossNodes(t *testing.T) {
 			t.Fatalf("node 1's stream delivered inquiry %d (seq %d after %d), want %d", *ev.InquiryID, ev.Seq, last, id)
 		}
 		last = ev.Seq
+	}
+}
+
+// sseFrame is one event of a stream as the server wrote it.
+type sseFrame struct {
+	seq  int64
+	text string // its lines: id, event, data
+}
+
+// rawStream opens GET /v1/events/stream?after=... and delivers its events' frames unparsed.
+func rawStream(t *testing.T, sctx context.Context, e *env, token, after string) <-chan sseFrame {
+	t.Helper()
+	req, err := http.NewRequestWithContext(sctx, http.MethodGet, e.URL+"/v1/events/stream?after="+after, nil)
+	must(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("stream: %s", resp.Status)
+	}
+	out := make(chan sseFrame, 100)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		r := bufio.NewReader(resp.Body)
+		var f sseFrame
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			switch {
+			case line == "\n":
+				if f.seq > 0 {
+					out <- f
+				}
+				f = sseFrame{}
+			case strings.HasPrefix(line, "id: "):
+				f.seq, _ = strconv.ParseInt(strings.TrimSpace(line[len("id: "):]), 10, 64)
+				f.text += line
+			default:
+				f.text += line
+			}
+		}
+	}()
+	return out
+}
+
+// Many live screens at once, of principals who may see different things: each receives exactly
+// the events its principal's list of events shows, and the bytes of an event are the same on
+// every stream that carries it (the hub encodes each event once for all of them), live or
+// replayed.
+func TestManySubscribersEachSeeTheirOwnViewOfSharedEvents(t *testing.T) {
+	e := newEnv(t)
+	type viewer struct {
+		name   string
+		token  string
+		client *client.Client
+		frames []<-chan sseFrame
+	}
+	viewers := []*viewer{{name: "admin", token: adminToken, client: e.Admin}}
+	for _, k := range []hitl.KeyRequest{
+		{Name: "bot", Roles: []string{"agent"}},
+		{Name: "other", Roles: []string{"agent"}},
+		{Name: "alice", Roles: []string{"responder"}},
+		{Name: "bob", Roles: []string{"responder"}, Groups: []string{"sre"}},
+		{Name: "carol", Roles: []string{"responder"}},
+	} {
+		c, tok := e.Key(k)
+		viewers = append(viewers, &viewer{name: k.Name, token: tok, client: c})
+	}
+	before, err := e.Admin.EventPage(ctx, client.EventOptions{Limit: 500})
+	must(t, err)
+	start := before.Data[len(before.Data)-1].Seq
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	const perViewer = 8
+	for _, v := range viewers {
+		for range perViewer {
+			v.frames = append(v.frames, rawStream(t, sctx, e, v.token, "now"))
+		}
+	}
+	eventually(t, "every stream open", func() bool { return e.Engine().Streams() == len(viewers)*perViewer })
+
+	by := map[string]*client.Client{}
+	for _, v := range viewers {
+		by[v.name] = v.client
+	}
+	ask(t, by["bot"], hitl.InquiryRequest{Prompt: "for <alice> & co", AssignedTo: []string{"alice"}})
+	ask(t, by["bot"], hitl.InquiryRequest{Prompt: "for sre", AssignedTo: []string{"group:sre"}})
+	open := ask(t, by["bot"], hitl.InquiryRequest{Prompt: "for anyone", Session: "run-1"})
+	theirs := ask(t, by["other"], hitl.InquiryRequest{Prompt: "the other agent's"})
+	_, err = by["carol"].Respond(ctx, open.ID, json.RawMessage(`"yes"`), "")
+	must(t, err)
+	_, err = by["bot"].CompleteSession(ctx, "run-1", json.RawMessage(`{"done":true}`))
+	must(t, err)
+	_, err = by["alice"].Respond(ctx, theirs.ID, json.RawMessage(`"ok"`), "")
+	must(t, err)
+	e.Key(hitl.KeyRequest{Name: "late", Roles: []string{"agent"}}) // a key event: admins only
+
+	// Each viewer's own list of events is what its streams must carry, in that order.
+	want := map[string][]int64{}
+	for _, v := range viewers {
+		page, err := v.client.EventPage(ctx, client.EventOptions{After: start, Limit: 500})
+		must(t, err)
+		for _, ev := range page.Data {
+			want[v.name] = append(want[v.name], ev.Seq)
+		}
+	}
+	// The lists themselves differ as the rules say, so the streams cannot pass by all
+	// receiving everything or nothing.
+	all := len(want["admin"])
+	if all < 8 || len(want["bot"]) == 0 || len(want["bot"]) >= all || len(want["carol"]) >= len(want["bob"]) ||
+		len(want["other"]) >= len(want["bot"]) || slices.Equal(want["alice"], want["bob"]) {
+		t.Fatalf("the views: %v", want)
+	}
+	shared := map[int64]string{} // seq → the frame every stream must carry for it
+	check := func(who string, frames <-chan sseFrame) {
+		t.Helper()
+		for _, seq := range want[who] {
+			var f sseFrame
+			select {
+			case got, ok := <-frames:
+				if !ok {
+					t.Fatalf("%s's stream ended", who)
+				}
+				f = got
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s's stream did not deliver event %d", who, seq)
+			}
+			if f.seq != seq {
+				t.Fatalf("%s's stream delivered event %d, want %d (its view: %v)", who, f.seq, seq, want[who])
+			}
+			if s, ok := shared[seq]; !ok {
+				shared[seq] = f.text
+			} else if s != f.text {
+				t.Fatalf("event %d differs between streams:\n%s\n%s", seq, s, f.text)
+			}
+		}
+	}
+	for _, v := range viewers {
+		for _, frames := range v.frames {
+			check(v.name, frames)
+		}
+	}
+	// A stream that replays them from the log writes the same bytes as the live ones.
+	for _, v := range viewers {
+		check(v.name, rawStream(t, sctx, e, v.token, strconv.FormatInt(start, 10)))
+	}
+	if len(shared) != all {
+		t.Fatalf("%d events reached the streams, the admin sees %d", len(shared), all)
 	}
 }

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// StreamEvent is an event as the streams deliver it. The hub gives the same StreamEvent to
+// every subscription that may see the event, so its JSON is encoded once for all of them: with
+// a thousand live screens, encoding per subscriber was a third of the stream handlers' time.
+// What a subscriber may see decides only whether it gets an event, never what the event
+// says, so one encoding serves every principal.
+type StreamEvent struct {
+	*hitl.Event
+
+	once    sync.Once
+	json    []byte // the event as json.Marshal writes it
+	dataAt  int    // where its data starts in json
+	err     error
+	aliasOn sync.Once
+	alias   *StreamEvent
+}
+
+// NewStreamEvent wraps an event for the streams; it is not encoded until asked. The hub makes
+// one per event for all its subscribers.
+func NewStreamEvent(ev *hitl.Event) *StreamEvent { return &StreamEvent{Event: ev} }
+
+// encode writes the event's JSON once. The data, the bulk of it, is encoded (compacted and
+// HTML-escaped, as json.Marshal does with a json.RawMessage) on its own, so that its bytes can
+// be shared by the frames that carry only the data.
+func (ev *StreamEvent) encode() {
+	ev.once.Do(func() {
+		head := *ev.Event
+		head.Data = nil
+		var h, d []byte
+		if h, ev.err = json.Marshal(&head); ev.err != nil {
+			return
+		}
+		if d, ev.err = json.Marshal(ev.Data); ev.err != nil {
+			return
+		}
+		// The data is the last field: head ends in "null}", where the data goes.
+		h = h[:len(h)-len("null}")]
+		ev.dataAt = len(h)
+		ev.json = append(append(append(make([]byte, 0, len(h)+len(d)+1), h...), d...), '}')
+	})
+}
+
+// JSON is the event as json.Marshal writes it, encoded once for every subscriber; the bytes
+// are shared and must not be changed.
+func (ev *StreamEvent) JSON() ([]byte, error) {
+	ev.encode()
+	return ev.json, ev.err
+}
+
+// DataJSON is the event's data as json.Marshal writes it (a part of JSON), for frames that
+// carry the data without the rest of the event; shared like JSON's bytes.
+func (ev *StreamEvent) DataJSON() ([]byte, error) {
+	ev.encode()
+	if ev.err != nil {
+		return nil, ev.err
+	}
+	return ev.json[ev.dataAt : len(ev.json)-1], nil
+}
+
+// intentAlias is the event under OpenIntent's name (hitl.IntentAlias), made and encoded once
+// for every subscriber that asked for it; nil when the event has none.
+func (ev *StreamEvent) intentAlias() *StreamEvent {
+	ev.aliasOn.Do(func() {
+		if alias := hitl.IntentAlias(ev.Event); alias != nil {
+			ev.alias = NewStreamEvent(alias)
+		}
+	})
+	return ev.alias
+}
