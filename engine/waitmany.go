@@ -16,9 +16,6 @@ import (
 // of each) keeps a request short.
 const MaxWaitIDs = 10000
 
-// maxWaitIDs is MaxWaitIDs, lowered by tests.
-var maxWaitIDs = MaxWaitIDs
-
 // MultiWait is one wait for many inquiries (POST /v1/inquiries/wait). It costs the server an
 // entry in the waiters' map and nine bytes per inquiry, and no goroutine: the one request that
 // holds it reads its queue when Ready says there is something to take.
@@ -103,22 +100,11 @@ func checkWaitIDs(ids []int64) error {
 	switch {
 	case len(ids) == 0:
 		return hitl.Errorf(hitl.EInvalid, `"ids" is empty: list the inquiries to wait on`)
-	case len(ids) > maxWaitIDs:
-		return hitl.Errorf(hitl.ETooLarge, `"ids" lists %d inquiries; one wait takes at most %d: split them over several waits`, len(ids), maxWaitIDs)
+	case len(ids) > MaxWaitIDs:
+		return hitl.Errorf(hitl.ETooLarge, `"ids" lists %d inquiries; one wait takes at most %d: split them over several waits`, len(ids), MaxWaitIDs)
 	}
 	var bad problems
-	seen := make(map[int64]int, len(ids))
-	for i, id := range ids {
-		if id <= 0 {
-			bad.add(fmt.Sprintf("/ids/%d", i), "must be a positive inquiry id, not %d", id)
-			continue
-		}
-		if first, ok := seen[id]; ok {
-			bad.add(fmt.Sprintf("/ids/%d", i), "inquiry %d is listed twice (also at /ids/%d)", id, first)
-			continue
-		}
-		seen[id] = i
-	}
+	checkIDs(&bad, ids)
 	return bad.err("invalid wait")
 }
 

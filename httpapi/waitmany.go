@@ -29,12 +29,7 @@ func (s *Server) waitMany(w http.ResponseWriter, r *http.Request, p *hitl.Princi
 		return err
 	}
 	defer mw.Close()
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "application/x-ndjson")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
-	w.WriteHeader(http.StatusOK)
+	rc := startStream(w, "application/x-ndjson")
 	enc := json.NewEncoder(w)
 	// send writes one line; false when the client is gone or stopped reading.
 	send := func(m hitl.WaitMessage) bool {
