@@ -66,6 +66,10 @@ type AskOptions struct {
 	// answer: then Ask returns an *UnreachableError. Zero tries for as long as ctx lasts. Once
 	// the inquiry exists, the wait rides out restarts whatever this says.
 	GiveUpAfter time.Duration
+	// Waiter, when set, waits for the answer on its shared stream rather than with long polls
+	// of this Ask's own: what an agent process with many questions open at once should use
+	// (see Client.NewWaiter). PollWait does not apply then.
+	Waiter *Waiter
 }
 
 // Ask creates the inquiry and waits until it is resolved, then returns it: its Response is
@@ -87,7 +91,12 @@ func (c *Client) Ask(ctx context.Context, req *hitl.InquiryRequest, o AskOptions
 	if o.OnCreated != nil {
 		o.OnCreated(inq)
 	}
-	if inq, err = c.waitFinal(ctx, inq, o.PollWait); err != nil {
+	if o.Waiter != nil && inq.Status == hitl.StatusPending {
+		inq, err = o.Waiter.Wait(ctx, inq.ID)
+	} else {
+		inq, err = c.waitFinal(ctx, inq, o.PollWait)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return inq, Outcome(inq)

@@ -110,15 +110,20 @@ func (c *Client) openStream(ctx context.Context, o StreamOptions, after string) 
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		e := &Error{StatusCode: resp.StatusCode}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if json.Unmarshal(b, e) != nil || e.Detail == "" {
-			e.Detail = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-		}
-		return nil, e
+		return nil, streamRefused(resp)
 	}
 	return resp, nil
+}
+
+// streamRefused reads the problem of a stream's refusal and closes the body.
+func streamRefused(resp *http.Response) error {
+	defer resp.Body.Close()
+	e := &Error{StatusCode: resp.StatusCode}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(b, e) != nil || e.Detail == "" {
+		e.Detail = fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	}
+	return e
 }
 
 // readStream reads Server-Sent Events until the stream ends, sends each event on out, and

@@ -96,6 +96,11 @@ func checkBulkIDs(bad *problems, ids []int64) {
 		bad.add("/ids", "lists %d inquiries; at most %d are answered at once: send them in several requests", len(ids), maxBulkAnswers)
 		return
 	}
+	checkIDs(bad, ids)
+}
+
+// checkIDs reports the ids of a list that are no ids, and those listed twice.
+func checkIDs(bad *problems, ids []int64) {
 	seen := make(map[int64]int, len(ids))
 	for i, id := range ids {
 		if id <= 0 {

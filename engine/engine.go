@@ -187,7 +187,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.resumes = make(chan resume, resumeQueue)
 	e.outbox.kick = make(chan struct{}, 1)
 	e.outbox.ready = make(chan struct{}, 1)
-	e.waiters.m = make(map[int64]map[chan wake]struct{})
+	e.waiters.m = make(map[int64]waitSet)
 	e.deadlines = newDeadlines(e.now, e.expire)
 	e.nudges = newDeadlines(e.now, e.nudge)
 	e.claims = newDeadlines(e.now, e.expireClaims)

@@ -67,7 +67,12 @@ func idInJSON(raw json.RawMessage) (text string, id int64) {
 
 // duration reads a wait time: Go syntax ("30s", "1m30s") or plain seconds ("30").
 func duration(q url.Values, name string, def time.Duration) (time.Duration, error) {
-	s := q.Get(name)
+	return waitDuration(q.Get(name), name, def)
+}
+
+// waitDuration reads how long a wait lasts: a duration like 30s, or a number of seconds;
+// def when s is empty.
+func waitDuration(s, name string, def time.Duration) (time.Duration, error) {
 	if s == "" {
 		return def, nil
 	}

@@ -136,6 +136,7 @@ func (s *Server) routes() []route {
 		{method: "POST", path: "/v1/inquiries/{id}/decline", h: s.decline},
 		{method: "POST", path: "/v1/inquiries/respond", h: s.respondMany},
 		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
+		{method: "POST", path: "/v1/inquiries/wait", h: s.waitMany},
 		{method: "POST", path: "/v1/inquiries/{id}/claim", h: s.claim},
 		{method: "DELETE", path: "/v1/inquiries/{id}/claim", h: s.release},
 		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},

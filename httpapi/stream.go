@@ -58,6 +58,19 @@ func streamParams(r *http.Request, p *hitl.Principal) (engine.StreamFilter, int6
 // frameEnd ends an event's data line and the event.
 var frameEnd = []byte("\n\n")
 
+// startStream answers 200 with the headers of a stream of contentType, for writes that
+// must each finish within streamWriteTimeout.
+func startStream(w http.ResponseWriter, contentType string) *http.ResponseController {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
+	rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	w.WriteHeader(http.StatusOK)
+	return rc
+}
+
 // stream serves GET /v1/events/stream as Server-Sent Events: the stored events after the
 // starting seq, then live ones, each with its seq as id and its type as event. A client that
 // falls too far behind gets "event: reset" with the seq to resume after, and is disconnected.
@@ -71,13 +84,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 		return err
 	}
 	defer sub.Close()
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
-	rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	w.WriteHeader(http.StatusOK)
+	rc := startStream(w, "text/event-stream")
 	// The first message says where the stream starts: clients resume after it, or after the
 	// last event they received.
 	fmt.Fprintf(w, "event: start\ndata: {\"after\":%d}\n\n", sub.After)

@@ -24,7 +24,8 @@ func benchCmd() *cobra.Command {
 		Long: `Start a hitl server on a temporary SQLite database (as a child process) and measure:
 wake latency of parked waiters against a 2 s polling baseline, durable create+respond cycles
 per second with 64 clients, how late 10,000 deadlines within 2 s fire, and memory per
-parked waiter, the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
+parked waiter (a long poll each, and 100,000 waits multiplexed through the Go client's Waiter
+on a server of their own), the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
 second to a local receiver, and events published to RabbitMQ per second with their latency
 (when one answers at HITL_BENCH_AMQP_URL, default the local guest account). With --db postgres://..., two nodes serve a fresh schema of that database
 (dropped afterwards) and the cross-node wake latency is measured too. The figures go to
@@ -107,6 +108,9 @@ func printTable(w io.Writer, r *bench.Result) {
 		lat(fmt.Sprintf("notification latency, Slack (%d, created → at the Web API)", r.NotifySamples), r.NotificationLatencyMS.Slack)
 	}
 	fmt.Fprintf(tw, "memory per parked waiter (%d parked)\t%.0f bytes\t\t\n", r.ParkedForMemory, r.BytesPerWaiter)
+	if r.MultiplexedWaiters > 0 {
+		fmt.Fprintf(tw, "memory per multiplexed wait (%d through one Waiter)\t%.0f bytes\tserver RSS %.0f MiB\t\n", r.MultiplexedWaiters, r.BytesPerMultiplexedWaiter, float64(r.RSSWithMultiplexedWaiters)/(1<<20))
+	}
 	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
 	tw.Flush()
 }

@@ -59,6 +59,9 @@ type Options struct {
 	AMQPURL, AMQPSkipped string
 	AMQPEvents           int
 	Progress             io.Writer // where to say what is running; nil for silence
+	// MultiplexedWaiters are waits parked through one client.Waiter (POST /v1/inquiries/wait
+	// streams) on a server of their own, for their memory (100,000).
+	MultiplexedWaiters int
 	// CPUProfileDir, when set, receives the CPU profile of the (first) server during the
 	// throughput run, throughput-cpu.pprof, for `go tool pprof`.
 	CPUProfileDir string
@@ -66,12 +69,12 @@ type Options struct {
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
-	return Options{Waiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
+	return Options{Waiters: 1000, MultiplexedWaiters: 100000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
 		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000}
 }
 
 func Quick() Options {
-	return Options{Waiters: 300, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
+	return Options{Waiters: 300, MultiplexedWaiters: 10000, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
 		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20, AMQPEvents: 1000}
 }
 
@@ -84,19 +87,26 @@ type Latency struct {
 
 // Result is what a run measured; the JSON field names are part of the benchmark's contract.
 type Result struct {
-	WakeLatencyMS           Latency  `json:"wake_latency_ms"`
-	PollingBaselineMS       Latency  `json:"polling_baseline_wake_latency_ms"`
-	WakeSpeedup             float64  `json:"wake_speedup"`
-	RespondThroughputPerS   float64  `json:"respond_throughput_per_s"`
-	TimeoutLatenessMS       Latency  `json:"timeout_lateness_ms"`
-	TimeoutObservedLateness Latency  `json:"timeout_observed_lateness_ms"`
-	BytesPerWaiter          float64  `json:"bytes_per_waiter"`
-	CrossNodeWakeLatencyMS  *Latency `json:"cross_node_wake_latency_ms,omitempty"`
-	StreamFanoutLatencyMS   Latency  `json:"stream_fanout_latency_ms"`
-	Subscribers             int      `json:"subscribers"`
-	WebhookDeliveriesPerS   float64  `json:"webhook_deliveries_per_s"`
-	WebhookLatencyMS        Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
-	WebhookEvents           int      `json:"webhook_events"`
+	WakeLatencyMS           Latency `json:"wake_latency_ms"`
+	PollingBaselineMS       Latency `json:"polling_baseline_wake_latency_ms"`
+	WakeSpeedup             float64 `json:"wake_speedup"`
+	RespondThroughputPerS   float64 `json:"respond_throughput_per_s"`
+	TimeoutLatenessMS       Latency `json:"timeout_lateness_ms"`
+	TimeoutObservedLateness Latency `json:"timeout_observed_lateness_ms"`
+	BytesPerWaiter          float64 `json:"bytes_per_waiter"`
+	// BytesPerMultiplexedWaiter is the server's memory growth per wait parked through the Go
+	// client's Waiter (few POST /v1/inquiries/wait streams), measured like BytesPerWaiter on a
+	// server of its own with MultiplexedWaiters parked; RSSWithMultiplexedWaiters is that
+	// server's whole resident memory then.
+	BytesPerMultiplexedWaiter float64  `json:"bytes_per_multiplexed_waiter"`
+	MultiplexedWaiters        int      `json:"multiplexed_waiters"`
+	RSSWithMultiplexedWaiters int64    `json:"rss_with_multiplexed_waiters_bytes"`
+	CrossNodeWakeLatencyMS    *Latency `json:"cross_node_wake_latency_ms,omitempty"`
+	StreamFanoutLatencyMS     Latency  `json:"stream_fanout_latency_ms"`
+	Subscribers               int      `json:"subscribers"`
+	WebhookDeliveriesPerS     float64  `json:"webhook_deliveries_per_s"`
+	WebhookLatencyMS          Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
+	WebhookEvents             int      `json:"webhook_events"`
 	// Events confirmed by RabbitMQ per second, and from the commit to a consumer having one;
 	// absent, with AMQPSkipped saying why, when no broker was reachable.
 	AMQPPublishPerS *float64 `json:"amqp_publish_per_s,omitempty"`
@@ -313,6 +323,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		res.AMQPPublishPerS, res.AMQPLatencyMS, res.AMQPEvents = &perS, &lat, o.AMQPEvents
 	}
+	if o.MultiplexedWaiters > 0 {
+		r.say("multiplexed waits: %d waits through one Waiter, on a server of its own ...", o.MultiplexedWaiters)
+		if err := r.multiplexed(ctx, dir, res); err != nil {
+			return nil, fmt.Errorf("multiplexed waits: %w", err)
+		}
+	}
 	res.DurationS = round(time.Since(began).Seconds())
 	return res, nil
 }
@@ -467,6 +483,11 @@ func (r *run) cpuProfile(ctx context.Context, d time.Duration) ([]byte, error) {
 
 // create makes n inquiries with up to 64 in flight.
 func (r *run) create(ctx context.Context, n int, req func(i int) *hitl.InquiryRequest) ([]int64, error) {
+	return createAs(ctx, r.agent, n, req)
+}
+
+// createAs is create through another agent's client.
+func createAs(ctx context.Context, agent *client.Client, n int, req func(i int) *hitl.InquiryRequest) ([]int64, error) {
 	ids := make([]int64, n)
 	errs := make(chan error, 1)
 	sem := make(chan struct{}, 64)
@@ -475,7 +496,7 @@ func (r *run) create(ctx context.Context, n int, req func(i int) *hitl.InquiryRe
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			inq, _, err := r.agent.CreateInquiry(ctx, req(i), client.CreateOptions{})
+			inq, _, err := agent.CreateInquiry(ctx, req(i), client.CreateOptions{})
 			if err != nil {
 				select {
 				case errs <- err:
@@ -528,7 +549,12 @@ func (r *run) park(ctx context.Context, ids []int64, wait time.Duration) ([]chan
 
 // metric reads one unlabelled value from the server's /metrics.
 func (r *run) metric(ctx context.Context, name string) (float64, error) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", r.url+"/metrics", nil)
+	return r.metricOf(ctx, r.url, name)
+}
+
+// metricOf is metric of the server at url.
+func (r *run) metricOf(ctx context.Context, url, name string) (float64, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/metrics", nil)
 	resp, err := r.hc.Do(req)
 	if err != nil {
 		return 0, err
@@ -880,4 +906,68 @@ func cpus() int {
 		return 0
 	}
 	return strings.Count(string(b), "processor\t:")
+}
+
+// multiplexed parks MultiplexedWaiters waits through one client.Waiter, measuring the
+// server's memory before and after, as deadlines does for long polls. It runs on a server
+// (and SQLite file) of its own, started for it: what the earlier scenarios left in the first
+// server's heap would hide the growth. The waits are ended by closing the Waiter, not answered.
+func (r *run) multiplexed(ctx context.Context, dir string, res *Result) error {
+	n := r.o.MultiplexedWaiters
+	url, stop, pid, err := startServer(ctx, r.o, filepath.Join(dir, "multiplexed.db"), dir)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	admin := client.New(url, adminToken, r.hc)
+	if err := ready(ctx, admin); err != nil {
+		return err
+	}
+	k, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bench-multiplexed-agent", Roles: []string{hitl.RoleAgent}})
+	if err != nil {
+		return err
+	}
+	agent := client.New(url, k.Token, r.hc)
+	ids, err := createAs(ctx, agent, n, func(int) *hitl.InquiryRequest { return &hitl.InquiryRequest{Prompt: "Go?"} })
+	if err != nil {
+		return err
+	}
+	before, err := rss(pid)
+	if err != nil {
+		return err
+	}
+	w := agent.NewWaiter()
+	defer w.Close()
+	returned := make(chan error, 1)
+	go func() {
+		_, err := w.WaitAll(ctx, ids)
+		returned <- err
+	}()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		parked, err := r.metricOf(ctx, url, "hitl_waiters")
+		if err != nil {
+			return err
+		}
+		if int(parked) >= n {
+			break
+		}
+		select {
+		case err := <-returned:
+			return fmt.Errorf("the waits returned before all were parked: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("only %d of %d waits parked within 2 minutes", int(parked), n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	after, err := rss(pid)
+	if err != nil {
+		return err
+	}
+	res.MultiplexedWaiters = n
+	res.BytesPerMultiplexedWaiter = round(float64(after-before) / float64(n))
+	res.RSSWithMultiplexedWaiters = after
+	return nil
 }

@@ -250,6 +250,67 @@ class ServerTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, "invalid")
         self.agent.cancel(inquiry["id"])
 
+    def test_wait_many(self):
+        a = self.agent.create_inquiry({"prompt": "Wait A?"})
+        b = self.agent.create_inquiry({"prompt": "Wait B?"})
+        self.human.respond(b["id"], "b first")
+        lines = []
+        threading.Timer(0.3, lambda: self.human.respond(a["id"], "a later")).start()
+        for line in self.agent.wait_many([a["id"], b["id"], 999999], timeout=20):
+            lines.append(line)
+        self.assertEqual([l["type"] for l in lines], ["inquiry", "error", "waiting", "inquiry", "end"])
+        self.assertEqual((lines[0]["inquiry"]["id"], lines[0]["inquiry"]["response"]), (b["id"], "b first"))
+        self.assertEqual((lines[1]["id"], lines[1]["error"]["code"]), (999999, "not_found"))
+        self.assertEqual(lines[2]["count"], 1)
+        self.assertEqual((lines[3]["inquiry"]["id"], lines[3]["inquiry"]["response"]), (a["id"], "a later"))
+        self.assertEqual(lines[4]["reason"], "done")
+        c = self.agent.create_inquiry({"prompt": "Wait C?"})
+        lines = list(self.agent.wait_many([c["id"]], timeout=0))
+        self.assertEqual(lines[-1], {"type": "end", "reason": "timeout", "pending": [c["id"]]})
+        self.agent.cancel(c["id"])
+        # Refused whole, with the server's words: no ids, too many.
+        with self.assertRaises(hitl.HitlError) as cm:
+            list(self.agent.wait_many([]))
+        self.assertEqual((cm.exception.status, cm.exception.code), (400, "invalid"))
+        with self.assertRaises(hitl.HitlError) as cm:
+            list(self.agent.wait_many(range(1, hitl.MAX_WAIT_IDS + 2)))
+        self.assertEqual((cm.exception.status, cm.exception.code), (413, "too_large"))
+        self.assertIn("split them over several waits", str(cm.exception))
+
+    def test_waiter_shares_streams_among_threads(self):
+        answers = {}
+
+        def ask(i, waiter):
+            answers[i] = self.agent.request_input("Shared wait %d?" % i, waiter=waiter)
+
+        with self.agent.waiter() as waiter:
+            threads = [threading.Thread(target=ask, args=(i, waiter)) for i in range(30)]
+            for t in threads:
+                t.start()
+            deadline = time.monotonic() + 20
+            answered = set()
+            while len(answered) < 30 and time.monotonic() < deadline:
+                for inq in self.human.list_inquiries(status="pending", limit=100)["data"]:
+                    if inq["prompt"].startswith("Shared wait ") and inq["id"] not in answered:
+                        self.human.respond(inq["id"], inq["prompt"].upper())
+                        answered.add(inq["id"])
+                time.sleep(0.02)
+            for t in threads:
+                t.join(20)
+            self.assertEqual(answers, {i: "SHARED WAIT %d?" % i for i in range(30)})
+            # Far fewer streams than waits: the 30 went out in a few bursts.
+            self.assertLessEqual(waiter.streams_opened, 10)
+            with self.assertRaises(hitl.HitlError) as cm:
+                waiter.wait(999999)
+            self.assertEqual(cm.exception.code, "not_found")
+            pending = self.agent.create_inquiry({"prompt": "Never answered?"})
+            with self.assertRaises(TimeoutError):
+                waiter.wait(pending["id"], timeout=0.2)
+            self.agent.cancel(pending["id"])
+        with self.assertRaises(hitl.HitlError) as cm:
+            waiter.wait(pending["id"])
+        self.assertEqual(cm.exception.code, "closed")
+
     def test_server_down_is_an_error_not_a_hang(self):
         down = hitl.Client("http://127.0.0.1:%d" % free_port(), "token", give_up_after=0.5)
         start = time.monotonic()

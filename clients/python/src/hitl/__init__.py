@@ -3,9 +3,12 @@
 Standard library only. See Client.request_input, and request_user_input for agent frameworks.
 """
 
+import http.client
 import json
 import os
+import socket
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -14,6 +17,7 @@ import uuid
 
 __all__ = [
     "Client",
+    "Waiter",
     "AsyncClient",
     "HitlError",
     "OpenIntentError",
@@ -27,6 +31,9 @@ __all__ = [
 
 # How long each long poll lasts; the server holds it at most 5 minutes.
 POLL_SECONDS = 30
+
+# How many inquiries one POST /v1/inquiries/wait may name (the server's bound).
+MAX_WAIT_IDS = 10000
 
 # Where the client connects when neither an argument, HITL_URL nor the credentials file says.
 DEFAULT_URL = "http://127.0.0.1:7447"
@@ -262,6 +269,29 @@ class Client:
             "GET", "/v1/inquiries/%d/wait" % inquiry_id, query={"timeout": "%ds" % timeout}, timeout=timeout + self.timeout
         )
 
+    def wait_many(self, ids, timeout=POLL_SECONDS):
+        """Waits on many inquiries with one request (POST /v1/inquiries/wait), yielding each line.
+
+        Yields dicts in order: {"type": "inquiry", "inquiry": ...} once per inquiry when it is
+        final (at once when it already is), {"type": "error", "id", "error": {"code", "message"}}
+        for an id that cannot be waited on, {"type": "waiting", "count"} once all are registered,
+        and {"type": "end", "reason", "pending"} last. A refused request raises HitlError; a
+        stream that breaks before its end raises ServerUnavailableError.
+        """
+        stream = self._open_wait(ids, timeout)
+        try:
+            for line in stream.lines():
+                yield line
+        finally:
+            stream.close()
+
+    def _open_wait(self, ids, timeout):
+        return _WaitStream(self, list(ids), timeout)
+
+    def waiter(self):
+        """A Waiter: many waits of this process over a few shared connections."""
+        return Waiter(self)
+
     def respond(self, inquiry_id, response, comment=None):
         body = {"response": response}
         if comment:
@@ -285,7 +315,9 @@ class Client:
         """request_user_input in the shapes of OpenAI and Anthropic tool lists."""
         return self._request("GET", "/v1/tools/request_user_input")
 
-    def _until_final(self, inquiry):
+    def _until_final(self, inquiry, waiter=None):
+        if waiter is not None and inquiry["status"] == "pending":
+            return waiter.wait(inquiry["id"])
         while inquiry["status"] == "pending":
             inquiry_id = inquiry["id"]
             inquiry = self._persist(lambda: self.wait(inquiry_id), give_up_after=max(self.give_up_after, 60))
@@ -309,6 +341,7 @@ class Client:
         remind_every=None,
         escalate_after=None,
         escalate_to=None,
+        waiter=None,
     ):
         """Asks a human and blocks until the answer, which it returns (decoded JSON).
 
@@ -318,6 +351,9 @@ class Client:
 
         remind_every ("30m") reminds the people asked while nobody answers; escalate_after ("2h")
         with escalate_to (names or "group:NAME") adds those people when nobody has answered by then.
+
+        waiter (see Client.waiter) waits for the answer on its shared stream rather than with long
+        polls of this call's own: what a process with many questions open at once should use.
         """
         request = {"prompt": question, "fallback_policy": fallback_policy}
         optional = {
@@ -337,7 +373,7 @@ class Client:
         request.update({k: v for k, v in optional.items() if v is not None})
         if multiple:
             request["multiple"] = True
-        inquiry = self._until_final(self.create_inquiry(request, idempotency_key))
+        inquiry = self._until_final(self.create_inquiry(request, idempotency_key), waiter)
         return _outcome(inquiry)
 
     def request_user_input(self, prompt, context=None, request_type=None, options=None, **kwargs):
@@ -402,6 +438,286 @@ class Client:
         request.update({k: v for k, v in kwargs.items() if v is not None})
         inquiry = self._until_final(self.create_inquiry(request, "tool-review:" + tool_call["id"]))
         return inquiry["tool_result"]
+
+
+class _WaitStream:
+    """One POST /v1/inquiries/wait, read line by line; close() may be called from any thread."""
+
+    def __init__(self, client, ids, timeout):
+        u = urllib.parse.urlsplit(client.url)
+        cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+        # The server sends a ping every 15 s: client.timeout beyond that means it is gone.
+        self._conn = cls(u.hostname, u.port, timeout=max(client.timeout, 15) + 15)
+        self._closed = False
+        headers = {"Content-Type": "application/json", "Accept": "application/x-ndjson"}
+        if client.token:
+            headers["Authorization"] = "Bearer " + client.token
+        body = json.dumps({"ids": ids, "timeout": "%gs" % timeout})
+        try:
+            self._conn.request("POST", u.path.rstrip("/") + "/v1/inquiries/wait", body=body, headers=headers)
+            self._resp = self._conn.getresponse()
+        except (OSError, http.client.HTTPException) as e:
+            self._conn.close()
+            raise ServerUnavailableError("cannot reach the hitl server at %s (%s)" % (client.url, e), code="unavailable") from None
+        if self._resp.status != 200:
+            raw = self._resp.read()
+            self._conn.close()
+            try:
+                problem = json.loads(raw)
+            except ValueError:
+                problem = {}
+            raise HitlError(
+                problem.get("detail") or "%d %s" % (self._resp.status, self._resp.reason),
+                status=self._resp.status, code=problem.get("code"), errors=problem.get("errors"),
+            )
+
+    def lines(self):
+        """Yields each line but pings; returns after the end line."""
+        while True:
+            try:
+                raw = self._resp.readline()
+            except (OSError, http.client.HTTPException, ValueError):
+                raw = b""
+            if not raw:
+                if self._closed:
+                    return
+                raise ServerUnavailableError("the wait's stream broke before its end", code="unavailable")
+            line = json.loads(raw)
+            if line.get("type") == "ping":
+                continue
+            yield line
+            if line.get("type") == "end":
+                return
+
+    def close(self):
+        self._closed = True
+        sock = self._conn.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)  # wakes a reader blocked on it
+            except OSError:
+                pass
+        self._conn.close()
+
+
+class Waiter:
+    """Waits on many inquiries for many threads over a few connections.
+
+    Each wait is an id on a shared POST /v1/inquiries/wait stream (at most MAX_WAIT_IDS a
+    stream), not a long poll of its own: a process with 100,000 questions open holds about a
+    dozen connections, and the server a few dozen bytes a question. The ids of a burst of
+    questions go out together; a new stream takes over the ids of open streams no larger than
+    it once there are four, and those close when it has registered them. Streams are renewed
+    when they end, and after a dropped connection or a restart with backoff, never missing an
+    answer. Use one per process (it is thread-safe), and close it when done; it is also a
+    context manager.
+    """
+
+    SOFT_STREAMS = 4
+    HARD_STREAMS = 64
+    LINGER = 0.02  # seconds for the ids of a burst of questions to gather
+
+    def __init__(self, client, stream_wait=300):
+        self.client = client
+        self.stream_wait = stream_wait
+        self._lock = threading.Lock()
+        self._kick = threading.Event()
+        self._closed = False
+        self._calls = {}  # id -> list of [event, result, error]
+        self._owner = {}  # id -> the stream it is registered on; None: queued
+        self._queued = []
+        self._streams = set()
+        self._live = 0
+        self._backoff = 0.05
+        self._thread = None
+        self.streams_opened = 0  # how many wait requests it has made, for a look at its cost
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def wait(self, inquiry_id, timeout=None):
+        """Blocks until the inquiry is final and returns it; HitlError when it cannot be waited on.
+
+        With timeout (seconds) and no answer by then, raises TimeoutError.
+        """
+        call = [threading.Event(), None, None]
+        with self._lock:
+            if self._closed:
+                raise HitlError("the waiter is closed", code="closed")
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="hitl-waiter", daemon=True)
+                self._thread.start()
+            self._calls.setdefault(inquiry_id, []).append(call)
+            if inquiry_id not in self._owner:
+                self._owner[inquiry_id] = None
+                self._queued.append(inquiry_id)
+            self._kick.set()
+        if not call[0].wait(timeout):
+            with self._lock:
+                calls = self._calls.get(inquiry_id, [])
+                if call in calls:
+                    calls.remove(call)
+                    if not calls:
+                        del self._calls[inquiry_id]
+            raise TimeoutError("inquiry %d is not final after %gs" % (inquiry_id, timeout))
+        if call[2] is not None:
+            raise call[2]
+        return call[1]
+
+    def close(self):
+        """Ends every stream; waits still open raise HitlError (code closed)."""
+        with self._lock:
+            self._closed = True
+            calls, self._calls = self._calls, {}
+            streams = list(self._streams)
+            self._kick.set()
+        for stream in streams:
+            stream.cancel()
+        for cs in calls.values():
+            for call in cs:
+                call[2] = HitlError("the waiter is closed", code="closed")
+                call[0].set()
+
+    def _run(self):
+        while True:
+            self._kick.wait()
+            if self._closed:
+                return
+            time.sleep(self.LINGER)
+            self._kick.clear()
+            self._flush()
+
+    def _flush(self):
+        with self._lock:
+            if self._closed:
+                return
+            s = _WaiterStream()
+            rest = []
+            for i in self._queued:
+                if i not in self._owner or self._owner[i] is not None:
+                    continue  # reported meanwhile, or already in this batch
+                if not self._calls.get(i):
+                    del self._owner[i]
+                elif len(s.ids) >= MAX_WAIT_IDS:
+                    rest.append(i)
+                else:
+                    s.ids.append(i)
+                    self._owner[i] = s
+            self._queued = rest
+            if rest:
+                self._kick.set()
+            if not s.ids:
+                return
+            while self._live >= self.SOFT_STREAMS:
+                live = [o for o in self._streams if not o.retired]
+                if not live:
+                    break
+                small = min(live, key=lambda o: o.n)
+                if len(s.ids) + small.n > MAX_WAIT_IDS or (small.n > len(s.ids) and self._live < self.HARD_STREAMS):
+                    break
+                for i in small.ids:
+                    if self._owner.get(i) is small:
+                        if not self._calls.get(i):
+                            del self._owner[i]
+                            continue
+                        self._owner[i] = s
+                        s.ids.append(i)
+                small.retired, small.n = True, 0
+                self._live -= 1
+                s.retire.append(small)
+            s.n = len(s.ids)
+            self.streams_opened += 1
+            self._streams.add(s)
+            self._live += 1
+        threading.Thread(target=self._stream, args=(s,), name="hitl-wait-stream", daemon=True).start()
+
+    def _stream(self, s):
+        err = None
+        try:
+            conn = self.client._open_wait(s.ids, self.stream_wait)
+            with self._lock:
+                s.conn = conn
+                cancelled = s.cancelled
+            if cancelled:
+                conn.close()
+            for line in conn.lines():
+                kind = line.get("type")
+                if kind == "inquiry":
+                    self._report(line["inquiry"]["id"], line["inquiry"], None)
+                elif kind == "error":
+                    e = line.get("error") or {}
+                    self._report(line["id"], None, HitlError(e.get("message", ""), status=404 if e.get("code") == "not_found" else None, code=e.get("code")))
+                elif kind == "waiting":
+                    with self._lock:
+                        retire, s.retire = s.retire, []
+                        self._backoff = 0.05
+                    for o in retire:
+                        o.cancel()
+            conn.close()
+        except Exception as e:  # noqa: BLE001 - sorted below
+            err = e
+        self._ended(s, err)
+
+    def _report(self, inquiry_id, inquiry, error):
+        with self._lock:
+            calls = self._calls.pop(inquiry_id, [])
+            owner = self._owner.pop(inquiry_id, None)
+            if owner is not None:
+                owner.n -= 1
+        for call in calls:
+            call[1], call[2] = inquiry, error
+            call[0].set()
+
+    def _ended(self, s, err):
+        final = err is not None and not _retryable(err) and not s.cancelled
+        failed, requeue, delay = [], False, 0
+        with self._lock:
+            self._streams.discard(s)
+            if not s.retired:
+                self._live -= 1
+            retire, s.retire = s.retire, []
+            for i in s.ids:
+                if self._owner.get(i) is not s:
+                    continue
+                if final:
+                    failed.extend(self._calls.pop(i, []))
+                    del self._owner[i]
+                elif not self._calls.get(i):
+                    del self._owner[i]
+                else:
+                    self._owner[i] = None
+                    self._queued.append(i)
+                    requeue = True
+            if requeue and err is not None:
+                delay = self._backoff
+                self._backoff = min(self._backoff * 2, 2.0)
+        for o in retire:  # it failed before it took their ids over: theirs are requeued too
+            o.cancel()
+        for call in failed:
+            call[2] = err
+            call[0].set()
+        if requeue:
+            threading.Timer(delay, self._kick.set).start()
+
+
+class _WaiterStream:
+    """A stream of a Waiter: the ids it was opened with, how many it still owns."""
+
+    def __init__(self):
+        self.ids = []
+        self.n = 0
+        self.retired = False
+        self.retire = []
+        self.conn = None
+        self.cancelled = False
+
+    def cancel(self):
+        self.cancelled = True
+        if self.conn is not None:
+            self.conn.close()
 
 
 def _outcome(inquiry):
