@@ -15,3 +15,6 @@ func Sweep(e *Engine) int { return e.sweep(context.Background()) }
 
 // SetPurgeFor shortens how long one purge by hand works before it answers.
 func SetPurgeFor(e *Engine, d time.Duration) { e.purgeFor = d }
+
+// RetentionBatch is how many inquiries one transaction of retention removes at most.
+const RetentionBatch = retentionBatch

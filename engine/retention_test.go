@@ -194,13 +194,13 @@ func TestPurgeGoesOnWhereItStopped(t *testing.T) {
 			rounds++
 		}
 		removed += res.Inquiries
-		if res.More && res.Inquiries != 20 {
+		if res.More && res.Inquiries != engine.RetentionBatch {
 			t.Fatalf("a purge that stopped early removed %d inquiries, not one batch", res.Inquiries)
 		}
 		return removed == 50 && !res.More
 	})
-	if removed != 50 || rounds < 3 {
-		t.Fatalf("removed %d inquiries in %d rounds; want 50 in at least 3", removed, rounds)
+	if removed != 50 || rounds < 50/engine.RetentionBatch {
+		t.Fatalf("removed %d inquiries in %d rounds; want 50 in at least %d", removed, rounds, 50/engine.RetentionBatch)
 	}
 	if n, err := st.CountInquiries(ctx, hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}}); err != nil || n != 0 {
 		t.Fatalf("%d inquiries left, %v", n, err)
