@@ -69,6 +69,7 @@ func (e *Engine) sweep(ctx context.Context) int {
 	if removed > 0 {
 		e.log.Debug("expired idempotency keys removed", "keys", removed)
 	}
+	e.reverifyAudit(ctx)
 	if e.retainResolved > 0 {
 		res, err := e.removeResolved(ctx, e.clock().Add(-e.retainResolved), "retention", time.Time{})
 		switch {

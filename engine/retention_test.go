@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -216,5 +217,48 @@ func TestPurgeRefuses(t *testing.T) {
 	}
 	if _, err := e.Purge(ctx, admin, time.Now().Add(time.Hour)); hitl.ErrorCode(err) != hitl.EInvalid {
 		t.Fatalf("a purge of the future: %v", err)
+	}
+}
+
+// TestEditedEventsShowAtTheHourlyReverification: the running verification checks only new
+// events, so an edit of one it has passed shows once the housekeeping verifies the whole log
+// again (the first time a minute after the start, then hourly), and from then on.
+func TestEditedEventsShowAtTheHourlyReverification(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := engine.New(st, engine.Options{})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop()
+	inq, _ := askAndAnswer(t, e, "Ship?")
+	if _, err := e.VerifyAudit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var seq int64
+	if err := db.QueryRow("SELECT seq FROM events WHERE inquiry_id = ? AND type = ?", inq.ID, hitl.EventInquiryResponded).Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE events SET actor = 'mallory' WHERE seq = ?`, seq); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.VerifyAudit(ctx); err != nil {
+		t.Fatalf("the running verification looked back: %v", err)
+	}
+	engine.Sweep(e)
+	want := fmt.Sprintf("seq %d: does not match its hash", seq)
+	for range 2 {
+		if _, err := e.VerifyAudit(ctx); hitl.ErrorCode(err) != hitl.EConflict || !strings.Contains(err.Error(), want) {
+			t.Fatalf("after the whole log was verified again: %v; want a conflict saying %q", err, want)
+		}
 	}
 }
