@@ -90,7 +90,26 @@ func newRoot() *cobra.Command {
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), declineCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), backupCmd(), purgeCmd(), secretsCmd(), statsCmd(), versionCmd())
+	for _, group := range root.Commands() {
+		refuseUnknownSubcommands(group)
+	}
 	return root
+}
+
+// refuseUnknownSubcommands makes a group of commands (hitl audit, hitl webhooks, ...) say that
+// a subcommand it does not have is unknown, with a usage error: cobra would show the group's
+// help and exit 0, as if `hitl audit verfy` had worked.
+func refuseUnknownSubcommands(group *cobra.Command) {
+	if !group.HasSubCommands() || group.Runnable() {
+		return
+	}
+	group.Args = cobra.ArbitraryArgs
+	group.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
 }
 
 // versionLine is what `hitl version` and `hitl --version` print.

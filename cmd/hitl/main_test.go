@@ -532,3 +532,17 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A group of commands refuses a subcommand it does not have, as the root does, instead of
+// showing its help and exiting 0; on its own it shows its help.
+func TestUnknownSubcommandIsAUsageError(t *testing.T) {
+	for _, args := range [][]string{{"audit", "verfy"}, {"webhooks", "bogus"}, {"secrets", "rotat"}} {
+		code, _, errOut := cli(t, args...)
+		if want := fmt.Sprintf("unknown command %q for \"hitl %s\"", args[1], args[0]); code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("hitl %s: %d %q; want exit 2 and %q", strings.Join(args, " "), code, errOut, want)
+		}
+	}
+	if code, out, _ := cli(t, "audit"); code != exitOK || !strings.Contains(out, "verify") {
+		t.Errorf("hitl audit on its own: %d %q; want its help", code, out)
+	}
+}
