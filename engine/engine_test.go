@@ -38,7 +38,7 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func open(t *testing.T, path string, now func() time.Time) (*engine.Engine, func()) {
+func open(t testing.TB, path string, now func() time.Time) (*engine.Engine, func()) {
 	t.Helper()
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {

@@ -177,22 +177,26 @@ func (s *Store) pendingCount(ctx context.Context) (int, error) {
 	return n, dbError(err, "inquiries")
 }
 
+// PendingDeadlines, PendingNudges and PendingClaims name their partial indexes: without
+// statistics SQLite prefers inquiries_status and reads every pending row (with a million
+// pending, 0.4-0.7 s per query at start-up even when none has the timer, and a sort), where
+// the partial index holds just the rows that have it, in order.
 func (s *Store) PendingDeadlines(ctx context.Context) ([]hitl.Deadline, error) {
 	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
-		return s.timers(ctx, "deadlines", "SELECT id, timeout_at FROM inquiries WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
+		return s.timers(ctx, "deadlines", "SELECT id, timeout_at FROM inquiries INDEXED BY inquiries_deadline WHERE status = 'pending' AND timeout_at IS NOT NULL ORDER BY timeout_at")
 	})
 }
 
 func (s *Store) PendingNudges(ctx context.Context) ([]hitl.Deadline, error) {
 	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
 		return s.timers(ctx, "reminders", `SELECT id, MIN(COALESCE(next_reminder_at, escalate_at), COALESCE(escalate_at, next_reminder_at))
-			FROM inquiries WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
+			FROM inquiries INDEXED BY inquiries_nudges WHERE status = 'pending' AND (next_reminder_at IS NOT NULL OR escalate_at IS NOT NULL)`)
 	})
 }
 
 func (s *Store) PendingClaims(ctx context.Context) ([]hitl.Deadline, error) {
 	return onReader(s, ctx, func() ([]hitl.Deadline, error) {
-		return s.timers(ctx, "claims", "SELECT id, claim_expires_at FROM inquiries WHERE status = 'pending' AND claim_expires_at IS NOT NULL")
+		return s.timers(ctx, "claims", "SELECT id, claim_expires_at FROM inquiries INDEXED BY inquiries_claims WHERE status = 'pending' AND claim_expires_at IS NOT NULL")
 	})
 }
 

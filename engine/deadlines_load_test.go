@@ -1,0 +1,94 @@
+package engine_test
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/store/sqlite"
+)
+
+// BenchmarkStartLoadsDeadlines times Start on a SQLite file holding many pending inquiries
+// with deadlines (100,000, or HITL_BENCH_DEADLINES), and reports the heap Start added per
+// deadline and the peak heap it went through (the target: a million in at most 5 s).
+func BenchmarkStartLoadsDeadlines(b *testing.B) {
+	n := 100_000
+	if s := os.Getenv("HITL_BENCH_DEADLINES"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	path := filepath.Join(b.TempDir(), "db")
+	e, stop := open(b, path, nil)
+	at := time.Now().Add(time.Hour)
+	if _, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutAt: &at}, ""); err != nil {
+		b.Fatal(err)
+	}
+	stop()
+	copyInquiry(b, path, n-1)
+	for range b.N {
+		st, err := sqlite.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := engine.New(st, engine.Options{})
+		before := heapInUse()
+		var peak runtime.MemStats
+		start := time.Now()
+		if err := e.Start(ctx); err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		runtime.ReadMemStats(&peak)
+		after := heapInUse()
+		b.ReportMetric(took.Seconds(), "s/start")
+		b.ReportMetric(float64(int64(after)-int64(before))/float64(n), "bytes/deadline")
+		b.ReportMetric(float64(peak.HeapSys)/(1<<20), "MiB-heap-sys")
+		e.Stop()
+		st.Close()
+	}
+}
+
+// copyInquiry adds n copies of the file's one inquiry, each with its own deadline an hour or
+// more away, straight in SQL: creating a million through the engine would take minutes.
+func copyInquiry(tb testing.TB, path string, n int) {
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT name FROM pragma_table_info('inquiries') WHERE name NOT IN ('id', 'timeout_at')")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			tb.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	list := strings.Join(cols, ", ")
+	_, err = db.Exec(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
+		INSERT INTO inquiries (`+list+`, timeout_at) SELECT `+list+`, timeout_at + (k.i * 7919 % ?) * 1000 FROM inquiries, k`, n, n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkDeadlinesMemory reports the heap that a million pending deadlines hold in the
+// timer structure, per deadline (the target is at most 200 bytes).
+func BenchmarkDeadlinesMemory(b *testing.B) {
+	const n = 1_000_000
+	for range b.N {
+		d := newDeadlines(time.Now, func(context.Context, []int64) {})
+		start := time.Now().Add(time.Hour)
+		before := heapInUse()
+		for i := range n {
+			d.add(int64(i+1), start.Add(time.Duration(i*7919%n)*time.Millisecond))
+		}
+		after := heapInUse()
+		runtime.KeepAlive(d)
+		b.ReportMetric(float64(after-before)/n, "bytes/deadline")
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkDeadlinesLateness loads a million deadlines an hour away and ten thousand within
+// two seconds, and reports how late the timer hands the near ones to expire (p99; the
+// target for a timeout, commit included, is 5 ms). expire here only notes the time.
+func BenchmarkDeadlinesLateness(b *testing.B) {
+	const far, near = 1_000_000, 10_000
+	for range b.N {
+		var (
+			mu   sync.Mutex
+			late []time.Duration
+			ats  = make(map[int64]time.Time, near)
+			done = make(chan struct{})
+		)
+		d := newDeadlines(time.Now, func(_ context.Context, ids []int64) {
+			now := time.Now()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, id := range ids {
+				late = append(late, now.Sub(ats[id]))
+			}
+			if len(late) == near {
+				close(done)
+			}
+		})
+		start := time.Now()
+		for i := range far {
+			d.add(int64(near+i+1), start.Add(time.Hour+time.Duration(i)*time.Millisecond))
+		}
+		start = time.Now().Add(100 * time.Millisecond)
+		for i := range near {
+			at := start.Add(time.Duration(i*7919%near) * 2 * time.Second / near)
+			ats[int64(i+1)] = at
+			d.add(int64(i+1), at)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go d.run(ctx)
+		<-done
+		cancel()
+		slices.Sort(late)
+		b.ReportMetric(float64(late[len(late)*99/100].Microseconds())/1000, "p99-late-ms")
+		b.ReportMetric(float64(late[len(late)-1].Microseconds())/1000, "max-late-ms")
+	}
+}
+
+// TestDeadlinesOrder adds, moves and removes deadlines at random and checks that due hands
+// out exactly those that have passed, earliest first, each once.
+func TestDeadlinesOrder(t *testing.T) {
+	base := time.Unix(1_700_000_000, 0)
+	now := base
+	d := newDeadlines(func() time.Time { return now }, nil)
+	want := map[int64]time.Time{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for step := range 20_000 {
+		id := int64(r.IntN(500))
+		switch r.IntN(4) {
+		case 0:
+			d.remove(id)
+			delete(want, id)
+		default:
+			at := base.Add(time.Duration(r.IntN(10_000)) * time.Millisecond)
+			d.add(id, at)
+			want[id] = at
+		}
+		if step%100 != 0 {
+			continue
+		}
+		now = base.Add(time.Duration(step/2) * time.Millisecond)
+		var got []int64
+		for {
+			ids, _ := d.due()
+			got = append(got, ids...)
+			if len(ids) < maxExpireBatch {
+				break
+			}
+		}
+		for i, id := range got {
+			at, ok := want[id]
+			if !ok || at.After(now) {
+				t.Fatalf("step %d: %d due at %v (pending %v) with the clock at %v", step, id, at, ok, now)
+			}
+			if i > 0 && at.Before(want[got[i-1]]) {
+				t.Fatalf("step %d: %d (at %v) after %d (at %v)", step, id, at, got[i-1], want[got[i-1]])
+			}
+		}
+		for _, id := range got {
+			delete(want, id)
+		}
+		for id, at := range want {
+			if !at.After(now) {
+				t.Fatalf("step %d: %d due at %v not handed out at %v", step, id, at, now)
+			}
+		}
+		if len(d.h) != len(want) || len(d.at) != len(want) {
+			t.Fatalf("step %d: heap %d, index %d, pending %d", step, len(d.h), len(d.at), len(want))
+		}
+	}
+}
+
+// TestDeadlinesBeyondNanoseconds keeps a deadline past 2262 and one before 1678 in order.
+func TestDeadlinesBeyondNanoseconds(t *testing.T) {
+	now := time.Now()
+	d := newDeadlines(func() time.Time { return now }, nil)
+	d.add(1, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	d.add(2, now.Add(time.Minute))
+	d.add(3, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
+	ids, wait := d.due()
+	if !slices.Equal(ids, []int64{3}) || wait != time.Minute {
+		t.Fatalf("due = %v, wait %v", ids, wait)
+	}
+	now = now.Add(time.Hour)
+	if ids, wait := d.due(); !slices.Equal(ids, []int64{2}) || wait != time.Hour {
+		t.Fatalf("an hour later: due = %v, wait %v", ids, wait)
+	}
+}
