@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +30,9 @@ import (
 // run in a second process (TestWakeParkedWaiters) so that neither side runs out of file
 // descriptors, as they would in one process under a limit of 20,000.
 //
-//	go test -run '^$' -bench WakeParked -benchtime 2000x -cpuprofile cpu.out ./internal/server/
+// HITL_WAKE_CPUPROFILE=cpu.out profiles the wakes alone.
+//
+//	go test -run '^$' -bench WakeParked -benchtime 5000x ./internal/server/
 func BenchmarkWakeParked(b *testing.B) {
 	const parked = 10000
 	s := testserver.Start(b)
@@ -65,6 +70,9 @@ func BenchmarkWakeParked(b *testing.B) {
 	if err := os.WriteFile(idFile, []byte(strings.Join(idList, "\n")), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestWakeParkedWaiters$")
 	cmd.Env = append(os.Environ(), "HITL_WAKE_URL="+s.URL, "HITL_WAKE_TOKEN="+agentToken, "HITL_WAKE_IDS="+idFile)
 	cmd.Stderr = os.Stderr
@@ -93,9 +101,24 @@ func BenchmarkWakeParked(b *testing.B) {
 	if !testserver.WaitFor(2*time.Minute, func() bool { return s.Engine().Waiting() >= parked }) {
 		b.Fatalf("only %d of %d waiters parked", s.Engine().Waiting(), parked)
 	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
 	n := min(b.N, parked)
 	afterRespond := make([]time.Duration, n)
 	afterSend := make([]time.Duration, n)
+	if f := os.Getenv("HITL_WAKE_CPUPROFILE"); f != "" { // the wakes alone, without the set-up
+		out, err := os.Create(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	respond := make([]time.Duration, n)
+	bucketsBefore := wakeBuckets(b, s.URL)
 	b.ResetTimer()
 	for i := range n {
 		sent := time.Now()
@@ -103,6 +126,7 @@ func BenchmarkWakeParked(b *testing.B) {
 			b.Fatal(err)
 		}
 		answered := time.Now()
+		respond[i] = answered.Sub(sent)
 		var back time.Time
 		select {
 		case back = <-returned[ids[i]]:
@@ -113,6 +137,21 @@ func BenchmarkWakeParked(b *testing.B) {
 		afterSend[i] = back.Sub(sent)
 	}
 	b.StopTimer()
+	pprof.StopCPUProfile()
+	// The server's own measure, from the commit to the waiter's goroutine (before it writes
+	// its response): the upper bound of the histogram bucket the quantile falls in.
+	bucketsAfter := wakeBuckets(b, s.URL)
+	bucketQuantile := func(q float64) float64 {
+		total := bucketsAfter[len(bucketsAfter)-1].n - bucketsBefore[len(bucketsBefore)-1].n
+		for i, bk := range bucketsAfter {
+			if float64(bk.n-bucketsBefore[i].n) >= q*float64(total) {
+				return bk.le * 1000
+			}
+		}
+		return 0
+	}
+	b.ReportMetric(bucketQuantile(0.5), "server_wake_p50_le_ms")
+	b.ReportMetric(bucketQuantile(0.99), "server_wake_p99_le_ms")
 	pct := func(d []time.Duration, p float64) float64 {
 		slices.Sort(d)
 		return float64(d[int(p*float64(len(d)-1))].Microseconds()) / 1000
@@ -121,6 +160,10 @@ func BenchmarkWakeParked(b *testing.B) {
 	b.ReportMetric(pct(afterRespond, 0.99), "p99_after_respond_ms")
 	b.ReportMetric(pct(afterSend, 0.5), "p50_after_send_ms")
 	b.ReportMetric(pct(afterSend, 0.99), "p99_after_send_ms")
+	b.ReportMetric(pct(respond, 0.5), "p50_respond_ms")
+	b.ReportMetric(pct(respond, 0.99), "p99_respond_ms")
+	b.ReportMetric(float64(after.StackInuse-before.StackInuse)/parked, "stack_bytes_per_waiter")
+	b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/parked, "heap_bytes_per_waiter")
 }
 
 // TestWakeParkedWaiters is the waiting side of BenchmarkWakeParked, run by it in a process
@@ -154,4 +197,41 @@ func TestWakeParkedWaiters(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+type bucket struct {
+	le float64 // seconds
+	n  int64   // observations at most le
+}
+
+// wakeBuckets reads the server's histogram hitl_wake_latency_seconds from /metrics.
+func wakeBuckets(b *testing.B, url string) []bucket {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out []bucket
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		var bk bucket
+		rest, ok := strings.CutPrefix(sc.Text(), `hitl_wake_latency_seconds_bucket{le="`)
+		le, count, cut := strings.Cut(rest, `"} `)
+		if !ok || !cut {
+			continue
+		}
+		if le == "+Inf" {
+			bk.le = math.Inf(1)
+		} else if bk.le, err = strconv.ParseFloat(le, 64); err != nil {
+			b.Fatal(err)
+		}
+		if bk.n, err = strconv.ParseInt(count, 10, 64); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, bk)
+	}
+	if len(out) == 0 {
+		b.Fatal("no hitl_wake_latency_seconds in /metrics")
+	}
+	return out
 }
