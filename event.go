@@ -39,6 +39,15 @@ const (
 	EventAuditCheckpoint = "audit.checkpoint"
 )
 
+// IntakeRejection is the data of an intake.rejected event: where the message came from,
+// which one it was, and why it was refused, in words.
+type IntakeRejection struct {
+	Source      string `json:"source"` // "amqp:QUEUE", "nats:SUBJECT"
+	MessageID   string `json:"message_id,omitempty"`
+	ExecutionID string `json:"execution_id,omitempty"`
+	Reason      string `json:"reason"`
+}
+
 // Event is one entry of the append-only log. Seq is assigned by the store, strictly
 // increasing and gap-free as seen by readers.
 type Event struct {

@@ -25,15 +25,6 @@ type RemovedRun struct {
 	Hash string `json:"hash"`
 }
 
-// IntakeRejection is the data of an intake.rejected event: where the message came from,
-// which one it was, and why it was refused, in words.
-type IntakeRejection struct {
-	Source      string `json:"source"` // "amqp:QUEUE", "nats:SUBJECT"
-	MessageID   string `json:"message_id,omitempty"`
-	ExecutionID string `json:"execution_id,omitempty"`
-	Reason      string `json:"reason"`
-}
-
 // PurgeRequest is the body of POST /v1/retention/purge: remove what ended before Before.
 type PurgeRequest struct {
 	Before *time.Time `json:"before"`

@@ -10,7 +10,8 @@ import (
 // Housekeeping: what the database keeps only for a while is removed in small transactions, a
 // batch at a time, so that no answer waits behind a long delete: idempotency keys older than
 // their time to live (a retry a day later is a new request), inbox sessions that have ended,
-// and with --retain-resolved the inquiries and sessions that ended before it (retention.go). Every node does it; two nodes deleting the same rows at once delete them once.
+// and with --retain-resolved the inquiries and sessions that ended before it (retention.go).
+// Every node does it; two nodes deleting the same rows at once delete them once.
 
 const (
 	// DefaultIdempotencyTTL is how long an idempotency key replays its inquiry.

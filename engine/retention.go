@@ -13,8 +13,9 @@ import (
 // them, a batch at a time: the batch is found off the writer, and each transaction removes at
 // most retentionBatch inquiries and retentionBatch sessions, so that no answer waits behind a
 // long delete, and the next batch waits four times as long as the last took, so that a large
-// backlog takes at most a fifth of the writer's time. Each transaction appends an audit.checkpoint event naming what it removed and
-// the hashes the audit chain goes on from across the gaps (internal/audit).
+// backlog takes at most a fifth of the writer's time. Each transaction appends an
+// audit.checkpoint event naming what it removed and the hashes the audit chain goes on from
+// across the gaps (internal/audit).
 
 const (
 	// retentionBatch is how many inquiries, and how many sessions, one transaction removes at

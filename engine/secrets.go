@@ -11,8 +11,8 @@ import (
 )
 
 // Secrets at rest. The secrets hitl keeps in its store (the settings below, every webhook's
-// signing secret and every chat webhook's URL) are encrypted under the operator's key (HITL_SECRET_KEY) when
-// there is one, and stored in plaintext when there is none. The store keeps whatever it is
+// signing secret and every chat webhook's URL) are encrypted under the operator's key
+// (HITL_SECRET_KEY) when there is one, and stored in plaintext when there is none. The store keeps whatever it is
 // given; the engine seals before it writes and opens after it reads.
 
 // secretSettings are the settings that hold secrets: all of them, today.
@@ -48,7 +48,17 @@ func (e *Engine) setting(tx hitl.Tx, name, init string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return e.secretKey.Open(v, s.Place())
+	return e.open(v, s.Place())
+}
+
+// open is Open of a secret stored at place, with the engine's key; a *KeyError when the key
+// does not open it.
+func (e *Engine) open(stored, place string) (string, error) {
+	s, err := e.secretKey.Open(stored, place)
+	if err != nil {
+		return "", &KeyError{Key: "HITL_SECRET_KEY", Place: place, Err: err}
+	}
+	return s, nil
 }
 
 // recordKey records that the store's secrets are now under key.
@@ -172,11 +182,7 @@ func webhookSecretPlace(id string) string {
 // WebhookSigningSecret is the secret of the webhook a claimed delivery goes to, opened
 // (deliveries carry it as the store keeps it), for the dispatcher.
 func (e *Engine) WebhookSigningSecret(d *hitl.Delivery) (string, error) {
-	s, err := e.secretKey.Open(d.Secret, webhookSecretPlace(d.WebhookID))
-	if err != nil {
-		return "", &KeyError{Key: "HITL_SECRET_KEY", Place: webhookSecretPlace(d.WebhookID), Err: err}
-	}
-	return s, nil
+	return e.open(d.Secret, webhookSecretPlace(d.WebhookID))
 }
 
 func chatWebhookPlace(id string) string {
@@ -192,21 +198,16 @@ func (e *Engine) ChatWebhookURL(ctx context.Context, id string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	u, err := e.secretKey.Open(w.URL, chatWebhookPlace(id))
-	if err != nil {
-		return "", &KeyError{Key: "HITL_SECRET_KEY", Place: chatWebhookPlace(id), Err: err}
-	}
-	return u, nil
+	return e.open(w.URL, chatWebhookPlace(id))
 }
 
 // openedChatWebhook is a chat webhook as the store keeps it with its URL opened, for admins.
 // A URL the key does not open (altered in the database since the start) is shown empty and
 // logged, rather than failing the whole list.
 func (e *Engine) openedChatWebhook(w *hitl.ChatWebhook) *hitl.ChatWebhook {
-	u, err := e.secretKey.Open(w.URL, chatWebhookPlace(w.ID))
+	u, err := e.open(w.URL, chatWebhookPlace(w.ID))
 	if err != nil {
-		e.log.Error("a chat webhook's URL does not decrypt", "chat_webhook_id", w.ID,
-			"err", &KeyError{Key: "HITL_SECRET_KEY", Place: chatWebhookPlace(w.ID), Err: err})
+		e.log.Error("a chat webhook's URL does not decrypt", "chat_webhook_id", w.ID, "err", err)
 	}
 	w.URL = u
 	return w

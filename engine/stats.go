@@ -24,17 +24,9 @@ func ParseStatsWindow(s string) (time.Duration, error) {
 	}
 	d, err := hitl.ParseDuration(s)
 	if err != nil || d <= 0 || d.Duration() > hitl.MaxStatsWindow {
-		return 0, hitl.Errorf(hitl.EInvalid, "since must be a duration of more than 0s and at most 366d, like 24h, 7d or 30d; %q is not", short(s, 40))
+		return 0, hitl.Errorf(hitl.EInvalid, "since must be a duration of more than 0s and at most 366d, like 24h, 7d or 30d; %.40q is not", s)
 	}
 	return d.Duration(), nil
-}
-
-// short cuts what a person typed to n characters for a message.
-func short(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // statsOwner is whose inquiries the principal's stats count: nil for admins (all of them);

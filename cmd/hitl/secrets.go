@@ -14,8 +14,8 @@ func secretsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secrets",
 		Short: "Manage the encryption of the secrets kept in the database",
-		Long: `The secrets hitl keeps in its database (webhook secrets, the callback and answer-link secrets,
-the audit key) are encrypted with AES-256-GCM under HITL_SECRET_KEY when 'hitl serve' has it,
+		Long: `The secrets hitl keeps in its database (webhook secrets, chat webhook URLs, the callback and
+answer-link secrets, the audit key) are encrypted with AES-256-GCM under HITL_SECRET_KEY when 'hitl serve' has it,
 and stored in plaintext when it has not. See the README, section Secrets at rest.`,
 	}
 	cmd.AddCommand(secretsRotateCmd())

@@ -152,7 +152,12 @@ func Rechain(page func(after int64) ([]*hitl.Event, error), set func(seq int64, 
 type Break struct {
 	Seq     int64
 	Problem string
+	gap     bool // events are missing (see gapBreak)
 }
+
+// A Break of a gap that no checkpoint accounts for is marked, so that Follow can tell it from
+// the others: retention may have removed those events after the checkpoints were read.
+func gapBreak(seq int64, problem string) *Break { return &Break{Seq: seq, Problem: problem, gap: true} }
 
 func (b *Break) Error() string { return fmt.Sprintf("seq %d: %s", b.Seq, b.Problem) }
 
@@ -177,27 +182,28 @@ type Verifier struct {
 // last hash the chain goes on from.
 func (v *Verifier) Next(ev *hitl.Event, stored []byte) error {
 	prev := v.Hash
-	switch {
-	case ev.Seq <= v.Seq:
-		return &Break{ev.Seq, fmt.Sprintf("comes after seq %d: the log is out of order", v.Seq)}
-	case v.run(ev.Seq) != nil:
-		return &Break{ev.Seq, fmt.Sprintf("is in the log, but the checkpoint of the retention that removed seqs %d to %d says it was removed", v.run(ev.Seq).From, v.run(ev.Seq).To)}
-	case ev.Seq > v.Seq+1:
+	if ev.Seq <= v.Seq {
+		return &Break{Seq: ev.Seq, Problem: fmt.Sprintf("comes after seq %d: the log is out of order", v.Seq)}
+	}
+	if r := v.run(ev.Seq); r != nil {
+		return &Break{Seq: ev.Seq, Problem: fmt.Sprintf("is in the log, but the checkpoint of the retention that removed seqs %d to %d says it was removed", r.From, r.To)}
+	}
+	if ev.Seq > v.Seq+1 {
 		r := v.run(v.Seq + 1)
 		if r == nil || r.To != ev.Seq-1 {
 			return v.missing(r, ev.Seq)
 		}
-		prev, _ = ParseHash(r.Hash) // learned checked it
+		prev, _ = ParseHash(r.Hash) // Learn checked it
 	}
 	switch {
 	case len(stored) == 0:
-		return &Break{ev.Seq, "has no hash: it was written outside hitl, or by a hitl without the audit chain"}
+		return &Break{Seq: ev.Seq, Problem: "has no hash: it was written outside hitl, or by a hitl without the audit chain"}
 	case !json.Valid(ev.Data):
-		return &Break{ev.Seq, "its data is not valid JSON: it was changed"}
+		return &Break{Seq: ev.Seq, Problem: "its data is not valid JSON: it was changed"}
 	}
 	h := Link(prev, Canonicalize(ev), ev.Seq)
 	if string(h[:]) != string(stored) {
-		return &Break{ev.Seq, "does not match its hash: the event was changed, or moved from another place in the log, or an event before it was"}
+		return &Break{Seq: ev.Seq, Problem: "does not match its hash: the event was changed, or moved from another place in the log, or an event before it was"}
 	}
 	v.Removed += ev.Seq - v.Seq - 1
 	v.Seq, v.Hash = ev.Seq, h
@@ -216,7 +222,7 @@ func (v *Verifier) missing(r *hitl.RemovedRun, next int64) error {
 	if next == first+1 {
 		missing = fmt.Sprintf("seq %d is", first)
 	}
-	return &Break{first, fmt.Sprintf("missing: %s not in the log, which goes on at seq %d, and no retention checkpoint removed them", missing, next)}
+	return gapBreak(first, fmt.Sprintf("missing: %s not in the log, which goes on at seq %d, and no retention checkpoint removed them", missing, next))
 }
 
 // run is the removed run that holds seq, nil when none does.
@@ -242,11 +248,11 @@ func (v *Verifier) run(seq int64) *hitl.RemovedRun {
 func (v *Verifier) Learn(ev *hitl.Event) error {
 	var cp hitl.AuditCheckpoint
 	if err := json.Unmarshal(ev.Data, &cp); err != nil {
-		return &Break{ev.Seq, "is a retention checkpoint that cannot be read: it was changed"}
+		return &Break{Seq: ev.Seq, Problem: "is a retention checkpoint that cannot be read: it was changed"}
 	}
 	for _, r := range cp.Removed {
 		if _, err := ParseHash(r.Hash); err != nil || r.From < 1 || r.From > r.To || r.To >= ev.Seq {
-			return &Break{ev.Seq, fmt.Sprintf("is a retention checkpoint with an impossible run (seqs %d to %d, hash %q): it was changed", r.From, r.To, r.Hash)}
+			return &Break{Seq: ev.Seq, Problem: fmt.Sprintf("is a retention checkpoint with an impossible run (seqs %d to %d, hash %q): it was changed", r.From, r.To, r.Hash)}
 		}
 	}
 	v.removed = MergeRuns(append(v.removed, cp.Removed...))
@@ -336,7 +342,7 @@ func (v *Verifier) Follow(ctx context.Context, src Source, each func(ev *hitl.Ev
 			return nil
 		})
 		var b *Break
-		if try == 0 && errors.As(err, &b) && strings.HasPrefix(b.Problem, "missing") {
+		if try == 0 && errors.As(err, &b) && b.gap {
 			continue
 		}
 		return err
@@ -364,7 +370,7 @@ func VerifyLog(ctx context.Context, src Source, pub Published) (*Verifier, error
 		if pub.Seq > 0 && v.Seq == pub.Seq && pub.Hash != nil && v.Hash != *pub.Hash {
 			got := v.Hash
 			*v = before
-			return &Break{ev.Seq, fmt.Sprintf("its hash is %s, not %s as published: the log up to it was rewritten", got, pub.Hash)}
+			return &Break{Seq: ev.Seq, Problem: fmt.Sprintf("its hash is %s, not %s as published: the log up to it was rewritten", got, pub.Hash)}
 		}
 		return nil
 	})
@@ -373,9 +379,9 @@ func VerifyLog(ctx context.Context, src Source, pub Published) (*Verifier, error
 	}
 	switch {
 	case pub.Seq > v.Seq:
-		return v, &Break{v.Seq + 1, fmt.Sprintf("missing: the log ends at seq %d, but a head at seq %d was published, so the events after seq %d were removed", v.Seq, pub.Seq, v.Seq)}
+		return v, &Break{Seq: v.Seq + 1, Problem: fmt.Sprintf("missing: the log ends at seq %d, but a head at seq %d was published, so the events after seq %d were removed", v.Seq, pub.Seq, v.Seq)}
 	case pub.Hash != nil && foundAt == 0 && v.run(pub.Seq) == nil:
-		return v, &Break{v.Seq + 1, fmt.Sprintf("missing: no event of the log has the published hash %s, so the log was cut short or rewritten", pub.Hash)}
+		return v, &Break{Seq: v.Seq + 1, Problem: fmt.Sprintf("missing: no event of the log has the published hash %s, so the log was cut short or rewritten", pub.Hash)}
 	}
 	return v, nil
 }

@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -430,33 +429,48 @@ func (r *run) throughput(ctx context.Context) (perS float64, n int64, w writerRu
 // cycles runs clients create+respond loops against the server of agent and human for d, and
 // returns the cycles per second and how many.
 func cycles(ctx context.Context, clients int, d time.Duration, agent, human *client.Client) (float64, int64, error) {
-	var cycles atomic.Int64
-	var firstErr error
-	var once sync.Once
 	stop := time.Now().Add(d)
-	var wg sync.WaitGroup
 	started := time.Now()
+	took, err := askAndAnswer(ctx, clients, agent, human, func() bool { return time.Now().Before(stop) })
+	if err != nil {
+		return 0, 0, fmt.Errorf("throughput: %w", err)
+	}
+	n := int64(len(took))
+	return round(float64(n) / time.Since(started).Seconds()), n, nil
+}
+
+// askAndAnswer runs clients loops, each asking an approval and answering it, while more says
+// so (each loop does one cycle at least), and returns how long each answer took. The first
+// error stops its loop and is returned.
+func askAndAnswer(ctx context.Context, clients int, agent, human *client.Client, more func() bool) ([]time.Duration, error) {
+	var (
+		mu    sync.Mutex
+		took  []time.Duration
+		first error
+		wg    sync.WaitGroup
+	)
 	for range clients {
 		wg.Go(func() {
-			for time.Now().Before(stop) {
-				inq, _, err := agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Approve?", RequestType: hitl.RequestApproval}, client.CreateOptions{})
-				if err == nil {
-					_, err = human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
+			var mine []time.Duration // merged at the end: no lock on the way
+			var err error
+			for cycle := 0; cycle == 0 || more(); cycle++ {
+				var inq *hitl.Inquiry
+				if inq, _, err = agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Approve?", RequestType: hitl.RequestApproval}, client.CreateOptions{}); err != nil {
+					break
 				}
-				if err != nil {
-					once.Do(func() { firstErr = err })
-					return
+				start := time.Now()
+				if _, err = human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), ""); err != nil {
+					break
 				}
-				cycles.Add(1)
+				mine = append(mine, time.Since(start))
 			}
+			mu.Lock()
+			took, first = append(took, mine...), cmp.Or(first, err)
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(started)
-	if firstErr != nil {
-		return 0, 0, fmt.Errorf("throughput: %w", firstErr)
-	}
-	return round(float64(cycles.Load()) / elapsed.Seconds()), cycles.Load(), nil
+	return took, first
 }
 
 // cpuProfile takes the first server's CPU profile for d (whole seconds, at least one).

@@ -1,16 +1,12 @@
 package bench
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/client"
 )
 
 // Retention is what a purge costs the answers given beside it.
@@ -36,7 +32,7 @@ func (r *run) retention(ctx context.Context, d time.Duration) (Retention, error)
 	var out Retention
 	before := time.Now()
 	// The baseline also gives the outbox time to read the log past what the purge removes.
-	base, err := r.answerLoad(ctx, func() bool { return time.Since(before) < d })
+	base, err := askAndAnswer(ctx, RetentionClients, r.agent, r.human, func() bool { return time.Since(before) < d })
 	if err != nil {
 		return out, err
 	}
@@ -53,7 +49,7 @@ func (r *run) retention(ctx context.Context, d time.Duration) (Retention, error)
 		res, perr = r.admin.Purge(ctx, before)
 		purged = time.Since(start)
 	}()
-	during, err := r.answerLoad(ctx, func() bool { return !done.Load() })
+	during, err := askAndAnswer(ctx, RetentionClients, r.agent, r.human, func() bool { return !done.Load() })
 	if err != nil {
 		return out, err
 	}
@@ -66,36 +62,4 @@ func (r *run) retention(ctx context.Context, d time.Duration) (Retention, error)
 	out.DuringPurgeMS = summarize(during)
 	out.EventsRemoved, out.EventsRemovedPerS = res.Events, round(float64(res.Events)/purged.Seconds())
 	return out, nil
-}
-
-// answerLoad runs RetentionClients clients asking and answering while more says so (each
-// finishes at least one cycle), and returns how long each answer took.
-func (r *run) answerLoad(ctx context.Context, more func() bool) ([]time.Duration, error) {
-	var (
-		mu    sync.Mutex
-		took  []time.Duration
-		first error
-		wg    sync.WaitGroup
-	)
-	for range RetentionClients {
-		wg.Go(func() {
-			for cycle := 0; cycle == 0 || more(); cycle++ {
-				inq, _, err := r.agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Keep?", RequestType: hitl.RequestApproval}, client.CreateOptions{})
-				start := time.Now()
-				if err == nil {
-					_, err = r.human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "")
-				}
-				mu.Lock()
-				if err != nil {
-					first = cmp.Or(first, err)
-					mu.Unlock()
-					return
-				}
-				took = append(took, time.Since(start))
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return took, first
 }

@@ -1,12 +1,9 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -64,38 +61,10 @@ func onStack(s *profile.Sample, fn string) bool {
 
 // writerCounts reads the first server's hitl_store_changes_total and hitl_store_commits_total.
 func (r *run) writerCounts(ctx context.Context) (changes, batches int64, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url+"/metrics", nil)
+	c, err := r.metric(ctx, "hitl_store_changes_total")
 	if err != nil {
 		return 0, 0, err
 	}
-	resp, err := r.hc.Do(req)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer resp.Body.Close()
-	found := 0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if !ok || (name != "hitl_store_changes_total" && name != "hitl_store_commits_total") {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("/metrics: %s %q", name, value)
-		}
-		if name == "hitl_store_changes_total" {
-			changes = int64(v)
-		} else {
-			batches = int64(v)
-		}
-		found++
-	}
-	if err := sc.Err(); err != nil {
-		return 0, 0, err
-	}
-	if found != 2 {
-		return 0, 0, fmt.Errorf("the server's /metrics has no hitl_store_changes_total and hitl_store_commits_total")
-	}
-	return changes, batches, nil
+	b, err := r.metric(ctx, "hitl_store_commits_total")
+	return int64(c), int64(b), err
 }

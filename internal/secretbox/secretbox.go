@@ -1,5 +1,5 @@
-// Package secretbox encrypts the secrets hitl keeps in its database (webhook secrets, the
-// callback and answer-link secrets, the audit key) with AES-256-GCM under the operator's key,
+// Package secretbox encrypts the secrets hitl keeps in its database (webhook secrets, chat
+// webhook URLs, the callback and answer-link secrets, the audit key) with AES-256-GCM under the operator's key,
 // HITL_SECRET_KEY. A stored value says which it is: "enc:v1:" and base64 for one encrypted
 // here, anything else for one stored in plaintext, so that a server never takes ciphertext
 // for a secret.

@@ -157,11 +157,6 @@ func SchemaVersion(ctx context.Context, url string) (have, want int64, err error
 	defer pool.Close()
 	db := stdlib.OpenDBFromPool(pool)
 	defer db.Close()
-	return schemaVersion(ctx, db, "SELECT to_regclass('goose_db_version') IS NOT NULL")
-}
-
-// schemaVersion is SchemaVersion on db; exists asks whether the version table is there.
-func schemaVersion(ctx context.Context, db *sql.DB, exists string) (have, want int64, err error) {
 	p, err := migrations(db)
 	if err != nil {
 		return 0, 0, err
@@ -169,7 +164,7 @@ func schemaVersion(ctx context.Context, db *sql.DB, exists string) (have, want i
 	sources := p.ListSources()
 	want = sources[len(sources)-1].Version
 	var found bool
-	if err := db.QueryRowContext(ctx, exists).Scan(&found); err != nil {
+	if err := db.QueryRowContext(ctx, "SELECT to_regclass('goose_db_version') IS NOT NULL").Scan(&found); err != nil {
 		return 0, 0, dbError(err, "schema version")
 	}
 	if !found {
@@ -179,6 +174,7 @@ func schemaVersion(ctx context.Context, db *sql.DB, exists string) (have, want i
 	return have, want, dbError(err, "schema version")
 }
 
+// MigrateURL connects, migrates and disconnects: `hitl migrate`.
 func MigrateURL(ctx context.Context, url string) error {
 	pool, err := connect(ctx, url)
 	if err != nil {

@@ -210,10 +210,10 @@ func onReader[T any](s *Store, ctx context.Context, fn func() (T, error)) (T, er
 	return r.v, r.err
 }
 
-// Ping reports whether the database answers.
 // WriterCounts: see hitl.WriterCounter.
 func (s *Store) WriterCounts() (changes, batches int64) { return s.changes.Counts() }
 
+// Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	_, err := onReader(s, ctx, func() (int, error) {
 		var one int
