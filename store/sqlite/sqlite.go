@@ -80,13 +80,15 @@ const maxBatch = 256
 
 // Store is the SQLite implementation of hitl.Store.
 type Store struct {
-	writer  *sql.DB
-	reader  *sql.DB
-	read    *readPool // runs reads on reader with prepared statements
-	changes *groupcommit.Queue
-	reads   chan func()
-	quit    chan struct{}
-	readers sync.WaitGroup
+	writer      *sql.DB
+	written     *writerStmts // the writer's statements, prepared once
+	reader      *sql.DB
+	read        *readPool // runs reads on reader with prepared statements
+	changes     *groupcommit.Queue
+	checkpoints *checkpointer
+	reads       chan func()
+	quit        chan struct{}
+	readers     sync.WaitGroup
 }
 
 var _ hitl.Store = (*Store)(nil)
@@ -143,7 +145,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	s := &Store{writer: writer, reader: reader, read: newReadPool(reader), reads: make(chan func()), quit: make(chan struct{})}
+	ckpt, err := sql.Open("sqlite", dsn(""))
+	if err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, err
+	}
+	ckpt.SetMaxOpenConns(1)
+	s := &Store{writer: writer, written: newWriterStmts(writer), reader: reader, read: newReadPool(reader), reads: make(chan func()), quit: make(chan struct{})}
+	s.checkpoints = startCheckpointer(ckpt)
 	s.changes = groupcommit.New(maxBatch, s.commit)
 	for range n {
 		s.readers.Go(func() {
@@ -181,7 +191,8 @@ func (s *Store) Close() error {
 	}
 	s.readers.Wait()
 	s.read.close()
-	return errors.Join(s.writer.Close(), s.reader.Close())
+	s.written.close()
+	return errors.Join(s.checkpoints.stop(), s.writer.Close(), s.reader.Close())
 }
 
 // onReader runs a read on one of the store's reader goroutines. The driver is C translated to
@@ -241,17 +252,21 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 		}
 		return
 	}
-	btx := newBatchTx(tx)
+	btx := newBatchTx(tx, s.written)
 	for _, o := range batch {
 		o.Err = s.runOne(ctx, btx, o)
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	s.written.prepareFresh(ctx)
+	if err != nil {
 		for _, o := range batch {
 			if o.Err == nil {
 				o.Err = fmt.Errorf("commit: %w", err)
 			}
 		}
+		return
 	}
+	s.checkpoints.committed()
 }
 
 func (s *Store) runOne(ctx context.Context, tx *batchTx, o *groupcommit.Op) (err error) {
