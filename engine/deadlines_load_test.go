@@ -1,17 +1,16 @@
 package engine_test
 
 import (
-	"database/sql"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/bench"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
@@ -33,7 +32,9 @@ func BenchmarkStartLoadsDeadlines(b *testing.B) {
 		b.Fatal(err)
 	}
 	stop()
-	copyInquiry(b, path, n-1)
+	if err := bench.CopyPendingInquiry(path, n-1); err != nil {
+		b.Fatal(err)
+	}
 	for range b.N {
 		st, err := sqlite.Open(ctx, path)
 		if err != nil {
@@ -54,35 +55,6 @@ func BenchmarkStartLoadsDeadlines(b *testing.B) {
 		b.ReportMetric(float64(peak.HeapSys)/(1<<20), "MiB-heap-sys")
 		e.Stop()
 		st.Close()
-	}
-}
-
-// copyInquiry adds n copies of the file's one inquiry, each with its own deadline an hour or
-// more away, straight in SQL: creating a million through the engine would take minutes.
-func copyInquiry(tb testing.TB, path string, n int) {
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query("SELECT name FROM pragma_table_info('inquiries') WHERE name NOT IN ('id', 'timeout_at')")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			tb.Fatal(err)
-		}
-		cols = append(cols, c)
-	}
-	rows.Close()
-	list := strings.Join(cols, ", ")
-	_, err = db.Exec(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
-		INSERT INTO inquiries (`+list+`, timeout_at) SELECT `+list+`, timeout_at + (k.i * 7919 % ?) * 1000 FROM inquiries, k`, n, n)
-	if err != nil {
-		tb.Fatal(err)
 	}
 }
 

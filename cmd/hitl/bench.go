@@ -22,8 +22,9 @@ func benchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure wake latency, throughput, deadline precision and memory on loopback",
 		Long: `Start a hitl server on a temporary SQLite database (as a child process) and measure:
-wake latency of parked waiters against a 2 s polling baseline, durable create+respond cycles
-per second with 64 clients, how late 10,000 deadlines within 2 s fire, and memory per
+wake latency of 10,000 parked waiters against a 2 s polling baseline, durable create+respond
+cycles per second with 64 clients, the start-up with 1,000,000 pending deadlines (SQLite)
+and how late 10,000 deadlines within 2 s fire beside them, and memory per
 parked waiter (a long poll each, and 100,000 waits multiplexed through the Go client's Waiter
 on a server of their own), the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
 second to a local receiver, and events published to RabbitMQ per second with their latency
@@ -80,6 +81,7 @@ func printTable(w io.Writer, r *bench.Result) {
 	}
 	fmt.Fprintln(tw, "")
 	lat(fmt.Sprintf("wake latency (%d parked waiters)", r.Waiters), r.WakeLatencyMS)
+	lat("  of which after the answer's commit (server)", r.WakeAfterCommitMS)
 	if r.CrossNodeWakeLatencyMS != nil {
 		lat("cross-node wake latency (waiter on node 1, answer on node 2)", *r.CrossNodeWakeLatencyMS)
 	}
@@ -92,6 +94,9 @@ func printTable(w io.Writer, r *bench.Result) {
 	fmt.Fprintf(tw, "audit verify (%d events)\t%.0f events/s\t\t\n", r.AuditEvents, r.AuditVerifyEventsPerS)
 	lat(fmt.Sprintf("answers beside a steady load (%d clients)", bench.RetentionClients), r.Retention.AnswerMS)
 	lat(fmt.Sprintf("the same while a purge removes %d events at %.0f /s", r.Retention.EventsRemoved, r.Retention.EventsRemovedPerS), r.Retention.DuringPurgeMS)
+	if r.Preload != nil {
+		fmt.Fprintf(tw, "start-up with %d pending deadlines\t%.2f s\t%.0f bytes per deadline\t\n", r.Preload.Deadlines, r.Preload.StartupS, r.Preload.BytesPerPending)
+	}
 	lat(fmt.Sprintf("timeout lateness, server (%d deadlines in 2 s)", r.Deadlines), r.TimeoutLatenessMS)
 	lat("timeout lateness, as the waiting agent saw it", r.TimeoutObservedLateness)
 	lat(fmt.Sprintf("stream fan-out (one event to %d SSE subscribers)", r.Subscribers), r.StreamFanoutLatencyMS)

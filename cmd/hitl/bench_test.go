@@ -16,7 +16,7 @@ import (
 // the JSON it prints. The figures themselves are measured by `hitl bench`, not asserted here.
 func TestBenchReportsEveryFigure(t *testing.T) {
 	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
-		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2, NotifySamples: 3,
+		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, PreloadedDeadlines: 2000, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2, NotifySamples: 3,
 		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50}
 	o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
 	o.CPUProfileDir = t.TempDir()
@@ -36,7 +36,7 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	retention, _ := fields["retention"].(map[string]any)
 	fields["retention.answer_latency_ms"], fields["retention.answer_latency_during_purge_ms"] = retention["answer_latency_ms"], retention["answer_latency_during_purge_ms"]
 	fields["retention.events_removed_per_s"] = retention["events_removed_per_s"]
-	for _, name := range []string{"wake_latency_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms", "notification_latency_ms.email", "notification_latency_ms.slack",
+	for _, name := range []string{"wake_latency_ms", "wake_after_commit_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms", "notification_latency_ms.email", "notification_latency_ms.slack",
 		"retention.answer_latency_ms", "retention.answer_latency_during_purge_ms"} {
 		l, ok := fields[name].(map[string]any)
 		if !ok || l["p50"].(float64) < 0 || l["p99"].(float64) < l["p50"].(float64) || l["max"].(float64) < l["p99"].(float64) {
@@ -60,6 +60,12 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 		}
 	} else if l, ok := fields["amqp_latency_ms"].(map[string]any); !ok || l["p99"].(float64) < l["p50"].(float64) || *res.AMQPPublishPerS <= 0 {
 		t.Errorf("amqp_publish_per_s = %v, amqp_latency_ms = %v", fields["amqp_publish_per_s"], fields["amqp_latency_ms"])
+	}
+	if l := res.WakeAfterCommitMS; l.P99 <= 0 || l.P99 > res.WakeLatencyMS.Max+1 {
+		t.Errorf("wake_after_commit_ms = %+v beside wake_latency_ms = %+v", l, res.WakeLatencyMS)
+	}
+	if p := res.Preload; p == nil || p.Deadlines != 2000 || p.StartupS <= 0 {
+		t.Errorf("preload = %+v", p)
 	}
 	if _, ok := fields["bytes_per_waiter"].(float64); !ok {
 		t.Errorf("bytes_per_waiter missing: %v", fields)

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -48,6 +49,10 @@ type Options struct {
 	ThroughputClients  int           // concurrent create+respond loops (64)
 	ThroughputDuration time.Duration // 10 s
 	Deadlines          int           // inquiries timing out within DeadlineWindow (10,000)
+	// PreloadedDeadlines pending inquiries with deadlines an hour or more away are in the
+	// SQLite database before the server starts (1,000,000), so that its start-up loads them
+	// and every later figure is taken with them held; none on PostgreSQL.
+	PreloadedDeadlines int
 	DeadlineWindow     time.Duration // 2 s
 	Subscribers        int           // SSE streams one event fans out to (1,000)
 	FanoutEvents       int           // events sent to them, one at a time (10)
@@ -68,8 +73,8 @@ type Options struct {
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
-	return Options{Waiters: 1000, MultiplexedWaiters: 100000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000}
+	return Options{Waiters: 10000, MultiplexedWaiters: 100000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, PreloadedDeadlines: 1_000_000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000}
 }
 
 func Quick() Options {
@@ -86,7 +91,10 @@ type Latency struct {
 
 // Result is what a run measured; the JSON field names are part of the benchmark's contract.
 type Result struct {
-	WakeLatencyMS           Latency `json:"wake_latency_ms"`
+	WakeLatencyMS Latency `json:"wake_latency_ms"`
+	// WakeAfterCommitMS is the part of it after the answer's commit, as the server measured it
+	// (hitl_wake_latency_seconds): from the commit to the waiter's wait returning.
+	WakeAfterCommitMS       Latency `json:"wake_after_commit_ms"`
 	PollingBaselineMS       Latency `json:"polling_baseline_wake_latency_ms"`
 	WakeSpeedup             float64 `json:"wake_speedup"`
 	RespondThroughputPerS   float64 `json:"respond_throughput_per_s"`
@@ -101,11 +109,13 @@ type Result struct {
 	MultiplexedWaiters        int      `json:"multiplexed_waiters"`
 	RSSWithMultiplexedWaiters int64    `json:"rss_with_multiplexed_waiters_bytes"`
 	CrossNodeWakeLatencyMS    *Latency `json:"cross_node_wake_latency_ms,omitempty"`
-	StreamFanoutLatencyMS     Latency  `json:"stream_fanout_latency_ms"`
-	Subscribers               int      `json:"subscribers"`
-	WebhookDeliveriesPerS     float64  `json:"webhook_deliveries_per_s"`
-	WebhookLatencyMS          Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
-	WebhookEvents             int      `json:"webhook_events"`
+	// Preload is the start-up with PreloadedDeadlines pending deadlines (SQLite only).
+	Preload               *Preload `json:"preload,omitempty"`
+	StreamFanoutLatencyMS Latency  `json:"stream_fanout_latency_ms"`
+	Subscribers           int      `json:"subscribers"`
+	WebhookDeliveriesPerS float64  `json:"webhook_deliveries_per_s"`
+	WebhookLatencyMS      Latency  `json:"webhook_delivery_latency_ms"` // one event at a time
+	WebhookEvents         int      `json:"webhook_events"`
 	// Events confirmed by RabbitMQ per second, and from the commit to a consumer having one;
 	// absent, with AMQPSkipped saying why, when no broker was reachable.
 	AMQPPublishPerS *float64 `json:"amqp_publish_per_s,omitempty"`
@@ -203,6 +213,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// One transport for everything, allowed as many connections as there are parked waiters.
 	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 20000, IdleConnTimeout: time.Minute,
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
+	var (
+		emptyRSS int64
+		preload  = o.PreloadedDeadlines > 0 && o.DB == ""
+	)
+	if preload {
+		r.say("preload: %d pending inquiries with deadlines an hour or more away ...", o.PreloadedDeadlines)
+		if emptyRSS, err = r.preload(ctx, db, dir, o.PreloadedDeadlines); err != nil {
+			return nil, fmt.Errorf("preloading deadlines: %w", err)
+		}
+	}
+	starting := time.Now()
 	var urls []string
 	for i := range nodes {
 		var extra []string
@@ -229,6 +250,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	var loaded *Preload
+	if preload {
+		full, err := rss(r.pid)
+		if err != nil {
+			return nil, err
+		}
+		loaded = &Preload{Deadlines: o.PreloadedDeadlines, StartupS: round(time.Since(starting).Seconds()),
+			BytesPerPending: round(float64(full-emptyRSS) / float64(o.PreloadedDeadlines))}
+	}
 	if r.agent, err = r.key(ctx, "bench-agent", hitl.RoleAgent); err != nil {
 		return nil, err
 	}
@@ -238,7 +268,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
 		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes,
-		FsyncsPerS: fsyncs}
+		FsyncsPerS: fsyncs, Preload: loaded}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	cpuBefore, err := cpuTime(r.pid)
@@ -277,9 +307,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("retention: %w", err)
 	}
 	r.say("wake latency: %d parked waiters answered one by one ...", o.Waiters)
+	woken, err := r.histogram(ctx, "hitl_wake_latency_seconds")
+	if err != nil {
+		return nil, err
+	}
 	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human); err != nil {
 		return nil, err
 	}
+	wokenAfter, err := r.histogram(ctx, "hitl_wake_latency_seconds")
+	if err != nil {
+		return nil, err
+	}
+	res.WakeAfterCommitMS = between(woken, wokenAfter)
 	if nodes > 1 {
 		r.say("cross-node wake latency: %d waiters on node 1 answered on node 2 ...", o.Waiters)
 		cross, err := r.wakeLatency(ctx, client.New(urls[1], humanToken, r.hc))
@@ -984,4 +1023,84 @@ func (r *run) multiplexed(ctx context.Context, dir string, res *Result) error {
 	res.BytesPerMultiplexedWaiter = round(float64(after-before) / float64(n))
 	res.RSSWithMultiplexedWaiters = after
 	return nil
+}
+
+// bucket is one cumulative bucket of a Prometheus histogram: how many observations were at
+// most le.
+type bucket struct {
+	le    float64
+	count float64
+}
+
+// histogram reads the cumulative buckets of the unlabelled histogram name from /metrics.
+func (r *run) histogram(ctx context.Context, name string) ([]bucket, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", r.url+"/metrics", nil)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out []bucket
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name+`_bucket{le="`)
+		if !ok {
+			continue
+		}
+		le, count, ok := strings.Cut(rest, `"} `)
+		if !ok {
+			return nil, fmt.Errorf("metric %s: cannot read %q", name, sc.Text())
+		}
+		b := bucket{}
+		if b.le, err = strconv.ParseFloat(le, 64); err != nil {
+			return nil, err
+		}
+		if b.count, err = strconv.ParseFloat(count, 64); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("histogram %s not found", name)
+	}
+	return out, sc.Err()
+}
+
+// between is the distribution, in milliseconds, of what a histogram in seconds observed from
+// before to after: each quantile interpolated within its bucket (as Prometheus's
+// histogram_quantile does), the max the bound of the highest bucket used (of the highest
+// finite one when the slowest were past every bound).
+func between(before, after []bucket) Latency {
+	delta := make([]bucket, len(after))
+	for i := range after {
+		delta[i] = bucket{after[i].le, after[i].count - before[i].count}
+	}
+	total := delta[len(delta)-1].count
+	if total == 0 {
+		return Latency{}
+	}
+	q := func(p float64) float64 {
+		want, lower, below := p*total, 0.0, 0.0
+		for _, b := range delta {
+			if b.count >= want {
+				if math.IsInf(b.le, 1) {
+					return lower
+				}
+				return lower + (b.le-lower)*(want-below)/(b.count-below)
+			}
+			lower, below = b.le, b.count
+		}
+		return lower
+	}
+	highest, finite, below := 0.0, 0.0, 0.0 // the bound of the highest bucket that gained observations
+	for _, b := range delta {
+		if !math.IsInf(b.le, 1) {
+			finite = b.le
+		}
+		if b.count > below {
+			highest = finite
+		}
+		below = b.count
+	}
+	return Latency{P50: round(q(0.5) * 1000), P99: round(q(0.99) * 1000), Max: round(highest * 1000)}
 }
