@@ -311,7 +311,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human); err != nil {
+	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human, res); err != nil {
 		return nil, err
 	}
 	wokenAfter, err := r.histogram(ctx, "hitl_wake_latency_seconds")
@@ -321,7 +321,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.WakeAfterCommitMS = between(woken, wokenAfter)
 	if nodes > 1 {
 		r.say("cross-node wake latency: %d waiters on node 1 answered on node 2 ...", o.Waiters)
-		cross, err := r.wakeLatency(ctx, client.New(urls[1], humanToken, r.hc))
+		cross, err := r.wakeLatency(ctx, client.New(urls[1], humanToken, r.hc), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -334,11 +334,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if res.WakeLatencyMS.P50 > 0 {
 		res.WakeSpeedup = round(res.PollingBaselineMS.P50 / res.WakeLatencyMS.P50)
 	}
-	r.say("deadlines and memory: %d inquiries timing out within %s, each with a parked waiter ...", o.Deadlines, o.DeadlineWindow)
+	r.say("deadlines: %d inquiries timing out within %s, each with a parked waiter ...", o.Deadlines, o.DeadlineWindow)
 	if err := r.deadlines(ctx, res); err != nil {
 		return nil, err
 	}
-	// After the memory figure: memory the streams leave behind would hide the waiters' growth.
 	r.say("stream fan-out: %d events, each to %d SSE subscribers ...", o.FanoutEvents, o.Subscribers)
 	if res.StreamFanoutLatencyMS, err = r.fanout(ctx); err != nil {
 		return nil, err
@@ -623,15 +622,29 @@ func (r *run) metricOf(ctx context.Context, url, name string) (float64, error) {
 }
 
 // wakeLatency: time from sending the answer (through answerer: on this node or another) to
-// the parked waiter's long poll returning.
-func (r *run) wakeLatency(ctx context.Context, answerer *client.Client) (Latency, error) {
+// the parked waiter's long poll returning. Given res, it also measures the server's memory
+// per parked waiter: the first phase to park this many, so the growth is the waiters' own
+// and not taken from what an earlier phase left free.
+func (r *run) wakeLatency(ctx context.Context, answerer *client.Client, res *Result) (Latency, error) {
 	ids, err := r.create(ctx, r.o.Waiters, func(int) *hitl.InquiryRequest { return &hitl.InquiryRequest{Prompt: "Go?"} })
+	if err != nil {
+		return Latency{}, err
+	}
+	before, err := rss(r.pid)
 	if err != nil {
 		return Latency{}, err
 	}
 	parked, err := r.park(ctx, ids, 2*time.Minute)
 	if err != nil {
 		return Latency{}, err
+	}
+	if res != nil {
+		after, err := rss(r.pid)
+		if err != nil {
+			return Latency{}, err
+		}
+		res.ParkedForMemory = len(ids)
+		res.BytesPerWaiter = round(float64(after-before) / float64(len(ids)))
 	}
 	sent := make([]time.Time, len(ids))
 	for i, id := range ids {
@@ -694,8 +707,8 @@ func (r *run) pollingBaseline(ctx context.Context) (Latency, error) {
 	return summarize(lat), nil
 }
 
-// deadlines creates inquiries whose deadlines fall within one window, parks a waiter on each
-// (measuring the server's memory before and after), and measures how late each timed out:
+// deadlines creates inquiries whose deadlines fall within one window, parks a waiter on each,
+// and measures how late each timed out:
 // on the server (the transition's time) and as the waiting agent saw it.
 func (r *run) deadlines(ctx context.Context, res *Result) error {
 	n := r.o.Deadlines
@@ -711,10 +724,6 @@ func (r *run) deadlines(ctx context.Context, res *Result) error {
 	if err != nil {
 		return err
 	}
-	before, err := rss(r.pid)
-	if err != nil {
-		return err
-	}
 	parked, err := r.park(ctx, ids, 2*time.Minute)
 	if err != nil {
 		return err
@@ -722,12 +731,6 @@ func (r *run) deadlines(ctx context.Context, res *Result) error {
 	if time.Now().After(base) {
 		return fmt.Errorf("parking %d waiters took past the first deadline; give more lead", n)
 	}
-	after, err := rss(r.pid)
-	if err != nil {
-		return err
-	}
-	res.ParkedForMemory = n
-	res.BytesPerWaiter = round(float64(after-before) / float64(n))
 
 	server := make([]time.Duration, n)
 	observed := make([]time.Duration, n)
