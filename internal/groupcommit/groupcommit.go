@@ -1,10 +1,12 @@
-// Package groupcommit hands a store's changes to one writer goroutine, which runs the changes
-// that arrive together as one batch: a store commits a batch in one transaction (each change
-// in its own savepoint), so that many changes share one commit and one disk flush.
+// Package groupcommit hands a store's changes to a writer goroutine (SQLite's one, or a few
+// for PostgreSQL), which runs the changes that arrive together as one batch: a store commits a
+// batch in one transaction (each change in its own savepoint), so that many changes share one
+// commit and one disk flush.
 package groupcommit
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hitl-dev/hitl"
@@ -29,9 +31,21 @@ type Queue struct {
 }
 
 // New starts the writer. commit runs a batch of at most max changes and sets each one's Err.
-func New(max int, commit func([]*Op)) *Queue {
+func New(max int, commit func([]*Op)) *Queue { return NewWriters(1, max, commit) }
+
+// NewWriters starts n writers taking batches from the one queue, so that n batches may run
+// at once: for a store whose commit mostly waits on a database server, which can work on
+// several transactions while one flushes. commit must then be safe to call concurrently.
+func NewWriters(n, max int, commit func([]*Op)) *Queue {
 	q := &Queue{ops: make(chan *Op, max), quit: make(chan struct{}), done: make(chan struct{}), commit: commit}
-	go q.loop(max)
+	var writers sync.WaitGroup
+	for range n {
+		writers.Go(func() { q.loop(max) })
+	}
+	go func() {
+		writers.Wait()
+		close(q.done)
+	}()
 	return q
 }
 
@@ -75,7 +89,6 @@ func (q *Queue) Close() {
 }
 
 func (q *Queue) loop(max int) {
-	defer close(q.done)
 	batch := make([]*Op, 0, max)
 	for {
 		select {

@@ -73,7 +73,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{pool: pool, log: log}
-	s.changes = groupcommit.New(maxBatch, s.commit)
+	s.changes = groupcommit.NewWriters(writers, maxBatch, s.commit)
 	return s, nil
 }
 
@@ -207,6 +207,13 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
 	return s.changes.Update(ctx, fn)
 }
+
+// writers is how many batches a node runs at once, each on a connection of its own. A batch
+// spends most of its time waiting on the server (a round trip per statement it reads the
+// answer of, then the commit's flush), during which another batch can run its statements:
+// two batches run as two nodes' batches do, their row locks ordering them and the event lock
+// ordering their events, which are taken only for the commit.
+const writers = 2
 
 // maxBatch bounds how many changes share one transaction: the row locks a batch takes are held
 // until it commits, so batches stay short.
