@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strconv"
 	"sync"
 
 	"github.com/hitl-dev/hitl"
@@ -16,7 +17,8 @@ type StreamEvent struct {
 	*hitl.Event
 
 	once    sync.Once
-	json    []byte // the event as json.Marshal writes it
+	sse     []byte // the event as a Server-Sent Events message: id, event and data lines
+	json    []byte // the event as json.Marshal writes it: sse's data
 	dataAt  int    // where its data starts in json
 	err     error
 	aliasOn sync.Once
@@ -27,9 +29,10 @@ type StreamEvent struct {
 // one per event for all its subscribers.
 func NewStreamEvent(ev *hitl.Event) *StreamEvent { return &StreamEvent{Event: ev} }
 
-// encode writes the event's JSON once. The data, the bulk of it, is encoded (compacted and
-// HTML-escaped, as json.Marshal does with a json.RawMessage) on its own, so that its bytes can
-// be shared by the frames that carry only the data.
+// encode writes the event's JSON once, inside its Server-Sent Events message. The data, the
+// bulk of it, is encoded (compacted and HTML-escaped, as json.Marshal does with a
+// json.RawMessage) on its own, so that its bytes can be shared by the frames that carry only
+// the data.
 func (ev *StreamEvent) encode() {
 	ev.once.Do(func() {
 		head := *ev.Event
@@ -44,8 +47,24 @@ func (ev *StreamEvent) encode() {
 		// The data is the last field: head ends in "null}", where the data goes.
 		h = h[:len(h)-len("null}")]
 		ev.dataAt = len(h)
-		ev.json = append(append(append(make([]byte, 0, len(h)+len(d)+1), h...), d...), '}')
+		// An event type is one of the engine's names, never a line break that would end the
+		// message early.
+		sse := make([]byte, 0, len("id: \nevent: \ndata: \n\n")+20+len(ev.Type)+len(h)+len(d)+1)
+		sse = append(strconv.AppendInt(append(sse, "id: "...), ev.Seq, 10), "\nevent: "...)
+		sse = append(append(sse, ev.Type...), "\ndata: "...)
+		start := len(sse)
+		sse = append(append(append(sse, h...), d...), '}')
+		ev.json = sse[start:len(sse):len(sse)]
+		ev.sse = append(sse, "\n\n"...)
 	})
+}
+
+// SSE is the event as one Server-Sent Events message (its seq as id, its type as event, its
+// JSON as data), built once for every subscriber, so that a stream sends it in one write; the
+// bytes are shared and must not be changed.
+func (ev *StreamEvent) SSE() ([]byte, error) {
+	ev.encode()
+	return ev.sse, ev.err
 }
 
 // JSON is the event as json.Marshal writes it, encoded once for every subscriber; the bytes

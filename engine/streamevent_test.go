@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -36,6 +37,10 @@ func TestStreamEventEncodesAsJSONMarshal(t *testing.T) {
 		if err != nil || !bytes.Equal(data, wantData) {
 			t.Fatalf("event %d's data:\n got %s (%v)\nwant %s", ev.Seq, data, err, wantData)
 		}
+		wantSSE := fmt.Sprintf("id: %d\nevent: %s\ndata: %s\n\n", ev.Seq, ev.Type, want)
+		if sse, err := se.SSE(); err != nil || string(sse) != wantSSE {
+			t.Fatalf("event %d's message:\n got %q (%v)\nwant %q", ev.Seq, sse, err, wantSSE)
+		}
 	}
 	// Data that is no JSON fails as json.Marshal fails, on both.
 	se := engine.NewStreamEvent(&hitl.Event{Seq: 4, Data: json.RawMessage(`{"open":`)})
@@ -44,5 +49,8 @@ func TestStreamEventEncodesAsJSONMarshal(t *testing.T) {
 	}
 	if _, err := se.DataJSON(); err == nil {
 		t.Fatal("broken data's data encoded")
+	}
+	if _, err := se.SSE(); err == nil {
+		t.Fatal("broken data's message encoded")
 	}
 }

@@ -55,8 +55,8 @@ func streamParams(r *http.Request, p *hitl.Principal) (engine.StreamFilter, int6
 	return f, after, nil
 }
 
-// frameEnd ends an event's data line and the event.
-var frameEnd = []byte("\n\n")
+// ping is the heartbeat, a comment.
+var ping = []byte(": ping\n\n")
 
 // startStream answers 200 with the headers of a stream of contentType, for writes that
 // must each finish within streamWriteTimeout.
@@ -94,33 +94,32 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principa
 	// Heartbeats keep idle streams open through proxies and tell clients the server is there.
 	tick := time.NewTicker(s.cfg.Heartbeat)
 	defer tick.Stop()
-	var frame []byte // an event's id and type lines
+	var deadlineMoved time.Time
+	send := func(msg []byte) bool {
+		// Moving the deadline updates a timer, a cost on every event to every stream: once a
+		// second is often enough for a limit of 30.
+		if now := time.Now(); now.Sub(deadlineMoved) >= time.Second {
+			rc.SetWriteDeadline(now.Add(streamWriteTimeout))
+			deadlineMoved = now
+		}
+		w.Write(msg)
+		return rc.Flush() == nil
+	}
 	for {
-		rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 		select {
 		case ev, ok := <-sub.Events:
 			if !ok {
 				if resume, reset := sub.Reset(); reset {
-					fmt.Fprintf(w, "event: reset\ndata: {\"resume_after\":%d}\n\n", resume)
-					rc.Flush()
+					send(fmt.Appendf(nil, "event: reset\ndata: {\"resume_after\":%d}\n\n", resume))
 				}
 				return nil
 			}
-			data, err := ev.JSON() // encoded once for every subscriber
-			if err != nil {
-				return nil
-			}
-			frame = append(strconv.AppendInt(append(frame[:0], "id: "...), ev.Seq, 10), "\nevent: "...)
-			frame = append(append(frame, ev.Type...), "\ndata: "...)
-			w.Write(frame)
-			w.Write(data)
-			w.Write(frameEnd)
-			if rc.Flush() != nil {
+			msg, err := ev.SSE() // built once for every subscriber
+			if err != nil || !send(msg) {
 				return nil
 			}
 		case <-tick.C:
-			fmt.Fprint(w, ": ping\n\n")
-			if rc.Flush() != nil {
+			if !send(ping) {
 				return nil
 			}
 		case <-s.engine.Draining():

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -23,14 +24,17 @@ import (
 // subscriber adds); p99-ms, the arrivals' latency from the start of the creating call; and
 // cpu-us/sub, the process's CPU time (server and subscribers alike, the latter's share the same
 // before and after a change to the server) per event and subscriber, which a machine shared
-// with other work does not skew as it does the times.
+// with other work does not skew as it does the times. The subscribers read the stream's lines
+// as they come; with reader=sdk they are the Go SDK's Events, decoding each event, as in
+// `hitl bench`, where they share the machine's cores with the server.
 func BenchmarkStreamFanout(b *testing.B) {
 	for _, n := range []int{1, 1000} {
-		b.Run("subscribers="+strconv.Itoa(n), func(b *testing.B) { benchFanout(b, n) })
+		b.Run("subscribers="+strconv.Itoa(n), func(b *testing.B) { benchFanout(b, n, false) })
 	}
+	b.Run("subscribers=1000/reader=sdk", func(b *testing.B) { benchFanout(b, 1000, true) })
 }
 
-func benchFanout(b *testing.B, subscribers int) {
+func benchFanout(b *testing.B, subscribers int, sdk bool) {
 	h, e := newHandler(b)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -39,7 +43,20 @@ func benchFanout(b *testing.B, subscribers int) {
 	arrivals := make(chan time.Time, subscribers)
 	tr := &http.Transport{MaxIdleConnsPerHost: subscribers}
 	defer tr.CloseIdleConnections()
+	sdkClient := client.New(srv.URL, token, &http.Client{Transport: tr})
 	for range subscribers {
+		if sdk {
+			events, err := sdkClient.Events(ctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			go func() {
+				for range events {
+					arrivals <- time.Now()
+				}
+			}()
+			continue
+		}
 		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/v1/events/stream?after=now&type=inquiry.created", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		res, err := tr.RoundTrip(req)
