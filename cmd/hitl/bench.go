@@ -67,7 +67,7 @@ stdout as JSON (--json) and to stderr as a table.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&quick, "quick", false, "a smaller run that finishes in under 30 s")
+	cmd.Flags().BoolVar(&quick, "quick", false, "a smaller run that finishes in under a minute")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON on stdout")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "a directory for the server's CPU profile during the throughput run (throughput-cpu.pprof; read it with go tool pprof)")
 	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")

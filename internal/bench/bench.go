@@ -34,7 +34,7 @@ import (
 	"github.com/hitl-dev/hitl/store/postgres"
 )
 
-// Options size a run. Quick finishes in well under 30 s.
+// Options size a run. Quick finishes in under a minute, Full in about two.
 type Options struct {
 	// Server is the command that runs `hitl serve` (its flags are appended).
 	Server []string
