@@ -23,8 +23,8 @@ func benchCmd() *cobra.Command {
 		Short: "Measure wake latency, throughput, deadline precision and memory on loopback",
 		Long: `Start a hitl server on a temporary SQLite database (as a child process) and measure:
 wake latency of 10,000 parked waiters against a 2 s polling baseline, durable create+respond
-cycles per second with 64 clients, the start-up with 1,000,000 pending deadlines (SQLite)
-and how late 10,000 deadlines within 2 s fire beside them, and memory per
+cycles per second with 64 clients, the start-up with 1,000,000 pending deadlines (SQLite, not
+with --quick) and how late 10,000 deadlines within 2 s fire beside them, and memory per
 parked waiter (a long poll each, and 100,000 waits multiplexed through the Go client's Waiter
 on a server of their own), the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
 second to a local receiver, and events published to RabbitMQ per second with their latency

@@ -93,7 +93,10 @@ type Latency struct {
 type Result struct {
 	WakeLatencyMS Latency `json:"wake_latency_ms"`
 	// WakeAfterCommitMS is the part of it after the answer's commit, as the server measured it
-	// (hitl_wake_latency_seconds): from the commit to the waiter's wait returning.
+	// (hitl_wake_latency_seconds): from the commit having returned to the waiter's wait
+	// returning in the engine, before its HTTP response is written. It is read from histogram
+	// buckets of 50 µs × 2ⁿ, so a quantile is interpolated within its bucket, and the max is
+	// the bound of the highest bucket used, not an observation.
 	WakeAfterCommitMS       Latency `json:"wake_after_commit_ms"`
 	PollingBaselineMS       Latency `json:"polling_baseline_wake_latency_ms"`
 	WakeSpeedup             float64 `json:"wake_speedup"`
@@ -152,9 +155,11 @@ type Result struct {
 	// CycleEfficiency is RespondThroughputPerS over it: how close storage comes to HTTP alone.
 	HTTPCeilingCyclesPerS float64 `json:"http_ceiling_cycles_per_s"`
 	CycleEfficiency       float64 `json:"cycle_efficiency"`
-	// WriterCPUMicrosPerChange is the CPU time of the store's writer goroutine (from the
-	// server's CPU profile of the throughput run) per change it ran (hitl_store_changes_total);
-	// ChangesPerCommit how many changes shared each transaction and its flush.
+	// WriterCPUMicrosPerChange is the CPU time of the store's writer goroutines (SQLite has one,
+	// a PostgreSQL node two), from node 1's CPU profile of the throughput run, per change they
+	// ran (hitl_store_changes_total); PostgreSQL's own CPU is not in it, nor in
+	// ServerCPUMicrosPerCycle. ChangesPerCommit is how many changes shared each transaction and
+	// its flush.
 	WriterCPUMicrosPerChange float64 `json:"writer_cpu_us_per_change"`
 	ChangesPerCommit         float64 `json:"changes_per_commit"`
 	// FsyncsPerS is how many small writes, each followed by fsync, the disk of the database

@@ -50,7 +50,9 @@ func (r *run) preload(ctx context.Context, db, dir string, n int) (emptyRSS int6
 
 // CopyPendingInquiry adds n copies of the inquiries in the SQLite file at path (one, pending,
 // with a deadline), each with its own deadline, spread over the n milliseconds after the original's.
-// It writes straight in SQL: creating a million through the API would take minutes.
+// It writes straight in SQL: creating a million through the API would take minutes. Only the
+// timeout_at column moves; each copy's stored document keeps the original's deadline, which
+// nothing reads before the deadlines (an hour or more away) are due.
 func CopyPendingInquiry(path string, n int) error {
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {

@@ -20,7 +20,7 @@ type Op struct {
 	done chan struct{}
 }
 
-// Queue runs batches of changes on one goroutine.
+// Queue runs batches of changes on its writer goroutines (one unless NewWriters says more).
 type Queue struct {
 	ops    chan *Op
 	quit   chan struct{}

@@ -212,7 +212,11 @@ func (s *Store) Update(ctx context.Context, fn func(hitl.Tx) error) error {
 // spends most of its time waiting on the server (a round trip per statement it reads the
 // answer of, then the commit's flush), during which another batch can run its statements:
 // two batches run as two nodes' batches do, their row locks ordering them and the event lock
-// ordering their events, which are taken only for the commit.
+// ordering their events, which are taken only for the commit. As with two nodes, two batches
+// that lock the same rows in opposite orders (a session's cancellation beside answers to its
+// inquiries, say) can deadlock: PostgreSQL ends one after its deadlock_timeout (1 s by
+// default), and its changes run again one by one (commit). Nothing is lost, but it is a stall
+// a node with one writer never had.
 const writers = 2
 
 // maxBatch bounds how many changes share one transaction: the row locks a batch takes are held
