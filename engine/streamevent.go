@@ -17,9 +17,8 @@ type StreamEvent struct {
 	*hitl.Event
 
 	once    sync.Once
-	sse     []byte // the event as a Server-Sent Events message: id, event and data lines
-	json    []byte // the event as json.Marshal writes it: sse's data
-	dataAt  int    // where its data starts in json
+	sse     []byte // the event as a Server-Sent Events message; its data line is the event as json.Marshal writes it
+	data    []byte // the event's data as json.Marshal writes it, a part of sse
 	err     error
 	aliasOn sync.Once
 	alias   *StreamEvent
@@ -29,10 +28,10 @@ type StreamEvent struct {
 // one per event for all its subscribers.
 func NewStreamEvent(ev *hitl.Event) *StreamEvent { return &StreamEvent{Event: ev} }
 
-// encode writes the event's JSON once, inside its Server-Sent Events message. The data, the
-// bulk of it, is encoded (compacted and HTML-escaped, as json.Marshal does with a
-// json.RawMessage) on its own, so that its bytes can be shared by the frames that carry only
-// the data.
+// encode writes the event's JSON once, as the data line of its Server-Sent Events message.
+// The event's data, the bulk of it, is encoded (compacted and HTML-escaped, as json.Marshal
+// does with a json.RawMessage) on its own, so that its bytes can be shared by the frames that
+// carry only the data.
 func (ev *StreamEvent) encode() {
 	ev.once.Do(func() {
 		head := *ev.Event
@@ -46,16 +45,15 @@ func (ev *StreamEvent) encode() {
 		}
 		// The data is the last field: head ends in "null}", where the data goes.
 		h = h[:len(h)-len("null}")]
-		ev.dataAt = len(h)
 		// An event type is one of the engine's names, never a line break that would end the
 		// message early.
 		sse := make([]byte, 0, len("id: \nevent: \ndata: \n\n")+20+len(ev.Type)+len(h)+len(d)+1)
 		sse = append(strconv.AppendInt(append(sse, "id: "...), ev.Seq, 10), "\nevent: "...)
 		sse = append(append(sse, ev.Type...), "\ndata: "...)
-		start := len(sse)
-		sse = append(append(append(sse, h...), d...), '}')
-		ev.json = sse[start:len(sse):len(sse)]
-		ev.sse = append(sse, "\n\n"...)
+		sse = append(sse, h...)
+		dataAt := len(sse)
+		sse = append(append(append(sse, d...), '}'), "\n\n"...)
+		ev.sse, ev.data = sse, sse[dataAt:dataAt+len(d):dataAt+len(d)]
 	})
 }
 
@@ -67,21 +65,11 @@ func (ev *StreamEvent) SSE() ([]byte, error) {
 	return ev.sse, ev.err
 }
 
-// JSON is the event as json.Marshal writes it, encoded once for every subscriber; the bytes
-// are shared and must not be changed.
-func (ev *StreamEvent) JSON() ([]byte, error) {
-	ev.encode()
-	return ev.json, ev.err
-}
-
-// DataJSON is the event's data as json.Marshal writes it (a part of JSON), for frames that
-// carry the data without the rest of the event; shared like JSON's bytes.
+// DataJSON is the event's data as json.Marshal writes it (a part of SSE's message), for
+// frames that carry the data without the rest of the event; shared like SSE's bytes.
 func (ev *StreamEvent) DataJSON() ([]byte, error) {
 	ev.encode()
-	if ev.err != nil {
-		return nil, ev.err
-	}
-	return ev.json[ev.dataAt : len(ev.json)-1], nil
+	return ev.data, ev.err
 }
 
 // intentAlias is the event under OpenIntent's name (hitl.IntentAlias), made and encoded once

@@ -9,7 +9,6 @@
 package bench
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -32,6 +31,9 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/store/postgres"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Options size a run. Quick finishes in under a minute, Full in about two.
@@ -611,19 +613,38 @@ func (r *run) metric(ctx context.Context, name string) (float64, error) {
 
 // metricOf is metric of the server at url.
 func (r *run) metricOf(ctx context.Context, url, name string) (float64, error) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/metrics", nil)
-	resp, err := r.hc.Do(req)
+	f, err := r.family(ctx, url, name)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			return strconv.ParseFloat(v, 64)
-		}
+	switch m := f.GetMetric()[0]; f.GetType() {
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue(), nil
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue(), nil
+	default:
+		return m.GetUntyped().GetValue(), nil
 	}
-	return 0, fmt.Errorf("metric %s not found", name)
+}
+
+// family reads the metric family name from the /metrics of the server at url.
+func (r *run) family(ctx context.Context, url, name string) (*dto.MetricFamily, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/metrics", nil)
+	resp, err := r.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("reading /metrics: %w", err)
+	}
+	f := families[name]
+	if f == nil || len(f.GetMetric()) == 0 {
+		return nil, fmt.Errorf("metric %s not found", name)
+	}
+	return f, nil
 }
 
 // wakeLatency: time from sending the answer (through answerer: on this node or another) to
@@ -1042,36 +1063,19 @@ type bucket struct {
 
 // histogram reads the cumulative buckets of the unlabelled histogram name from /metrics.
 func (r *run) histogram(ctx context.Context, name string) ([]bucket, error) {
-	req, _ := http.NewRequestWithContext(ctx, "GET", r.url+"/metrics", nil)
-	resp, err := r.hc.Do(req)
+	f, err := r.family(ctx, r.url, name)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	var out []bucket
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), name+`_bucket{le="`)
-		if !ok {
-			continue
-		}
-		le, count, ok := strings.Cut(rest, `"} `)
-		if !ok {
-			return nil, fmt.Errorf("metric %s: cannot read %q", name, sc.Text())
-		}
-		b := bucket{}
-		if b.le, err = strconv.ParseFloat(le, 64); err != nil {
-			return nil, err
-		}
-		if b.count, err = strconv.ParseFloat(count, 64); err != nil {
-			return nil, err
-		}
-		out = append(out, b)
+	h := f.GetMetric()[0].GetHistogram()
+	if h == nil {
+		return nil, fmt.Errorf("metric %s is no histogram", name)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("histogram %s not found", name)
+	var out []bucket // the last one +Inf
+	for _, b := range h.GetBucket() {
+		out = append(out, bucket{b.GetUpperBound(), float64(b.GetCumulativeCount())})
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // between is the distribution, in milliseconds, of what a histogram in seconds observed from
