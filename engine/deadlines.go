@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"container/heap"
 	"context"
 	"math"
 	"sync"
@@ -23,9 +24,8 @@ const (
 // in them to scan (with a pointer per deadline, each cycle walked a million objects, and the
 // timeouts waited for it).
 type deadlines struct {
-	mu     sync.Mutex
-	h      []deadline
-	at     map[int64]int // id → its place in h
+	mu sync.Mutex
+	deadlineHeap
 	kick   chan struct{}
 	now    func() time.Time
 	expire func(ctx context.Context, ids []int64)
@@ -37,7 +37,7 @@ type deadline struct {
 }
 
 func newDeadlines(now func() time.Time, expire func(ctx context.Context, ids []int64)) *deadlines {
-	return &deadlines{at: make(map[int64]int), kick: make(chan struct{}, 1), now: now, expire: expire}
+	return &deadlines{deadlineHeap: deadlineHeap{at: make(map[int64]int)}, kick: make(chan struct{}, 1), now: now, expire: expire}
 }
 
 // nanos is t in Unix nanoseconds, held to what an int64 can say: a deadline past 2262 never
@@ -61,13 +61,9 @@ func (d *deadlines) add(id int64, at time.Time) {
 	d.mu.Lock()
 	if i, ok := d.at[id]; ok {
 		d.h[i].at = nanos(at)
-		if !d.up(i) {
-			d.down(i)
-		}
+		heap.Fix(&d.deadlineHeap, i)
 	} else {
-		d.h = append(d.h, deadline{at: nanos(at), id: id})
-		d.at[id] = len(d.h) - 1
-		d.up(len(d.h) - 1)
+		heap.Push(&d.deadlineHeap, deadline{at: nanos(at), id: id})
 	}
 	first := d.h[0].id == id
 	d.mu.Unlock()
@@ -146,57 +142,37 @@ func (d *deadlines) run(ctx context.Context) {
 
 // removeAt takes the deadline at place i out of the heap.
 func (d *deadlines) removeAt(i int) {
-	delete(d.at, d.h[i].id)
-	last := len(d.h) - 1
-	if i != last {
-		d.h[i] = d.h[last]
-		d.at[d.h[i].id] = i
-	}
-	d.h = d.h[:last]
-	if i != last && !d.up(i) {
-		d.down(i)
-	}
+	heap.Remove(&d.deadlineHeap, i)
 	if cap(d.h) > 1024 && len(d.h) < cap(d.h)/4 {
 		// A burst has passed: give back what it grew, as the index map does not.
 		d.h = append(make([]deadline, 0, cap(d.h)/2), d.h...)
 	}
 }
 
-// up moves the deadline at place i towards the root while it is earlier than its parent,
-// and says whether it moved.
-func (d *deadlines) up(i int) bool {
-	start := i
-	for i > 0 {
-		p := (i - 1) / 2
-		if d.h[p].at <= d.h[i].at {
-			break
-		}
-		d.swap(i, p)
-		i = p
-	}
-	return i != start
+// deadlineHeap is the min-heap (container/heap) of the deadlines by time, as values, with
+// the index of each id's place.
+type deadlineHeap struct {
+	h  []deadline
+	at map[int64]int // id → its place in h
 }
 
-// down moves the deadline at place i towards the leaves while a child is earlier.
-func (d *deadlines) down(i int) {
-	n := len(d.h)
-	for {
-		c := 2*i + 1
-		if c >= n {
-			return
-		}
-		if r := c + 1; r < n && d.h[r].at < d.h[c].at {
-			c = r
-		}
-		if d.h[i].at <= d.h[c].at {
-			return
-		}
-		d.swap(i, c)
-		i = c
-	}
+func (q *deadlineHeap) Len() int           { return len(q.h) }
+func (q *deadlineHeap) Less(i, j int) bool { return q.h[i].at < q.h[j].at }
+
+func (q *deadlineHeap) Swap(i, j int) {
+	q.h[i], q.h[j] = q.h[j], q.h[i]
+	q.at[q.h[i].id], q.at[q.h[j].id] = i, j
 }
 
-func (d *deadlines) swap(i, j int) {
-	d.h[i], d.h[j] = d.h[j], d.h[i]
-	d.at[d.h[i].id], d.at[d.h[j].id] = i, j
+func (q *deadlineHeap) Push(x any) {
+	d := x.(deadline)
+	q.at[d.id] = len(q.h)
+	q.h = append(q.h, d)
+}
+
+func (q *deadlineHeap) Pop() any {
+	last := q.h[len(q.h)-1]
+	q.h = q.h[:len(q.h)-1]
+	delete(q.at, last.id)
+	return last
 }
