@@ -343,7 +343,8 @@ type Visibility struct {
 type AnswerLinkRequest struct {
 	// For is who answers through the link: the name recorded as responded_by.
 	For string `json:"for"`
-	// Groups are the person's groups, for inquiries assigned to group:NAME.
+	// Groups, when given, must be groups the person holds by hitl's records: a link always
+	// carries the groups of its person's keys, never those a request asserts.
 	Groups []string `json:"groups,omitempty"`
 	// TTLSeconds is how long the link works (default 7 days, at most 30).
 	TTLSeconds int64 `json:"ttl_seconds,omitempty"`
@@ -351,10 +352,12 @@ type AnswerLinkRequest struct {
 
 // AnswerLink is a signed link token; the page is /a/{token}.
 type AnswerLink struct {
-	Token     string    `json:"token"`
-	URL       string    `json:"url,omitempty"`
-	InquiryID int64     `json:"inquiry_id"`
-	For       string    `json:"for"`
+	Token     string `json:"token"`
+	URL       string `json:"url,omitempty"`
+	InquiryID int64  `json:"inquiry_id"`
+	For       string `json:"for"`
+	// RelayedBy is who made the link for someone else, recorded as relayed_by on the answer.
+	RelayedBy string    `json:"relayed_by,omitempty"`
 	ExpiresAt time.Time `json:"expires_at"`
 }
 

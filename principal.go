@@ -35,6 +35,10 @@ type Principal struct {
 	// InboxSession is the hash of the inbox session id the caller authenticated with, "" for a
 	// token (to end its streams when the session ends).
 	InboxSession string `json:"-"`
+	// Via is who carries this principal's answer: the maker of the answer link it came
+	// through, when that is not the person and not the server itself. The answer records it as
+	// relayed_by, and separation of duties counts it as it counts the person.
+	Via string `json:"-"`
 }
 
 // Has reports whether the principal holds the role.

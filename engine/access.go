@@ -108,33 +108,112 @@ func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return nil
 }
 
-// mayLink: answer links are made by the inquiry's creator and admins.
-func mayLink(p *hitl.Principal, inq *hitl.Inquiry) error {
-	if !canSee(p, inq) {
-		return notFound(inq.ID)
-	}
-	if p.IsAdmin() || (p.Has(hitl.RoleAgent) && inq.CreatedBy == p.Name) {
-		return nil
-	}
-	return forbidden("only the inquiry's creator or an admin may make answer links for it")
-}
-
-// answerer is whom an answer is recorded as: the caller, or the person req.RespondedBy names
-// when the caller may relay (admins, and the relay role, for bots that carry people's answers).
-// relayedBy is the caller then, "" otherwise. Anyone else may answer only as itself.
-func answerer(p *hitl.Principal, req *hitl.ResponseRequest) (name, relayedBy string, err error) {
+// answerer is who answers and who carried the answer (relayedBy, "" when nobody did): the
+// caller answering as itself; the person req.RespondedBy names when the caller may relay
+// (admins, and the relay role, for bots that carry people's answers); or the person of the
+// answer link the caller came through, carried by the link's maker. A relayed person must be
+// one hitl knows who may answer the inquiry by hitl's own records (recordedPerson), never by
+// what the relay asserts. Anyone else may answer only as itself.
+func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry, req *hitl.ResponseRequest) (who *hitl.Principal, relayedBy string, err error) {
 	named := req.RespondedBy
 	if named == "" || named == p.Name {
-		return p.Name, "", nil
+		return p, p.Via, carriedByAsker(inq, p.Via)
 	}
-	if !p.IsAdmin() && !p.Has(hitl.RoleRelay) {
-		return "", "", forbidden("%s may answer only as itself, not as %s: recording another person's answer needs the relay role", p.Name, named)
+	switch {
+	case p.Via != "":
+		return nil, "", forbidden("this answer link answers as %s only, not as %s", p.Name, named)
+	case !mayRelay(p):
+		return nil, "", forbidden("%s may answer only as itself, not as %s: recording another person's answer needs the relay role", p.Name, named)
+	case !namePattern.MatchString(named):
+		return nil, "", hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
 	}
-	if !namePattern.MatchString(named) {
-		return "", "", hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
+	if err := carriedByAsker(inq, p.Name); err != nil {
+		return nil, "", err
 	}
-	return named, p.Name, nil
+	person, err := e.recordedPerson(ctx, named)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := mayAnswerAs(person, inq); err != nil {
+		return nil, "", err
+	}
+	return person, p.Name, nil
 }
+
+// carriedByAsker refuses an answer that the principal who asked the inquiry carries for
+// someone else, by relaying it or through an answer link it made: who asks may never answer
+// their own question in another's name, with or without separation of duties.
+func carriedByAsker(inq *hitl.Inquiry, carrier string) error {
+	if carrier != "" && carrier == inq.CreatedBy {
+		return forbidden("%s asked inquiry %d, and who asks may not carry another person's answer to it", carrier, inq.ID)
+	}
+	return nil
+}
+
+// mayAnswerAs tells, in words, why a person named by someone else (a relay, an answer link)
+// may not answer the inquiry; the caller could see it, so naming its assignees tells nothing new.
+func mayAnswerAs(person *hitl.Principal, inq *hitl.Inquiry) error {
+	if mayAnswer(person, inq) != nil {
+		return forbidden("%s may not answer inquiry %d: it is assigned to %s, and hitl's records do not make %s one of them", person.Name, inq.ID, hitl.AssigneesInWords(inq.AssignedTo), person.Name)
+	}
+	return nil
+}
+
+// recordedPerson is what hitl's own records make of a person whom someone else names (a
+// relay's responded_by, the person of an answer link or of an email reply): a responder with
+// the groups of the name's unrevoked keys. A name whose keys are all revoked has lost the
+// power to answer; a name that never had a key answers as a person of no group when it is
+// among hitl's people (people may be reached by email or chat without a key); any other name
+// is nobody hitl knows. The principal holds the responder role only: being named by another
+// never lends a person more than answering.
+func (e *Engine) recordedPerson(ctx context.Context, name string) (*hitl.Principal, error) {
+	roles, groups, revoked, err := e.keysOf(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	person := &hitl.Principal{Name: name, Roles: []string{hitl.RoleResponder}, Groups: groups}
+	switch {
+	case len(roles) > 0:
+		if !CanAnswer(&hitl.Principal{Roles: roles}) {
+			return nil, forbidden("%s may not answer: none of its keys holds the responder role", name)
+		}
+		return person, nil
+	case revoked:
+		return nil, forbidden("every key of %s has been revoked, so %s may no longer answer", name, name)
+	}
+	if _, err := e.store.Person(ctx, name); hitl.ErrorCode(err) == hitl.ENotFound {
+		return nil, forbidden("%s is not a person hitl knows: no key is named so and no person of that name is listed in people", name)
+	} else if err != nil {
+		return nil, err
+	}
+	return person, nil
+}
+
+// keysOf gathers the roles and groups of the name's unrevoked keys; revoked tells that the
+// name had keys and every one of them is revoked.
+func (e *Engine) keysOf(ctx context.Context, name string) (roles, groups []string, revoked bool, err error) {
+	keys, err := e.store.Keys(ctx)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	had := false
+	for _, k := range keys {
+		if k.Name != name {
+			continue
+		}
+		had = true
+		if k.RevokedAt == nil {
+			roles = append(roles, k.Roles...)
+			groups = append(groups, k.Groups...)
+		}
+	}
+	slices.Sort(groups)
+	return roles, slices.Compact(groups), had && len(roles) == 0, nil
+}
+
+// mayRelay: carrying another's answer, by responded_by or an answer link made for them, needs
+// the relay role or admin.
+func mayRelay(p *hitl.Principal) bool { return p.IsAdmin() || p.Has(hitl.RoleRelay) }
 
 func mayAsk(p *hitl.Principal) error {
 	if p.IsAdmin() || p.Has(hitl.RoleAgent) {
@@ -230,18 +309,23 @@ func (e *Engine) sessionOwner(ctx context.Context, inq *hitl.Inquiry) (string, e
 
 // Separated refuses an answer, vote, claim or decline that separation of duties forbids: by
 // the principal that asked, or by the owner of the inquiry's session, when the inquiry says so
-// (a forbidden error with the reason). The inbox asks it to show a form only to those whose
+// (a forbidden error with the reason). names are the person who answers and whoever carries
+// the answer (a relay, the maker of an answer link): each is held to the rule, so that nobody
+// excluded answers through another. The inbox asks it to show a form only to those whose
 // answer could count.
-func (e *Engine) Separated(ctx context.Context, inq *hitl.Inquiry, by string) error {
-	if inq.ExcludeRequester && by == inq.CreatedBy {
-		return forbidden("%s asked inquiry %d, and separation of duties keeps the one who asks from answering it", by, inq.ID)
-	}
+func (e *Engine) Separated(ctx context.Context, inq *hitl.Inquiry, names ...string) error {
 	owner, err := e.sessionOwner(ctx, inq)
 	if err != nil {
 		return err
 	}
-	if owner != "" && by == owner {
-		return forbidden("%s owns session %s, and separation of duties keeps its owner from answering its inquiries", by, inq.Session)
+	for _, by := range names {
+		switch {
+		case by == "":
+		case inq.ExcludeRequester && by == inq.CreatedBy:
+			return forbidden("%s asked inquiry %d, and separation of duties keeps the one who asks from answering it", by, inq.ID)
+		case owner != "" && by == owner:
+			return forbidden("%s owns session %s, and separation of duties keeps its owner from answering its inquiries", by, inq.Session)
+		}
 	}
 	return nil
 }

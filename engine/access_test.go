@@ -24,6 +24,8 @@ var (
 func TestWhoMayDoWhatWithAnInquiry(t *testing.T) {
 	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
 	defer stop()
+	keyFor(t, e, alice) // the person of the links
+	keyFor(t, e, admin) // their maker
 	ops := []struct {
 		name string
 		do   func(p *hitl.Principal, id int64) error
@@ -44,7 +46,7 @@ func TestWhoMayDoWhatWithAnInquiry(t *testing.T) {
 		p    *hitl.Principal
 		want []string // read, respond, cancel, link
 	}{
-		{agent, []string{ok, forbidden, ok, ok}},
+		{agent, []string{ok, forbidden, ok, forbidden}}, // a link for another is a relay
 		{otherAgent, []string{notFound, notFound, notFound, notFound}},
 		{alice, []string{ok, ok, forbidden, forbidden}},
 		{bob, []string{notFound, notFound, notFound, notFound}},

@@ -179,8 +179,8 @@ type ballot struct {
 }
 
 // vote records one vote of an approval that several people decide (see Respond, which
-// checked who may answer and that the answer fits).
-func (e *Engine) vote(ctx context.Context, p *hitl.Principal, cur *hitl.Inquiry, b ballot) (*hitl.Inquiry, error) {
+// checked who may answer and that the answer fits); who is the voter.
+func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquiry, b ballot) (*hitl.Inquiry, error) {
 	voters, err := e.voters(ctx, cur)
 	if err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (e *Engine) vote(ctx context.Context, p *hitl.Principal, cur *hitl.Inquiry,
 			return alreadyVoted(fresh, prev)
 		}
 		if fresh.CurrentStep != cur.CurrentStep { // the chain moved on since it was read
-			if err := mayAnswer(p, fresh); err != nil {
+			if err := mayAnswer(who, fresh); err != nil {
 				return err
 			}
 			if voters, err = e.voters(ctx, fresh); err != nil {
@@ -420,9 +420,10 @@ func (e *Engine) groupMembers(ctx context.Context) (map[string][]string, error) 
 }
 
 // respondVote is Respond for an inquiry that votes decide: the answer is checked as any answer
-// is, then counted as by's vote.
-func (e *Engine) respondVote(ctx context.Context, p *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseRequest, by, relayedBy string) (*hitl.Inquiry, error) {
-	if err := e.Separated(ctx, cur, by); err != nil {
+// is, then counted as the vote of who (the person, whoever carried it).
+func (e *Engine) respondVote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseRequest, relayedBy string) (*hitl.Inquiry, error) {
+	by := who.Name
+	if err := e.Separated(ctx, cur, by, relayedBy); err != nil {
 		return nil, err
 	}
 	response, err := e.checkResponse(ctx, cur, req)
@@ -442,7 +443,7 @@ func (e *Engine) respondVote(ctx context.Context, p *hitl.Principal, cur *hitl.I
 		}
 		return nil, conflictFinal(cur)
 	}
-	return e.vote(ctx, p, cur, b)
+	return e.vote(ctx, who, cur, b)
 }
 
 // readBallot reads a vote from a checked approval answer.

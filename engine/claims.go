@@ -38,7 +38,7 @@ func (e *Engine) Claim(ctx context.Context, p *hitl.Principal, id int64, ttlSeco
 	if cur.IsVote() {
 		return nil, hitl.Errorf(hitl.EInvalid, "inquiry %d is decided by votes, which several people cast; a claim is for a question one person answers", id)
 	}
-	if err := e.Separated(ctx, cur, p.Name); err != nil {
+	if err := e.Separated(ctx, cur, p.Name, p.Via); err != nil {
 		return nil, err
 	}
 	return e.changeClaim(ctx, id, func(cur *hitl.Inquiry, now time.Time) (string, any, error) {

@@ -18,7 +18,7 @@ func (e *Engine) Decline(ctx context.Context, p *hitl.Principal, id int64, reaso
 		if err := mayDecline(p, inq); err != nil {
 			return err
 		}
-		return e.Separated(ctx, inq, p.Name) // who may not answer may not decline either
+		return e.Separated(ctx, inq, p.Name, p.Via) // who may not answer may not decline either
 	}
 	return e.cancel(ctx, p, id, reason, may, func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
 		// Declining is answering: not while another holds the claim (read here, in the

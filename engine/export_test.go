@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -18,3 +20,10 @@ func SetPurgeFor(e *Engine, d time.Duration) { e.purgeFor = d }
 
 // RetentionBatch is how many inquiries one transaction of retention removes at most.
 const RetentionBatch = retentionBatch
+
+// SignLegacyLink signs claims as answer links of the earlier version (v1.) were signed.
+func SignLegacyLink(e *Engine, claims map[string]any) string {
+	b, _ := json.Marshal(claims)
+	payload := base64.RawURLEncoding.EncodeToString(b)
+	return legacyLinkPrefix + payload + "." + e.signLink(legacyLinkPrefix, payload)
+}

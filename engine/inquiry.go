@@ -303,17 +303,18 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if err := mayAnswer(p, cur); err != nil { // not found for whoever may not see it
 		return nil, err
 	}
-	by, relayedBy, err := answerer(p, req)
+	who, relayedBy, err := e.answerer(ctx, p, cur, req)
 	if err != nil {
 		return nil, err
 	}
+	by := who.Name
 	if cur.HasDecisions() {
 		given := *req
 		given.Response = approvalAsDecision(cur, req.Response)
 		req = &given
 	}
 	if cur.IsVote() {
-		return e.respondVote(ctx, p, cur, req, by, relayedBy)
+		return e.respondVote(ctx, who, cur, req, relayedBy)
 	}
 	if cur.Status.Final() {
 		return answeredAlready(by, cur, req)
@@ -322,7 +323,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, e.late(ctx, id)
 	}
-	if err := e.Separated(ctx, cur, by); err != nil {
+	if err := e.Separated(ctx, cur, by, relayedBy); err != nil {
 		return nil, err
 	}
 	if c := cur.Claim; c.Claimed(now) && c.By != by {
@@ -344,8 +345,8 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	out.ToolResult = toolResult(out)
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		identity := p.IdentityID
-		if identity == 0 || relayedBy != "" { // someone without a key: an answer link, a chat or email reply, a relayed person
+		identity := who.IdentityID
+		if identity == 0 { // someone without a key: an answer link, a chat or email reply, a relayed person
 			var err error
 			if identity, err = tx.Identity(by); err != nil {
 				return err

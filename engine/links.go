@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,40 +15,66 @@ import (
 )
 
 // Answer links let a person answer one inquiry from an email or a chat message without an API
-// key: the token names the inquiry, who answers and until when, and is signed with a secret
-// that every node shares (kept in the store). Opening a link never answers; only the form it
-// shows does (bots that fetch links must not answer).
+// key: the token names the inquiry, who answers, who made the link for them and until when,
+// and is signed with a secret that every node shares (kept in the store). Opening a link never
+// answers; only the form it shows does (bots that fetch links must not answer).
+//
+// A link lends no power of its own. Who it lets answer, with which groups, is read from hitl's
+// records each time it is opened (recordedPerson), never from the token or the request that
+// made it; so a link stops working when its person's keys are revoked, when the person is
+// deleted or no longer has the address the server sent it to, and when its maker may no longer
+// relay. A link made for someone else is a relay: its maker is recorded as relayed_by on the
+// answer, and separation of duties holds the maker to its rules as it holds the person.
 
 const (
-	linkPrefix     = "v1."
-	defaultLinkTTL = 7 * 24 * time.Hour
-	maxLinkTTL     = 30 * 24 * time.Hour
-	minLinkTTL     = time.Minute
+	// linkPrefix is the version of the tokens made now; legacyLinkPrefix that of the tokens
+	// made before links recorded their maker, which still answer when the server sent them.
+	linkPrefix       = "v2."
+	legacyLinkPrefix = "v1."
+	defaultLinkTTL   = 7 * 24 * time.Hour
+	maxLinkTTL       = 30 * 24 * time.Hour
+	minLinkTTL       = time.Minute
+	maxLinkToken     = 4096
 )
 
 // linkClaims is what a link token carries.
 type linkClaims struct {
-	Inquiry int64    `json:"i"`
-	For     string   `json:"f"`
-	Groups  []string `json:"g,omitempty"`
-	Expires int64    `json:"e"` // Unix seconds
+	Inquiry int64  `json:"i"`
+	For     string `json:"f"`
+	// By made the link for For and carries their answer; "" when the server made it for one of
+	// its messages, or For made it for themselves.
+	By string `json:"b,omitempty"`
+	// Channel and Address are where the server sent the link: it answers only while the person
+	// is still reached there.
+	Channel string `json:"c,omitempty"`
+	Address string `json:"a,omitempty"`
+	Expires int64  `json:"e"` // Unix seconds
 }
 
-func (e *Engine) signLink(payload string) string {
+func (e *Engine) signLink(prefix, payload string) string {
 	m := hmac.New(sha256.New, []byte(e.linkSecret))
-	m.Write([]byte(linkPrefix + payload))
+	m.Write([]byte(prefix + payload))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// CreateAnswerLink signs a link for one person to answer one pending inquiry. Admins may make
-// one for any inquiry, agents for those they asked; the person must be one who may answer it.
+// linkToken signs an answer link's claims.
+func (e *Engine) linkToken(c linkClaims) string {
+	claims, _ := json.Marshal(c)
+	payload := base64.RawURLEncoding.EncodeToString(claims)
+	return linkPrefix + payload + "." + e.signLink(linkPrefix, payload)
+}
+
+// CreateAnswerLink signs a link for one person to answer one pending inquiry. A link answers in
+// its person's name, so making one is relaying: it needs the relay role or admin, and a caller
+// who sees the inquiry. The person must be one hitl knows who may answer it by hitl's records,
+// and the inquiry's asker may never make one for someone else.
 func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int64, req *hitl.AnswerLinkRequest) (*hitl.AnswerLink, error) {
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := mayLink(p, inq); err != nil {
-		return nil, err
+	if !mayRelay(p) {
+		return nil, forbidden("making answer links needs the relay role or admin: a link answers in its person's name")
 	}
 	var bad problems
 	if !namePattern.MatchString(req.For) {
@@ -71,45 +98,163 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 	if inq.Status.Final() {
 		return nil, conflictFinal(inq)
 	}
-	who := linkPrincipal(req.For, req.Groups)
-	if err := mayAnswer(who, inq); err != nil {
-		return nil, hitl.Errorf(hitl.EInvalid, "%s may not answer inquiry %d: it is assigned to %s", req.For, id, hitl.AssigneesInWords(inq.AssignedTo))
+	c := linkClaims{Inquiry: id, For: req.For, Expires: e.clock().Add(ttl).Truncate(time.Second).Unix()}
+	if req.For != p.Name {
+		c.By = p.Name
 	}
-	exp := e.clock().Add(ttl).Truncate(time.Second)
-	return &hitl.AnswerLink{Token: e.answerToken(id, req.For, req.Groups, exp), InquiryID: id, For: req.For, ExpiresAt: exp}, nil
+	who, err := e.linkHolder(ctx, &c)
+	if err == nil {
+		err = mayAnswerAs(who, inq)
+	}
+	if err == nil {
+		err = carriedByAsker(inq, c.By)
+	}
+	if err == nil {
+		err = e.Separated(ctx, inq, who.Name, c.By)
+	}
+	if err != nil {
+		return nil, hitl.Errorf(hitl.EInvalid, "no link for %s: %s", req.For, hitl.ErrorMessage(err))
+	}
+	for i, g := range req.Groups {
+		if !slices.Contains(who.Groups, g) {
+			bad.add(fmt.Sprintf("/groups/%d", i), "%s is not in the group %s by hitl's records; a link carries the groups of its person's keys, not those asked for", req.For, g)
+		}
+	}
+	if err := bad.err("invalid answer link"); err != nil {
+		return nil, err
+	}
+	exp := time.Unix(c.Expires, 0)
+	return &hitl.AnswerLink{Token: e.linkToken(c), InquiryID: id, For: req.For, RelayedBy: c.By, ExpiresAt: exp}, nil
 }
 
-func linkPrincipal(name string, groups []string) *hitl.Principal {
-	return &hitl.Principal{Name: name, Roles: []string{hitl.RoleResponder}, Groups: groups}
+// linkHolder is whom a link's claims let answer, by hitl's records as they are now, or why
+// nobody: the person must still be reached at the address the server sent the link to, must
+// still be a person hitl knows who may answer (recordedPerson), and the link's maker must still
+// be allowed to relay.
+func (e *Engine) linkHolder(ctx context.Context, c *linkClaims) (*hitl.Principal, error) {
+	if c.Address != "" {
+		person, err := e.store.Person(ctx, c.For)
+		if hitl.ErrorCode(err) == hitl.ENotFound {
+			return nil, forbidden("%s is no longer among hitl's people, so what was sent to them no longer answers", c.For)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if addressOf(person, c.Channel) != c.Address {
+			return nil, forbidden("it was sent to %s, which is no longer %s's address", c.Address, c.For)
+		}
+	}
+	who, err := e.recordedPerson(ctx, c.For)
+	if err != nil {
+		return nil, err
+	}
+	if c.By != "" {
+		roles, _, _, err := e.keysOf(ctx, c.By)
+		if err != nil {
+			return nil, err
+		}
+		if !mayRelay(&hitl.Principal{Roles: roles}) {
+			return nil, forbidden("%s made it, and %s may no longer relay answers", c.By, c.By)
+		}
+	}
+	who.Via = c.By
+	return who, nil
+}
+
+// addressOf is where the person is reached by the channel.
+func addressOf(p *hitl.Person, channel string) string {
+	if channel == hitl.ChannelSlack {
+		return p.SlackUserID
+	}
+	return p.Email
 }
 
 // OpenAnswerLink checks a link token and returns who it lets answer and the inquiry as it is
 // now. A token that is malformed, altered or signed elsewhere is EUnauthorized, as is one that
-// has expired (with its own message).
+// has expired, or whose person or maker no longer holds the power to answer (each with its own
+// message).
 func (e *Engine) OpenAnswerLink(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, error) {
-	invalid := hitl.Errorf(hitl.EUnauthorized, "this answer link is not valid")
-	rest, ok := strings.CutPrefix(token, linkPrefix)
-	if !ok || len(token) > 4096 {
-		return nil, nil, invalid
+	c, err := e.readLink(ctx, token)
+	if err != nil {
+		return nil, nil, err
 	}
-	payload, sig, ok := strings.Cut(rest, ".")
-	if !ok || !hmac.Equal([]byte(sig), []byte(e.signLink(payload))) {
-		return nil, nil, invalid
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
-	var c linkClaims
-	if err != nil || json.Unmarshal(raw, &c) != nil || c.Inquiry <= 0 || c.For == "" {
-		return nil, nil, invalid
-	}
-	if !e.clock().Before(time.Unix(c.Expires, 0)) {
+	if e.expired(c) {
 		return nil, nil, hitl.Errorf(hitl.EUnauthorized, "this answer link has expired; ask for a new one")
 	}
-	who := linkPrincipal(c.For, c.Groups)
+	return e.openLink(ctx, c, "this answer link")
+}
+
+func (e *Engine) expired(c *linkClaims) bool { return !e.clock().Before(time.Unix(c.Expires, 0)) }
+
+// openLink loads the inquiry of a link that is signed and not expired, and who it lets answer;
+// what names the link in the message that says it no longer works.
+func (e *Engine) openLink(ctx context.Context, c *linkClaims, what string) (*hitl.Principal, *hitl.Inquiry, error) {
 	inq, err := e.store.Inquiry(ctx, c.Inquiry)
 	if err != nil {
 		return nil, nil, err
 	}
+	who, err := e.linkHolder(ctx, c)
+	if hitl.ErrorCode(err) == hitl.EForbidden {
+		return nil, nil, hitl.Errorf(hitl.EUnauthorized, "%s no longer works: %s", what, hitl.ErrorMessage(err))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	return who, inq, nil
+}
+
+// readLink checks a token's signature and reads its claims. A token of the earlier version
+// carried its groups and not its maker: it is read only when it is the link of one of the
+// server's own messages (so the server made it), with that message's channel and address.
+func (e *Engine) readLink(ctx context.Context, token string) (*linkClaims, error) {
+	invalid := hitl.Errorf(hitl.EUnauthorized, "this answer link is not valid")
+	prefix := linkPrefix
+	if strings.HasPrefix(token, legacyLinkPrefix) {
+		prefix = legacyLinkPrefix
+	}
+	rest, ok := strings.CutPrefix(token, prefix)
+	if !ok || len(token) > maxLinkToken {
+		return nil, invalid
+	}
+	payload, sig, ok := strings.Cut(rest, ".")
+	if !ok || !hmac.Equal([]byte(sig), []byte(e.signLink(prefix, payload))) {
+		return nil, invalid
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	var c linkClaims
+	if err != nil || json.Unmarshal(raw, &c) != nil || c.Inquiry <= 0 || c.For == "" {
+		return nil, invalid
+	}
+	if prefix == linkPrefix {
+		return &c, nil
+	}
+	n, err := e.sentNotification(ctx, c.Inquiry, func(n *hitl.Notification) bool { return n.AnswerToken == token })
+	if err != nil {
+		return nil, err
+	}
+	if n == nil {
+		return nil, hitl.Errorf(hitl.EUnauthorized, "this answer link was made by an earlier version of hitl, which did not record who made links; ask for a new one")
+	}
+	return &linkClaims{Inquiry: c.Inquiry, For: c.For, Channel: n.Channel, Address: n.Address, Expires: c.Expires}, nil
+}
+
+// sentNotification finds the newest message about the inquiry that the server made with an
+// answer link and that match accepts; nil when there is none.
+func (e *Engine) sentNotification(ctx context.Context, id int64, match func(*hitl.Notification) bool) (*hitl.Notification, error) {
+	ds, _, err := e.store.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: id, Page: hitl.Page{Limit: 1000}})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range ds { // newest first: a reminder's answer link outlives the first message's
+		if d.InquiryID == nil || *d.InquiryID != id {
+			continue
+		}
+		var n hitl.Notification
+		if json.Unmarshal(d.Payload, &n) == nil && n.AnswerToken != "" && match(&n) {
+			return &n, nil
+		}
+	}
+	return nil, nil
 }
 
 // MayAnswer tells whether the principal may answer the inquiry (nil), or why not.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -68,10 +67,8 @@ type recipient struct {
 	channel  string
 	address  string
 	chatKind string
-	// linkFor is whom a personal answer link is made for ("" for none), with the groups
-	// that let that person answer.
-	linkFor    string
-	linkGroups []string
+	// linkFor is whom a personal answer link is made for ("" for none).
+	linkFor string
 }
 
 // routing is what this page of the log is routed by: people, groups, their members, rooms.
@@ -126,7 +123,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		}
 		out = append(out, rc)
 	}
-	addPerson := func(name string, groups []string) {
+	addPerson := func(name string) {
 		p := r.people[name]
 		if p == nil {
 			return
@@ -141,7 +138,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 			if c == hitl.ChannelSlack {
 				addr = p.SlackUserID
 			}
-			add(recipient{name: p.Name, display: display, channel: c, address: addr, linkFor: p.Name, linkGroups: groups})
+			add(recipient{name: p.Name, display: display, channel: c, address: addr, linkFor: p.Name})
 		}
 	}
 	if len(assignees) == 0 {
@@ -152,7 +149,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 	for _, a := range assignees {
 		name, isGroup := strings.CutPrefix(a, "group:")
 		if !isGroup {
-			addPerson(a, nil)
+			addPerson(a)
 			continue
 		}
 		if g := r.groups[name]; g != nil && (allowed(hitl.ChannelEmail) && g.Email != "" || allowed(hitl.ChannelSlack) && g.SlackChannel != "") {
@@ -161,7 +158,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 			continue
 		}
 		for _, m := range r.members[name] {
-			addPerson(m, []string{name})
+			addPerson(m)
 		}
 	}
 	return out
@@ -272,7 +269,9 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		if inq.TimeoutAt != nil && inq.TimeoutAt.After(now) && inq.TimeoutAt.Before(exp) {
 			exp = inq.TimeoutAt.Truncate(time.Second).Add(time.Second)
 		}
-		n.AnswerToken = e.answerToken(inq.ID, rc.linkFor, rc.linkGroups, exp)
+		// The server makes the link for its own message: nobody carries the answer, and the
+		// link answers while the person is reached at this address.
+		n.AnswerToken = e.linkToken(linkClaims{Inquiry: inq.ID, For: rc.linkFor, Channel: rc.channel, Address: rc.address, Expires: exp.Unix()})
 		n.AnswerURL, n.AnswerExpires = base+"/a/"+n.AnswerToken, &exp
 		if rc.channel == hitl.ChannelEmail {
 			n.ReplyToken = e.ReplyToken(inq.ID, rc.linkFor)
@@ -292,13 +291,6 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		Channel: rc.channel, Recipient: rc.name, Address: rc.address, Reason: reason, Payload: body,
 		Status: hitl.DeliveryPending, NextAttemptAt: &now, CreatedAt: now, RetryFrom: now,
 	}, nil
-}
-
-// answerToken signs an answer link's token.
-func (e *Engine) answerToken(id int64, who string, groups []string, exp time.Time) string {
-	claims, _ := json.Marshal(linkClaims{Inquiry: id, For: who, Groups: groups, Expires: exp.Unix()})
-	payload := base64.RawURLEncoding.EncodeToString(claims)
-	return linkPrefix + payload + "." + e.signLink(payload)
 }
 
 // Notifications lists the messages sent about an inquiry, oldest first, to whoever may see

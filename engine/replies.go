@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -34,9 +33,10 @@ func (e *Engine) ReplyToken(id int64, person string) string {
 
 // OpenReply reads the token of a reply address: it finds the email notification about the
 // inquiry whose person the token was made for, and returns who answers (as that
-// notification's answer link says, checked like any answer link), the inquiry as it is now,
-// and the address the email went to, which the reply must come from. A token that is
-// malformed or forged is EUnauthorized; one for an inquiry that does not exist is ENotFound.
+// notification's answer link says, checked like any answer link: a reply answers only while
+// the link would), the inquiry as it is now, and the address the email went to, which the
+// reply must come from. A token that is malformed or forged is EUnauthorized, as is one whose
+// person may no longer answer; one for an inquiry that does not exist is ENotFound.
 func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, string, error) {
 	invalid := hitl.Errorf(hitl.EUnauthorized, "the address you replied to is not one of hitl's reply addresses")
 	token = strings.ToLower(token)
@@ -48,30 +48,25 @@ func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, 
 	if _, err := e.store.Inquiry(ctx, id); err != nil {
 		return nil, nil, "", err
 	}
-	ds, _, err := e.store.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: id, Page: hitl.Page{Limit: 1000}})
+	n, err := e.sentNotification(ctx, id, func(n *hitl.Notification) bool {
+		return n.Channel == hitl.ChannelEmail && n.ReplyToken != "" && hmac.Equal([]byte(token), []byte(e.ReplyToken(id, n.Recipient)))
+	})
 	if err != nil {
 		return nil, nil, "", err
 	}
-	// Newest first: a reminder's answer link outlives the first message's.
-	for _, d := range ds {
-		if d.Channel != hitl.ChannelEmail || d.InquiryID == nil || *d.InquiryID != id {
-			continue
-		}
-		var n hitl.Notification
-		if json.Unmarshal(d.Payload, &n) != nil || n.AnswerToken == "" || n.ReplyToken == "" {
-			continue
-		}
-		if !hmac.Equal([]byte(token), []byte(e.ReplyToken(id, n.Recipient))) {
-			continue
-		}
-		who, inq, err := e.OpenAnswerLink(ctx, n.AnswerToken)
-		if err != nil {
-			if hitl.ErrorCode(err) == hitl.EUnauthorized {
-				return nil, nil, "", hitl.Errorf(hitl.EUnauthorized, "the question was sent too long ago to be answered by email")
-			}
-			return nil, nil, "", err
-		}
-		return who, inq, n.Address, nil
+	if n == nil {
+		return nil, nil, "", invalid
 	}
-	return nil, nil, "", invalid
+	c, err := e.readLink(ctx, n.AnswerToken)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if e.expired(c) {
+		return nil, nil, "", hitl.Errorf(hitl.EUnauthorized, "the question was sent too long ago to be answered by email")
+	}
+	who, inq, err := e.openLink(ctx, c, "answering this email")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return who, inq, n.Address, nil
 }

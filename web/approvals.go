@@ -109,7 +109,7 @@ func (h *Handler) addApprovals(ctx context.Context, p *hitl.Principal, d *inquir
 		return
 	}
 	if d.Form != nil {
-		err := h.engine.Separated(ctx, inq, p.Name)
+		err := h.engine.Separated(ctx, inq, p.Name, p.Via)
 		var he *hitl.Error
 		switch {
 		case errors.As(err, &he) && he.Code == hitl.EForbidden:

@@ -191,7 +191,8 @@ func TestChainRejectedAndVoteByLink(t *testing.T) {
 
 	quorum := e.ask(&hitl.InquiryRequest{Prompt: "Ship?", RequestType: hitl.RequestApproval,
 		AssignedTo: []string{"grace", "ada"}, Quorum: &hitl.Quorum{Required: 2}})
-	link, err := e.agent.CreateAnswerLink(ctx, quorum.ID, &hitl.AnswerLinkRequest{For: "grace"})
+	e.key("grace", hitl.RoleResponder) // hitl knows the link's person
+	link, err := e.Admin.CreateAnswerLink(ctx, quorum.ID, &hitl.AnswerLinkRequest{For: "grace"})
 	if err != nil {
 		t.Fatal(err)
 	}

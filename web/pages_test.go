@@ -243,11 +243,12 @@ func TestAnswerLinkPages(t *testing.T) {
 	b := e.browser() // not signed in: links need no session
 	inq := e.ask(&hitl.InquiryRequest{Prompt: "Pick a venue", AssignedTo: []string{"grace"},
 		Options: []hitl.Option{{Value: "lisbon"}, {Value: "oslo"}}})
-	link, err := e.agent.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: "grace"})
+	e.key("grace", hitl.RoleResponder) // hitl knows the link's person
+	link, err := e.Admin.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: "grace"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(link.URL, e.URL+"/a/v1.") {
+	if !strings.HasPrefix(link.URL, e.URL+"/a/v2.") {
 		t.Fatalf("link URL %q", link.URL)
 	}
 	path := strings.TrimPrefix(link.URL, e.URL)
@@ -293,10 +294,10 @@ func TestAnswerLinkPages(t *testing.T) {
 		t.Fatalf("after the confirm: %+v", got)
 	}
 	// Later visits show the outcome; a second confirm shows the answer that counted.
-	if res := b.get(path); !strings.Contains(res.body, "Answered by <strong>grace</strong>") {
+	if res := b.get(path); !strings.Contains(res.body, "Answered by <strong>grace via admin</strong>") { // the admin made the link
 		t.Errorf("link after the answer: %d", res.status)
 	}
-	if res := b.post(path, url.Values{"csrf": {page.csrf()}, "answer": {"lisbon"}}); res.status != http.StatusConflict || !strings.Contains(res.body, "grace answered first") {
+	if res := b.post(path, url.Values{"csrf": {page.csrf()}, "answer": {"lisbon"}}); res.status != http.StatusConflict || !strings.Contains(res.body, "grace via admin answered first") {
 		t.Errorf("second confirm: %d", res.status)
 	}
 }

@@ -15,6 +15,7 @@ import (
 func TestRelayedAnswerShowsWhoCarriedIt(t *testing.T) {
 	e := start(t)
 	_, relayToken := e.keyToken("ops-bot", hitl.RoleResponder, hitl.RoleRelay)
+	e.key("alice@example.com", hitl.RoleResponder) // a relay carries the answers of people hitl knows
 	inq := e.ask(&hitl.InquiryRequest{Session: "refund-7", Prompt: "Approve the refund?"})
 	body := fmt.Sprintf(`{"suspension_id": %d, "value": "approve", "responded_by": "alice@example.com"}`, inq.ID)
 	req, err := http.NewRequest("POST", e.URL+"/api/v1/intents/refund-7/suspend/respond", strings.NewReader(body))

@@ -38,6 +38,9 @@ func newWorld(t *testing.T) *world {
 	srv := testserver.Start(t)
 	agent, _ := srv.Key(hitl.KeyRequest{Name: "deploy-bot", Roles: []string{hitl.RoleAgent}})
 	w := &world{srv: srv, agent: agent, relay: mailtest.StartRelay(t, nil)}
+	for _, person := range []string{"ada", "bob"} { // hitl knows the people its links are for
+		srv.Key(hitl.KeyRequest{Name: person, Roles: []string{hitl.RoleResponder}})
+	}
 	w.cfg = w.config(t, "smtp://"+w.relay.Addr+"?tls=none")
 	var err error
 	if w.send, err = email.NewSender(w.cfg); err != nil {
@@ -64,10 +67,10 @@ func (w *world) ask(t *testing.T, req *hitl.InquiryRequest) *hitl.Inquiry {
 	return inq
 }
 
-// link is an answer link of the inquiry for the person.
+// link is an answer link of the inquiry for the person, made by an admin.
 func (w *world) link(t *testing.T, inq *hitl.Inquiry, who string) *hitl.AnswerLink {
 	t.Helper()
-	l, err := w.agent.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: who})
+	l, err := w.srv.Admin.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: who})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,7 +129,7 @@ func TestAnswerByReply(t *testing.T) {
 
 	t.Run("from a person without an address", func(t *testing.T) {
 		inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
-		l, err := w.agent.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: "bob"})
+		l, err := w.srv.Admin.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: "bob"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -170,7 +170,9 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 		t.Fatal(err)
 	}
 	auditKey := getJSON(t, s.URL+"/v1/audit/key", "")
-	inq, _, err := s.Admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship?"}, client.CreateOptions{})
+	agent, _ := s.Key(hitl.KeyRequest{Name: "deploy-bot", Roles: []string{hitl.RoleAgent}})
+	s.Key(hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}}) // the answer link's person
+	inq, _, err := agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship?"}, client.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -293,7 +293,8 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 	e := startEdges(t, server.Config{AuthFailuresPerMinute: 3, LimiterClock: clock.Now})
 	agent := e.token("bot", hitl.RoleAgent)
 	inq := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Ship it?", AssignedTo: []string{"ann"}})
-	link := e.do("POST", fmt.Sprintf("/v1/inquiries/%d/links", inq.ID), agent, `{"for":"ann"}`, "Content-Type", "application/json")
+	e.token("ann", hitl.RoleResponder)
+	link := e.do("POST", fmt.Sprintf("/v1/inquiries/%d/links", inq.ID), adminToken, `{"for":"ann"}`, "Content-Type", "application/json")
 	if link.status != http.StatusCreated {
 		t.Fatalf("link: %d %s", link.status, link.text)
 	}

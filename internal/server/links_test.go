@@ -22,12 +22,13 @@ func TestAnswerLinkAPI(t *testing.T) {
 	}{
 		{"no token", "", `{"for":"ann"}`, http.StatusUnauthorized, hitl.EUnauthorized},
 		{"a responder", responder, `{"for":"ann"}`, http.StatusForbidden, hitl.EForbidden},
-		{"malformed JSON", agent, `{"for":`, http.StatusBadRequest, hitl.EInvalid},
-		{"an unknown field", agent, `{"for":"ann","role":"admin"}`, http.StatusBadRequest, hitl.EInvalid},
-		{"nobody", agent, `{}`, http.StatusBadRequest, hitl.EInvalid},
-		{"someone not assigned", agent, `{"for":"eve"}`, http.StatusBadRequest, hitl.EInvalid},
-		{"a TTL out of range", agent, `{"for":"ann","ttl_seconds":1}`, http.StatusBadRequest, hitl.EInvalid},
-		{"an unknown inquiry", agent, `{"for":"ann"}`, http.StatusNotFound, hitl.ENotFound},
+		{"the asking agent", agent, `{"for":"ann"}`, http.StatusForbidden, hitl.EForbidden},
+		{"malformed JSON", adminToken, `{"for":`, http.StatusBadRequest, hitl.EInvalid},
+		{"an unknown field", adminToken, `{"for":"ann","role":"admin"}`, http.StatusBadRequest, hitl.EInvalid},
+		{"nobody", adminToken, `{}`, http.StatusBadRequest, hitl.EInvalid},
+		{"someone not assigned", adminToken, `{"for":"eve"}`, http.StatusBadRequest, hitl.EInvalid},
+		{"a TTL out of range", adminToken, `{"for":"ann","ttl_seconds":1}`, http.StatusBadRequest, hitl.EInvalid},
+		{"an unknown inquiry", adminToken, `{"for":"ann"}`, http.StatusNotFound, hitl.ENotFound},
 	} {
 		p := path
 		if tc.name == "an unknown inquiry" {
@@ -38,8 +39,8 @@ func TestAnswerLinkAPI(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d %s (%s)", tc.name, r.status, r.code(), tc.status, tc.code, r.text)
 		}
 	}
-	r := e.do(http.MethodPost, path, agent, `{"for":"ann","ttl_seconds":600}`, "Content-Type", "application/json")
-	if r.status != http.StatusCreated || !strings.HasPrefix(r.body["url"].(string), e.URL+"/a/v1.") || r.body["for"] != "ann" {
+	r := e.do(http.MethodPost, path, adminToken, `{"for":"ann","ttl_seconds":600}`, "Content-Type", "application/json")
+	if r.status != http.StatusCreated || !strings.HasPrefix(r.body["url"].(string), e.URL+"/a/v2.") || r.body["for"] != "ann" || r.body["relayed_by"] != "admin" {
 		t.Fatalf("link: %d %s", r.status, r.text)
 	}
 }

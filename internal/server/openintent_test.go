@@ -86,6 +86,7 @@ func TestOpenIntentBadInput(t *testing.T) {
 	agent := e.principal("refund-agent", []string{"agent"})
 	operatorKey := e.token("ops", "responder")
 	relayKey := e.token("ops-bot", "responder", "relay")
+	e.token("alice@example.com", "responder") // a relay carries the answers of people hitl knows
 	a := ask(t, agent, hitl.InquiryRequest{Session: "intent-a", Prompt: "Approve refund A?"})
 	b := ask(t, agent, hitl.InquiryRequest{Session: "intent-b", Prompt: "Approve refund B?"})
 	problem := func(r reply, status int, words string) {
