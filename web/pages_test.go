@@ -256,7 +256,7 @@ func TestAnswerLinkPages(t *testing.T) {
 	// Fetching the link, with or without a one-click option, answers nothing.
 	for _, p := range []string{path, path + "?option=oslo"} {
 		res := b.get(p)
-		if res.status != http.StatusOK || !strings.Contains(res.body, "You are answering as <strong>grace</strong>") || res.header.Get("X-Robots-Tag") == "" {
+		if res.status != http.StatusOK || !strings.Contains(res.body, "You are answering as <strong>grace</strong>, through a link admin made") || res.header.Get("X-Robots-Tag") == "" {
 			t.Fatalf("GET %s: %d", p, res.status)
 		}
 		if e.inquiry(inq.ID).Status != hitl.StatusPending {
