@@ -255,7 +255,8 @@ func (c *Client) Release(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 }
 
 // CreateAnswerLink makes a signed link for one person to answer the inquiry without an API
-// key (for email and chat); link.URL is the page to send them.
+// key (for email and chat); link.URL is the page to send them. It needs a key with the relay
+// role or admin; a link for someone else records the caller as relayed_by on the answer.
 func (c *Client) CreateAnswerLink(ctx context.Context, id int64, req *hitl.AnswerLinkRequest) (*hitl.AnswerLink, error) {
 	link := new(hitl.AnswerLink)
 	return link, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/links", req, link)
