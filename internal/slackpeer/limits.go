@@ -34,20 +34,20 @@ import (
 //     4,000 (https://api.slack.com/changelog/2018-04-truncating-really-long-messages); the
 //     peer holds hitl to the 4,000, where a message still arrives whole.
 const (
-	MaxMessageBlocks = 50
-	MaxModalBlocks   = 100
-	MaxMessageText   = 4000
+	maxMessageBlocks = 50
+	maxModalBlocks   = 100
+	maxMessageText   = 4000
 )
 
 // MessageProblems lists how a message breaks Slack's limits: its text, and its blocks as JSON
 // ([]any, []map[string]any, or anything that encodes to a JSON array). Empty when it fits.
 func MessageProblems(text string, blocks any) []string {
 	c := &checker{}
-	if n := utf8.RuneCountInString(text); n > MaxMessageText {
-		c.bad("/text", "has %d characters; at most %d arrive in one piece", n, MaxMessageText)
+	if n := utf8.RuneCountInString(text); n > maxMessageText {
+		c.bad("/text", "has %d characters; at most %d arrive in one piece", n, maxMessageText)
 	}
 	if b := normalize(blocks); b != nil { // a message of text alone has no blocks
-		c.blocks("/blocks", b, MaxMessageBlocks)
+		c.blocks("/blocks", b, maxMessageBlocks)
 	}
 	return c.problems
 }
@@ -67,7 +67,7 @@ func ViewProblems(view any) []string {
 	c.text("/view/submit", v["submit"], 24, false)
 	c.str("/view/private_metadata", v["private_metadata"], 3000)
 	c.str("/view/callback_id", v["callback_id"], 255)
-	c.blocks("/view/blocks", v["blocks"], MaxModalBlocks)
+	c.blocks("/view/blocks", v["blocks"], maxModalBlocks)
 	if blocks, _ := v["blocks"].([]any); v["submit"] == nil {
 		for _, b := range blocks {
 			if m, _ := b.(map[string]any); m["type"] == "input" {
