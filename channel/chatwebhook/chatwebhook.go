@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/notify"
@@ -198,24 +199,63 @@ func slackEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-func slackBody(m message) map[string]any {
-	text := "*" + slackEscape(m.Headline) + "*\n" + slackEscape(m.Prompt)
-	if m.Detail != "" {
-		text += "\n" + slackEscape(m.Detail)
+// slackEscapedWithin is s escaped for Slack in at most n characters: cut, when it must be,
+// with an ellipsis between two of its characters, never inside the entity of one ("&am…").
+func slackEscapedWithin(s string, n int) string {
+	if e := slackEscape(s); utf8.RuneCountInString(e) <= n {
+		return e
 	}
-	blocks := []any{map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": bounded(text, 3000)}}}
-	if len(m.Links) > 0 {
-		buttons := make([]any, 0, len(m.Links))
-		for i, l := range m.Links {
-			if i == 25 { // Slack's limit of elements in an actions block
-				break
-			}
+	var b strings.Builder
+	used := 0
+	for _, r := range s {
+		piece := slackEscape(string(r))
+		if used += utf8.RuneCountInString(piece); used > n-1 {
+			break
+		}
+		b.WriteString(piece)
+	}
+	return b.String() + "…"
+}
+
+// Slack's limits on what slackBody builds: a section's text 3,000 characters
+// (https://docs.slack.dev/reference/block-kit/blocks/section-block), 25 elements in an
+// actions block (…/blocks/actions-block), a button's text 75 (…/block-elements/button-element);
+// a message's own text Slack may split beyond 4,000
+// (https://api.slack.com/changelog/2018-04-truncating-really-long-messages).
+const (
+	slackSectionText = 3000
+	slackButtons     = 25
+	slackButtonText  = 75
+	slackMessageText = 4000
+	slackLine        = 500 // the headline's and the detail's share of the section
+)
+
+func slackBody(m message) map[string]any {
+	links, left := m.Links, 0
+	if len(links) > slackButtons {
+		// The last link is to hitl, where the options that do not fit are.
+		left = len(links) - slackButtons
+		links = append(links[:slackButtons-1:slackButtons-1], links[len(links)-1])
+	}
+	head := "*" + slackEscapedWithin(m.Headline, slackLine) + "*\n"
+	tail := ""
+	if m.Detail != "" {
+		tail += "\n" + slackEscapedWithin(m.Detail, slackLine)
+	}
+	if left > 0 {
+		tail += fmt.Sprintf("\n…and %d more choices: open in hitl to see them all.", left)
+	}
+	prompt := slackEscapedWithin(m.Prompt, slackSectionText-utf8.RuneCountInString(head+tail))
+	blocks := []any{map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": head + prompt + tail}}}
+	if len(links) > 0 {
+		buttons := make([]any, 0, len(links))
+		for i, l := range links {
 			buttons = append(buttons, map[string]any{"type": "button", "action_id": "hitl_link_" + strconv.Itoa(i),
-				"text": map[string]any{"type": "plain_text", "text": bounded(l.Label, 75)}, "url": l.URL})
+				"text": map[string]any{"type": "plain_text", "text": bounded(l.Label, slackButtonText)}, "url": l.URL})
 		}
 		blocks = append(blocks, map[string]any{"type": "actions", "elements": buttons})
 	}
-	return map[string]any{"text": slackEscape(m.Headline + ": " + m.Prompt), "blocks": blocks}
+	return map[string]any{"text": slackEscapedWithin(m.Headline+": "+m.Prompt, slackMessageText), "blocks": blocks}
 }
 
 // teamsBody is an Office 365 connector MessageCard, which Teams' incoming webhooks take.

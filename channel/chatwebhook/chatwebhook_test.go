@@ -2,6 +2,7 @@ package chatwebhook_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
+	"github.com/hitl-dev/hitl/internal/slackpeer"
 	"github.com/hitl-dev/hitl/notify"
 )
 
@@ -104,5 +106,51 @@ func TestRenderBoundsAndEscapes(t *testing.T) {
 	slack, err := chatwebhook.Render(&hitl.Notification{ChatKind: hitl.ChatSlack, Reason: hitl.ReasonCreated, Inquiry: inq, InboxURL: "https://h/inquiries/7"})
 	if err != nil || strings.Contains(string(slack), "<!channel>") || strings.Contains(string(slack), "<https://evil") {
 		t.Fatalf("Slack body %s: %v", slack, err)
+	}
+}
+
+// TestSlackBodyStaysWithinSlack: the Slack body at its largest (the longest prompt, full of
+// what escaping lengthens; fifty options of long labels; twenty long names escalated to; an
+// answer of the longest) stays within Slack's limits, and keeps its link to hitl with the
+// words for the options that do not fit.
+func TestSlackBodyStaysWithinSlack(t *testing.T) {
+	long := func(n int) string { return string([]rune(strings.Repeat("a&<>é🙂 ", n/7+1))[:n]) }
+	var options []hitl.Option
+	var names []string
+	for i := range 50 {
+		options = append(options, hitl.Option{Value: long(200), Label: long(200)})
+		if i < 20 {
+			names = append(names, strings.Repeat("n", 200))
+		}
+	}
+	by := strings.Repeat("n", 200)
+	inq := &hitl.Inquiry{ID: 7, Prompt: long(8000), Status: hitl.StatusPending, RequestType: hitl.RequestSelection, Options: options,
+		CreatedBy: by}
+	answered := *inq
+	answered.Status, answered.RespondedBy, answered.Response = hitl.StatusResponded, &by, json.RawMessage(`"`+strings.Repeat("&", 8000)+`"`)
+	for _, n := range []*hitl.Notification{
+		{Reason: hitl.ReasonCreated, Inquiry: inq},
+		{Reason: hitl.ReasonReminder, Reminder: 99, Inquiry: inq},
+		{Reason: hitl.ReasonEscalation, Added: names, Inquiry: inq},
+		{Reason: hitl.ReasonResolved, Inquiry: &answered},
+	} {
+		n.ChatKind, n.InboxURL = hitl.ChatSlack, "https://hitl.example/inquiries/7"
+		raw, err := chatwebhook.Render(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Text   string `json:"text"`
+			Blocks []any  `json:"blocks"`
+		}
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range slackpeer.MessageProblems(body.Text, body.Blocks) {
+			t.Errorf("%s: %s", n.Reason, p)
+		}
+		if n.Reason != hitl.ReasonResolved && (!strings.Contains(string(raw), `"Open in hitl"`) || !strings.Contains(string(raw), "and 26 more choices: open in hitl")) {
+			t.Errorf("%s: the body lost its link to hitl, or does not say what it leaves out: %.500s", n.Reason, raw)
+		}
 	}
 }

@@ -7,26 +7,39 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	slackapi "github.com/slack-go/slack"
 )
 
-// Slack's limits that the messages respect (Block Kit reference): beyond them Slack refuses
-// the whole message with invalid_blocks, so text is cut rather than sent whole.
+// hitl's own bounds, within Slack's (limits.go): what a message shows of long values, which
+// the inbox shows whole.
 const (
-	maxSectionText   = 3000 // a section's text
-	maxFieldText     = 2000 // one of a section's fields
-	maxButtonText    = 75   // a button's label
-	maxFallbackText  = 300  // the notification's text; Slack allows more, people read less
-	maxContextFields = 8    // a section has at most 10 fields; two are who asks and the deadline
-	maxContextValue  = 200  // one context value, cut: the inbox shows it whole
-	maxURL           = 3000 // a button's url
+	maxFallbackText = 300  // the notification's text; Slack allows more, people read less
+	maxContextName  = 100  // a context value's name
+	maxContextValue = 200  // a context value
+	maxVotesText    = 1000 // who voted, before "and 12 more"
+	maxAnswerText   = 500  // an answer, a comment or a reason in the outcome line
 	// maxOptionButtons: an actions block holds 25 elements; one is the link to the inbox.
 	// More options than that are chosen in the "Answer…" form instead.
-	maxOptionButtons = 24
+	maxOptionButtons = maxActionElements - 1
 )
+
+// detail is how much of an inquiry a message shows: all that fits in a message of its own,
+// or less in the /hitl list, where several inquiries share one message and its limits.
+type detail struct {
+	prompt  int // characters of the prompt's text
+	context int // context values shown as fields, the last of them "N more in the inbox"
+}
+
+var (
+	// full leaves two of a section's ten fields to who asks and the deadline.
+	full  = detail{prompt: maxSectionText, context: maxFields - 2}
+	brief = detail{prompt: 600, context: 2}
+)
+
+// promptCut ends a prompt too long for its message.
+const promptCut = " _(cut here: the inbox shows the whole question)_"
 
 // The action_id of each button, and what its value carries: the inquiry's id, and for an
 // option the option's value after a colon ("7:deploy"). The answer is encoded in the button,
@@ -38,15 +51,6 @@ const (
 	actionForm    = "hitl.form"
 	actionOpen    = "hitl.open" // the link to the inbox: Slack reports the click; nothing to do
 )
-
-// cut shortens s to at most n characters, marking the cut with an ellipsis.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
 
 // escape makes text safe inside mrkdwn: an agent's prompt must not mention @channel or make
 // links (Slack's formatting: &, < and > are escaped, nothing else).
@@ -71,7 +75,7 @@ func fallbackText(inq *hitl.Inquiry, reason Reason) string {
 	case ReasonEscalation:
 		prefix = "[hitl] Escalated: "
 	}
-	return cut(prefix+escape(oneLine(inq.Prompt)), maxFallbackText)
+	return cutMrkdwn(prefix+escape(oneLine(inq.Prompt)), maxFallbackText)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -89,11 +93,11 @@ func reasonLine(reason Reason) string {
 
 // inquiryBlocks is the message of an inquiry: the prompt, its context, the buttons that
 // answer it and the link to the inbox; once it is final, its outcome instead of the buttons.
-func inquiryBlocks(inq *hitl.Inquiry, reason Reason, inboxURL string) []slackapi.Block {
+func inquiryBlocks(inq *hitl.Inquiry, reason Reason, inboxURL string, d detail) []slackapi.Block {
 	if inq.Status.Final() {
 		return finalBlocks(inq, inboxURL)
 	}
-	blocks := questionBlocks(inq, reason)
+	blocks := questionBlocks(inq, reason, d)
 	elems := answerButtons(inq)
 	if link := inboxButton(inboxURL); link != nil {
 		elems = append(elems, link)
@@ -104,24 +108,22 @@ func inquiryBlocks(inq *hitl.Inquiry, reason Reason, inboxURL string) []slackapi
 // finalBlocks is the message once the inquiry is final: what was asked and how it ended, and
 // no buttons.
 func finalBlocks(inq *hitl.Inquiry, inboxURL string) []slackapi.Block {
-	blocks := append(questionBlocks(inq, ""), outcomeBlock(inq))
+	blocks := append(questionBlocks(inq, "", full), outcomeBlock(inq))
 	if link := inboxButton(inboxURL); link != nil {
 		blocks = append(blocks, slackapi.NewActionBlock(fmt.Sprintf("hitl.actions.%d", inq.ID), link))
 	}
 	return blocks
 }
 
-// questionBlocks: the reason, the prompt and the context fields.
-func questionBlocks(inq *hitl.Inquiry, reason Reason) []slackapi.Block {
+// questionBlocks: the reason, the prompt with the context fields below it (one section: a
+// block less of the 50 a message holds), and the votes.
+func questionBlocks(inq *hitl.Inquiry, reason Reason, d detail) []slackapi.Block {
 	var blocks []slackapi.Block
 	if line := reasonLine(reason); line != "" {
 		blocks = append(blocks, slackapi.NewContextBlock("", mrkdwn(line)))
 	}
-	prompt := fmt.Sprintf("*Inquiry %d*\n%s", inq.ID, escape(inq.Prompt))
-	blocks = append(blocks, slackapi.NewSectionBlock(mrkdwn(cut(prompt, maxSectionText)), nil, nil))
-	if fields := contextFields(inq); len(fields) > 0 {
-		blocks = append(blocks, slackapi.NewSectionBlock(nil, fields, nil))
-	}
+	prompt := cutSaying(fmt.Sprintf("*Inquiry %d*\n%s", inq.ID, escape(inq.Prompt)), d.prompt, promptCut)
+	blocks = append(blocks, slackapi.NewSectionBlock(mrkdwn(prompt), contextFields(inq, d.context), nil))
 	if line := votesLine(inq); line != "" {
 		blocks = append(blocks, slackapi.NewContextBlock("", mrkdwn(line)))
 	}
@@ -142,19 +144,19 @@ func votesLine(inq *hitl.Inquiry) string {
 		}
 		cast = append(cast, escape(v.By)+word)
 	}
-	line := escape(inq.ProgressInWords())
+	line := escape(cut(inq.ProgressInWords(), maxVotesText))
 	if len(cast) > 0 {
-		line += ": " + strings.Join(cast, ", ")
+		line += ": " + listWords(cast, maxVotesText, "")
 	}
-	return cut(":ballot_box_with_check: "+line, maxSectionText)
+	return ":ballot_box_with_check: " + line
 }
 
-// contextFields summarise who asks, the deadline and the first few context values; the inbox
-// shows the rest.
-func contextFields(inq *hitl.Inquiry) []*slackapi.TextBlockObject {
+// contextFields summarise who asks, the deadline and the first of the context's values, at
+// most values of them, the last saying how many more the inbox shows.
+func contextFields(inq *hitl.Inquiry, values int) []*slackapi.TextBlockObject {
 	var fields []*slackapi.TextBlockObject
 	field := func(name, value string) {
-		fields = append(fields, mrkdwn(cut(fmt.Sprintf("*%s*\n%s", escape(cut(name, 100)), escape(cut(value, maxContextValue))), maxFieldText)))
+		fields = append(fields, mrkdwn(fmt.Sprintf("*%s*\n%s", escape(cut(name, maxContextName)), escape(cut(value, maxContextValue)))))
 	}
 	if inq.CreatedBy != "" {
 		field("Asked by", inq.CreatedBy)
@@ -176,7 +178,7 @@ func contextFields(inq *hitl.Inquiry) []*slackapi.TextBlockObject {
 	}
 	sort.Strings(keys)
 	for i, k := range keys {
-		if i == maxContextFields {
+		if i == values-1 && len(keys) > values {
 			field("…", fmt.Sprintf("%d more in the inbox", len(keys)-i))
 			break
 		}
@@ -212,7 +214,7 @@ func answerButtons(inq *hitl.Inquiry) []slackapi.BlockElement {
 	case len(inq.Options) > 0 && !inq.Multiple && len(inq.Options) <= maxOptionButtons:
 		out := make([]slackapi.BlockElement, len(inq.Options))
 		for i, o := range inq.Options {
-			out[i] = slackapi.NewButtonBlockElement(actionOption+strconv.Itoa(i), id+":"+o.Value, plain(cut(optionLabel(o), maxButtonText)))
+			out[i] = slackapi.NewButtonBlockElement(actionOption+strconv.Itoa(i), id+":"+o.Value, plain(optionLabel(o)))
 		}
 		return out
 	}
@@ -237,7 +239,7 @@ func inboxButton(inboxURL string) slackapi.BlockElement {
 
 // outcomeBlock says how the inquiry ended: "Answered by ada: approve".
 func outcomeBlock(inq *hitl.Inquiry) slackapi.Block {
-	return slackapi.NewContextBlock("", mrkdwn(cut(outcomeWords(inq), maxSectionText)))
+	return slackapi.NewContextBlock("", mrkdwn(outcomeWords(inq)))
 }
 
 func outcomeWords(inq *hitl.Inquiry) string {
@@ -247,20 +249,20 @@ func outcomeWords(inq *hitl.Inquiry) string {
 		if inq.RespondedBy != nil {
 			who = *inq.RespondedBy
 		}
-		s := fmt.Sprintf(":white_check_mark: Answered by %s: %s", escape(who), escape(cut(answerWords(inq), 500)))
+		s := fmt.Sprintf(":white_check_mark: Answered by %s: %s", escape(who), escape(cut(answerWords(inq), maxAnswerText)))
 		if inq.Comment != nil && *inq.Comment != "" {
-			s += "\n>" + escape(cut(oneLine(*inq.Comment), 500))
+			s += "\n>" + escape(cut(oneLine(*inq.Comment), maxAnswerText))
 		}
 		return s
 	case hitl.StatusTimeout:
 		if inq.FallbackApplied {
-			return ":hourglass: Timed out: nobody answered in time, so the fallback value was used: " + escape(cut(valueText(inq.Response), 500))
+			return ":hourglass: Timed out: nobody answered in time, so the fallback value was used: " + escape(cut(valueText(inq.Response), maxAnswerText))
 		}
 		return ":hourglass: Timed out: nobody answered in time."
 	case hitl.StatusCancelled:
 		s := ":no_entry_sign: Cancelled"
 		if inq.CancelReason != nil && *inq.CancelReason != "" {
-			s += ": " + escape(cut(oneLine(*inq.CancelReason), 500))
+			s += ": " + escape(cut(oneLine(*inq.CancelReason), maxAnswerText))
 		}
 		return s
 	}
@@ -304,7 +306,62 @@ func answerWords(inq *hitl.Inquiry) string {
 				}
 			}
 		}
-		return strings.Join(labels, ", ")
+		return listWords(labels, maxAnswerText, "")
 	}
 	return valueText(inq.Response)
+}
+
+// maxListText bounds the text of the /hitl list as a whole. Slack documents no such bound,
+// but refuses a message whose blocks hold too much text (msg_blocks_too_long), seen from
+// about 11,000 characters on (slackapi/bolt-js issues 2509 and 2867); ten inquiries in brief
+// take far less, and a list of long ones shows fewer of them.
+const maxListText = 8000
+
+// pendingList is the /hitl reply: the person's pending inquiries, soonest deadline first, as
+// many as fit in one message, each with its buttons, and how many more the inbox lists.
+// total is how many are pending in all, -1 when unknown; linkOf links an inquiry's page and
+// inboxURL the inbox's list of them ("" when hitl's public URL is unknown).
+func pendingList(name string, list []*hitl.Inquiry, total int, linkOf func(id int64) string, inboxURL string) (string, []slackapi.Block) {
+	if total >= 0 {
+		total = max(total, len(list)) // one may have come between the list and the count
+	}
+	head := "Pending inquiries for " + name
+	if total >= 0 {
+		head = fmt.Sprintf("%d pending %s for %s", total, plural(total, "inquiry", "inquiries"), name)
+	}
+	blocks := []slackapi.Block{slackapi.NewSectionBlock(mrkdwn(escape(head)+", soonest deadline first:"), nil, nil)}
+	textLeft := maxListText - textLength(blocks)
+	shown := 0
+	for i, inq := range list {
+		entry := append([]slackapi.Block{slackapi.NewDividerBlock()}, inquiryBlocks(inq, "", linkOf(inq.ID), brief)...)
+		room := maxMessageBlocks - len(blocks)
+		if i < len(list)-1 || total != len(list) {
+			room-- // for the line that says how many more there are
+		}
+		n := textLength(entry)
+		if len(entry) > room || (shown > 0 && n > textLeft) {
+			break
+		}
+		blocks = append(blocks, entry...)
+		textLeft -= n
+		shown++
+	}
+	if shown < total || total < 0 {
+		blocks = append(blocks, moreBlock(total-shown, inboxURL))
+	}
+	return head, blocks
+}
+
+// moreBlock says how many pending inquiries the list leaves out (more < 0: an unknown
+// number), and links the inbox that shows them.
+func moreBlock(more int, inboxURL string) slackapi.Block {
+	words := "And more are pending"
+	if more > 0 {
+		words = fmt.Sprintf("And %d more %s pending", more, plural(more, "is", "are"))
+	}
+	if inboxURL == "" {
+		return slackapi.NewSectionBlock(mrkdwn(words+": hitl's inbox lists them all."), nil, nil)
+	}
+	open := slackapi.NewButtonBlockElement(actionOpen, "", plain("Open the inbox")).WithURL(inboxURL)
+	return slackapi.NewSectionBlock(mrkdwn(words+": the inbox lists them all."), nil, slackapi.NewAccessory(open))
 }

@@ -16,15 +16,15 @@ import (
 )
 
 // Engine is what the Slack handlers need of hitl: who a Slack user is, and the same Inquiry,
-// Inquiries and Respond the REST API calls, so that a click is refused or accepted exactly as
-// any other answer would be. *engine.Engine has the last three; the people store adds
-// PrincipalBySlackUser.
+// Inquiries, CountInquiries and Respond the REST API and the inbox call, so that a click is
+// refused or accepted exactly as any other answer would be. *engine.Engine has them all.
 type Engine interface {
 	// PrincipalBySlackUser is the person whose slack_user_id this is, as a principal with
 	// their roles and groups; an error with code hitl.ENotFound when nobody is.
 	PrincipalBySlackUser(ctx context.Context, slackUserID string) (*hitl.Principal, error)
 	Inquiry(ctx context.Context, p *hitl.Principal, id int64) (*hitl.Inquiry, error)
 	Inquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error)
+	CountInquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) (int, error)
 	Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error)
 }
 
@@ -348,8 +348,8 @@ func writeViewErrors(w http.ResponseWriter, errs map[string]string) {
 	json.NewEncoder(w).Encode(slackapi.NewErrorsViewSubmissionResponse(errs))
 }
 
-// maxListed is how many pending inquiries /hitl lists: a message holds 50 blocks, and each
-// inquiry takes up to four.
+// maxListed is how many pending inquiries /hitl asks for: as many of them as fit are
+// listed (pendingList), ten at most, each in four blocks at the most.
 const maxListed = 10
 
 // command answers /hitl with the caller's pending inquiries, soonest deadline first, each
@@ -362,6 +362,7 @@ func (h *handler) command(w http.ResponseWriter, r *http.Request, _ []byte) {
 	}
 	reply := func(msg *slackapi.Msg) {
 		msg.ResponseType = slackapi.ResponseTypeEphemeral
+		msg.Text, msg.Blocks.BlockSet = fitMessage(msg.Text, msg.Blocks.BlockSet)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(msg)
 	}
@@ -370,9 +371,8 @@ func (h *handler) command(w http.ResponseWriter, r *http.Request, _ []byte) {
 		reply(&slackapi.Msg{Text: refused})
 		return
 	}
-	list, next, err := h.engine.Inquiries(r.Context(), p, hitl.InquiryFilter{
-		Status: hitl.StatusPending, Order: hitl.OrderDeadline, Page: hitl.Page{Limit: maxListed},
-	})
+	pending := hitl.InquiryFilter{Status: hitl.StatusPending, Order: hitl.OrderDeadline, Page: hitl.Page{Limit: maxListed}}
+	list, next, err := h.engine.Inquiries(r.Context(), p, pending)
 	if err != nil {
 		h.client.log.Error("slack: listing pending inquiries failed", "slack_user", cmd.UserID, "err", err)
 		reply(&slackapi.Msg{Text: "hitl could not list your inquiries just now: " + hitl.ErrorMessage(err)})
@@ -382,15 +382,14 @@ func (h *handler) command(w http.ResponseWriter, r *http.Request, _ []byte) {
 		reply(&slackapi.Msg{Text: "Nothing waits for you, " + p.Name + "."})
 		return
 	}
-	text := fmt.Sprintf("%d pending %s for %s", len(list), plural(len(list), "inquiry", "inquiries"), p.Name)
+	total := len(list)
 	if next != "" {
-		text = fmt.Sprintf("The first %d pending inquiries for %s; the inbox lists the rest", len(list), p.Name)
+		if total, err = h.engine.CountInquiries(r.Context(), p, pending); err != nil {
+			h.client.log.Warn("slack: counting pending inquiries failed", "slack_user", cmd.UserID, "err", err)
+			total = -1 // the list says "and more" without a number
+		}
 	}
-	blocks := []slackapi.Block{slackapi.NewSectionBlock(mrkdwn(escape(text)+":"), nil, nil)}
-	for _, inq := range list {
-		blocks = append(blocks, slackapi.NewDividerBlock())
-		blocks = append(blocks, inquiryBlocks(inq, "", h.client.inboxURL(inq.ID))...)
-	}
+	text, blocks := pendingList(p.Name, list, total, h.client.inboxURL, h.client.pendingURL())
 	reply(&slackapi.Msg{Text: text, Blocks: slackapi.Blocks{BlockSet: blocks}})
 }
 

@@ -19,19 +19,14 @@ import (
 // text the model parses: a number is typed, a long list of choices is typed, and a schema the
 // model cannot split into fields is one JSON input.
 
-// Slack's limits on modals (Block Kit reference).
+// maxModalFields leaves room for the prompt and the comment among the modal's blocks.
+const maxModalFields = maxModalBlocks - 2
+
+// Bounds of hitl's own on a field's hint, within Slack's 2,000 characters: the schema's
+// description, and the choices of a field typed rather than chosen.
 const (
-	maxModalBlocks   = 100
-	maxModalTitle    = 24
-	maxLabel         = 2000
-	maxHint          = 2000
-	maxPlaceholder   = 150
-	maxInputLength   = 3000 // a plain_text_input's max_length
-	maxOptionText    = 75
-	maxSelectOptions = 100
-	maxCheckboxes    = 10
-	// maxModalFields leaves room for the prompt and the comment among the modal's blocks.
-	maxModalFields = maxModalBlocks - 2
+	maxDescription = 500
+	maxTypedList   = 1200
 )
 
 const (
@@ -100,7 +95,7 @@ func leafBlockID(i int) string { return "f" + strconv.Itoa(i) }
 func modalFor(inq *hitl.Inquiry, meta modalMetadata) slackapi.ModalViewRequest {
 	f := formOf(inq)
 	blocks := []slackapi.Block{
-		slackapi.NewSectionBlock(mrkdwn(cut(escape(inq.Prompt), maxSectionText)), nil, nil),
+		slackapi.NewSectionBlock(mrkdwn(cutSaying(escape(inq.Prompt), maxSectionText, promptCut)), nil, nil),
 	}
 	for i, leaf := range f.leaves {
 		blocks = append(blocks, f.inputBlock(leafBlockID(i), leaf))
@@ -113,15 +108,15 @@ func modalFor(inq *hitl.Inquiry, meta modalMetadata) slackapi.ModalViewRequest {
 		blocks = append(blocks, commentInput)
 	}
 	md, _ := json.Marshal(meta)
-	return slackapi.ModalViewRequest{
+	return fitView(slackapi.ModalViewRequest{
 		Type:            slackapi.VTModal,
 		CallbackID:      modalCallback,
-		Title:           plain(cut(fmt.Sprintf("Inquiry %d", inq.ID), maxModalTitle)),
+		Title:           plain(fmt.Sprintf("Inquiry %d", inq.ID)),
 		Submit:          plain("Send answer"),
 		Close:           plain("Cancel"),
 		Blocks:          slackapi.Blocks{BlockSet: blocks},
 		PrivateMetadata: string(md),
-	}
+	})
 }
 
 // label names a field as the inbox does: its title, else its property name, else "Answer".
@@ -148,19 +143,22 @@ func hint(leaf *schema.Field, typed string) string {
 			parts = append(parts, string(unicode.ToUpper(r))+s[size:])
 		}
 	}
-	add(leaf.Description)
+	add(cut(leaf.Description, maxDescription))
 	add(typed)
 	if typed != "" || (leaf.Kind != schema.KindChoice && leaf.Kind != schema.KindChoices) {
 		add(leaf.Expects()) // a select says "Choose one" itself
 	}
 	if leaf.Kind == schema.KindJSON && leaf.Example != "" {
-		add("JSON, for example: " + leaf.Example)
+		add("JSON, for example: " + cut(leaf.Example, maxDescription))
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return strings.Join(parts, ". ") + "."
 }
+
+// typedRest ends a list of choices too long for a field's hint.
+const typedRest = " (the inbox lists them all)"
 
 // inputBlock is one field's input.
 func (f *answerForm) inputBlock(blockID string, leaf *schema.Field) *slackapi.InputBlock {
@@ -170,7 +168,7 @@ func (f *answerForm) inputBlock(blockID string, leaf *schema.Field) *slackapi.In
 		out := make([]*slackapi.OptionBlockObject, len(leaf.Choices))
 		for i, c := range leaf.Choices {
 			// The value is the index: a choice may be longer than an option's value may be.
-			out[i] = slackapi.NewOptionBlockObject(strconv.Itoa(i), plain(cut(f.choiceLabel(c), maxOptionText)), nil)
+			out[i] = slackapi.NewOptionBlockObject(strconv.Itoa(i), plain(f.choiceLabel(c)), nil)
 		}
 		return out
 	}
@@ -200,23 +198,23 @@ func (f *answerForm) inputBlock(blockID string, leaf *schema.Field) *slackapi.In
 			typed = "One per line"
 		case schema.KindChoices:
 			in.Multiline = true
-			typed = "One per line, any of: " + strings.Join(leaf.Choices, ", ")
+			typed = "One per line, any of: " + listWords(leaf.Choices, maxTypedList, typedRest)
 		case schema.KindChoice:
-			typed = "Type one of: " + strings.Join(leaf.Choices, ", ")
+			typed = "Type one of: " + listWords(leaf.Choices, maxTypedList, typedRest)
 		}
 		if leaf.MaxLength != nil && *leaf.MaxLength > 0 && *leaf.MaxLength < maxInputLength && (leaf.Kind == schema.KindText || leaf.Kind == schema.KindTextArea) {
 			in.MaxLength = *leaf.MaxLength
 		}
 		if leaf.Kind == schema.KindJSON && leaf.Example != "" {
-			in.Placeholder = plain(cut(leaf.Example, maxPlaceholder))
+			in.Placeholder = plain(leaf.Example)
 		}
 		elem = in
 	}
 	var hintText *slackapi.TextBlockObject
 	if h := hint(leaf, typed); h != "" {
-		hintText = plain(cut(h, maxHint))
+		hintText = plain(h)
 	}
-	block := slackapi.NewInputBlock(blockID, plain(cut(label(leaf), maxLabel)), hintText, elem)
+	block := slackapi.NewInputBlock(blockID, plain(label(leaf)), hintText, elem)
 	block.Optional = !leaf.Required
 	return block
 }

@@ -2,8 +2,10 @@ package slack_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/hitl-dev/hitl"
@@ -109,6 +111,22 @@ func (w *world) send(path, body string, headers map[string]string) (int, string)
 func (w *world) interact(payload map[string]any) (int, string) {
 	w.t.Helper()
 	return w.send("/slack/interactions", slackpeer.PayloadBody(w.t, payload), nil)
+}
+
+// slash runs /hitl as the Slack user and returns the reply, decoded.
+func (w *world) slash(user string) map[string]any {
+	w.t.Helper()
+	body := url.Values{"command": {"/hitl"}, "text": {""}, "user_id": {user}, "channel_id": {"C0OPS"},
+		"team_id": {"T0001"}, "response_url": {"https://hooks.slack.com/commands/1/2/3"}, "trigger_id": {"1.2.3"}}.Encode()
+	status, out := w.send("/slack/commands", body, nil)
+	if status != http.StatusOK {
+		w.t.Fatalf("/hitl: %d %s", status, out)
+	}
+	var msg map[string]any
+	if err := json.Unmarshal([]byte(out), &msg); err != nil {
+		w.t.Fatalf("/hitl answered %q", out)
+	}
+	return msg
 }
 
 // click is the block_actions payload of a click on the button of a message in a channel.

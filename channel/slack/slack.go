@@ -128,6 +128,15 @@ func (c *Client) inboxURL(id int64) string {
 	return fmt.Sprintf("%s/inquiries/%d", c.publicURL, id)
 }
 
+// pendingURL is the inbox's list of pending inquiries, soonest deadline first, as /hitl
+// lists them; "" when hitl's public URL is unknown.
+func (c *Client) pendingURL() string {
+	if c.publicURL == "" {
+		return ""
+	}
+	return c.publicURL + "/?tab=pending&sort=deadline"
+}
+
 // Reason is why a message is sent; it changes the message's first line, and a reminder goes
 // into the thread of the message before it.
 type Reason string
@@ -168,10 +177,7 @@ func (c *Client) Post(ctx context.Context, m Message) (Ref, error) {
 		return Ref{}, &DeliveryError{Method: "chat.postMessage", Permanent: true, Err: errors.New("no inquiry to post")}
 	}
 	channel := m.To
-	opts := []slackapi.MsgOption{
-		slackapi.MsgOptionText(fallbackText(m.Inquiry, m.Reason), false),
-		slackapi.MsgOptionBlocks(inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL))...),
-	}
+	opts := messageOptions(fallbackText(m.Inquiry, m.Reason), inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL), full))
 	if !m.Thread.IsZero() {
 		channel = m.Thread.Channel // a thread lives in the conversation of its first message
 		opts = append(opts, slackapi.MsgOptionTS(m.Thread.TS))
@@ -194,12 +200,17 @@ func (c *Client) Update(ctx context.Context, ref Ref, inq *hitl.Inquiry) error {
 		return &DeliveryError{Method: "chat.update", Permanent: true, Err: errors.New("no message to update")}
 	}
 	_, _, _, err := c.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
-		slackapi.MsgOptionText(fallbackText(inq, ""), false),
-		slackapi.MsgOptionBlocks(inquiryBlocks(inq, "", c.inboxURL(inq.ID))...))
+		messageOptions(fallbackText(inq, ""), inquiryBlocks(inq, "", c.inboxURL(inq.ID), full))...)
 	if err != nil {
 		return classify("chat.update", err)
 	}
 	return nil
+}
+
+// messageOptions are a message's text and blocks, within Slack's limits.
+func messageOptions(text string, blocks []slackapi.Block) []slackapi.MsgOption {
+	text, blocks = fitMessage(text, blocks)
+	return []slackapi.MsgOption{slackapi.MsgOptionText(text, false), slackapi.MsgOptionBlocks(blocks...)}
 }
 
 // linkFor is the message's link to the inbox: the one given, else the client's.
@@ -217,7 +228,7 @@ func (c *Client) tell(ctx context.Context, channel, user, text string) {
 		c.log.Warn("slack: nowhere to tell the user", "slack_user", user, "text", text)
 		return
 	}
-	_, err := c.api.PostEphemeralContext(ctx, channel, user, slackapi.MsgOptionText(text, false))
+	_, err := c.api.PostEphemeralContext(ctx, channel, user, slackapi.MsgOptionText(cutMrkdwn(text, maxMessageText), false))
 	if err != nil {
 		c.log.Warn("slack: telling the user failed", "slack_user", user, "err", classify("chat.postEphemeral", err))
 	}

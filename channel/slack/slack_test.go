@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/slack"
@@ -70,40 +69,6 @@ func TestPostOptionsAndForms(t *testing.T) {
 	_, blocks = w.post(manyInq, "C0OPS")
 	if got := actionIDs(blocks); !slices.Equal(got, []string{"hitl.form", "hitl.open"}) {
 		t.Errorf("50 options' buttons = %v, want the form: an actions block holds 25", got)
-	}
-}
-
-func TestPostStaysWithinSlackLimits(t *testing.T) {
-	w := newWorld(t)
-	ctxObj := map[string]string{}
-	for i := range 30 {
-		ctxObj[fmt.Sprintf("key%02d", i)] = strings.Repeat("x", 5000)
-	}
-	raw, _ := json.Marshal(ctxObj)
-	inq := w.ask(&hitl.InquiryRequest{Prompt: strings.Repeat("p", 8000), RequestType: hitl.RequestApproval, Context: raw})
-	_, blocks := w.post(inq, "C0OPS")
-	if len(blocks) > 50 {
-		t.Errorf("%d blocks; Slack takes 50", len(blocks))
-	}
-	for _, b := range blocks {
-		if txt, _ := b["text"].(map[string]any); txt != nil {
-			if n := utf8.RuneCountInString(txt["text"].(string)); n > 3000 {
-				t.Errorf("a section's text has %d characters; Slack takes 3000", n)
-			}
-		}
-		if fields, _ := b["fields"].([]any); fields != nil {
-			if len(fields) > 10 {
-				t.Errorf("%d fields; Slack takes 10", len(fields))
-			}
-			for _, f := range fields {
-				if n := utf8.RuneCountInString(f.(map[string]any)["text"].(string)); n > 2000 {
-					t.Errorf("a field has %d characters; Slack takes 2000", n)
-				}
-			}
-		}
-	}
-	if !strings.Contains(texts(blocks), "more in the inbox") {
-		t.Errorf("the context cut is not said")
 	}
 }
 
@@ -492,20 +457,7 @@ func TestSlashCommandListsPendingInquiries(t *testing.T) {
 	w := newWorld(t)
 	mine := w.ask(&hitl.InquiryRequest{Prompt: "For bob's group", RequestType: hitl.RequestApproval, AssignedTo: []string{"group:dev"}})
 	w.ask(&hitl.InquiryRequest{Prompt: "For alice only", RequestType: hitl.RequestApproval, AssignedTo: []string{"alice"}})
-	command := func(user string) map[string]any {
-		t.Helper()
-		body := url.Values{"command": {"/hitl"}, "text": {""}, "user_id": {user}, "channel_id": {"C0OPS"},
-			"team_id": {"T0001"}, "response_url": {"https://hooks.slack.com/commands/1/2/3"}, "trigger_id": {"1.2.3"}}.Encode()
-		status, out := w.send("/slack/commands", body, nil)
-		if status != http.StatusOK {
-			t.Fatalf("/hitl: %d %s", status, out)
-		}
-		var msg map[string]any
-		if err := json.Unmarshal([]byte(out), &msg); err != nil {
-			t.Fatalf("/hitl answered %q", out)
-		}
-		return msg
-	}
+	command := w.slash
 	msg := command("U0BOB")
 	text := texts(msg)
 	if msg["response_type"] != "ephemeral" || !strings.Contains(text, "For bob's group") || strings.Contains(text, "For alice only") {

@@ -101,6 +101,14 @@ func TestSlackEndToEnd(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, "1 pending inquiry for ada") || !strings.Contains(body, "Deploy v2 to prod?") {
 		t.Fatalf("/hitl: %d %s", status, body)
 	}
+	var reply struct {
+		Text   string `json:"text"`
+		Blocks []any  `json:"blocks"`
+	}
+	must(t, json.Unmarshal([]byte(body), &reply))
+	if problems := slackpeer.MessageProblems(reply.Text, reply.Blocks); len(problems) > 0 {
+		t.Fatalf("/hitl's reply is beyond Slack's limits: %v", problems)
+	}
 
 	if status, body := s.click("U0ADA", msg, ts, "Approve"); status != http.StatusOK {
 		t.Fatalf("the click: %d %s", status, body)

@@ -1,7 +1,8 @@
 // Package slackpeer is the Slack of hitl's tests: a local Web API that records what hitl calls
 // and answers as Slack does (form-encoded chat.* calls, JSON views.open), with failures
-// scripted per method; and Slack's side of interactivity, which signs what it posts with the
-// app's signing secret. Only tests import it: channel/slack's, and the server's end-to-end
+// scripted per method, refusing as Slack does a message or form beyond Block Kit's limits; and
+// Slack's side of interactivity, which signs what it posts with the app's signing secret.
+// Only tests import it: channel/slack's, and the server's end-to-end
 // tests.
 package slackpeer
 
@@ -141,6 +142,11 @@ func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
 		reply(map[string]any{"ok": false, "error": "invalid_auth"})
 		return
 	}
+	if code, problems := call.refused(); len(problems) > 0 {
+		reply(map[string]any{"ok": false, "error": code, "errors": problems,
+			"response_metadata": map[string]any{"messages": problems}})
+		return
+	}
 	switch method {
 	case "chat.postMessage":
 		channel := call.Form.Get("channel")
@@ -157,6 +163,24 @@ func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		reply(map[string]any{"ok": false, "error": "unknown_method"})
 	}
+}
+
+// refused is what Slack would refuse in the call: a message or a form beyond Block Kit's
+// limits (see MessageProblems), with the error code Slack answers it with.
+func (c Call) refused() (code string, problems []string) {
+	switch c.Method {
+	case "chat.postMessage", "chat.update", "chat.postEphemeral":
+		var blocks any
+		if raw := c.Form.Get("blocks"); raw != "" {
+			if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
+				return "invalid_blocks_format", []string{"/blocks: not JSON: " + err.Error()}
+			}
+		}
+		return "invalid_blocks", MessageProblems(c.Form.Get("text"), blocks)
+	case "views.open":
+		return "invalid_arguments", ViewProblems(c.JSON["view"])
+	}
+	return "", nil
 }
 
 // Sign signs a body as Slack does: v0= and the hex HMAC-SHA256 of "v0:timestamp:body".
