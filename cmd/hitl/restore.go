@@ -41,9 +41,12 @@ plain copy of a backup that 'hitl backup' wrote moves the sequences too, at its 
 PostgreSQL: restore the dump into an empty database with pg_restore first, then, before any
 node starts on it, run 'hitl restore --db URL' on that database, without BACKUP.
 
-What the server the backup came from did after the backup is not in the restored database.
-A stream resuming after a seq from after the backup gets "event: reset" with
-"reason": "unknown_position" and the seq to resume after; a client reads again what it holds.`,
+What the server the backup came from did after the backup is not in the restored database:
+answers given since are pending again, keys and webhooks made since are gone, and those revoked
+or deleted since are back (check hitl keys ls once it runs). A stream resuming after a seq from after the
+backup gets "event: reset" with "reason": "unknown_position" and the seq to resume after; a
+client reads again what it holds. 'hitl audit verify --db DEST' verifies the log across the
+seqs the restore skipped.`,
 		Example: `  hitl restore /backups/hitl-2026-11-24.db --db ~/.local/share/hitl/hitl.db --force
   pg_restore -d postgres://hitl@db/hitl_restored hitl.dump && hitl restore --db postgres://hitl@db/hitl_restored`,
 		Args: cobra.ArbitraryArgs,
@@ -74,10 +77,10 @@ A stream resuming after a seq from after the backup gets "event: reset" with
 			if done.BackupTakenAt != nil {
 				taken = " (taken " + done.BackupTakenAt.Local().Format(time.RFC1123) + ")"
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), `%s%s is restored in %s.
-Inquiry ids and integer identities go on from %d, event seqs from %d: none that the server the
-backup came from may have given out after the backup is given out again. Start hitl serve on it.
-`, from, taken, (&server.Config{DB: db}).DBName(), done.NextInquiryID, done.Skipped.To+1)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s%s is restored in %s.\n", from, taken, (&server.Config{DB: db}).DBName())
+			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry ids and integer identities go on from %d, event seqs from %d: none that the server the backup came from may have given out after the backup is given out again.\n",
+				done.NextInquiryID, done.Skipped.To+1)
+			fmt.Fprintln(cmd.ErrOrStderr(), "What was done after the backup is not in it. Start hitl serve on it, then check its keys (hitl keys ls): a key revoked after the backup works again.")
 			return nil
 		},
 	}
