@@ -246,6 +246,20 @@ type Tx interface {
 	// SetStoredSecret replaces the value of one setting, webhook secret or chat webhook URL
 	// (ENotFound).
 	SetStoredSecret(s StoredSecret) error
+
+	// Sequences returns where the sequences stand (see Sequences). On a store that several
+	// nodes share it holds back the other nodes' events until the transaction ends, so that
+	// the newest event it read is still the newest when MoveSequences appends after it.
+	Sequences() (Sequences, error)
+	// MoveSequences makes next.Inquiry and next.Identity the next inquiry id and integer
+	// identity given out, and appends ev at seq next.Event: the numbers between where each
+	// sequence stood and next are never given out. The caller moves each only forward, past
+	// where Sequences, read in the same transaction, says it stands.
+	MoveSequences(next Sequences, ev *Event) error
+	// TakeBackupMark removes the mark a backup carries (store/sqlite's Backup writes one into
+	// its copy; a database a server runs on never has one) and returns when the backup was
+	// taken: the zero time when there is none.
+	TakeBackupMark() (time.Time, error)
 }
 
 // RetentionRule says what retention may remove: an inquiry outside any session that ended

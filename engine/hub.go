@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -230,6 +231,11 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 	if after < FromNow {
 		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
 	}
+	if after > 0 {
+		if err := e.checkPosition(ctx, after); err != nil {
+			return nil, err
+		}
+	}
 	out := make(chan *StreamEvent)
 	requested := f.Types
 	f.Types = nil
@@ -253,6 +259,42 @@ func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilte
 	e.kickFollower()
 	go s.run(ctx, e, out, after)
 	return s, nil
+}
+
+// UnknownPosition is Subscribe's error for a seq this log does not know as a place to resume
+// after: one beyond its newest event, or one among the seqs a restore skipped. The events the
+// client saw up to it are not this log's: the server the database was restored from gave
+// those seqs to events this log does not hold (or the seq is from another server). The client
+// resumes after ResumeAfter, the last seq this log shares with what the client may have seen,
+// and reads again what it holds.
+type UnknownPosition struct {
+	After, ResumeAfter int64
+}
+
+func (u *UnknownPosition) Error() string {
+	return fmt.Sprintf("seq %d is no position of this event log (the database was restored from a backup, or the seq is from another server): resume after seq %d, and read again what you hold",
+		u.After, u.ResumeAfter)
+}
+
+// checkPosition refuses, with an *UnknownPosition, a seq this log does not know. The event
+// after a seq in a restore's gap is the audit.restored event that made the gap.
+func (e *Engine) checkPosition(ctx context.Context, after int64) error {
+	next, err := e.store.Events(ctx, hitl.EventFilter{After: after, Visibility: hitl.Visibility{All: true}, Limit: 1})
+	if err != nil {
+		return err
+	}
+	if len(next) == 0 {
+		head, err := e.store.LastEventSeq(ctx)
+		if err != nil || after <= head {
+			return err
+		}
+		return &UnknownPosition{After: after, ResumeAfter: head}
+	}
+	var r hitl.AuditRestore
+	if ev := next[0]; ev.Type == hitl.EventAuditRestored && json.Unmarshal(ev.Data, &r) == nil && after >= r.Skipped.From {
+		return &UnknownPosition{After: after, ResumeAfter: r.Skipped.From - 1}
+	}
+	return nil
 }
 
 // run sends the stored events after after, then the live ones, skipping what it has sent.

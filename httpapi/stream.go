@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -73,13 +74,23 @@ func startStream(w http.ResponseWriter, contentType string) *http.ResponseContro
 
 // stream serves GET /v1/events/stream as Server-Sent Events: the stored events after the
 // starting seq, then live ones, each with its seq as id and its type as event. A client that
-// falls too far behind gets "event: reset" with the seq to resume after, and is disconnected.
+// falls too far behind gets "event: reset" with the seq to resume after, and is disconnected;
+// so is one that asks to start after a seq the log does not know (engine.UnknownPosition),
+// with "reason": "unknown_position", at once.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	f, after, err := streamParams(r, p)
 	if err != nil {
 		return err
 	}
 	sub, err := s.engine.Subscribe(r.Context(), p, f, after)
+	var unknown *engine.UnknownPosition
+	if errors.As(err, &unknown) {
+		// As for a client that fell behind: the client resumes where the reset says.
+		rc := startStream(w, "text/event-stream")
+		fmt.Fprintf(w, "event: reset\ndata: {\"resume_after\":%d,\"reason\":\"unknown_position\"}\n\n", unknown.ResumeAfter)
+		rc.Flush()
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -60,7 +61,10 @@ type wsNotice struct {
 	Type         string `json:"type"`
 	Subscription string `json:"subscription,omitempty"`
 	ResumeAfter  *int64 `json:"resume_after,omitempty"`
-	Message      string `json:"message,omitempty"`
+	// Reason is "unknown_position" on the reset of a subscription whose after the log does
+	// not know (engine.UnknownPosition); a reset without one fell behind.
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // wsPing is how often the server pings; a client that does not answer is disconnected.
@@ -297,6 +301,11 @@ func (ws *wsSession) subscribe(req wsRequest) {
 		return
 	}
 	sub, err := ws.engine.Subscribe(ws.ctx, ws.p, f, after)
+	var unknown *engine.UnknownPosition
+	if errors.As(err, &unknown) {
+		ws.send(wsNotice{Type: "reset", Subscription: id, ResumeAfter: &unknown.ResumeAfter, Reason: "unknown_position"})
+		return
+	}
 	if err != nil {
 		ws.fail("%s", hitl.ErrorMessage(err))
 		return

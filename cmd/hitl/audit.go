@@ -57,7 +57,8 @@ each with the hash stored with it. Exit 0 with "verified N events through seq S,
 naming the first seq whose content, order or presence is wrong: an edited event, a deleted one,
 two swapped. Gaps that retention left (hitl purge, --retain-resolved) are accepted where its
 audit.checkpoint events say they removed those seqs, and the chain goes on from the hashes
-they recorded.
+they recorded; so is the gap a restore leaves (hitl restore) just before its audit.restored
+event, which names the seqs it skipped, and the chain goes on from the event before them.
 
 On its own the chain cannot show that events were cut off the end, nor a log rewritten by
 someone who recomputed every hash after an edit. A head kept elsewhere can: give the seq and
@@ -118,7 +119,7 @@ with "hash" added at the end. Removing the line's final ,"hash":"…" member giv
 canonical JSON, so anyone can recompute hash = SHA-256(previous hash ‖ canonical JSON) from the
 export alone: the previous hash of the first line is the hash of seq --after (32 zero bytes
 for --after 0; after a gap retention left, the hash the audit.checkpoint event recorded for
-the run that ends just before it). Reads the database directly, like verify; admins only, by who can read it.`,
+the run that ends just before it; after a restore's gap, the hash of the event before the gap). Reads the database directly, like verify; admins only, by who can read it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if after < 0 {

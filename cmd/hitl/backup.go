@@ -18,8 +18,11 @@ func backupCmd() *cobra.Command {
 answer acknowledged before the backup started is in it. 'hitl serve' may keep running on the
 database meanwhile; the copy is read from a snapshot and compacted (SQLite's VACUUM INTO).
 
-To restore: stop 'hitl serve', copy the backup over the database file (and remove its -wal and
--shm files), start 'hitl serve' again. 'hitl audit verify --db DEST' checks a backup's log.
+To restore: stop 'hitl serve', run 'hitl restore DEST --db PATH --force', start 'hitl serve'
+again (see hitl restore --help). The backup is marked as one: a server started on a plain copy
+of it, too, moves its inquiry ids, integer identities and event seqs past every number the
+server it came from may have given out after the backup, at its first start.
+'hitl audit verify --db DEST' checks a backup's log.
 
 PostgreSQL: back up with pg_dump (see the README, Operating hitl).`,
 		Example: `  hitl backup --db ~/.local/share/hitl/hitl.db /backups/hitl-$(date +%F).db`,

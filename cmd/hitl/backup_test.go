@@ -136,31 +136,65 @@ func TestBackupUnderWriteLoad(t *testing.T) {
 // into a fresh database, a server on it: every answer acknowledged before the dump is there,
 // and the audit chain verifies.
 func TestPostgresBackupRoundTrip(t *testing.T) {
+	pg := newPGCopy(t)
+	s := testserver.Start(t, testserver.DB(pg.src))
+	load := startWriteLoad(s.Admin, 4)
+	defer load.stop()
+	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { return len(load.answered()) >= 50 })
+	before := load.answered()
+	pg.dump(t)
+	if err := load.stop(); err != nil {
+		t.Fatalf("a writer failed: %v", err)
+	}
+	restored := pg.restore(t, "hitl_restore_")
+	if code, out, errOut := cli(t, "audit", "verify", "--db", restored); code != 0 || !strings.Contains(out+errOut, "verified") {
+		t.Fatalf("audit verify of the restored database: %d %q %q", code, out, errOut)
+	}
+	r := testserver.Start(t, testserver.DB(restored))
+	for _, id := range before {
+		inq, err := r.Admin.Inquiry(context.Background(), id)
+		if err != nil || inq.Status != hitl.StatusResponded {
+			t.Fatalf("inquiry %d after the restore: %v %+v", id, err, inq)
+		}
+	}
+}
+
+// pgCopy is a test schema to run a server on, dump with pg_dump and restore with pg_restore
+// into a fresh database, the way the README says to back up and restore PostgreSQL.
+type pgCopy struct {
+	src    string  // the schema's URL, for the server
+	schema string  // its name, quoted as in search_path
+	plain  url.URL // the database's URL without search_path: pg_dump takes libpq's parameters only
+	file   string  // the dump
+}
+
+func newPGCopy(t *testing.T) *pgCopy {
+	t.Helper()
 	src := pgtest.Schema(t)
 	u, err := url.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := u.Query().Get("search_path")
-	plain := *u
-	plain.RawQuery = "" // pg_dump takes libpq's parameters only
-	s := testserver.Start(t, testserver.DB(src))
-	load := startWriteLoad(s.Admin, 4)
-	defer load.stop()
-	testserver.Eventually(t, 10*time.Second, "answers under way", func() bool { return len(load.answered()) >= 50 })
-	before := load.answered()
-	dump := filepath.Join(t.TempDir(), "hitl.dump")
-	if out, err := exec.Command("pg_dump", "-Fc", "-n", schema, "-f", dump, plain.String()).CombinedOutput(); err != nil {
+	c := &pgCopy{src: src, schema: u.Query().Get("search_path"), plain: *u, file: filepath.Join(t.TempDir(), "hitl.dump")}
+	c.plain.RawQuery = ""
+	return c
+}
+
+// dump runs pg_dump -Fc on the schema.
+func (c *pgCopy) dump(t *testing.T) {
+	t.Helper()
+	if out, err := exec.Command("pg_dump", "-Fc", "-n", c.schema, "-f", c.file, c.plain.String()).CombinedOutput(); err != nil {
 		t.Fatalf("pg_dump: %v\n%s", err, out)
 	}
-	if err := load.stop(); err != nil {
-		t.Fatalf("a writer failed: %v", err)
-	}
+}
 
-	// A fresh database to restore into, dropped at the end (on a connection of its own: the
-	// test's are closed by then).
+// restore creates a database named with prefix, which the test drops when it ends (on a
+// connection of its own: the test's are closed by then), restores the dump into it with
+// pg_restore, and returns the URL of the restored schema in it.
+func (c *pgCopy) restore(t *testing.T, prefix string) string {
+	t.Helper()
 	admin := func(sql string) error {
-		conn, err := pgx.Connect(context.Background(), plain.String())
+		conn, err := pgx.Connect(context.Background(), c.plain.String())
 		if err != nil {
 			return err
 		}
@@ -169,7 +203,7 @@ func TestPostgresBackupRoundTrip(t *testing.T) {
 		return err
 	}
 	// The schema is quoted in search_path ("hitl_test_…"); the database's name is plain.
-	name := "hitl_restore_" + strings.TrimPrefix(strings.Trim(schema, `"`), "hitl_test_")
+	name := prefix + strings.TrimPrefix(strings.Trim(c.schema, `"`), "hitl_test_")
 	if err := admin("CREATE DATABASE " + pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatal(err)
 	}
@@ -178,21 +212,11 @@ func TestPostgresBackupRoundTrip(t *testing.T) {
 			t.Errorf("dropping the restored database %s: %v", name, err)
 		}
 	})
-	target := plain
+	target := c.plain
 	target.Path = "/" + name
-	if out, err := exec.Command("pg_restore", "-d", target.String(), dump).CombinedOutput(); err != nil {
+	if out, err := exec.Command("pg_restore", "-d", target.String(), c.file).CombinedOutput(); err != nil {
 		t.Fatalf("pg_restore: %v\n%s", err, out)
 	}
-	restored := target
-	restored.RawQuery = url.Values{"search_path": {schema}}.Encode()
-	if code, out, errOut := cli(t, "audit", "verify", "--db", restored.String()); code != 0 || !strings.Contains(out+errOut, "verified") {
-		t.Fatalf("audit verify of the restored database: %d %q %q", code, out, errOut)
-	}
-	r := testserver.Start(t, testserver.DB(restored.String()))
-	for _, id := range before {
-		inq, err := r.Admin.Inquiry(context.Background(), id)
-		if err != nil || inq.Status != hitl.StatusResponded {
-			t.Fatalf("inquiry %d after the restore: %v %+v", id, err, inq)
-		}
-	}
+	target.RawQuery = url.Values{"search_path": {c.schema}}.Encode()
+	return target.String()
 }

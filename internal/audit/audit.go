@@ -179,7 +179,9 @@ type Verifier struct {
 
 // Next checks the next event of the log with the hash the store keeps for it, and moves past
 // it when it holds. A gap before it must be a run that a checkpoint learned removed, whose
-// last hash the chain goes on from.
+// last hash the chain goes on from, or the seqs a restore skipped (the event is then the
+// audit.restored event that says so, and the chain goes on from the event before them), or
+// a removed run followed by the seqs a restore skipped.
 func (v *Verifier) Next(ev *hitl.Event, stored []byte) error {
 	prev := v.Hash
 	if ev.Seq <= v.Seq {
@@ -188,12 +190,17 @@ func (v *Verifier) Next(ev *hitl.Event, stored []byte) error {
 	if r := v.run(ev.Seq); r != nil {
 		return &Break{Seq: ev.Seq, Problem: fmt.Sprintf("is in the log, but the checkpoint of the retention that removed seqs %d to %d says it was removed", r.From, r.To)}
 	}
+	removed := int64(0)
 	if ev.Seq > v.Seq+1 {
-		r := v.run(v.Seq + 1)
-		if r == nil || r.To != ev.Seq-1 {
+		gap := v.Seq + 1 // the first seq missing that no removed run accounts for
+		r := v.run(gap)
+		if r != nil {
+			prev, _ = ParseHash(r.Hash) // Learn checked it
+			removed, gap = r.To-v.Seq, r.To+1
+		}
+		if gap < ev.Seq && !skips(ev, gap) {
 			return v.missing(r, ev.Seq)
 		}
-		prev, _ = ParseHash(r.Hash) // Learn checked it
 	}
 	switch {
 	case len(stored) == 0:
@@ -205,10 +212,18 @@ func (v *Verifier) Next(ev *hitl.Event, stored []byte) error {
 	if string(h[:]) != string(stored) {
 		return &Break{Seq: ev.Seq, Problem: "does not match its hash: the event was changed, or moved from another place in the log, or an event before it was"}
 	}
-	v.Removed += ev.Seq - v.Seq - 1
+	v.Removed += removed
 	v.Seq, v.Hash = ev.Seq, h
 	v.Events++
 	return nil
+}
+
+// skips reports whether ev is the audit.restored event of a restore that skipped exactly the
+// seqs from from to the one before ev. Its data is covered by its own hash, checked next.
+func skips(ev *hitl.Event, from int64) bool {
+	var r hitl.AuditRestore
+	return ev.Type == hitl.EventAuditRestored && json.Unmarshal(ev.Data, &r) == nil &&
+		r.Skipped.From == from && r.Skipped.To == ev.Seq-1
 }
 
 // missing is the break of a gap before seq next that no checkpoint accounts for (r: the run

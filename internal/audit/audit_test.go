@@ -138,3 +138,63 @@ func TestRemovedRuns(t *testing.T) {
 		}
 	}
 }
+
+// A restore's gap: the seqs an audit.restored event says it skipped may be missing, alone or
+// after a run retention removed, and the chain goes on from the event before them; a gap
+// that the event does not name exactly, or an event of another type after a gap, is a break.
+func TestRestoreGap(t *testing.T) {
+	evs := make([]*hitl.Event, 3)
+	hashes := make([]Hash, 3)
+	head := Genesis
+	for i := range evs {
+		evs[i] = &hitl.Event{Seq: int64(i + 1), ID: string(rune('a' + i)), Type: "t", Time: time.Unix(0, 0), Actor: "x", Data: json.RawMessage(`{}`)}
+		head = Link(head, Canonicalize(evs[i]), evs[i].Seq)
+		hashes[i] = head
+	}
+	restored := func(typ string, from int64) (*hitl.Event, []byte) {
+		data, err := json.Marshal(hitl.AuditRestore{Skipped: hitl.SeqRange{From: from, To: 99}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := &hitl.Event{Seq: 100, ID: "r", Type: typ, Time: time.Unix(0, 0), Actor: "hitl restore", Data: data}
+		h := Link(hashes[2], Canonicalize(ev), 100)
+		return ev, h[:]
+	}
+	walk := func(v *Verifier, last *hitl.Event, stored []byte, seqs ...int) error {
+		for _, i := range seqs {
+			if err := v.Next(evs[i], hashes[i][:]); err != nil {
+				return err
+			}
+		}
+		return v.Next(last, stored)
+	}
+
+	ev, h := restored(hitl.EventAuditRestored, 4)
+	var v Verifier
+	if err := walk(&v, ev, h, 0, 1, 2); err != nil || v.Seq != 100 || v.Removed != 0 || v.Events != 4 {
+		t.Fatalf("across a restore's gap: %v (seq %d, %d removed, %d events)", err, v.Seq, v.Removed, v.Events)
+	}
+	// Retention removed seqs 2 and 3 later: their run, then the restore's gap.
+	v = Verifier{}
+	cp := `{"removed":[{"from":2,"to":3,"hash":"` + hashes[2].String() + `"}]}`
+	if err := v.Learn(&hitl.Event{Seq: 101, Data: json.RawMessage(cp)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := walk(&v, ev, h, 0); err != nil || v.Seq != 100 || v.Removed != 2 {
+		t.Fatalf("across a removed run and a restore's gap: %v (seq %d, %d removed)", err, v.Seq, v.Removed)
+	}
+	for name, c := range map[string]struct {
+		typ  string
+		from int64
+	}{
+		"a gap the restore does not name": {hitl.EventAuditRestored, 5},
+		"a gap before another event":      {hitl.EventAuditCheckpoint, 4},
+	} {
+		ev, h := restored(c.typ, c.from)
+		var v Verifier
+		var b *Break
+		if err := walk(&v, ev, h, 0, 1, 2); !errors.As(err, &b) || b.Seq != 4 {
+			t.Errorf("%s: %v; want a break at seq 4", name, err)
+		}
+	}
+}

@@ -425,6 +425,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
 	err = eng.LoadSecrets(ctx)
 	if err == nil {
+		// A restored backup moves its sequences before anything gives out a number from them.
+		_, err = eng.FinishRestore(ctx)
+	}
+	if err == nil {
 		s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken)
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
 )
 
 type wsMsg struct {
@@ -22,6 +23,7 @@ type wsMsg struct {
 	Activity     string          `json:"activity"`
 	Content      json.RawMessage `json:"content"`
 	ResumeAfter  *int64          `json:"resume_after"`
+	Reason       string          `json:"reason"`
 	Message      string          `json:"message"`
 }
 
@@ -107,6 +109,27 @@ func TestWebSocketSubscriptions(t *testing.T) {
 	last := ask(t, agent, hitl.InquiryRequest{Prompt: "after"})
 	if m := wsRead(t, c); m.Subscription != "all" || m.Entity != itoa(last.ID) {
 		t.Fatalf("after unsubscribe: %+v", m)
+	}
+}
+
+// A subscription after a seq beyond the log's newest event (a seq from another server, or from
+// after the backup a restored database came from) is reset at once, to the newest event, with
+// the reason; the socket stays open for the subscription that follows.
+func TestWebSocketUnknownPositionIsReset(t *testing.T) {
+	e := newEnv(t)
+	agentTok := e.token("bot", "agent")
+	ask(t, clientFor(e, agentTok), hitl.InquiryRequest{Prompt: "one"})
+	page, err := e.Admin.EventPage(ctx, client.EventOptions{Limit: 500})
+	must(t, err)
+	head := page.Data[len(page.Data)-1].Seq
+	c := dialWS(t, e, e.AdminToken)
+	wsSend(t, c, `{"type":"subscribe","id":"old","filters":{"after":`+itoa(head+1000)+`}}`)
+	if m := wsRead(t, c); m.Type != "reset" || m.Subscription != "old" || m.ResumeAfter == nil || *m.ResumeAfter != head || m.Reason != "unknown_position" {
+		t.Fatalf("subscribing after seq %d, beyond the newest, %d: %+v; want a reset to resume after it", head+1000, head, m)
+	}
+	wsSend(t, c, `{"type":"subscribe","id":"old","filters":{"after":`+itoa(head)+`}}`)
+	if m := wsRead(t, c); m.Type != "subscribed" || m.Subscription != "old" {
+		t.Fatalf("subscribing again where the reset said: %+v", m)
 	}
 }
 

@@ -15,16 +15,19 @@ import (
 // under the event lock, so the newest event it chains from is the last one committed, and
 // the hash is computed by the server in the same statement that assigns the seq: the batch
 // stays one round trip. The canonical JSON around the seq was made before the batch was sent
-// (audit.Canonicalize); SHA-256(previous hash ‖ before ‖ seq ‖ after) is audit.Link.
+// (audit.Canonicalize); SHA-256(previous hash ‖ before ‖ seq ‖ after) is audit.Link. The next
+// seq is the newest's + 1, or $10 when that is larger: a restore skips seqs (MoveSequences).
 const insertEvent = `INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data, hash)
-	SELECT COALESCE(h.seq, 0) + 1, $1, $2, $3, $4, $5, $6, $7,
-		sha256(COALESCE(h.hash, decode(repeat('00', 32), 'hex')) || $8::bytea || convert_to((COALESCE(h.seq, 0) + 1)::text, 'UTF8') || $9::bytea)
+	SELECT s.seq, $1, $2, $3, $4, $5, $6, $7,
+		sha256(COALESCE(h.hash, decode(repeat('00', 32), 'hex')) || $8::bytea || convert_to(s.seq::text, 'UTF8') || $9::bytea)
 	FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1) h ON true
+	CROSS JOIN LATERAL (SELECT GREATEST(COALESCE(h.seq, 0) + 1, $10::bigint) AS seq) s
 	RETURNING seq`
 
-func queueInsertEvent(b *pgx.Batch, ev *hitl.Event) {
+// queueInsertEvent queues the insert of ev at the next seq, or at seq at when it is larger.
+func queueInsertEvent(b *pgx.Batch, ev *hitl.Event, at int64) {
 	c := audit.Canonicalize(ev)
-	b.Queue(insertEvent, ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data), c.Before, c.After).
+	b.Queue(insertEvent, ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data), c.Before, c.After, at).
 		QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
 }
 

@@ -5,8 +5,8 @@
 // events of a transaction are inserted at its end, under a transaction-scoped advisory lock,
 // each with seq = the largest seq + 1: PostgreSQL releases the lock only after the commit is
 // visible, so seq order is commit order and a reader that has seen seq N never later sees a
-// smaller one appear, nor a gap. The same transaction NOTIFYs the new seq, which other nodes
-// take as a hint to read the log.
+// smaller one appear, nor a gap (but the one a restore leaves: see MoveSequences). The same
+// transaction NOTIFYs the new seq, which other nodes take as a hint to read the log.
 package postgres
 
 import (
@@ -256,7 +256,7 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 	}
 	b := &pgx.Batch{}
 	if len(t.kept) > 0 {
-		queueEvents(b, t.kept)
+		queueEvents(b, t.kept, t.seqAt)
 	}
 	b.Queue("COMMIT").Exec(func(tag pgconn.CommandTag) error {
 		if tag.String() != "COMMIT" {
@@ -311,11 +311,12 @@ func runChange(fn func(hitl.Tx) error, t *txn) (err error) {
 }
 
 // queueEvents queues taking the event lock (held until the commit), inserting the events with
-// the next seqs and their links of the audit chain, and notifying the last seq.
-func queueEvents(b *pgx.Batch, evs []*hitl.Event) {
+// the next seqs (or those of seqAt) and their links of the audit chain, and notifying the
+// last seq.
+func queueEvents(b *pgx.Batch, evs []*hitl.Event, seqAt map[*hitl.Event]int64) {
 	b.Queue("SELECT pg_advisory_xact_lock($1)", eventLock)
 	for _, ev := range evs {
-		queueInsertEvent(b, ev)
+		queueInsertEvent(b, ev, seqAt[ev])
 	}
 	b.Queue("SELECT pg_notify($1, (SELECT MAX(seq) FROM events)::text)", Channel)
 }

@@ -38,6 +38,9 @@ type txn struct {
 
 	// The events of the changes kept so far, appended when the transaction commits.
 	kept []*hitl.Event
+	// seqAt holds the seq an event is to have beyond the next one (MoveSequences); an entry
+	// of a change rolled back stays, unused: its event is not kept.
+	seqAt map[*hitl.Event]int64
 }
 
 func newTxn(ctx context.Context, conn *pgx.Conn) *txn {

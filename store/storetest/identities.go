@@ -13,14 +13,6 @@ import (
 // it at the same moment; keys are read with the identity of their name.
 func testIdentities(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
-	identity := func(name string) (id int64) {
-		t.Helper()
-		must(t, s.Update(ctx, func(tx hitl.Tx) (err error) {
-			id, err = tx.Identity(name)
-			return err
-		}))
-		return id
-	}
 	var (
 		wg  sync.WaitGroup
 		mu  sync.Mutex
@@ -42,8 +34,8 @@ func testIdentities(t *testing.T, s hitl.Store) {
 		})
 	}
 	wg.Wait()
-	alice := identity("alice")
-	bob := identity("bob")
+	alice := identity(t, s, "alice")
+	bob := identity(t, s, "bob")
 	if len(ids) != 1 || !ids[alice] || alice < 1 || bob == alice {
 		t.Fatalf("alice got identities %v then %d, bob %d", ids, alice, bob)
 	}
@@ -127,4 +119,14 @@ func testExecutions(t *testing.T, s hitl.Store) {
 		}
 		return nil
 	}))
+}
+
+// identity is the integer identity of name, given it first when it has none.
+func identity(t *testing.T, s hitl.Store, name string) (id int64) {
+	t.Helper()
+	must(t, s.Update(context.Background(), func(tx hitl.Tx) (err error) {
+		id, err = tx.Identity(name)
+		return err
+	}))
+	return id
 }

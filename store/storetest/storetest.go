@@ -54,6 +54,7 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"Retention":               testRetention,
 		"StoredSecrets":           testStoredSecrets,
 		"Stats":                   testStats,
+		"MoveSequences":           testMoveSequences,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
