@@ -133,6 +133,11 @@ type Config struct {
 	// PublicURL is the server as people reach it; the replies that explain a refused answer
 	// point to its inbox.
 	PublicURL string
+	// AuthservID names the receiving mail server whose Authentication-Results header a reply's
+	// sender is judged by (HITL_MAIL_AUTHSERV_ID): the topmost such header. "" takes the
+	// topmost header whatever server wrote it, which is safe only because such a header can
+	// refuse a reply, never let one in.
+	AuthservID string
 	// TLS configures the connection to the relay: nil trusts the system's roots and checks
 	// the relay's name; set RootCAs for a relay with a private CA.
 	TLS *tls.Config

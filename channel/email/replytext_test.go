@@ -27,14 +27,24 @@ func TestUnquotedKeepsOnlyWhatThePersonWrote(t *testing.T) {
 }
 
 func TestHTMLTextLeavesOutQuotesAndMarkup(t *testing.T) {
-	got := unquoted(htmlText(`<html><head><title>t</title><style>p{color:red}</style></head><body><p>Approve &amp; go</p><div>second<br/>third</div><script>x()</script><blockquote><p>reject</p></blockquote></body></html>`))
+	got := unquoted(shownHTML(t, `<html><head><title>t</title><style>p{color:red}</style></head><body><p>Approve &amp; go</p><div>second<br/>third</div><script>x()</script><blockquote><p>reject</p></blockquote></body></html>`))
 	if want := "Approve & go\n\nsecond\nthird"; got != want {
 		t.Errorf("htmlText = %q; want %q", got, want)
 	}
 	// Inline markup keeps the spaces around it.
-	if got, want := htmlText("<p>Release <b>Aurora</b>  now,\n <i>please</i> </p>"), "\nRelease Aurora now, please\n"; got != want {
+	if got, want := shownHTML(t, "<p>Release <b>Aurora</b>  now,\n <i>please</i> </p>"), "\nRelease Aurora now, please\n"; got != want {
 		t.Errorf("htmlText = %q; want %q", got, want)
 	}
+}
+
+// shownHTML is the text of an HTML part as shown.
+func shownHTML(t *testing.T, doc string) string {
+	t.Helper()
+	h, err := readHTML(doc)
+	if err != nil {
+		t.Fatalf("readHTML(%q): %v", doc, err)
+	}
+	return h.shown
 }
 
 func TestAnswerFromReply(t *testing.T) {
