@@ -35,7 +35,9 @@ func (e *Engine) ReplyToken(id int64, person string) string {
 // OpenReply reads the token of a reply address: it finds the email notification about the
 // inquiry whose person the token was made for, and returns who answers (as that
 // notification's answer link says, checked like any answer link), the inquiry as it is now,
-// and the address the email went to, which the reply must come from. A token that is
+// and the address the email went to, which the reply must come from. The token is the
+// credential: that address is checked against the reply's From header, which is what the
+// message claims, not proof of who sent it. A token that is
 // malformed or forged is EUnauthorized; one for an inquiry that does not exist is ENotFound.
 func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, string, error) {
 	invalid := hitl.Errorf(hitl.EUnauthorized, "the address you replied to is not one of hitl's reply addresses")

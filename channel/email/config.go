@@ -1,8 +1,9 @@
 // Package email reaches people by email and lets them answer by replying. It is an adapter:
 // Sender turns an inquiry notification into a multipart message (text and HTML, one thread
 // per inquiry) sent through an SMTP relay with go-mail, and ReplyServer is an inbound SMTP
-// server (go-smtp) that reads a person's reply, maps its first line to an answer and gives it
-// to the engine through an Answerer. Who may answer, whether the answer fits and what a
+// server (go-smtp) that reads what a person wrote in a reply, as their mail program shows it
+// (the quoted message, the signature, hidden text and hitl's own links left out), maps its
+// first line to an answer and gives it to the engine through an Answerer. Who may answer, whether the answer fits and what a
 // notification is sent for are the engine's decisions, not this package's.
 package email
 

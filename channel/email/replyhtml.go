@@ -156,19 +156,22 @@ func quoteBegins(n *html.Node) bool {
 }
 
 // quoted tells the elements that hold a quoted message, its "On … wrote:" line, or a
-// signature, as Gmail, Apple Mail, Thunderbird, Yahoo and Outlook on the web mark them.
+// signature, as Gmail, Apple Mail, Thunderbird, Yahoo and Outlook mark them.
 func quoted(n *html.Node) bool {
 	if n.Data == "blockquote" {
 		return true
 	}
 	for class := range strings.FieldsSeq(attr(n, "class")) {
 		switch class {
-		case "gmail_quote", "gmail_attr", "gmail_signature", "moz-cite-prefix", "moz-signature", "yahoo_quoted":
+		case "gmail_quote", "gmail_attr", "gmail_signature", "moz-cite-prefix", "moz-signature":
+			return true
+		}
+		if strings.HasSuffix(class, "yahoo_quoted") { // Yahoo prefixes its classes: "ydp1a2byahoo_quoted"
 			return true
 		}
 	}
 	id := attr(n, "id")
-	return id == "Signature" || id == "x_Signature"
+	return id == "Signature" || strings.HasSuffix(id, "_Signature") || id == "ms-outlook-mobile-signature"
 }
 
 // hiddenElement tells whether an element hides its text: the hidden attribute, its style

@@ -98,6 +98,23 @@ func TestReplyKeepsOnlyWhatThePersonWrote(t *testing.T) {
 					`<div>`+note.HTML+`</div></body></html>`)
 			},
 			response: `{"approved":true,"comment":"Ship it after lunch."}`},
+		{name: "Outlook for iOS: the mobile signature, then the rule and divRplyFwdMsg",
+			mail: func(to string, note *mailtest.Received) string {
+				return htmlReply(to, `<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8"></head><body>`+
+					`<div dir="ltr">Approve</div><div dir="ltr">on my way</div><div dir="auto"><br></div>`+
+					`<div id="ms-outlook-mobile-signature" dir="auto"><div dir="ltr">Ada Lovelace<br>CTO</div></div>`+
+					`<div id="ms-outlook-mobile-body-separator-line" dir="auto"><br></div><hr style="display:inline-block;width:98%" tabindex="-1">`+
+					`<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri, sans-serif" style="font-size:11pt">`+outlookHeader+`</font></div>`+note.HTML+`</body></html>`)
+			},
+			response: `{"approved":true,"comment":"on my way"}`},
+		{name: "Yahoo: the yahoo_quoted div",
+			mail: func(to string, note *mailtest.Received) string {
+				return htmlReply(to, `<html><head></head><body><div class="ydp5e1yahoo-style-wrap" style="font-family:Helvetica, Arial, sans-serif;font-size:13px;">`+
+					`<div dir="ltr" data-setdir="false">reject</div><div dir="ltr" data-setdir="false">ask again on Monday</div></div>`+
+					`<div id="ydp8c2yahoo_quoted_7391" class="ydp8c2yahoo_quoted"><div style="font-family:Helvetica, Arial, sans-serif;font-size:13px;color:#26282a;">`+
+					`<div>On Monday, November 23, 2026 at 10:00:00 AM GMT, hitl &lt;hitl@hitl.test&gt; wrote:</div><div><br></div>`+note.HTML+`</div></div></body></html>`)
+			},
+			response: `{"approved":false,"comment":"ask again on Monday"}`},
 		{name: "Outlook, plain text: the From:/Sent: block without a separator",
 			mail: func(to string, note *mailtest.Received) string {
 				return replyMail("ada@example.com", to, "approve\nok for tonight\n\nFrom: hitl <hitl@hitl.test>\nSent: Monday, November 23, 2026 10:00 AM\n"+

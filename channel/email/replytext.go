@@ -24,8 +24,9 @@ import (
 	"github.com/hitl-dev/hitl/schema"
 )
 
-// Reading a reply: the text a person wrote above the quoted message, from the text/plain
-// part (or the HTML part reduced to text when there is none), attachments ignored.
+// Reading a reply: the text a person wrote above the quoted message, as their mail program
+// shows it (the HTML part when there is one, see replyhtml.go, else the text part), without
+// the signature or hitl's own links; attachments ignored.
 
 // Bounds on the structure of a reply, against messages built to exhaust the parser.
 const (
@@ -129,15 +130,17 @@ var invisibleRunes = strings.NewReplacer("\u200b", "", "\u2060", "", "\ufeff", "
 func answerLinks(publicURL, domain string) *regexp.Regexp {
 	const (
 		urlRune = `[^\s<>"'()\[\]]`
+		// A URL does not end with the punctuation of the sentence around it.
+		urlRest = `(?:` + urlRune + `*[^\s<>"'()\[\].,;:!?])?`
 		open    = `[<(\[]{0,2}` // "(<https://…>)"
 		closing = `[>)\]]{0,2}`
 	)
 	alternatives := []string{
-		open + urlRune + `*/a/v1\.` + urlRune + `*` + closing,
+		open + urlRune + `*/a/v1\.[\w-]{16,}` + urlRest + closing,
 		`\bv1\.[\w-]{20,}\.[\w-]{20,}`,
 	}
 	if publicURL = strings.TrimRight(publicURL, "/"); publicURL != "" {
-		alternatives = append(alternatives, open+regexp.QuoteMeta(publicURL)+`/a/`+urlRune+`*`+closing)
+		alternatives = append(alternatives, open+regexp.QuoteMeta(publicURL)+`/a/`+urlRest+closing)
 	}
 	if domain != "" {
 		alternatives = append(alternatives, `\breply\+[^\s@<>"'()\[\]]+@`+regexp.QuoteMeta(domain)+`\b`)
@@ -276,8 +279,8 @@ func headerBlock(lines []string, i int) bool {
 	return sent && to
 }
 
-// sentFrom matches the line phones and Outlook add below what the person wrote.
-var sentFrom = regexp.MustCompile(`(?i)^(sent from my |get outlook for |sent from outlook|envoyé de mon )`)
+// sentFrom matches the short line phones and Outlook add below what the person wrote.
+var sentFrom = regexp.MustCompile(`(?i)^(sent from my |get outlook for |sent from outlook|envoyé de mon ).{0,40}$`)
 
 // unquoted is the text above the quoted message: lines quoted with ">" are dropped, and the
 // text ends at the "On … wrote:" trailer (also wrapped over two lines), an "Original
