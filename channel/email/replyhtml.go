@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Reading an HTML reply. The part is parsed as a browser parses it (golang.org/x/net/html),
@@ -27,7 +28,7 @@ type htmlReading struct {
 // errTooComplexHTML refuses what would cost too much to read: a part nested deeper than the
 // parser goes (512 elements), or style sheets with more hiding rules or nesting than a mail
 // program's reply ever has.
-var errTooComplexHTML = errors.New("its HTML is too deeply nested or has too many style rules to be read: reply again with your answer in plain text")
+var errTooComplexHTML = errors.New("its HTML is nested too deeply or has too many style rules to be read. Reply again with your answer in plain text")
 
 // htmlSpace is what HTML reads as one space.
 var htmlSpace = regexp.MustCompile(`[ \t\r\n\f]+`)
@@ -48,6 +49,9 @@ func readHTML(doc string) (htmlReading, error) {
 		}
 	}
 	w.node(root, false)
+	if w.tooComplex {
+		return htmlReading{}, errTooComplexHTML
+	}
 	return htmlReading{shown: htmlLines(w.shown.String()), all: htmlLines(w.all.String()), hidden: w.hidden}, nil
 }
 
@@ -57,6 +61,7 @@ type htmlWalk struct {
 	shown, all strings.Builder
 	hidden     bool
 	stopped    bool // the quoted message has begun: nothing after it is the reply
+	tooComplex bool // a conditional comment nests deeper than the parser goes
 }
 
 func (w *htmlWalk) node(n *html.Node, hidden bool) {
@@ -74,6 +79,9 @@ func (w *htmlWalk) node(n *html.Node, hidden bool) {
 		} else if strings.TrimSpace(text) != "" {
 			w.hidden = true
 		}
+		return
+	case html.CommentNode:
+		w.conditional(n)
 		return
 	case html.DocumentNode:
 	case html.ElementNode:
@@ -100,6 +108,27 @@ func (w *htmlWalk) node(n *html.Node, hidden bool) {
 		w.node(c, hidden || closed && !(c.Type == html.ElementNode && c.Data == "summary"))
 	}
 	w.breakAround(n)
+}
+
+// conditional reads an Outlook conditional comment, "<!--[if mso]>…<![endif]-->": Outlook
+// for Windows shows what it holds and every other program hides it, so its text counts as
+// hidden.
+func (w *htmlWalk) conditional(n *html.Node) {
+	inner, ok := strings.CutPrefix(n.Data, "[if")
+	if !ok {
+		return
+	}
+	_, inner, _ = strings.Cut(inner, "]>")
+	inner, _, _ = strings.Cut(inner, "<![endif]")
+	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	nodes, err := html.ParseFragmentWithOptions(strings.NewReader(inner), body, html.ParseOptionEnableScripting(false))
+	if err != nil {
+		w.tooComplex = true
+		return
+	}
+	for _, c := range nodes {
+		w.node(c, true)
+	}
 }
 
 // breakAround writes the line break a block element makes before and after itself, and the
@@ -136,10 +165,11 @@ func htmlLines(text string) string {
 	return strings.Join(out, "\n")
 }
 
-// neverShown tells the elements whose content no mail program shows as text.
+// neverShown tells the elements whose content no mail program shows as text, nor is text
+// the person wrote: code, the head, Outlook's XML data.
 func neverShown(n *html.Node) bool {
 	switch n.Data {
-	case "script", "style", "head", "title", "template", "iframe", "object", "xml":
+	case "script", "style", "head", "title", "xml":
 		return true
 	}
 	return false
@@ -175,8 +205,14 @@ func quoted(n *html.Node) bool {
 }
 
 // hiddenElement tells whether an element hides its text: the hidden attribute, its style
-// attribute, or a rule of the document's style sheets.
+// attribute, or a rule of the document's style sheets. A template is never shown, and what
+// an iframe or object holds is shown only by programs that cannot show the frame: their
+// text counts as hidden too.
 func hiddenElement(n *html.Node, rules hidingRules) bool {
+	switch n.Data {
+	case "template", "iframe", "object":
+		return true
+	}
 	return hasAttr(n, "hidden") || hidingDeclarations(attr(n, "style")) || rules.selects(n)
 }
 

@@ -73,9 +73,10 @@ func TestHidingDeclarations(t *testing.T) {
 func TestReadHTMLBoundsItsWork(t *testing.T) {
 	const size = 250 << 10 // within MaxReplyBytes
 	for name, doc := range map[string]string{
-		"nested 600 deep":       strings.Repeat("<div>", 600) + "approve",
-		"too many hiding rules": "<style>" + strings.Repeat(".x{display:none}", 201) + "</style><p>approve</p>",
-		"style sheets nested":   "<style>" + strings.Repeat("@media screen {", size/15) + "</style>",
+		"nested 600 deep":             strings.Repeat("<div>", 600) + "approve",
+		"nested 600 deep for Outlook": "<p>reject</p><!--[if mso]>" + strings.Repeat("<div>", 600) + "approve<![endif]-->",
+		"too many hiding rules":       "<style>" + strings.Repeat(".x{display:none}", 201) + "</style><p>approve</p>",
+		"style sheets nested":         "<style>" + strings.Repeat("@media screen {", size/15) + "</style>",
 	} {
 		if _, err := readHTML(doc); !errors.Is(err, errTooComplexHTML) {
 			t.Errorf("%s: %v; want it refused as too complex", name, err)
@@ -86,6 +87,7 @@ func TestReadHTMLBoundsItsWork(t *testing.T) {
 		"formatting elements reopened":    strings.Repeat("<p><b>", size/6),
 		"200 rules against many elements": "<style>" + strings.Repeat(".a.b.c{display:none}", 200) + "</style>" + strings.Repeat(`<i class="a b">x</i>`, (size-5000)/20),
 		"unterminated everything":         `<div style="display:none><style>/* .x{` + strings.Repeat(`<!--"'[(`, size/8),
+		"conditional comments":            strings.Repeat("<!--[if mso]><b>x</b><![endif]-->", size/33),
 		"not HTML at all":                 strings.Repeat("\x00\xff<>&;", size/8),
 	} {
 		start := time.Now()

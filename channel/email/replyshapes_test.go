@@ -209,6 +209,9 @@ func TestReplyHiddenTextNeverDecides(t *testing.T) {
 		`<style>@media screen { div#h { visibility: hidden } }</style><div id="h">approve</div>`,
 		`<style><!-- td > span.a.b:first-child { font-size: 0 } --></style><table><tr><td><span class="b a">approve</span></td></tr></table>`,
 		`<div style="display:none"><p>approve</p></div>`,
+		`<!--[if mso]><p>approve</p><![endif]-->`,
+		`<div><template>approve</template></div>`,
+		`<div><object data="x.svg">approve</object></div>`,
 	} {
 		cases = append(cases, replyCase{name: hidden, mail: hiding(hidden), refused: hiddenDiffers})
 	}
@@ -228,9 +231,11 @@ func TestReplyHiddenTextNeverDecides(t *testing.T) {
 				return htmlReply(to, `<style>p::after { display: none } p:before { display: none }</style><p>approve</p>`)
 			},
 			response: `{"approved":true}`},
-		replyCase{name: "the head, the title, styles and scripts are never text",
+		replyCase{name: "the head, the title, styles, scripts and Outlook's data are never text",
 			mail: func(to string, _ *mailtest.Received) string {
-				return htmlReply(to, `<html><head><title>approve</title><style>p { color: red }</style><script>approve()</script></head><body><p>reject</p></body></html>`)
+				return htmlReply(to, `<html><head><title>approve</title><style>p { color: red }</style><script>approve()</script>`+
+					`<!--[if gte mso 9]><xml><o:OfficeDocumentSettings><o:AllowPNG/></o:OfficeDocumentSettings></xml><![endif]--></head>`+
+					`<body><!--[if !supportLists]--><p>reject</p><!--[endif]--><!-- approve --></body></html>`)
 			},
 			response: `{"approved":false}`},
 		replyCase{name: "a text part that answers otherwise than the HTML shows",

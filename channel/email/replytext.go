@@ -254,7 +254,7 @@ func decodedText(h textproto.MIMEHeader, charset string, body io.Reader) (string
 // 2026 at 10:00, Ada <ada@example.com> wrote:" (Gmail, Thunderbird), "On 23 Nov 2026, at
 // 10:00, Ada <ada@example.com> wrote:" (Apple Mail), and their common translations, German
 // and Dutch naming the writer after the verb.
-var trailer = regexp.MustCompile(`(?i)^(on|le|el|il) .*(wrote|a écrit|escribió|ha scritto)\s*:$|^(am|op) .*(schrieb|schreef) .*:$`)
+var trailer = regexp.MustCompile(`(?i)^(on|le|el|il) .*(wrote|a écrit|escribió|ha scritto)\s*:$|^(am|op) .*(schrieb|schreef)(\s.*)?:$`)
 
 // The header block Outlook writes above the quoted message, in plain text and in HTML alike:
 // "From: …", then "Sent: …" (or "Date: …") and "To: …" or "Subject: …", in English and a few
