@@ -35,8 +35,10 @@ func (e *Engine) ReplyToken(id int64, person string) string {
 // inquiry whose person the token was made for, and returns who answers (as that
 // notification's answer link says, checked like any answer link: a reply answers only while
 // the link would), the inquiry as it is now, and the address the email went to, which the
-// reply must come from. A token that is malformed or forged is EUnauthorized, as is one whose
-// person may no longer answer; one for an inquiry that does not exist is ENotFound.
+// reply must come from. The token is the credential: that address is checked against the
+// reply's From header, which is what the message claims, not proof of who sent it. A token
+// that is malformed or forged is EUnauthorized, as is one whose person may no longer answer;
+// one for an inquiry that does not exist is ENotFound.
 func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, string, error) {
 	invalid := hitl.Errorf(hitl.EUnauthorized, "the address you replied to is not one of hitl's reply addresses")
 	token = strings.ToLower(token)

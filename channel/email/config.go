@@ -1,8 +1,9 @@
 // Package email reaches people by email and lets them answer by replying. It is an adapter:
 // Sender turns an inquiry notification into a multipart message (text and HTML, one thread
 // per inquiry) sent through an SMTP relay with go-mail, and ReplyServer is an inbound SMTP
-// server (go-smtp) that reads a person's reply, maps its first line to an answer and gives it
-// to the engine through an Answerer. Who may answer, whether the answer fits and what a
+// server (go-smtp) that reads what a person wrote in a reply, as their mail program shows it
+// (the quoted message, the signature, hidden text and hitl's own links left out), maps its
+// first line to an answer and gives it to the engine through an Answerer. Who may answer, whether the answer fits and what a
 // notification is sent for are the engine's decisions, not this package's.
 package email
 
@@ -133,6 +134,11 @@ type Config struct {
 	// PublicURL is the server as people reach it; the replies that explain a refused answer
 	// point to its inbox.
 	PublicURL string
+	// AuthservID names the receiving mail server whose Authentication-Results header a reply's
+	// sender is judged by (HITL_MAIL_AUTHSERV_ID): the topmost such header. "" takes the
+	// topmost header whatever server wrote it, which is safe only because such a header can
+	// refuse a reply, never let one in.
+	AuthservID string
 	// TLS configures the connection to the relay: nil trusts the system's roots and checks
 	// the relay's name; set RootCAs for a relay with a private CA.
 	TLS *tls.Config

@@ -129,7 +129,13 @@ func (a engineAnswerer) Respond(ctx context.Context, who *hitl.Principal, id int
 // startReplies runs a reply server for the world; it returns its address.
 func (w *world) startReplies(t *testing.T) string {
 	t.Helper()
-	rs := email.NewReplyServer(w.cfg, engineAnswerer{w.srv.Engine(), map[string]string{"ada": "ada@example.com"}}, w.send, nil)
+	return w.startRepliesWith(t, w.cfg)
+}
+
+// startRepliesWith runs a reply server for the world with a configuration of its own.
+func (w *world) startRepliesWith(t *testing.T, cfg email.Config) string {
+	t.Helper()
+	rs := email.NewReplyServer(cfg, engineAnswerer{w.srv.Engine(), map[string]string{"ada": "ada@example.com"}}, w.send, nil)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/mail"
+	"regexp"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ type ReplyServer struct {
 	replies  *Sender // nil: refusals are logged only
 	log      *slog.Logger
 	smtp     *smtp.Server
+	links    *regexp.Regexp // hitl's own links, left out of what is stored (answerLinks)
 }
 
 // NewReplyServer returns a server that answers through answerer and explains refusals with
@@ -58,7 +60,7 @@ func NewReplyServer(cfg Config, answerer Answerer, replies *Sender, log *slog.Lo
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	r := &ReplyServer{cfg: cfg, answerer: answerer, replies: replies, log: log}
+	r := &ReplyServer{cfg: cfg, answerer: answerer, replies: replies, log: log, links: answerLinks(cfg.PublicURL, cfg.Domain)}
 	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &replySession{srv: r}, nil }))
 	s.Domain = cfg.Domain
 	s.MaxMessageBytes = MaxReplyBytes
@@ -181,16 +183,30 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 		r.explain(ctx, envelopeFrom, msg.Header, fmt.Sprintf("Your reply was not recorded: it came from %s, and only the address the question was sent to may answer it by email. Reply from that address, or answer in the inbox.", orNone(from)))
 		return nil
 	}
+	// The token is the credential; From is only what the message claims. When the receiving
+	// mail server says the claim is false, the message is not the person's.
+	if failed := unauthenticated(msg.Header, r.cfg.AuthservID, address); failed != "" {
+		r.log.Info("an email reply failed its mail server's authentication", "inquiry_id", inq.ID, "from", address, "result", failed)
+		r.explain(ctx, envelopeFrom, msg.Header, fmt.Sprintf("Your reply was not recorded: it could not be authenticated as coming from %s (the receiving mail server reports %s). Reply from that address's own mail account, or answer in the inbox.", address, failed))
+		return nil
+	}
 	if inq.Status.Final() {
 		r.explain(ctx, envelopeFrom, msg.Header, closedWords(inq))
 		return nil
 	}
-	text, err := replyText(msg)
+	texts, err := readReply(msg, r.links)
 	if err != nil {
-		r.explain(ctx, envelopeFrom, msg.Header, "Your reply was not recorded: "+err.Error()+".")
+		r.explain(ctx, envelopeFrom, msg.Header, "Your reply was not recorded: "+sentence(err.Error()))
 		return nil
 	}
-	req, problems := answerFromReply(inq, text)
+	req, problems := answerFromReply(inq, texts.shown)
+	for _, other := range texts.others {
+		if !sameAnswer(inq, req, other) {
+			r.log.Info("an email reply was refused: what it shows and what it holds answer differently", "inquiry_id", inq.ID, "why", other.differs)
+			r.explain(ctx, envelopeFrom, msg.Header, "Your reply was not recorded: "+other.differs)
+			return nil
+		}
+	}
 	if len(problems) > 0 {
 		r.explainWithHint(ctx, envelopeFrom, msg.Header, inq, problems)
 		return nil

@@ -11,21 +11,22 @@ import (
 	"mime/quotedprintable"
 	"net/mail"
 	"net/textproto"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
 	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/schema"
 )
 
-// Reading a reply: the text a person wrote above the quoted message, from the text/plain
-// part (or the HTML part reduced to text when there is none), attachments ignored.
+// Reading a reply: the text a person wrote above the quoted message, as their mail program
+// shows it (the HTML part when there is one, see replyhtml.go, else the text part), without
+// the signature or hitl's own links; attachments ignored.
 
 // Bounds on the structure of a reply, against messages built to exhaust the parser.
 const (
@@ -62,19 +63,128 @@ type bodies struct {
 	parts             int
 }
 
-// replyText is what the person wrote in the reply, quoted text and trailers left out.
-func replyText(msg *mail.Message) (string, error) {
+// replyTexts is a reply read for answering.
+type replyTexts struct {
+	// shown is what the person wrote, as their mail program shows it: the visible text of the
+	// HTML part when there is one (the part people compose in and read), else the text part.
+	// The answer, and its comment, are read from it alone.
+	shown string
+	// others are other readings of the same reply, which must answer as shown does or the
+	// reply is refused: the HTML with its hidden text shown, and the text part beside it.
+	others []otherReading
+}
+
+// otherReading is a reading of a reply that is not what the person sees.
+type otherReading struct {
+	text string
+	// differs says, for the person, why a reply is refused when this reading answers
+	// differently from what is shown.
+	differs string
+	// laidOut tells a reading laid out in its own way (a text part wraps lines, writes *bold*
+	// and links in <>), so that an answer that is free text cannot be compared with it.
+	laidOut bool
+}
+
+const (
+	hiddenDiffers = "it holds hidden text that reads differently from what is shown. Reply again with your answer in plain text."
+	partsDiffer   = "its plain-text and HTML versions give different answers. Reply again with your answer in plain text."
+)
+
+// readReply reads what the person wrote in a reply: quoted text, signatures and hitl's own
+// answer links left out (links is answerLinks' pattern).
+func readReply(msg *mail.Message, links *regexp.Regexp) (replyTexts, error) {
 	var b bodies
 	if err := b.walk(textproto.MIMEHeader(msg.Header), msg.Body, 0); err != nil {
-		return "", err
+		return replyTexts{}, err
 	}
+	written := func(text string) string { return withoutAnswerLinks(unquoted(invisibleRunes.Replace(text)), links) }
 	switch {
-	case b.hasPlain:
-		return unquoted(b.plain), nil
 	case b.hasHTML:
-		return unquoted(htmlText(b.html)), nil
+		h, err := readHTML(b.html)
+		if err != nil {
+			return replyTexts{}, err
+		}
+		t := replyTexts{shown: written(h.shown)}
+		if h.hidden {
+			t.others = append(t.others, otherReading{text: written(h.all), differs: hiddenDiffers})
+		}
+		if b.hasPlain {
+			t.others = append(t.others, otherReading{text: written(b.plain), differs: partsDiffer, laidOut: true})
+		}
+		return t, nil
+	case b.hasPlain:
+		return replyTexts{shown: written(b.plain)}, nil
 	}
-	return "", fmt.Errorf("it has no text: write the answer in the message, not in an attachment")
+	return replyTexts{}, fmt.Errorf("it has no text: write the answer in the message, not in an attachment")
+}
+
+// invisibleRunes are characters that show nothing, which mail programs and pasted text leave
+// inside words: "appr\u200bove" reads as the "approve" the person sees.
+var invisibleRunes = strings.NewReplacer("\u200b", "", "\u2060", "", "\ufeff", "", "\u00ad", "")
+
+// answerLinks is the pattern of hitl's own links and addresses in a reply, which are the
+// person's credentials and never part of an answer: an answer link under the public URL
+// (publicURL/a/…), any URL or path with an answer token of any version (…/a/v2.…), a bare
+// answer token, and a reply address of the domain (reply+TOKEN@domain), with the <> or ()
+// mail programs write around a URL.
+func answerLinks(publicURL, domain string) *regexp.Regexp {
+	const (
+		urlRune = `[^\s<>"'()\[\]]`
+		// A URL does not end with the punctuation of the sentence around it.
+		urlRest = `(?:` + urlRune + `*[^\s<>"'()\[\].,;:!?])?`
+		open    = `[<(\[]{0,2}` // "(<https://…>)"
+		closing = `[>)\]]{0,2}`
+	)
+	alternatives := []string{
+		open + urlRune + `*/a/v\d+\.[\w-]{16,}` + urlRest + closing,
+		`\bv\d+\.[\w-]{20,}\.[\w-]{20,}`,
+	}
+	if publicURL = strings.TrimRight(publicURL, "/"); publicURL != "" {
+		alternatives = append(alternatives, open+regexp.QuoteMeta(publicURL)+`/a/`+urlRest+closing)
+	}
+	if domain != "" {
+		alternatives = append(alternatives, `\breply\+[^\s@<>"'()\[\]]+@`+regexp.QuoteMeta(domain)+`\b`)
+	}
+	// The space before a link goes with it: "see <link>, then" is "see, then".
+	return regexp.MustCompile(`(?i)[ \t]?(?:` + strings.Join(alternatives, "|") + `)`)
+}
+
+// withoutAnswerLinks removes hitl's own links from the text of a reply.
+func withoutAnswerLinks(text string, links *regexp.Regexp) string {
+	if links == nil || !links.MatchString(text) {
+		return text
+	}
+	lines := strings.Split(links.ReplaceAllString(text, ""), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// sameAnswer tells whether another reading of a reply answers as the shown one does. Only
+// what decides is compared: the choice, the value, the text of a text answer; an approval's
+// comment is the shown reading's alone, whatever the other says.
+func sameAnswer(inq *hitl.Inquiry, shown *hitl.ResponseRequest, other otherReading) bool {
+	if other.laidOut && isText(inq) {
+		return true
+	}
+	req, _ := answerFromReply(inq, other.text)
+	if shown == nil || req == nil {
+		return shown == nil && req == nil // neither answers: the shown reading's problems are said
+	}
+	return reflect.DeepEqual(decision(inq, shown.Response), decision(inq, req.Response))
+}
+
+// decision is what an answer decides: its JSON value, an approval's comment left out.
+func decision(inq *hitl.Inquiry, raw json.RawMessage) any {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	if m, ok := v.(map[string]any); ok && inq.IsPlainApproval() {
+		delete(m, "comment")
+	}
+	return v
 }
 
 func (b *bodies) walk(h textproto.MIMEHeader, body io.Reader, depth int) error {
@@ -140,57 +250,42 @@ func decodedText(h textproto.MIMEHeader, charset string, body io.Reader) (string
 	return string(b), nil
 }
 
-// htmlText reduces an HTML reply to its text: blocks and <br> become line breaks, and what
-// mail programs quote (<blockquote>) is left out with scripts and styles.
-// htmlSpace is what HTML reads as one space.
-var htmlSpace = regexp.MustCompile(`[ \t\r\n\f]+`)
+// trailer matches the line mail programs write above the quoted message: "On Mon, 23 Nov
+// 2026 at 10:00, Ada <ada@example.com> wrote:" (Gmail, Thunderbird), "On 23 Nov 2026, at
+// 10:00, Ada <ada@example.com> wrote:" (Apple Mail), and their common translations, German
+// and Dutch naming the writer after the verb.
+var trailer = regexp.MustCompile(`(?i)^(on|le|el|il) .*(wrote|a écrit|escribió|ha scritto)\s*:$|^(am|op) .*(schrieb|schreef)(\s.*)?:$`)
 
-func htmlText(doc string) string {
-	z := html.NewTokenizer(strings.NewReader(doc))
-	var out strings.Builder
-	skip := 0 // depth inside elements whose text is not the reply
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			// Runs of spaces inside a line, and at its ends, are markup's, not the person's.
-			lines := strings.Split(out.String(), "\n")
-			for i, l := range lines {
-				lines[i] = strings.Join(strings.Fields(l), " ")
-			}
-			return strings.Join(lines, "\n")
-		case html.StartTagToken, html.SelfClosingTagToken:
-			name, _ := z.TagName()
-			switch string(name) {
-			case "blockquote", "script", "style", "head", "title":
-				skip++
-			case "br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6":
-				out.WriteByte('\n')
-			}
-		case html.EndTagToken:
-			name, _ := z.TagName()
-			switch string(name) {
-			case "blockquote", "script", "style", "head", "title":
-				skip = max(0, skip-1)
-			case "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6":
-				out.WriteByte('\n')
-			}
-		case html.TextToken:
-			if skip == 0 {
-				// Whitespace is one space in HTML, also at a piece's edge: "Release <b>Aurora</b>"
-				// keeps the space before the bold word.
-				out.WriteString(htmlSpace.ReplaceAllString(string(z.Text()), " "))
-			}
-		}
+// The header block Outlook writes above the quoted message, in plain text and in HTML alike:
+// "From: …", then "Sent: …" (or "Date: …") and "To: …" or "Subject: …", in English and a few
+// other languages; Gmail's text part writes the names in *bold*.
+var (
+	fromHeader = regexp.MustCompile(`(?i)^\*?(from|de|von|van|da|fra|från|od)\*?\s?:`)
+	sentHeader = regexp.MustCompile(`(?i)^\*?(sent|date|envoyé|gesendet|datum|enviado|fecha|verzonden|inviato|data|skickat|sendt|wysłano)\*?\s?:`)
+	toHeader   = regexp.MustCompile(`(?i)^\*?(to|subject|à|a|objet|an|betreff|para|asunto|aan|onderwerp|oggetto|till|ämne|til|emne|do|temat)\*?\s?:`)
+)
+
+// headerBlock tells whether the quoted message's header block begins at lines[i].
+func headerBlock(lines []string, i int) bool {
+	if !fromHeader.MatchString(strings.TrimSpace(lines[i])) {
+		return false
 	}
+	var sent, to bool
+	for _, l := range lines[i+1 : min(len(lines), i+8)] {
+		l = strings.TrimSpace(l)
+		sent = sent || sentHeader.MatchString(l)
+		to = to || toHeader.MatchString(l)
+	}
+	return sent && to
 }
 
-// trailer matches the line mail programs write above the quoted message: "On Mon, 23 Nov
-// 2026 at 10:00, Ada <ada@example.com> wrote:", and its common translations.
-var trailer = regexp.MustCompile(`(?i)^(on|le|am|el|il|op) .*(wrote|a écrit|schrieb|escribió|ha scritto|schreef)\s*:$`)
+// sentFrom matches the short line phones and Outlook add below what the person wrote.
+var sentFrom = regexp.MustCompile(`(?i)^(sent from my |get outlook for |sent from outlook|envoyé de mon ).{0,40}$`)
 
 // unquoted is the text above the quoted message: lines quoted with ">" are dropped, and the
-// text ends at the "On … wrote:" trailer, an "Original Message" line, an Outlook separator or
-// a signature ("-- ").
+// text ends at the "On … wrote:" trailer (also wrapped over two lines), an "Original
+// Message" line, Outlook's separator or From:/Sent: block, a signature ("-- ", or "--" once
+// HTML's spaces are gone) or a phone's "Sent from my …".
 func unquoted(text string) string {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	var kept []string
@@ -205,10 +300,12 @@ func unquoted(text string) string {
 			continue
 		case trailer.MatchString(t),
 			// Gmail wraps a long trailer: "On …, Ada <ada@example.com>" / "wrote:".
-			strings.HasPrefix(strings.ToLower(t), "on ") && strings.EqualFold(next, "wrote:"),
+			next != "" && trailer.MatchString(t+" "+next),
 			strings.Contains(strings.ToLower(t), "original message") && strings.HasPrefix(t, "-----"),
 			len(t) >= 10 && strings.Trim(t, "_") == "",
-			line == "-- ":
+			headerBlock(lines, i),
+			strings.TrimRight(line, " \t") == "--",
+			sentFrom.MatchString(t):
 			return strings.TrimSpace(strings.Join(kept, "\n"))
 		}
 		kept = append(kept, strings.TrimRight(line, " \t"))

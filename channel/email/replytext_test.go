@@ -13,11 +13,19 @@ func TestUnquotedKeepsOnlyWhatThePersonWrote(t *testing.T) {
 	for in, want := range map[string]string{
 		"approve\r\n\r\nOn Mon, 23 Nov 2026 at 10:00, hitl <hitl@hitl.test> wrote:\r\n> Ship it?\r\n": "approve",
 		"yes\nOn Mon, 23 Nov 2026 at 10:00 hitl <hitl@hitl.test>\nwrote:\n> q\n":                      "yes",
-		"> quoted first\n2\n> more\n":                                          "2",
-		"reject\nnot now\n\n-- \nAda\nCTO\n":                                   "reject\nnot now",
-		"no\n\n-----Original Message-----\nFrom: hitl\n":                       "no",
-		"approve\n\n________________________________\nFrom: hitl\n":            "approve",
-		"oui\n\nLe lun. 23 nov. 2026 à 10:00, hitl <hitl@hitl.test> a écrit :": "oui",
+		"> quoted first\n2\n> more\n":                                               "2",
+		"reject\nnot now\n\n-- \nAda\nCTO\n":                                        "reject\nnot now",
+		"no\n\n-----Original Message-----\nFrom: hitl\n":                            "no",
+		"approve\n\n________________________________\nFrom: hitl\n":                 "approve",
+		"oui\n\nLe lun. 23 nov. 2026 à 10:00, hitl <hitl@hitl.test> a écrit :":      "oui",
+		"ja\n\nAm Mo., 23. Nov. 2026 um 10:00 Uhr schrieb hitl <hitl@hitl.test>:\n": "ja",
+		"ja\nOp ma 23 nov 2026 om 10:00 schreef hitl <\nhitl@hitl.test>:\n":         "ja",
+		"reject\nnot now\n--\nAda\n":                                                "reject\nnot now",
+		"approve\n\nSent from my iPhone\n\n> q\n":                                   "approve",
+		"approve\nSent from my phone while I was travelling, sorry for the typos":   "approve\nSent from my phone while I was travelling, sorry for the typos",
+		"yes\n*From:* hitl <hitl@hitl.test>\n*Sent:* Monday\n*To:* Ada\n":           "yes",
+		"Von: Ada\nok\n": "Von: Ada\nok", // a From: line alone is no header block
+		"no\nDe : hitl\nEnvoyé : lundi\nÀ : Ada\nObjet : Ship it?\n": "no",
 		"\n\n  \n": "",
 	} {
 		if got := unquoted(in); got != want {
@@ -26,15 +34,42 @@ func TestUnquotedKeepsOnlyWhatThePersonWrote(t *testing.T) {
 	}
 }
 
+func TestWithoutAnswerLinks(t *testing.T) {
+	links := answerLinks("https://hitl.example.com/base/", "hitl.example.com")
+	token := "v1.eyJpIjoxLCJmIjoiYWRhIn0.5h5obSrIl_t0gp-uaf25wOICHGJlOKS66yv9T1neyQE"
+	for in, want := range map[string]string{
+		"see https://hitl.example.com/base/a/" + token + "?option=approve, thanks":                            "see, thanks",
+		"(<HTTPS://HITL.EXAMPLE.COM/base/a/anything>) and [hitl.example.com/a/" + token + "]":                 "and",
+		"/a/" + token + "\nbare " + token + " too":                                                            "bare too",
+		"mine is reply+12.abcdefgh@hitl.example.com.":                                                         "mine is.",
+		"kept: https://example.com/a/v1.2/docs reply+x@example.org https://hitl.example.com/base/inquiries/1": "kept: https://example.com/a/v1.2/docs reply+x@example.org https://hitl.example.com/base/inquiries/1",
+		"{\"comment\": \"https://other.example/a/" + token + "\"}":                                            "{\"comment\": \"\"}",
+	} {
+		if got := withoutAnswerLinks(in, links); got != want {
+			t.Errorf("withoutAnswerLinks(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
 func TestHTMLTextLeavesOutQuotesAndMarkup(t *testing.T) {
-	got := unquoted(htmlText(`<html><head><title>t</title><style>p{color:red}</style></head><body><p>Approve &amp; go</p><div>second<br/>third</div><script>x()</script><blockquote><p>reject</p></blockquote></body></html>`))
+	got := unquoted(shownHTML(t, `<html><head><title>t</title><style>p{color:red}</style></head><body><p>Approve &amp; go</p><div>second<br/>third</div><script>x()</script><blockquote><p>reject</p></blockquote></body></html>`))
 	if want := "Approve & go\n\nsecond\nthird"; got != want {
 		t.Errorf("htmlText = %q; want %q", got, want)
 	}
 	// Inline markup keeps the spaces around it.
-	if got, want := htmlText("<p>Release <b>Aurora</b>  now,\n <i>please</i> </p>"), "\nRelease Aurora now, please\n"; got != want {
+	if got, want := shownHTML(t, "<p>Release <b>Aurora</b>  now,\n <i>please</i> </p>"), "\nRelease Aurora now, please\n"; got != want {
 		t.Errorf("htmlText = %q; want %q", got, want)
 	}
+}
+
+// shownHTML is the text of an HTML part as shown.
+func shownHTML(t *testing.T, doc string) string {
+	t.Helper()
+	h, err := readHTML(doc)
+	if err != nil {
+		t.Fatalf("readHTML(%q): %v", doc, err)
+	}
+	return h.shown
 }
 
 func TestAnswerFromReply(t *testing.T) {

@@ -22,6 +22,8 @@ func TestServeRefusesBadEmailSettings(t *testing.T) {
 		{nil, "hitl: --smtp-url (HITL_SMTP_URL): SMTP URL: tls must be none (a local relay, in clear) or starttls (the default)\n"},
 		{[]string{"--smtp-url", "smtp://ada:s3cret@mail.example.com", "--smtp-listen", "127.0.0.1:0"},
 			"hitl: --smtp-listen (HITL_SMTP_LISTEN) takes replies addressed to reply+...@ the mail domain: set --mail-domain (HITL_MAIL_DOMAIN) too\n"},
+		{[]string{"--smtp-url", "smtp://ada:s3cret@mail.example.com", "--mail-authserv-id", "mx.example.com (Postfix)"},
+			"hitl: --mail-authserv-id (HITL_MAIL_AUTHSERV_ID) \"mx.example.com (Postfix)\": want the one word your mail server writes first in the Authentication-Results header it adds, like mx.example.com\n"},
 	} {
 		code, stdout, errOut := cli(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, c.args...)...)
 		if code != exitError || errOut != c.want || stdout != "" || strings.Contains(errOut, "s3cret") {

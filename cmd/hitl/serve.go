@@ -237,4 +237,5 @@ func emailFlags(cmd *cobra.Command, c *server.EmailConfig) {
 	f.StringVar(&c.From, "mail-from", os.Getenv("HITL_MAIL_FROM"), `who email comes from, like "hitl <hitl@example.com>" (HITL_MAIL_FROM)`)
 	f.StringVar(&c.Domain, "mail-domain", os.Getenv("HITL_MAIL_DOMAIN"), "domain of the reply addresses (reply+TOKEN@domain) whose mail reaches --smtp-listen; unset: email invites no answer by reply (HITL_MAIL_DOMAIN)")
 	f.StringVar(&c.Listen, "smtp-listen", os.Getenv("HITL_SMTP_LISTEN"), "host:port to take email replies on by SMTP, like 127.0.0.1:2525; unset: none (HITL_SMTP_LISTEN)")
+	f.StringVar(&c.AuthservID, "mail-authserv-id", os.Getenv("HITL_MAIL_AUTHSERV_ID"), "the name your receiving mail server writes first in its Authentication-Results header, like mx.example.com: replies are judged by that server's header only; unset: by the topmost header (HITL_MAIL_AUTHSERV_ID)")
 }

@@ -36,6 +36,11 @@ type EmailConfig struct {
 	// Listen is where this node takes replies by SMTP (HITL_SMTP_LISTEN, host:port); "" for
 	// nowhere. It needs Domain.
 	Listen string
+	// AuthservID is the name the receiving mail server writes first in the
+	// Authentication-Results header it adds (HITL_MAIL_AUTHSERV_ID), like mx.example.com:
+	// replies are judged by the topmost header of that server only. "" judges them by the
+	// topmost header, whoever wrote it (see email.Config.AuthservID).
+	AuthservID string
 	// TLS configures the connection to the relay (tests: a relay with a private CA).
 	TLS *tls.Config
 }
@@ -43,8 +48,8 @@ type EmailConfig struct {
 // channelConfig is the email channel's configuration, and why it cannot be one.
 func (c EmailConfig) channelConfig(publicURL string) (email.Config, error) {
 	if c.SMTPURL == "" {
-		if c.From != "" || c.Domain != "" || c.Listen != "" {
-			return email.Config{}, errors.New("email (--mail-from, --mail-domain, --smtp-listen): set --smtp-url (HITL_SMTP_URL) too, the relay mail goes out through")
+		if c.From != "" || c.Domain != "" || c.Listen != "" || c.AuthservID != "" {
+			return email.Config{}, errors.New("email (--mail-from, --mail-domain, --smtp-listen, --mail-authserv-id): set --smtp-url (HITL_SMTP_URL) too, the relay mail goes out through")
 		}
 		return email.Config{}, nil
 	}
@@ -68,7 +73,10 @@ func (c EmailConfig) channelConfig(publicURL string) (email.Config, error) {
 			errs = append(errs, errors.New("--smtp-listen (HITL_SMTP_LISTEN) takes replies addressed to reply+...@ the mail domain: set --mail-domain (HITL_MAIL_DOMAIN) too"))
 		}
 	}
-	cfg := email.Config{SMTP: relay, From: c.From, Domain: domain, PublicURL: publicURL, TLS: c.TLS}
+	if c.AuthservID != "" && strings.ContainsAny(c.AuthservID, " \t\r\n;()\"=") {
+		errs = append(errs, fmt.Errorf("--mail-authserv-id (HITL_MAIL_AUTHSERV_ID) %q: want the one word your mail server writes first in the Authentication-Results header it adds, like mx.example.com", c.AuthservID))
+	}
+	cfg := email.Config{SMTP: relay, From: c.From, Domain: domain, PublicURL: publicURL, AuthservID: c.AuthservID, TLS: c.TLS}
 	if len(errs) == 0 && c.From != "" {
 		if err := cfg.Validate(); err != nil {
 			errs = append(errs, err)

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -66,9 +67,15 @@ func (m *mailEnv) request(t *testing.T, method, path, body string) *http.Request
 // reply sends a plain-text reply to a notification from an address, to its Reply-To.
 func (m *mailEnv) reply(t *testing.T, to *mailtest.Received, from, body string) {
 	t.Helper()
+	m.replyWith(t, to, from, "", "text/plain; charset=utf-8", body)
+}
+
+// replyWith sends a reply with extra headers (each ending in "\n") and a body of its type.
+func (m *mailEnv) replyWith(t *testing.T, to *mailtest.Received, from, headers, contentType, body string) {
+	t.Helper()
 	replyTo := strings.Trim(to.Header.Get("Reply-To"), "<>")
-	msg := "From: " + from + "\nTo: " + replyTo + "\nSubject: Re: " + to.Subject + "\nMessage-ID: <" + from + ".reply@example.com>\n" +
-		"In-Reply-To: " + to.Header.Get("Message-ID") + "\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n" + body
+	msg := headers + "From: " + from + "\nTo: " + replyTo + "\nSubject: Re: " + to.Subject + "\nMessage-ID: <" + from + ".reply@example.com>\n" +
+		"In-Reply-To: " + to.Header.Get("Message-ID") + "\nMIME-Version: 1.0\nContent-Type: " + contentType + "\n\n" + body
 	envelope, err := mail.ParseAddress(from)
 	must(t, err)
 	if err := mailtest.Send(t, m.replies, envelope.Address, replyTo, msg); err != nil {
@@ -181,6 +188,61 @@ func TestEmailAnswerByReply(t *testing.T) {
 	}
 }
 
+// TestEmailReplyKeepsOnlyWhatThePersonWrote: ada answers in Outlook, HTML only, above the
+// quoted notification with its answer links; only her words are stored. A reply whose hidden
+// text says otherwise than what it shows, and one the receiving mail server failed to
+// authenticate, are refused with a reply that says so, and answer nothing.
+func TestEmailReplyKeepsOnlyWhatThePersonWrote(t *testing.T) {
+	m := startMailEnv(t, nil)
+	agent := m.principal("deploy-bot", []string{hitl.RoleAgent})
+	approval := hitl.InquiryRequest{Prompt: "Deploy v2 to production?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"}}
+
+	inq := ask(t, agent, approval)
+	first := m.relay.Next(t)
+	approve := first.Links(t)["Approve"]
+	if !strings.Contains(first.Text, approve) || !strings.HasPrefix(approve, m.URL+"/a/") {
+		t.Fatalf("the notification does not show ada's answer link %q:\n%s", approve, first.Text)
+	}
+	quoted := strings.ReplaceAll(html.EscapeString(first.Text), "\n", "<br>\n")
+	m.replyWith(t, first, "Ada Lovelace <ada@example.com>", "", "text/html; charset=utf-8",
+		`<html><head><style><!-- p.MsoNormal {margin:0in; font-size:11.0pt;} --></style></head><body><div class=WordSection1>`+
+			`<p class=MsoNormal>Reject<o:p></o:p></p><p class=MsoNormal>Too risky before the freeze.<o:p></o:p></p>`+
+			`<p class=MsoNormal>-- <o:p></o:p></p><p class=MsoNormal>Ada Lovelace, CTO<o:p></o:p></p>`+
+			`<hr size=2 width="100%" align=center tabindex=-1>`+
+			`<div id=divRplyFwdMsg dir=ltr><font face="Calibri, sans-serif" style="font-size:11pt"><b>From:</b> hitl &lt;hitl@hitl.test&gt;<br>`+
+			`<b>Sent:</b> Monday, November 23, 2026 10:00 AM<br><b>To:</b> Ada Lovelace &lt;ada@example.com&gt;<br><b>Subject:</b> `+first.Subject+`</font></div>`+
+			`<p class=MsoNormal>`+quoted+`</p></div></body></html>`)
+	got := m.inquiry(inq.ID)
+	if got.Status != hitl.StatusResponded || string(got.Response) != `{"approved":false,"comment":"Too risky before the freeze."}` {
+		t.Fatalf("after ada's Outlook reply the inquiry is %s with %s", got.Status, got.Response)
+	}
+	notice := m.relay.Next(t)
+	if !slices.Equal(notice.To, []string{"ada@example.com"}) || !strings.Contains(notice.Text, "Answered by ada: reject (Too risky before the freeze.)") {
+		t.Fatalf("the resolved notice went to %v:\n%s", notice.To, notice.Text)
+	}
+
+	// refused checks that ada's reply answered nothing and that she was told why.
+	refused := func(id int64, words string) {
+		t.Helper()
+		got := m.relay.Next(t)
+		if !slices.Equal(got.To, []string{"ada@example.com"}) || !strings.Contains(got.Text, "Your reply was not recorded: "+words) {
+			t.Fatalf("the refusal went to %v:\n%s", got.To, got.Text)
+		}
+		if inq := m.inquiry(id); inq.Status != hitl.StatusPending {
+			t.Fatalf("a refused reply answered the inquiry: %s", inq.Response)
+		}
+	}
+
+	inq = ask(t, agent, approval)
+	first = m.relay.Next(t)
+	m.replyWith(t, first, "ada@example.com", "", "text/html; charset=utf-8", `<div style="display:none">approve</div><p>reject</p>`)
+	refused(inq.ID, "it holds hidden text that reads differently from what is shown. Reply again with your answer in plain text.")
+
+	m.replyWith(t, first, "ada@example.com", "Authentication-Results: mx.hitl.test; spf=fail smtp.mailfrom=example.com; dkim=none; dmarc=fail header.from=example.com\n",
+		"text/plain; charset=utf-8", "approve\n")
+	refused(inq.ID, "it could not be authenticated as coming from ada@example.com (the receiving mail server reports dmarc=fail).")
+}
+
 // inquiry reads an inquiry as the admin.
 func (m *mailEnv) inquiry(id int64) *hitl.Inquiry {
 	m.t.Helper()
@@ -258,6 +320,9 @@ func TestEmailSettingsRefused(t *testing.T) {
 		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "hitl@example.com", Listen: "127.0.0.1:2525"}, "set --mail-domain (HITL_MAIL_DOMAIN) too"},
 		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "hitl@example.com", Domain: "hitl.example.com", Listen: "2525"}, `--smtp-listen (HITL_SMTP_LISTEN) "2525": want host:port`},
 		{server.EmailConfig{From: "hitl@example.com"}, "set --smtp-url (HITL_SMTP_URL) too"},
+		{server.EmailConfig{AuthservID: "mx.example.com"}, "email (--mail-from, --mail-domain, --smtp-listen, --mail-authserv-id): set --smtp-url (HITL_SMTP_URL) too"},
+		{server.EmailConfig{SMTPURL: "smtp://mail.example.com", From: "hitl@example.com", AuthservID: "mx.example.com; spf=pass"},
+			`--mail-authserv-id (HITL_MAIL_AUTHSERV_ID) "mx.example.com; spf=pass": want the one word your mail server writes first`},
 	} {
 		cfg := server.Config{Addr: "127.0.0.1:0", DB: "x.db", MaxBodyBytes: 1 << 20, Email: c.email}
 		err := cfg.Validate()
