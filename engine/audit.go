@@ -26,8 +26,9 @@ import (
 //   - an inquiry or session whose stored state differs is remembered (up to auditFaultsKept)
 //     and compared again at every look, and forgotten once it matches (the edit was undone) or
 //     is gone with its events (retention); when more differ than are remembered, the
-//     housekeeping compares every stored state each minute, not each hour, and the node signs
-//     again once that finds none.
+//     housekeeping compares every stored state again as soon as it may (each minute, or four
+//     times as long as the last comparison took, so that it takes a fifth of a core at most),
+//     not each hour, and the node signs again once that finds none.
 type auditChain struct {
 	mu       sync.Mutex // one verification at a time; the others wait for it and reuse it
 	verified audit.Verifier
@@ -41,8 +42,9 @@ type auditChain struct {
 	// (audit.CompareMismatches), at most auditFaultsKept; more says that more differ.
 	faults []*audit.Mismatch
 	more   bool
-	// lastFull is when the whole log was last verified again.
-	lastFull time.Time
+	// nextFull is when the whole log is to be verified again (the zero time: at the next
+	// sweep).
+	nextFull time.Time
 }
 
 const (
@@ -100,7 +102,7 @@ func (e *Engine) VerifyAudit(ctx context.Context) (audit.Verifier, error) {
 		return a.verified, hitl.Errorf(hitl.EConflict, "the audit log does not verify: %s", a.faults[0])
 	case a.more:
 		return a.verified, hitl.Errorf(hitl.EConflict, "the audit log does not verify: the stored state of more than %d inquiries and sessions differed from their events; "+
-			"the housekeeping compares them all again each minute", auditFaultsKept)
+			"the housekeeping compares them all again within minutes", auditFaultsKept)
 	}
 	return a.verified, nil
 }
@@ -128,7 +130,11 @@ func (e *Engine) compareAuditStates(ctx context.Context) error {
 	e.logFaults(found.kept)
 	// Every fault kept was compared again, so the ones found are all that still differ; a
 	// comparison by name cannot say that none differs among those it did not name.
-	a.faults, a.more = found.kept, found.over || (a.more && !a.all)
+	more := found.over || (a.more && !a.all)
+	if more && !a.more {
+		a.nextFull = time.Time{} // the next sweep compares every stored state
+	}
+	a.faults, a.more = found.kept, more
 	a.unchecked, a.all = audit.Records{}, false
 	return nil
 }
@@ -158,17 +164,21 @@ func (e *Engine) logFaults(found []*audit.Mismatch) {
 	}
 }
 
-// reverifyAudit verifies the whole log and every stored state again, off the lock, when the
-// last time is an hour ago (a minute, while more stored states differ than are remembered).
-// When the chain breaks where the running verification had passed (an event verified earlier
+// reverifyAudit verifies the whole log and every stored state again, off the lock, when it is
+// due: an hour after the last time, or sooner while more stored states differ than are
+// remembered (see auditChain). When the chain breaks where the running verification had passed (an event verified earlier
 // was changed since), the running verification goes back to before the break; the stored
 // states found to differ join those it compares at each look. From then on the inquiry pages
 // and the signed heads say so.
 func (e *Engine) reverifyAudit(ctx context.Context) {
+	began := time.Now()
 	e.audit.mu.Lock()
-	due := e.audit.more || !e.audit.lastFull.After(time.Now().Add(-auditReverifyEvery))
-	if due {
-		e.audit.lastFull = time.Now()
+	due := !began.Before(e.audit.nextFull)
+	if due { // also when it fails: it is tried again then
+		e.audit.nextFull = began.Add(auditReverifyEvery)
+		if e.audit.more {
+			e.audit.nextFull = began.Add(housekeepingEvery)
+		}
 	}
 	e.audit.mu.Unlock()
 	if !due {
@@ -178,14 +188,14 @@ func (e *Engine) reverifyAudit(ctx context.Context) {
 	var b *audit.Break
 	if err != nil && !errors.As(err, &b) {
 		if ctx.Err() == nil {
-			e.log.Warn("verifying the whole audit log again failed; trying again in an hour", "err", err)
+			e.log.Warn("verifying the whole audit log again failed; trying again later", "err", err)
 		}
 		return
 	}
 	var found faultsFound
 	if _, err := audit.VerifyStates(ctx, e.store, found.add); err != nil {
 		if ctx.Err() == nil {
-			e.log.Warn("comparing every stored state with the audit log failed; trying again in an hour", "err", err)
+			e.log.Warn("comparing every stored state with the audit log failed; trying again later", "err", err)
 		}
 		return
 	}
@@ -202,6 +212,9 @@ func (e *Engine) reverifyAudit(ctx context.Context) {
 	faults := slices.SortedFunc(slices.Values(append(found.kept, e.audit.faults...)), audit.CompareMismatches)
 	faults = slices.CompactFunc(faults, func(x, y *audit.Mismatch) bool { return audit.CompareMismatches(x, y) == 0 })
 	e.audit.faults, e.audit.more = faults[:min(len(faults), auditFaultsKept)], found.over || len(faults) > auditFaultsKept
+	if e.audit.more {
+		e.audit.nextFull = time.Now().Add(max(housekeepingEvery, 4*time.Since(began)))
+	}
 }
 
 // AuditHead is the newest event's seq and hash, verified and signed with the server's key.

@@ -171,6 +171,34 @@ func TestAuditFindsAnEditedSessionAndSignsAgainOnceUndone(t *testing.T) {
 	})
 }
 
+// More edited rows than a node remembers: it refuses to sign until a verification of every
+// stored state finds none, even once those it remembers are undone.
+func TestAuditRemembersThatMoreRowsDiffered(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 26 { // 104 in all, more than the 100 a node remembers
+					if _, _, err := n.e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Ship?"}, ""); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		n.signs(t, "an untouched log")
+		n.exec(t, `UPDATE inquiries SET doc = replace(doc, '"prompt":"Ship?"', '"prompt":"Ship now!"')`)
+		engine.ReverifyAudit(n.e)
+		first := n.query(t, "SELECT MIN(id) FROM inquiries")
+		n.refuses(t, "after the hourly verification", fmt.Sprintf(`inquiry %d: the stored prompt is "Ship now!" but its events say "Ship?"`, first))
+		n.exec(t, `UPDATE inquiries SET doc = replace(doc, '"prompt":"Ship now!"', '"prompt":"Ship?"')`)
+		n.refuses(t, "once those remembered are undone", "the stored state of more than 100 inquiries and sessions differed from their events")
+		engine.ReverifyAudit(n.e)
+		n.signs(t, "once every stored state is compared again")
+	})
+}
+
 // An edited event that the hourly verification finds stops the signing too, and once the
 // event is restored the node signs again, without a restart.
 func TestAuditSignsAgainOnceAnEditedEventIsRestored(t *testing.T) {

@@ -17,7 +17,7 @@ func Sweep(e *Engine) int { return e.sweep(context.Background()) }
 // does hourly.
 func ReverifyAudit(e *Engine) {
 	e.audit.mu.Lock()
-	e.audit.lastFull = time.Time{}
+	e.audit.nextFull = time.Time{}
 	e.audit.mu.Unlock()
 	e.reverifyAudit(context.Background())
 }

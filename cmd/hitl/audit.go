@@ -132,7 +132,9 @@ func verifyStates(cmd *cobra.Command, st hitl.Store) error {
 	switch {
 	case err != nil:
 		return fmt.Errorf("reading the stored inquiries and sessions: %w", err)
-	case first != nil && more > 0:
+	case more == 1:
+		return fmt.Errorf("the stored state differs from the audit log: %w (and 1 more inquiry or session differs)", first)
+	case more > 1:
 		return fmt.Errorf("the stored state differs from the audit log: %w (and %d more inquiries or sessions differ)", first, more)
 	case first != nil:
 		return fmt.Errorf("the stored state differs from the audit log: %w", first)
