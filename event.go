@@ -50,6 +50,12 @@ type IntakeRejection struct {
 
 // Event is one entry of the append-only log. Seq is assigned by the store, strictly
 // increasing and gap-free as seen by readers.
+//
+// Every event of an inquiry (InquiryID set) carries in Data the whole inquiry after the change,
+// with what the change adds beside it; every event of a session and no inquiry the whole
+// session after it. Each is written in the transaction that stores the change, so the stored
+// inquiry (session) is always what its newest event says: the audit checks it
+// (internal/audit).
 type Event struct {
 	Seq       int64           `json:"seq"`
 	ID        string          `json:"id"`

@@ -58,6 +58,15 @@ type Store interface {
 	// audit chain the store keeps for it (nil when it has none), reading the log a page at a
 	// time; an error from fn stops it and is returned. See internal/audit.
 	ChainedEvents(ctx context.Context, after int64, fn func(ev *Event, hash []byte) error) error
+	// InquiryStates reads inquiries as stored, each with its newest event, all in one snapshot
+	// of the database, so that no change commits between the two: those of q.Only (a few
+	// hundred at most), or when it is empty the first q.Limit ids after q.After, in id order,
+	// among those that have a row or an event. One that has neither (any more) is there with
+	// neither. The audit compares them (internal/audit).
+	InquiryStates(ctx context.Context, q StateQuery[int64]) ([]*InquiryState, error)
+	// SessionStates is InquiryStates for sessions, by key, among those that have a row or any
+	// event; the newest event of a session is its newest of no inquiry, nil when it has none.
+	SessionStates(ctx context.Context, q StateQuery[string]) ([]*SessionState, error)
 
 	// KeyByTokenHash returns the unrevoked key with that token hash (ENotFound).
 	KeyByTokenHash(ctx context.Context, hash string) (*Key, error)
@@ -291,6 +300,33 @@ type RemovedEvent struct {
 	Seq  int64
 	Hash []byte
 }
+
+// StateQuery names the inquiries (by id) or sessions (by key) whose stored state to read:
+// those of Only, or when it is empty the first Limit after After, in order.
+type StateQuery[K int64 | string] struct {
+	Only  []K
+	After K
+	Limit int
+}
+
+// StoredState is an inquiry (K int64, its id; T Inquiry) or a session (K string, its key; T
+// Session) as the store keeps it and its newest event, read together.
+type StoredState[K int64 | string, T Inquiry | Session] struct {
+	Key K
+	// Stored is what reads return, nil when there is no row; Unreadable says why the row
+	// cannot be read, when it cannot (then Stored is nil).
+	Stored     *T
+	Unreadable error
+	Newest     *Event // nil when the log has none
+}
+
+// InquiryState is an inquiry as stored and its newest event.
+type InquiryState = StoredState[int64, Inquiry]
+
+// SessionState is a session as stored and its newest event of no inquiry. Its Stored has
+// none of what reads derive from the session's inquiries: its counts are 0, and its status
+// is running while it runs (never awaiting_input).
+type SessionState = StoredState[string, Session]
 
 // StoredSecret is one secret as the store keeps it: a setting's value, a webhook's secret, or
 // a chat webhook's URL (an incoming webhook's URL carries the chat service's token).

@@ -15,6 +15,15 @@ func SetValidating(e *Engine, f func(*hitl.Inquiry)) { e.validating = f }
 // Sweep runs the housekeeping once, now, and returns how many idempotency keys it removed.
 func Sweep(e *Engine) int { return e.sweep(context.Background()) }
 
+// ReverifyAudit verifies the whole log and every stored state again now, as the housekeeping
+// does hourly.
+func ReverifyAudit(e *Engine) {
+	e.audit.mu.Lock()
+	e.audit.nextFull = time.Time{}
+	e.audit.mu.Unlock()
+	e.reverifyAudit(context.Background())
+}
+
 // SetPurgeFor shortens how long one purge by hand works before it answers.
 func SetPurgeFor(e *Engine, d time.Duration) { e.purgeFor = d }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -51,7 +52,7 @@ func auditVerifyCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "verify",
-		Short: "Recompute the audit chain; exit 1 naming the first event that is wrong",
+		Short: "Recompute the audit chain and check the stored state against it; exit 1 naming the first thing that is wrong",
 		Long: `Recompute the hash of every event in seq order, reading the log a page at a time, and compare
 each with the hash stored with it. Exit 0 with "verified N events through seq S, head HASH", or 1
 naming the first seq whose content, order or presence is wrong: an edited event, a deleted one,
@@ -59,6 +60,13 @@ two swapped. Gaps that retention left (hitl purge, --retain-resolved) are accept
 audit.checkpoint events say they removed those seqs, and the chain goes on from the hashes
 they recorded; so is the gap a restore leaves (hitl restore) just before its audit.restored
 event, which names the seqs it skipped, and the chain goes on from the event before them.
+
+Then compare what the API serves of every inquiry and session, its stored row, with the state
+its newest event carries (every event of an inquiry or a session holds it whole, as it became),
+a page at a time, and say "verified the stored state of N inquiries and M sessions against
+their events"; or exit 1 naming the first inquiry or session that differs and how, as in
+"inquiry 12: the stored answer is "yes" but its events say "no" (event 345)": a row edited,
+added or removed behind hitl's back.
 
 On its own the chain cannot show that events were cut off the end, nor a log rewritten by
 someone who recomputed every hash after an edit. A head kept elsewhere can: give the seq and
@@ -83,26 +91,66 @@ proves that the log still reaches that seq with that hash.`,
 				return err
 			}
 			defer st.Close()
+			// The stored state is compared beside the chain (the two read different tables, and a
+			// core each), and even when the chain breaks: what the API serves may be wrong in
+			// other places than the break.
+			var (
+				states    sync.WaitGroup
+				statesSay string
+				statesErr error
+			)
+			states.Go(func() { statesSay, statesErr = verifyStates(cmd.Context(), st) })
 			v, err := audit.VerifyLog(cmd.Context(), st, pub)
+			states.Wait()
 			var b *audit.Break
-			if errors.As(err, &b) {
-				return fmt.Errorf("the audit chain breaks at %w (the %d events before it verified)", b, v.Events)
-			}
-			if err != nil {
+			switch {
+			case errors.As(err, &b):
+				err = fmt.Errorf("the audit chain breaks at %w (the %d events before it verified)", b, v.Events)
+			case err != nil:
 				return err
+			default:
+				removed := ""
+				if v.Removed > 0 {
+					removed = fmt.Sprintf(" (and %d removed by retention, which its checkpoints account for)", v.Removed)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "verified %d events through seq %d%s, head %s\n", v.Events, v.Seq, removed, v.Hash)
 			}
-			removed := ""
-			if v.Removed > 0 {
-				removed = fmt.Sprintf(" (and %d removed by retention, which its checkpoints account for)", v.Removed)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "verified %d events through seq %d%s, head %s\n", v.Events, v.Seq, removed, v.Hash)
-			return nil
+			fmt.Fprint(cmd.OutOrStdout(), statesSay)
+			return errors.Join(err, statesErr)
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL (HITL_DB)")
 	cmd.Flags().Int64Var(&seq, "seq", 0, "the seq of a head published earlier: the log must still reach it")
 	cmd.Flags().StringVar(&head, "head", "", "the hash of a head published earlier (64 hex digits): the log must hold it (at --seq, when given)")
 	return cmd
+}
+
+// verifyStates compares every inquiry's and session's stored state with its events, and says
+// how many it verified, or returns an error naming the first that differs and how many more do.
+func verifyStates(ctx context.Context, st hitl.Store) (string, error) {
+	var (
+		first *audit.Mismatch
+		more  int
+	)
+	n, err := audit.VerifyStates(ctx, st, func(m *audit.Mismatch) error {
+		if first == nil {
+			first = m
+		} else {
+			more++
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("reading the stored inquiries and sessions: %w", err)
+	case more == 1:
+		return "", fmt.Errorf("the stored state differs from the audit log: %w (and 1 more inquiry or session differs)", first)
+	case more > 1:
+		return "", fmt.Errorf("the stored state differs from the audit log: %w (and %d more inquiries or sessions differ)", first, more)
+	case first != nil:
+		return "", fmt.Errorf("the stored state differs from the audit log: %w", first)
+	}
+	return fmt.Sprintf("verified the stored state of %d inquiries and %d sessions against their events\n", n.Inquiries, n.Sessions), nil
 }
 
 func auditExportCmd() *cobra.Command {

@@ -19,11 +19,22 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/pgtest"
+	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // getJSON fetches a route of the server, with a token or without, and returns its body.
 func getJSON(t *testing.T, url, token string) []byte {
+	t.Helper()
+	status, body := get(t, url, token)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, status, body)
+	}
+	return body
+}
+
+// get fetches a route of the server, with a token or without, and returns its status and body.
+func get(t *testing.T, url, token string) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	if token != "" {
@@ -35,10 +46,7 @@ func getJSON(t *testing.T, url, token string) []byte {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", url, res.StatusCode, body)
-	}
-	return body
+	return res.StatusCode, body
 }
 
 // The whole story of the audit chain on a real database file: a server signs its head, a
@@ -148,8 +156,13 @@ func TestAuditVerifyExportAndSignedHead(t *testing.T) {
 	if _, err := db.Exec("DELETE FROM events WHERE seq > ?", head.Seq-2); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, _ = cli(t, "audit", "verify", "--db", path); code != exitOK {
-		t.Fatalf("a log cut short verifies on its own (nothing there says it was longer): %d %s", code, out)
+	// The chain alone cannot tell that the log was longer; the stored state can, where the
+	// events cut off had changed it: the last answer is stored, and its event is gone.
+	code, out, errOut = cli(t, "audit", "verify", "--db", path)
+	chain := fmt.Sprintf("verified %d events through seq %d", head.Seq-2, head.Seq-2)
+	state := fmt.Sprintf("the stored state differs from the audit log: inquiry %d: it is stored, but the log has no event of it", answered[2])
+	if code != exitError || !strings.Contains(out, chain) || !strings.Contains(errOut, state) {
+		t.Fatalf("audit verify of a log cut short: %d %q %q; want the chain verified (%q) and exit 1 saying %q", code, out, errOut, chain, state)
 	}
 	code, _, errOut = cli(t, "audit", "verify", "--db", path, "--seq", fmt.Sprint(head.Seq), "--head", head.Hash)
 	if want := fmt.Sprintf("breaks at seq %d: missing: the log ends at seq %d", head.Seq-1, head.Seq-2); code != exitError || !strings.Contains(errOut, want) {
@@ -157,6 +170,95 @@ func TestAuditVerifyExportAndSignedHead(t *testing.T) {
 	}
 	if code, _, errOut = cli(t, "audit", "verify", "--db", filepath.Join(dir, "none.db")); code != exitUsage {
 		t.Fatalf("audit verify of a file that is not there: %d %q", code, errOut)
+	}
+}
+
+// Issue 25, point 6, reproduced on a real database of each kind: an answer "no" edited to
+// "yes" in the stored document, where the API serves it and the log does not change. `hitl
+// audit verify` exits 1 naming the inquiry and what differs, and the running server refuses
+// to sign a head (GET /v1/audit/head); once the edit is undone both pass again, with no
+// restart. The same for a session's stored row.
+func TestAuditVerifyNamesAStoredStateThatDiffersFromTheLog(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) {
+			opt := testserver.Postgres()
+			if kind == "sqlite" {
+				opt = testserver.DB(filepath.Join(t.TempDir(), "hitl.db"))
+			}
+			testAuditOfStoredState(t, testserver.Start(t, opt))
+		})
+	}
+}
+
+func testAuditOfStoredState(t *testing.T, s *testserver.Server) {
+	ctx := context.Background()
+	agent, _ := s.Key(hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}})
+	responder, token := s.Key(hitl.KeyRequest{Name: "ada", Roles: []string{hitl.RoleResponder}})
+	inq, _, err := agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Delete the production database?"}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := responder.Respond(ctx, inq.ID, []byte(`"no"`), ""); err != nil {
+		t.Fatal(err)
+	}
+	seqOf := func(where string) string {
+		return rawRows(t, s.DB, "SELECT 'seq', CAST(MAX(seq) AS TEXT) FROM events WHERE "+where)["seq"]
+	}
+	answered := seqOf(fmt.Sprintf("inquiry_id = %d AND type = '%s'", inq.ID, hitl.EventInquiryResponded))
+	passes := func(when string, inquiries, sessions int) {
+		t.Helper()
+		code, out, errOut := cli(t, "audit", "verify", "--db", s.DB)
+		want := fmt.Sprintf("verified the stored state of %d inquiries and %d sessions against their events", inquiries, sessions)
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Fatalf("%s: audit verify: %d %q %q; want exit 0 saying %q", when, code, out, errOut, want)
+		}
+		if status, body := get(t, s.URL+"/v1/audit/head", token); status != http.StatusOK {
+			t.Fatalf("%s: GET /v1/audit/head: %d %s", when, status, body)
+		}
+	}
+	fails := func(when, want string) {
+		t.Helper()
+		code, out, errOut := cli(t, "audit", "verify", "--db", s.DB)
+		if code != exitError || !strings.Contains(errOut, "the stored state differs from the audit log: "+want) || !strings.Contains(out, "events through seq") {
+			t.Fatalf("%s: audit verify: %d %q %q; want the chain verified and exit 1 saying %q", when, code, out, errOut, want)
+		}
+		if status, body := get(t, s.URL+"/v1/audit/head", token); status != http.StatusConflict || !strings.Contains(string(body), strings.ReplaceAll(want, `"`, `\"`)) {
+			t.Fatalf("%s: GET /v1/audit/head: %d %s; want 409 saying %q", when, status, body, want)
+		}
+	}
+
+	rawExec(t, s.DB, fmt.Sprintf(`UPDATE inquiries SET doc = replace(doc, '"response":"no"', '"response":"yes"') WHERE id = %d`, inq.ID))
+	if got, err := responder.Inquiry(ctx, inq.ID); err != nil || string(got.Response) != `"yes"` {
+		t.Fatalf("after the edit the API serves %s (%v); the test means it to serve \"yes\"", got.Response, err)
+	}
+	fails("an edited answer", fmt.Sprintf(`inquiry %d: the stored answer is "yes" but its events say "no" (event %s)`, inq.ID, answered))
+	rawExec(t, s.DB, fmt.Sprintf(`UPDATE inquiries SET doc = replace(doc, '"response":"yes"', '"response":"no"') WHERE id = %d`, inq.ID))
+	passes("the edit undone", 1, 0)
+
+	if _, err := agent.PutSession(ctx, "run-1", &hitl.SessionRequest{State: json.RawMessage(`{"step":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	updated := seqOf("session = 'run-1' AND inquiry_id IS NULL")
+	rawExec(t, s.DB, `UPDATE sessions SET state = '{"step":2}' WHERE key = 'run-1'`)
+	fails("an edited session", fmt.Sprintf(`session run-1: the stored state is {"step":2} but its events say {"step":1} (event %s)`, updated))
+	rawExec(t, s.DB, `UPDATE sessions SET state = '{"step":1}' WHERE key = 'run-1'`)
+	passes("the session's edit undone", 1, 1)
+}
+
+// rawExec changes a SQLite file or a PostgreSQL URL's schema behind hitl's back.
+func rawExec(t *testing.T, db, stmt string) {
+	t.Helper()
+	driver, dsn := "sqlite", "file:"+db+"?_pragma=busy_timeout(10000)"
+	if server.IsPostgres(db) {
+		driver, dsn = "pgx", db
+	}
+	conn, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
 	}
 }
 

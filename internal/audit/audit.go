@@ -20,6 +20,9 @@
 // numbers beyond 2^53 to doubles, so an edit of such a number in an answer would go unseen.
 // Verification requires D to be valid JSON: the object is then read one way only, so no
 // different event can produce the same bytes.
+//
+// The chain proves the log; state.go proves that what is stored of each inquiry and session,
+// what the API serves, is the state its events produce.
 package audit
 
 import (

@@ -153,18 +153,29 @@ func (tp pgTamperer) Swap(a, b int64) error {
 	return tp.exec("UPDATE events SET seq = -seq WHERE seq < 0")
 }
 
+func (tp pgTamperer) SetDoc(id int64, doc string) error {
+	return tp.exec("UPDATE inquiries SET doc = $1 WHERE id = $2", doc, id)
+}
+
 func TestTamperedLogIsFound(t *testing.T) {
-	storetest.RunTamper(t, func(t *testing.T) (hitl.Store, storetest.Tamperer) {
-		url := pgtest.Schema(t)
-		s, err := postgres.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pool, err := pgxpool.New(context.Background(), url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(pool.Close)
-		return s, pgTamperer{pool}
-	})
+	storetest.RunTamper(t, openTampered)
+}
+
+func TestTamperedStateIsFound(t *testing.T) {
+	storetest.RunStateTamper(t, openTampered)
+}
+
+// openTampered opens a new store with a Tamperer of its database.
+func openTampered(t *testing.T) (hitl.Store, storetest.Tamperer) {
+	url := pgtest.Schema(t)
+	s, err := postgres.Open(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return s, pgTamperer{pool}
 }

@@ -249,8 +249,12 @@ func (s *Store) timers(ctx context.Context, what, query string) ([]hitl.Deadline
 	return out, dbError(rows.Err(), what)
 }
 
-const sessionColumns = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.callback_format, s.metadata,
-	s.created_at, s.updated_at, s.completed_at,
+// sessionStored are the columns of a session (alias s) that scanSession reads before its
+// counts, which sessionColumns derive from its inquiries.
+const sessionStored = `s.rowid, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.callback_format, s.metadata,
+	s.created_at, s.updated_at, s.completed_at`
+
+const sessionColumns = sessionStored + `,
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key)`
 

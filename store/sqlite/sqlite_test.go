@@ -119,18 +119,29 @@ func (tp sqlTamperer) Swap(a, b int64) error {
 	return tp.exec("UPDATE events SET seq = -seq WHERE seq < 0")
 }
 
+func (tp sqlTamperer) SetDoc(id int64, doc string) error {
+	return tp.exec("UPDATE inquiries SET doc = ? WHERE id = ?", doc, id)
+}
+
 func TestTamperedLogIsFound(t *testing.T) {
-	storetest.RunTamper(t, func(t *testing.T) (hitl.Store, storetest.Tamperer) {
-		path := filepath.Join(t.TempDir(), "hitl.db")
-		s, err := sqlite.Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return s, sqlTamperer{db}
-	})
+	storetest.RunTamper(t, openTampered)
+}
+
+func TestTamperedStateIsFound(t *testing.T) {
+	storetest.RunStateTamper(t, openTampered)
+}
+
+// openTampered opens a new store with a Tamperer of its database.
+func openTampered(t *testing.T) (hitl.Store, storetest.Tamperer) {
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	s, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return s, sqlTamperer{db}
 }

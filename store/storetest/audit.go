@@ -78,6 +78,8 @@ type Tamperer interface {
 	Delete(from, to int64) error
 	// Swap exchanges the seqs of two events, with everything else each row holds.
 	Swap(a, b int64) error
+	// SetDoc replaces the stored document of the inquiry id.
+	SetDoc(id int64, doc string) error
 }
 
 // tamperLog is the log each tamper case starts from: ten events of five inquiries, each

@@ -55,6 +55,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 		"StoredSecrets":           testStoredSecrets,
 		"Stats":                   testStats,
 		"MoveSequences":           testMoveSequences,
+		"StoredStates":            testStoredStates,
+		"StoredStatesSnapshot":    testStoredStatesAreOneSnapshot,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
