@@ -2,13 +2,15 @@ package bench
 
 import (
 	"context"
-	"database/sql"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
 // Preload is what loading PreloadedDeadlines pending inquiries at start-up costs: the time
@@ -48,40 +50,55 @@ func (r *run) preload(ctx context.Context, db, dir string, n int) (emptyRSS int6
 	return emptyRSS, CopyPendingInquiry(db, n-1)
 }
 
-// CopyPendingInquiry adds n copies of the inquiries in the SQLite file at path (one, pending,
-// with a deadline), each with its own deadline, spread over the n milliseconds after the original's.
-// It writes straight in SQL: creating a million through the API would take minutes. Only the
-// timeout_at column moves; each copy's stored document keeps the original's deadline, which
-// nothing reads before the deadlines (an hour or more away) are due.
+// CopyPendingInquiry adds n copies of the inquiry in the SQLite file at path (one, pending,
+// with a deadline), each with its own deadline, spread over the n milliseconds after the
+// original's. It writes through the store, a few thousand to a transaction, rather than through
+// the API (a million would take minutes there): each copy is stored with its inquiry.created
+// event, as the engine stores one, so that the audit finds every row to be what its events say.
 func CopyPendingInquiry(path string, n int) error {
-	db, err := sql.Open("sqlite", "file:"+path)
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	rows, err := db.Query("SELECT name FROM pragma_table_info('inquiries') WHERE name NOT IN ('id', 'timeout_at')")
+	defer st.Close()
+	page, _, err := st.Inquiries(ctx, hitl.InquiryFilter{Status: hitl.StatusPending, Visibility: hitl.Visibility{All: true}, Page: hitl.Page{Limit: 1}})
 	if err != nil {
 		return err
 	}
-	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			rows.Close()
-			return err
+	if len(page) != 1 || page[0].TimeoutAt == nil {
+		return fmt.Errorf("the database holds no pending inquiry with a deadline to copy")
+	}
+	orig := page[0]
+	const perTx = 5000
+	for done := 0; done < n; {
+		batch := min(perTx, n-done)
+		err := st.Update(ctx, func(tx hitl.Tx) error {
+			for i := done + 1; i <= done+batch; i++ {
+				c := *orig
+				c.ID = 0
+				// 7919 is prime, so the deadlines land in no particular order.
+				at := orig.TimeoutAt.Add(time.Duration(i*7919%n) * time.Millisecond)
+				c.TimeoutAt = &at
+				if err := tx.InsertInquiry(&c); err != nil {
+					return err
+				}
+				data, err := json.Marshal(&c)
+				if err != nil {
+					return err
+				}
+				id := c.ID
+				if err := tx.AppendEvent(&hitl.Event{ID: uuid.NewString(), Type: hitl.EventInquiryCreated, Time: c.CreatedAt,
+					InquiryID: &id, Session: c.Session, Actor: c.CreatedBy, Data: data}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("copying the inquiry %d times: %w", n, err)
 		}
-		cols = append(cols, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	list := strings.Join(cols, ", ")
-	// timeout_at is in microseconds; 7919 is prime, so the deadlines land in no particular order.
-	_, err = db.Exec(`WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
-		INSERT INTO inquiries (`+list+`, timeout_at) SELECT `+list+`, timeout_at + (k.i * 7919 % ?) * 1000 FROM inquiries, k`, n, n)
-	if err != nil {
-		return fmt.Errorf("copying the inquiry %d times: %w", n, err)
+		done += batch
 	}
 	return nil
 }
