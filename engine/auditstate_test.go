@@ -14,6 +14,7 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/audit"
 	"github.com/hitl-dev/hitl/internal/pgtest"
+	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/postgres"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
@@ -233,17 +234,18 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 		})
 		t.Cleanup(stopLooking) // before the engine stops, when the test fails
 		looking.Go(func() {
+			every := time.NewTicker(time.Millisecond) // a look each millisecond, as busy pages would
+			defer every.Stop()
 			for {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-every.C:
 				}
 				if _, err := e.VerifyAudit(ctx); err != nil {
 					t.Errorf("a look while the log grows: %v", err)
 					return
 				}
-				time.Sleep(time.Millisecond)
 			}
 		})
 		must := func(_ any, err error) {
@@ -304,15 +306,11 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 		}
 		for typ, want := range map[string]int{hitl.EventInquiryTimeout: 1, hitl.EventInquiryReminded: 1, hitl.EventInquiryEscalated: 1, hitl.EventInquiryAssigned: 1,
 			hitl.EventInquiryVoted: 2, hitl.EventInquiryStepCompleted: 1, hitl.EventInquiryResumed: 1, hitl.EventInquiryReleased: 2} {
-			for wait := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) { // the timers fire on their own goroutines
+			// The timers fire on their own goroutines.
+			testserver.Eventually(t, 10*time.Second, fmt.Sprintf("at least %d %s events, which the test means the log to have", want, typ), func() bool {
 				evs, err := e.Events(ctx, admin, hitl.EventFilter{Types: []string{typ}, Limit: 100})
-				if err == nil && len(evs) >= want {
-					break
-				}
-				if time.Now().After(wait) {
-					t.Fatalf("the log has %d %s events (%v); the test means it to have at least %d", len(evs), typ, err, want)
-				}
-			}
+				return err == nil && len(evs) >= want
+			})
 		}
 		put("run-live", &hitl.SessionRequest{Agent: "a"}) // still running after the retention
 		ask(&hitl.InquiryRequest{Prompt: "still asking", Session: "run-live"})
@@ -331,13 +329,14 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 		// read the events.
 		n.clock.Advance(time.Minute)
 		var removed hitl.PurgeResult
-		for wait := time.Now().Add(10 * time.Second); removed.Inquiries == 0 || removed.Sessions == 0; time.Sleep(10 * time.Millisecond) {
+		testserver.Eventually(t, 10*time.Second, "retention to remove inquiries and sessions", func() bool {
 			res, err := e.Purge(ctx, admin, hitl.UTC(n.clock.Now()))
-			if err != nil || time.Now().After(wait) {
-				t.Fatalf("purge: %+v, %v; removed %+v so far", res, err, removed)
+			if err != nil {
+				t.Fatalf("purge: %v; removed %+v so far", err, removed)
 			}
 			removed.Inquiries, removed.Sessions = removed.Inquiries+res.Inquiries, removed.Sessions+res.Sessions
-		}
+			return removed.Inquiries > 0 && removed.Sessions > 0
+		})
 		stopLooking()
 		clean("after the retention")
 	})

@@ -22,7 +22,10 @@ import (
 // statsWeek fills a server with a week of questions: answers of every request type by three
 // people in two groups, deadlines that passed (some falling back), and one still waiting.
 func statsWeek(t *testing.T) (*env, *testserver.Clock) {
-	first := time.Now().UTC().Truncate(time.Hour).Add(-6 * 24 * time.Hour)
+	// Noon (UTC) six days ago: each day's questions and the two hours after the last stay
+	// within their day, whatever the hour the test runs at (at 22:00 they crossed midnight and
+	// every bar moved one day on).
+	first := time.Now().UTC().Truncate(24 * time.Hour).Add(-6*24*time.Hour + 12*time.Hour)
 	clock := testserver.NewClock(first)
 	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))
 	ctx := context.Background()
