@@ -112,6 +112,15 @@ type Vote struct {
 	RelayedBy string `json:"relayed_by,omitempty"`
 }
 
+// ByInWords says who voted as people read it: "alice", or "alice via ops-bot" when a relay
+// carried the vote (as Inquiry.AnsweredByInWords says who answered).
+func (v *Vote) ByInWords() string {
+	if v.RelayedBy != "" {
+		return v.By + " via " + v.RelayedBy
+	}
+	return v.By
+}
+
 // VoteOutcome is the response of an inquiry that votes decided.
 type VoteOutcome struct {
 	Approved bool   `json:"approved"`

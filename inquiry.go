@@ -263,6 +263,9 @@ type ResponseRequest struct {
 	// protocol says who answered (OpenIntent's responded_by); "" or the caller's own name:
 	// the caller answers. Naming another person needs the relay or admin role.
 	RespondedBy string `json:"-"`
+	// Session, when set, is the session the inquiry must be in, for protocols whose answers
+	// name it (OpenIntent's intent): an inquiry of another session is not found.
+	Session string `json:"-"`
 }
 
 // InquiryFilter selects inquiries for a list. Zero fields do not filter.

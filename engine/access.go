@@ -108,18 +108,25 @@ func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return nil
 }
 
-// answerer is who answers and who carried the answer (relayedBy, "" when nobody did): the
-// caller answering as itself; the person req.RespondedBy names when the caller may relay
-// (admins, and the relay role, for bots that carry people's answers); or the person of the
-// answer link the caller came through, carried by the link's maker. A relayed person must be
-// one hitl knows who may answer the inquiry by hitl's own records (recordedPerson), never by
-// what the relay asserts. Anyone else may answer only as itself.
+// answerer is who answers and who carried the answer (relayedBy, "" when nobody did), and
+// whether they may: the caller answering as itself, when it may answer the inquiry; the
+// person req.RespondedBy names when the caller may relay (admins, and the relay role, for
+// bots that carry people's answers); or the person of the answer link the caller came
+// through, carried by the link's maker. A relayed person must be one hitl knows who may answer
+// the inquiry by hitl's own records (recordedPerson), never by what the relay asserts; the
+// relay acts as that person, so it needs not see the inquiry itself, but to a relay that
+// does not see it an inquiry its person may not answer does not exist. Anyone else may
+// answer only as itself.
 func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry, req *hitl.ResponseRequest) (who *hitl.Principal, relayedBy string, err error) {
 	named := req.RespondedBy
-	if named == "" || named == p.Name {
-		return p, p.Via, carriedByAsker(inq, p.Via)
+	if named == "" || named == p.Name || p.Via != "" || !mayRelay(p) {
+		if err := mayAnswer(p, inq); err != nil { // not found for whoever may not see it
+			return nil, "", err
+		}
 	}
 	switch {
+	case named == "" || named == p.Name:
+		return p, p.Via, carriedByAsker(inq, p.Via)
 	case p.Via != "":
 		return nil, "", forbidden("this answer link answers as %s only, not as %s", p.Name, named)
 	case !mayRelay(p):
@@ -127,17 +134,17 @@ func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inqu
 	case !namePattern.MatchString(named):
 		return nil, "", hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
 	}
-	if err := carriedByAsker(inq, p.Name); err != nil {
-		return nil, "", err
-	}
 	person, err := e.recordedPerson(ctx, named)
-	if err != nil {
-		return nil, "", err
+	if err == nil {
+		err = mayAnswerAs(person, inq)
 	}
-	if err := mayAnswerAs(person, inq); err != nil {
-		return nil, "", err
+	if err == nil {
+		err = carriedByAsker(inq, p.Name)
 	}
-	return person, p.Name, nil
+	if hitl.ErrorCode(err) == hitl.EForbidden && !canSee(p, inq) {
+		return nil, "", notFound(inq.ID)
+	}
+	return person, p.Name, err
 }
 
 // carriedByAsker refuses an answer that the principal who asked the inquiry carries for

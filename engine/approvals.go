@@ -222,7 +222,7 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 		voted, err := appendInquiryEventWith(tx, hitl.EventInquiryVoted, out, struct {
 			*hitl.Inquiry
 			Vote hitl.Vote `json:"vote"`
-		}{out, v}, b.by, now)
+		}{out, v}, v.ByInWords(), now)
 		if err != nil {
 			return err
 		}

@@ -300,12 +300,12 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	// An answer usually comes in a trace of its own (a person's browser): linked to the
 	// inquiry's, it can be found from the agent's.
 	tracing.Link(span, cur.Traceparent, cur.Tracestate)
-	if err := mayAnswer(p, cur); err != nil { // not found for whoever may not see it
-		return nil, err
-	}
-	who, relayedBy, err := e.answerer(ctx, p, cur, req)
+	who, relayedBy, err := e.answerer(ctx, p, cur, req) // who may answer, and as whom
 	if err != nil {
 		return nil, err
+	}
+	if req.Session != "" && cur.Session != req.Session { // asked only once the caller may know of the inquiry
+		return nil, hitl.Errorf(hitl.ENotFound, "inquiry %d is not in session %s", id, req.Session)
 	}
 	by := who.Name
 	if cur.HasDecisions() {

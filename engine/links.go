@@ -69,11 +69,14 @@ func (e *Engine) linkToken(c linkClaims) string {
 // who sees the inquiry. The person must be one hitl knows who may answer it by hitl's records,
 // and the inquiry's asker may never make one for someone else.
 func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int64, req *hitl.AnswerLinkRequest) (*hitl.AnswerLink, error) {
-	inq, err := e.Inquiry(ctx, p, id)
+	inq, err := e.store.Inquiry(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	if !mayRelay(p) {
+		if !canSee(p, inq) {
+			return nil, notFound(id)
+		}
 		return nil, forbidden("making answer links needs the relay role or admin: a link answers in its person's name")
 	}
 	var bad problems
@@ -102,18 +105,23 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 	if req.For != p.Name {
 		c.By = p.Name
 	}
+	// As for a relayed answer: the maker acts for the person, so it needs not see the inquiry,
+	// but to a maker that does not see it an inquiry its person may not answer does not exist.
 	who, err := e.linkHolder(ctx, &c)
 	if err == nil {
 		err = mayAnswerAs(who, inq)
 	}
-	if err == nil {
-		err = carriedByAsker(inq, c.By)
-	}
-	if err == nil {
-		err = e.Separated(ctx, inq, who.Name, c.By)
-	}
 	if err != nil {
+		if hitl.ErrorCode(err) == hitl.EForbidden && !canSee(p, inq) {
+			return nil, notFound(id)
+		}
 		return nil, hitl.Errorf(hitl.EInvalid, "no link for %s: %s", req.For, hitl.ErrorMessage(err))
+	}
+	if err := carriedByAsker(inq, c.By); err != nil {
+		return nil, err
+	}
+	if err := e.Separated(ctx, inq, who.Name, c.By); err != nil {
+		return nil, err
 	}
 	for i, g := range req.Groups {
 		if !slices.Contains(who.Groups, g) {
@@ -194,6 +202,10 @@ func (e *Engine) openLink(ctx context.Context, c *linkClaims, what string) (*hit
 		return nil, nil, err
 	}
 	who, err := e.linkHolder(ctx, c)
+	if err == nil && !canSee(who, inq) {
+		// The person's groups changed since: the inquiry is no longer theirs to see.
+		err = mayAnswerAs(who, inq)
+	}
 	if hitl.ErrorCode(err) == hitl.EForbidden {
 		return nil, nil, hitl.Errorf(hitl.EUnauthorized, "%s no longer works: %s", what, hitl.ErrorMessage(err))
 	}

@@ -105,14 +105,9 @@ func (s *Server) openIntentRespond(w http.ResponseWriter, r *http.Request, p *hi
 	if len(req.Value) == 0 {
 		return hitl.Errorf(hitl.EInvalid, "value is required: the operator's answer to the suspension (any JSON value, null included)")
 	}
-	inq, err := s.engine.Inquiry(r.Context(), p, id)
-	if err != nil {
-		return err
-	}
-	if inq.Session != intent {
-		return hitl.Errorf(hitl.ENotFound, "suspension %d is not in intent %s", id, intent)
-	}
-	inq, err = s.engine.Respond(r.Context(), p, id, &hitl.ResponseRequest{Response: req.Value, RespondedBy: req.RespondedBy})
+	// The intent is the session: the engine answers only an inquiry of it, once it knows the
+	// caller may know of the inquiry (a relay acts as the person it names).
+	inq, err := s.engine.Respond(r.Context(), p, id, &hitl.ResponseRequest{Response: req.Value, RespondedBy: req.RespondedBy, Session: intent})
 	if err != nil {
 		return err
 	}

@@ -113,7 +113,7 @@ func TestQuorumCannotBeFilledThroughLinksOrRelays(t *testing.T) {
 	g := quorum(asker, hitl.InquiryRequest{AssignedTo: []string{"group:dba", "dq-agent"}})
 	for _, name := range []string{"dba1", "dba2"} {
 		r := e.do("POST", fmt.Sprintf("/v1/inquiries/%d/links", g.ID), asker, `{"for":"`+name+`","groups":["dba"]}`, "Content-Type", "application/json")
-		if r.status != http.StatusBadRequest || !strings.Contains(r.text, "may not carry another person's answer") {
+		if r.status != http.StatusForbidden || !strings.Contains(r.text, "may not carry another person's answer") {
 			t.Fatalf("the asker's link for %s: %d %s", name, r.status, r.text)
 		}
 	}
@@ -154,6 +154,47 @@ func TestQuorumCannotBeFilledThroughLinksOrRelays(t *testing.T) {
 	must(t, err)
 	if got.Status != hitl.StatusResponded || len(got.Votes) != 2 || got.Votes[1].RelayedBy != "ops-bot" {
 		t.Fatalf("after two relayed votes: %s %+v", got.Status, got.Votes)
+	}
+	voted, err := e.Admin.EventPage(ctx, client.EventOptions{Types: []string{hitl.EventInquiryVoted}, InquiryID: u.ID})
+	must(t, err)
+	if len(voted.Data) != 2 || voted.Data[0].Actor != "dq1 via ops-bot" || voted.Data[1].Actor != "dq2 via ops-bot" {
+		t.Fatalf("the voted event of a relayed vote: %+v", voted.Data)
+	}
+}
+
+// TestRelayAnswersForTheAssignedPerson: a relay acts as the person it names, so it carries the
+// answer of the person an inquiry is assigned to, though it is not assigned itself (through
+// OpenIntent's responded_by and through a link it makes); to a relay that does not see the
+// inquiry, one its person may not answer does not exist.
+func TestRelayAnswersForTheAssignedPerson(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("bot", hitl.RoleAgent)
+	relay := e.token("desk", hitl.RoleResponder, hitl.RoleRelay)
+	e.token("ceo", hitl.RoleResponder)
+	e.token("cfo", hitl.RoleResponder)
+	a := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Wire 48,000 EUR?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ceo"}, Session: "wire-1"})
+	respond := func(as string) reply {
+		return e.openIntentRespond("wire-1", relay, fmt.Sprintf(`{"suspension_id": %d, "value": {"approved": true}, "responded_by": %q}`, a.ID, as))
+	}
+	if r := respond("cfo"); r.status != http.StatusNotFound || strings.Contains(r.text, "ceo") {
+		t.Fatalf("relaying a person it is not assigned to, on an inquiry the relay does not see: %d %s", r.status, r.text)
+	}
+	r := e.do("POST", fmt.Sprintf("/v1/inquiries/%d/links", a.ID), relay, `{"for":"cfo"}`, "Content-Type", "application/json")
+	if r.status != http.StatusNotFound {
+		t.Fatalf("a link for a person who may not answer, on an inquiry the relay does not see: %d %s", r.status, r.text)
+	}
+	r = e.do("POST", fmt.Sprintf("/v1/inquiries/%d/links", a.ID), relay, `{"for":"ceo"}`, "Content-Type", "application/json")
+	if r.status != http.StatusCreated || r.body["relayed_by"] != "desk" {
+		t.Fatalf("the relay's link for the assignee: %d %s", r.status, r.text)
+	}
+	if r := respond("ceo"); r.status != http.StatusOK || r.body["responded_by"] != "ceo" || r.body["relayed_by"] != "desk" {
+		t.Fatalf("relaying the assignee's answer: %d %s", r.status, r.text)
+	}
+	// An admin relays for an assignee too.
+	b := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Close the quarter?", RequestType: hitl.RequestApproval, AssignedTo: []string{"cfo"}, Session: "close-q"})
+	r = e.openIntentRespond("close-q", adminToken, fmt.Sprintf(`{"suspension_id": %d, "value": {"approved": true}, "responded_by": "cfo"}`, b.ID))
+	if r.status != http.StatusOK || r.body["relayed_by"] != "admin" {
+		t.Fatalf("an admin relaying the assignee's answer: %d %s", r.status, r.text)
 	}
 }
 

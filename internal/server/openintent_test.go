@@ -97,7 +97,7 @@ func TestOpenIntentBadInput(t *testing.T) {
 	}
 	problem(e.openIntentRespond("intent-a", operatorKey, `{"suspension_id": "susp-uuid", "value": "approve"}`), 404, "suspension susp-uuid not found")
 	problem(e.openIntentRespond("intent-a", operatorKey, `{"suspension_id": 999999, "value": "approve"}`), 404, "not found")
-	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve"}`, b.ID)), 404, fmt.Sprintf("suspension %d is not in intent intent-a", b.ID))
+	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve"}`, b.ID)), 404, fmt.Sprintf("inquiry %d is not in session intent-a", b.ID))
 	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d}`, a.ID)), 400, "value is required")
 	problem(e.openIntentRespond("intent-a", operatorKey, `{"value": "approve"}`), 400, "suspension_id is required")
 	problem(e.openIntentRespond("intent-a", operatorKey, fmt.Sprintf(`{"suspension_id": %d, "value": "approve", "respondedBy": "x"}`, a.ID)), 400, "respondedBy")

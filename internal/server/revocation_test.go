@@ -22,21 +22,25 @@ var revocations = []struct {
 	end   func(t *testing.T, e *env)
 	words string
 }{
-	{"her key is revoked", func(t *testing.T, e *env) {
-		keys, err := e.Admin.Keys(ctx)
-		must(t, err)
-		for _, k := range keys {
-			if k.Name == "ada" {
-				must(t, e.Admin.RevokeKey(ctx, k.ID))
-			}
-		}
-	}, "every key of ada has been revoked"},
+	{"her key is revoked", func(t *testing.T, e *env) { revokeKeysOf(t, e, "ada") }, "every key of ada has been revoked"},
 	{"her address changes", func(t *testing.T, e *env) {
 		if r := e.do("PUT", "/v1/people/ada", adminToken, `{"email":"ada@new.example.com","slack_user_id":"U0ADANEW"}`); r.status != http.StatusOK {
 			t.Fatalf("PUT /v1/people/ada: %d %s", r.status, r.text)
 		}
 	}, "which is no longer ada's address"},
 	{"she is deleted", func(t *testing.T, e *env) { must(t, e.Admin.DeletePerson(ctx, "ada")) }, "ada is no longer among hitl's people"},
+}
+
+// revokeKeysOf revokes every key of the name, as an admin.
+func revokeKeysOf(t *testing.T, e *env, name string) {
+	t.Helper()
+	keys, err := e.Admin.Keys(ctx)
+	must(t, err)
+	for _, k := range keys {
+		if k.Name == name {
+			must(t, e.Admin.RevokeKey(ctx, k.ID))
+		}
+	}
 }
 
 // TestEmailAnsweringPowerEndsWithThePerson: the review's reproduction: after each revocation,
@@ -112,18 +116,30 @@ func TestLinkMakerLosesThePowerToRelay(t *testing.T) {
 	inq := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Ship?", RequestType: hitl.RequestApproval})
 	link, err := relayClient.CreateAnswerLink(ctx, inq.ID, &hitl.AnswerLinkRequest{For: "ceo"})
 	must(t, err)
-	keys, err := e.Admin.Keys(ctx)
-	must(t, err)
-	for _, k := range keys {
-		if k.Name == "desk" {
-			must(t, e.Admin.RevokeKey(ctx, k.ID))
-		}
-	}
+	revokeKeysOf(t, e, "desk")
 	status, text := answerThroughLink(t, e, link.URL, nil)
 	if status != http.StatusUnauthorized || !strings.Contains(html.UnescapeString(text), "desk may no longer relay answers") {
 		t.Fatalf("the revoked relay's link: %d %s", status, text)
 	}
 	if got, _ := e.Admin.Inquiry(ctx, inq.ID); got.Status != hitl.StatusPending {
 		t.Fatalf("the inquiry moved: %s", got.Status)
+	}
+}
+
+// TestLinkEndsWhenItsPersonLeavesTheGroup: a link for a member of the assigned group stops,
+// in words, once hitl's records no longer put the person in the group.
+func TestLinkEndsWhenItsPersonLeavesTheGroup(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("bot", hitl.RoleAgent)
+	e.principal("dba1", []string{hitl.RoleResponder}, "dba")
+	inq := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Drop the index?", RequestType: hitl.RequestApproval, AssignedTo: []string{"group:dba"}})
+	link, err := e.Admin.CreateAnswerLink(ctx, inq.ID, &hitl.AnswerLinkRequest{For: "dba1"})
+	must(t, err)
+	revokeKeysOf(t, e, "dba1")
+	e.principal("dba1", []string{hitl.RoleResponder}) // again, without the group
+	status, text := answerThroughLink(t, e, link.URL, nil)
+	if page := html.UnescapeString(text); status != http.StatusUnauthorized || !strings.Contains(page, "this answer link no longer works: dba1 may not answer inquiry") ||
+		strings.Contains(page, "Drop the index?") {
+		t.Fatalf("the link of a person who left the group: %d %s", status, text)
 	}
 }
