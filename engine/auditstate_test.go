@@ -480,3 +480,28 @@ func TestAuditFindsASessionOwnerEditedBeforeHitlChangedIt(t *testing.T) {
 			fmt.Sprintf(`session run-1: the stored owner is "mallory" but its first event says "bot" (event %d)`, first))
 	})
 }
+
+// A look for an inquiry's page compares that inquiry too, though no event about it came
+// since the last look: its edit is named, before any other inquiry found to differ, and the
+// node refuses to sign heads from then on, until it is undone.
+func TestAuditLookOfAPageComparesItsInquiry(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		earlier, _ := askAndAnswer(t, n.e, "Ship?")
+		inq, _ := askAndAnswer(t, n.e, "Rotate the keys?")
+		n.signs(t, "an untouched log")
+		n.exec(t, fmt.Sprintf(`UPDATE inquiries SET created_by = 'mallory' WHERE id IN (%d, %d)`, earlier.ID, inq.ID))
+		n.signs(t, "before any page of them is shown") // the running check compares what new events are about
+		problem := func(id int64) string {
+			return fmt.Sprintf("inquiry %d: its created_by column says mallory but its events say bot (event %d)", id,
+				n.query(t, fmt.Sprintf("SELECT MAX(seq) FROM events WHERE inquiry_id = %d", id)))
+		}
+		for _, id := range []int64{earlier.ID, inq.ID} {
+			if _, err := n.e.VerifyAudit(ctx, id); hitl.ErrorCode(err) != hitl.EConflict || !strings.Contains(err.Error(), problem(id)) {
+				t.Fatalf("the look of inquiry %d's page: %v; want %q", id, err, problem(id))
+			}
+		}
+		n.refuses(t, "once the pages found them", problem(earlier.ID))
+		n.exec(t, fmt.Sprintf(`UPDATE inquiries SET created_by = 'bot' WHERE id IN (%d, %d)`, earlier.ID, inq.ID))
+		n.signs(t, "once the edit is undone")
+	})
+}
