@@ -58,14 +58,16 @@ type Store interface {
 	// audit chain the store keeps for it (nil when it has none), reading the log a page at a
 	// time; an error from fn stops it and is returned. See internal/audit.
 	ChainedEvents(ctx context.Context, after int64, fn func(ev *Event, hash []byte) error) error
-	// InquiryStates reads inquiries as stored, each with its newest event, all in one snapshot
-	// of the database, so that no change commits between the two: those of q.Only (a few
+	// InquiryStates reads inquiries as stored (the document, the columns beside it and the rows
+	// of the tables beside it), each with its first and newest events, all in one snapshot of
+	// the database, so that no change commits between them: those of q.Only (a few
 	// hundred at most), or when it is empty the first q.Limit ids after q.After, in id order,
 	// among those that have a row or an event. One that has neither (any more) is there with
 	// neither. The audit compares them (internal/audit).
 	InquiryStates(ctx context.Context, q StateQuery[int64]) ([]*InquiryState, error)
 	// SessionStates is InquiryStates for sessions, by key, among those that have a row or any
-	// event; the newest event of a session is its newest of no inquiry, nil when it has none.
+	// event; the first and newest events of a session are its first and newest of no
+	// inquiry, nil when it has none.
 	SessionStates(ctx context.Context, q StateQuery[string]) ([]*SessionState, error)
 
 	// KeyByTokenHash returns the unrevoked key with that token hash (ENotFound).
@@ -310,23 +312,93 @@ type StateQuery[K int64 | string] struct {
 }
 
 // StoredState is an inquiry (K int64, its id; T Inquiry) or a session (K string, its key; T
-// Session) as the store keeps it and its newest event, read together.
+// Session) as the store keeps it and its first and newest events, read together.
 type StoredState[K int64 | string, T Inquiry | Session] struct {
 	Key K
 	// Stored is what reads return, nil when there is no row; Unreadable says why the row
 	// cannot be read, when it cannot (then Stored is nil).
 	Stored     *T
 	Unreadable error
-	Newest     *Event // nil when the log has none
+	// Columns is what an inquiry's row keeps beside its document, nil for a session (all its
+	// columns are in Stored) and when Stored is nil.
+	Columns *InquiryColumns
+	// First and Newest are the oldest and the newest event, nil when the log has none (the
+	// same event when it has one).
+	First, Newest *Event
 }
 
-// InquiryState is an inquiry as stored and its newest event.
+// AddEvent keeps ev, an event of the state's key, as its first or its newest as its seq says:
+// the stores read them in no particular order.
+func (st *StoredState[K, T]) AddEvent(ev *Event) {
+	if st.First == nil || ev.Seq < st.First.Seq {
+		st.First = ev
+	}
+	if st.Newest == nil || ev.Seq > st.Newest.Seq {
+		st.Newest = ev
+	}
+}
+
+// InquiryState is an inquiry as stored and its first (inquiry.created) and newest events.
 type InquiryState = StoredState[int64, Inquiry]
 
-// SessionState is a session as stored and its newest event of no inquiry. Its Stored has
-// none of what reads derive from the session's inquiries: its counts are 0, and its status
-// is running while it runs (never awaiting_input).
+// SessionState is a session as stored and its first and newest events of no inquiry. Its
+// Stored has none of what reads derive from the session's inquiries: its counts are 0, and
+// its status is running while it runs (never awaiting_input).
 type SessionState = StoredState[string, Session]
+
+// InquiryColumns is what an inquiry's row keeps beside its document: the copies of its fields
+// that lists, filters, stats, timers, ownership and the conditional writes read instead of
+// the document, and its rows in the tables beside it. A nil pointer is NULL; the booleans are
+// what the reads take them for (SQLite: the column = 1).
+type InquiryColumns struct {
+	Status          Status
+	Session         *string
+	Origin          string
+	RequestType     RequestType
+	CreatedBy       string
+	Unassigned      bool
+	Exclusive       bool
+	TimeoutAt       *time.Time
+	NextReminderAt  *time.Time
+	EscalateAt      *time.Time
+	ClaimExpiresAt  *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	Prompt          string
+	Execution       *string
+	RespondedBy     *string
+	FallbackApplied bool
+	// Assignees are its rows in inquiry_assignees, Metadata its rows in inquiry_metadata (key
+	// and value), Executions the executions that execution_inquiries says it was created for.
+	Assignees  []AssigneeRow
+	Metadata   [][2]string
+	Executions []string
+}
+
+// AssigneeRow is a row of inquiry_assignees: Earlier when the assignee is an earlier step's
+// of a chain (the reads of who it is assigned to leave them out).
+type AssigneeRow struct {
+	Name    string
+	Earlier bool
+}
+
+// AddRow adds a row of a table beside the inquiries, as the stores read them: table is
+// "inquiry_assignees" (a the assignee, b "earlier" or ""), "inquiry_metadata" (a the key, b
+// the value) or "execution_inquiries" (a the execution). A nil c (the inquiry has no row)
+// takes none.
+func (c *InquiryColumns) AddRow(table, a, b string) {
+	if c == nil {
+		return
+	}
+	switch table {
+	case "inquiry_assignees":
+		c.Assignees = append(c.Assignees, AssigneeRow{Name: a, Earlier: b == "earlier"})
+	case "inquiry_metadata":
+		c.Metadata = append(c.Metadata, [2]string{a, b})
+	case "execution_inquiries":
+		c.Executions = append(c.Executions, a)
+	}
+}
 
 // StoredSecret is one secret as the store keeps it: a setting's value, a webhook's secret, or
 // a chat webhook's URL (an incoming webhook's URL carries the chat service's token).

@@ -15,9 +15,9 @@ import (
 // auditChain is this node's running verification of the event log: how far it has verified
 // the audit chain, so that each look at it (an inquiry page, a signed head) costs only the
 // events appended since the last one, whose inquiries and sessions it then compares with what
-// is stored of them (internal/audit, the stored state). Once an hour the housekeeping verifies
-// the whole log and every stored state again (reverifyAudit), so that an edit of what was
-// verified earlier shows here too.
+// is stored of them (internal/audit, the stored state), and the inquiry an inquiry page
+// shows. Once an hour the housekeeping verifies the whole log and every stored state again
+// (reverifyAudit), so that an edit of what was verified earlier shows here too.
 //
 // A node that finds an edit refuses to sign heads (AuditHead), and its pages say what is
 // wrong, until a later look finds it undone; no restart is needed:
@@ -70,11 +70,12 @@ func (e *Engine) storedAuditKey(tx hitl.Tx) (ed25519.PrivateKey, error) {
 }
 
 // VerifyAudit verifies the events appended since the last verification, compares what is
-// stored of their inquiries and sessions (and of those that differed before) with them, and
-// returns how far the chain holds. When the chain breaks, or a stored state differs, the
-// error (EConflict) names the first seq, inquiry or session that is wrong, and every later
-// call says so again until it is put right.
-func (e *Engine) VerifyAudit(ctx context.Context) (audit.Verifier, error) {
+// stored of their inquiries and sessions (and of those that differed before, and of the
+// inquiries named, which a page shows) with them, and returns how far the chain holds. When
+// the chain breaks, or a stored state differs, the error (EConflict) names the first seq,
+// inquiry or session that is wrong (one of the inquiries named first), and every later call
+// says so again until it is put right.
+func (e *Engine) VerifyAudit(ctx context.Context, inquiries ...int64) (audit.Verifier, error) {
 	a := &e.audit
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -87,6 +88,11 @@ func (e *Engine) VerifyAudit(ctx context.Context) (audit.Verifier, error) {
 		}
 		return nil
 	})
+	if !a.all {
+		for _, id := range inquiries {
+			a.unchecked.AddInquiry(id)
+		}
+	}
 	var b *audit.Break
 	if err != nil && !errors.As(err, &b) {
 		return a.verified, err
@@ -99,7 +105,11 @@ func (e *Engine) VerifyAudit(ctx context.Context) (audit.Verifier, error) {
 		e.log.Error("the audit chain does not verify", "seq", b.Seq, "err", b.Problem)
 		return a.verified, hitl.Errorf(hitl.EConflict, "the audit log does not verify: %s", b)
 	case len(a.faults) > 0:
-		return a.verified, hitl.Errorf(hitl.EConflict, "the audit log does not verify: %s", a.faults[0])
+		first := a.faults[0]
+		if i := slices.IndexFunc(a.faults, func(m *audit.Mismatch) bool { return slices.Contains(inquiries, m.Inquiry) }); i >= 0 {
+			first = a.faults[i]
+		}
+		return a.verified, hitl.Errorf(hitl.EConflict, "the audit log does not verify: %s", first)
 	case a.more:
 		return a.verified, hitl.Errorf(hitl.EConflict, "the audit log does not verify: the stored state of more than %d inquiries and sessions differed from their events; "+
 			"the housekeeping compares them all again within minutes", auditFaultsKept)

@@ -295,17 +295,25 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 		expiring := ask(&hitl.InquiryRequest{Prompt: "for a minute", AssignedTo: []string{"ann"}})
 		must(e.Claim(ctx, responder("ann"), expiring.ID, &ttl))
 		ask(&hitl.InquiryRequest{Prompt: "remind me", AssignedTo: []string{"ann"}, RemindEvery: "30m", EscalateAfter: "45m", EscalateTo: hitl.Assignees{"bob"}})
+		// A chain whose second step has a time limit of its own, with metadata; an inquiry
+		// that an execution's result asked.
+		limited := ask(&hitl.InquiryRequest{Prompt: "merge?", RequestType: hitl.RequestApproval, TimeoutSeconds: seconds(86400),
+			Steps: []hitl.ApprovalStep{{AssignedTo: []string{"ann"}}, {AssignedTo: []string{"bob"}, TimeoutSeconds: seconds(7200)}}, Metadata: map[string]string{"team": "sre", "env": "prod"}})
+		if _, _, err := e.IntakeActionResult(ctx, agent, "exec-1", json.RawMessage(`{"__inquiry":{"prompt":"go on?"},"step":3}`)); err != nil {
+			t.Fatal(err)
+		}
 		late := ask(&hitl.InquiryRequest{Prompt: "by noon?", TimeoutSeconds: seconds(3600), FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"later"`)})
 		cancelled := ask(&hitl.InquiryRequest{Prompt: "never mind"})
 		must(e.Cancel(ctx, agent, cancelled.ID, "changed my mind"))
 		for range 3 {
 			advance(e, n.clock, 30*time.Minute) // the claim expires, reminders and the escalation fire, then the deadline
 		}
+		must(e.Respond(ctx, responder("ann"), limited.ID, approve(true, ""))) // its second step starts
 		if got, err := e.Wait(ctx, agent, late.ID, 10*time.Second); err != nil || got.Status != hitl.StatusTimeout {
 			t.Fatalf("the inquiry past its deadline: %+v, %v", got, err)
 		}
 		for typ, want := range map[string]int{hitl.EventInquiryTimeout: 1, hitl.EventInquiryReminded: 1, hitl.EventInquiryEscalated: 1, hitl.EventInquiryAssigned: 1,
-			hitl.EventInquiryVoted: 2, hitl.EventInquiryStepCompleted: 1, hitl.EventInquiryResumed: 1, hitl.EventInquiryReleased: 2} {
+			hitl.EventInquiryVoted: 3, hitl.EventInquiryStepCompleted: 2, hitl.EventInquiryResumed: 1, hitl.EventInquiryReleased: 2} {
 			// The timers fire on their own goroutines.
 			testserver.Eventually(t, 10*time.Second, fmt.Sprintf("at least %d %s events, which the test means the log to have", want, typ), func() bool {
 				evs, err := e.Events(ctx, admin, hitl.EventFilter{Types: []string{typ}, Limit: 100})
@@ -339,5 +347,159 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 		})
 		stopLooking()
 		clean("after the retention")
+	})
+}
+
+// The columns beside an inquiry's document, which lists, filters, stats, who may see it and
+// the conditional writes read, and its rows in the tables beside it: each edited alone is
+// found and named, and the node signs again once it is undone. (The review's repro: a status
+// edited to cancelled made GET say pending while answering was a conflict; a responder edited
+// to mallory showed in the stats; an asker edited lost the inquiry from the asker's list.)
+func TestAuditFindsEditedColumnsAndRowsBesideTheDocument(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		if _, _, err := n.e.PutSession(ctx, agent, "run-1", &hitl.SessionRequest{Agent: "deployer"}); err != nil {
+			t.Fatal(err)
+		}
+		answered, _, err := n.e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Ship?", Metadata: map[string]string{"team": "sre"}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.e.Respond(ctx, human, answered.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"yes"`)}); err != nil {
+			t.Fatal(err)
+		}
+		pending, _, err := n.e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Go on?", Session: "run-1", AssignedTo: []string{"ceo"}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.signs(t, "an untouched log")
+		last := func(id int64) int64 {
+			return n.query(t, fmt.Sprintf("SELECT MAX(seq) FROM events WHERE inquiry_id = %d", id))
+		}
+		for _, c := range []struct {
+			edit, undo string
+			id         int64
+			want       string
+		}{
+			{fmt.Sprintf("UPDATE inquiries SET status = 'cancelled' WHERE id = %d", pending.ID), fmt.Sprintf("UPDATE inquiries SET status = 'pending' WHERE id = %d", pending.ID),
+				pending.ID, "its status column says cancelled but its events say pending"},
+			{fmt.Sprintf("UPDATE inquiries SET responded_by = 'mallory' WHERE id = %d", answered.ID), fmt.Sprintf("UPDATE inquiries SET responded_by = 'ann' WHERE id = %d", answered.ID),
+				answered.ID, "its responded_by column says mallory but its events say ann"},
+			{fmt.Sprintf("UPDATE inquiries SET created_by = 'someone' WHERE id = %d", answered.ID), fmt.Sprintf("UPDATE inquiries SET created_by = 'bot' WHERE id = %d", answered.ID),
+				answered.ID, "its created_by column says someone but its events say bot"},
+			{fmt.Sprintf("UPDATE inquiries SET session = NULL WHERE id = %d", pending.ID), fmt.Sprintf("UPDATE inquiries SET session = 'run-1' WHERE id = %d", pending.ID),
+				pending.ID, "its session column says none but its events say run-1"},
+			{fmt.Sprintf("UPDATE inquiries SET unassigned = true WHERE id = %d", pending.ID), fmt.Sprintf("UPDATE inquiries SET unassigned = false WHERE id = %d", pending.ID),
+				pending.ID, "its unassigned column says true but its events say false"},
+			{fmt.Sprintf("UPDATE inquiries SET timeout_at = created_at WHERE id = %d", pending.ID), fmt.Sprintf("UPDATE inquiries SET timeout_at = NULL WHERE id = %d", pending.ID),
+				pending.ID, "its timeout_at column says 20"},
+			{fmt.Sprintf("INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ('mallory', %d)", pending.ID),
+				fmt.Sprintf("DELETE FROM inquiry_assignees WHERE assignee = 'mallory' AND inquiry_id = %d", pending.ID),
+				pending.ID, "its rows in inquiry_assignees say ceo, mallory but its events say ceo"},
+			{fmt.Sprintf("UPDATE inquiry_assignees SET earlier = true WHERE inquiry_id = %d", pending.ID),
+				fmt.Sprintf("UPDATE inquiry_assignees SET earlier = false WHERE inquiry_id = %d", pending.ID),
+				pending.ID, "its rows in inquiry_assignees say ceo (earlier) but its events say ceo"},
+			{fmt.Sprintf("UPDATE inquiry_metadata SET value = 'web' WHERE inquiry_id = %d", answered.ID), fmt.Sprintf("UPDATE inquiry_metadata SET value = 'sre' WHERE inquiry_id = %d", answered.ID),
+				answered.ID, "its rows in inquiry_metadata say team=web but its events say team=sre"},
+		} {
+			n.exec(t, c.edit)
+			engine.ReverifyAudit(n.e)
+			n.refuses(t, c.edit, fmt.Sprintf("inquiry %d: %s", c.id, c.want))
+			n.refuses(t, c.edit, fmt.Sprintf("(event %d)", last(c.id)))
+			n.exec(t, c.undo)
+			n.signs(t, "once "+c.edit+" is undone")
+		}
+	})
+}
+
+// A pending inquiry edited in the database, then changed by hitl: the change's event carries
+// the edit, so the newest event agrees with the row; what was fixed at its creation still
+// differs from its inquiry.created event, and the node says so. (The review's repro: the
+// assignee ceo edited to cfo, then cfo answers.) The same for a session's owner.
+func TestAuditFindsAPendingInquiryEditedBeforeHitlChangedIt(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		created := func(id int64) int64 {
+			return n.query(t, fmt.Sprintf("SELECT seq FROM events WHERE inquiry_id = %d AND type = '%s'", id, hitl.EventInquiryCreated))
+		}
+		// The document alone: its assignee rows still say ceo.
+		inq, _, err := n.e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Wire the money?", AssignedTo: []string{"ceo"}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.signs(t, "an untouched log")
+		n.exec(t, fmt.Sprintf(`UPDATE inquiries SET doc = replace(doc, '"assigned_to":["ceo"]', '"assigned_to":["cfo"]') WHERE id = %d`, inq.ID))
+		if _, err := n.e.Respond(ctx, responder("cfo"), inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"yes"`)}); err != nil {
+			t.Fatalf("the test means cfo to answer after the edit: %v", err)
+		}
+		n.refuses(t, "the document edited, then answered", fmt.Sprintf("inquiry %d: its rows in inquiry_assignees say ceo but its events say ceo (earlier), cfo", inq.ID))
+
+		// Its rows made to agree with the edited document: only its inquiry.created event says
+		// ceo.
+		n.exec(t, fmt.Sprintf(`UPDATE inquiry_assignees SET earlier = true WHERE inquiry_id = %d`, inq.ID))
+		n.exec(t, fmt.Sprintf(`INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ('cfo', %d)`, inq.ID))
+		n.refuses(t, "the document and its rows edited, then answered",
+			fmt.Sprintf(`inquiry %d: the stored assignees are ["cfo"] but its inquiry.created event says ["ceo"] (event %d)`, inq.ID, created(inq.ID)))
+	})
+}
+
+// The same for a prompt edited in the document and its column, then claimed: found at the
+// hourly verification.
+func TestAuditFindsAPromptEditedBeforeHitlChangedIt(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		inq, _, err := n.e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Delete the backups?"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.exec(t, fmt.Sprintf(`UPDATE inquiries SET doc = replace(doc, 'Delete the backups?', 'Keep the backups?'), prompt = 'Keep the backups?' WHERE id = %d`, inq.ID))
+		if _, err := n.e.Claim(ctx, human, inq.ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		created := n.query(t, fmt.Sprintf("SELECT seq FROM events WHERE inquiry_id = %d AND type = '%s'", inq.ID, hitl.EventInquiryCreated))
+		engine.ReverifyAudit(n.e)
+		n.refuses(t, "a prompt edited, then claimed",
+			fmt.Sprintf(`inquiry %d: the stored prompt is "Keep the backups?" but its inquiry.created event says "Delete the backups?" (event %d)`, inq.ID, created))
+	})
+}
+
+// A session's owner edited in the database, then the session changed by the new owner: its
+// newest event agrees with the row, its first does not.
+func TestAuditFindsASessionOwnerEditedBeforeHitlChangedIt(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		if _, _, err := n.e.PutSession(ctx, agent, "run-1", &hitl.SessionRequest{Agent: "deployer"}); err != nil {
+			t.Fatal(err)
+		}
+		first := n.query(t, "SELECT MIN(seq) FROM events WHERE session = 'run-1'")
+		n.signs(t, "an untouched log")
+		n.exec(t, `UPDATE sessions SET created_by = 'mallory' WHERE key = 'run-1'`)
+		mallory := &hitl.Principal{Name: "mallory", Roles: []string{hitl.RoleAgent}}
+		if _, _, err := n.e.PutSession(ctx, mallory, "run-1", &hitl.SessionRequest{State: json.RawMessage(`{"step":2}`)}); err != nil {
+			t.Fatalf("the test means mallory to change the session after the edit: %v", err)
+		}
+		n.refuses(t, "the owner edited, then the session changed",
+			fmt.Sprintf(`session run-1: the stored owner is "mallory" but its first event says "bot" (event %d)`, first))
+	})
+}
+
+// A look for an inquiry's page compares that inquiry too, though no event about it came
+// since the last look: its edit is named, before any other inquiry found to differ, and the
+// node refuses to sign heads from then on, until it is undone.
+func TestAuditLookOfAPageComparesItsInquiry(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		earlier, _ := askAndAnswer(t, n.e, "Ship?")
+		inq, _ := askAndAnswer(t, n.e, "Rotate the keys?")
+		n.signs(t, "an untouched log")
+		n.exec(t, fmt.Sprintf(`UPDATE inquiries SET created_by = 'mallory' WHERE id IN (%d, %d)`, earlier.ID, inq.ID))
+		n.signs(t, "before any page of them is shown") // the running check compares what new events are about
+		problem := func(id int64) string {
+			return fmt.Sprintf("inquiry %d: its created_by column says mallory but its events say bot (event %d)", id,
+				n.query(t, fmt.Sprintf("SELECT MAX(seq) FROM events WHERE inquiry_id = %d", id)))
+		}
+		for _, id := range []int64{earlier.ID, inq.ID} {
+			if _, err := n.e.VerifyAudit(ctx, id); hitl.ErrorCode(err) != hitl.EConflict || !strings.Contains(err.Error(), problem(id)) {
+				t.Fatalf("the look of inquiry %d's page: %v; want %q", id, err, problem(id))
+			}
+		}
+		n.refuses(t, "once the pages found them", problem(earlier.ID))
+		n.exec(t, fmt.Sprintf(`UPDATE inquiries SET created_by = 'bot' WHERE id IN (%d, %d)`, earlier.ID, inq.ID))
+		n.signs(t, "once the edit is undone")
 	})
 }

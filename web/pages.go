@@ -234,7 +234,7 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
 	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
 	h.addApprovals(r.Context(), v.Principal, d, v.CSRF)
-	d.Audit = h.auditLine(r.Context())
+	d.Audit = h.auditLine(r.Context(), d.Inquiry.ID)
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
 	h.render(w, r, status, "inquiry", l, d)
 }

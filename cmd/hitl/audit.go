@@ -63,10 +63,15 @@ event, which names the seqs it skipped, and the chain goes on from the event bef
 
 Then compare what the API serves of every inquiry and session, its stored row, with the state
 its newest event carries (every event of an inquiry or a session holds it whole, as it became),
-a page at a time, and say "verified the stored state of N inquiries and M sessions against
-their events"; or exit 1 naming the first inquiry or session that differs and how, as in
-"inquiry 12: the stored answer is "yes" but its events say "no" (event 345)": a row edited,
-added or removed behind hitl's back.
+a page at a time; an inquiry's columns beside its document (status, asker, session, responder,
+deadline...) and its rows of assignees and metadata with that document; and what no change
+alters after an inquiry's creation (its prompt, asker, options...; its assignees and deadline
+as its chain's step or an escalation make them) with its inquiry.created event, a session's
+owner with its first event. Say "verified the stored state of N inquiries and M sessions
+against their events"; or exit 1 naming the first inquiry or session that differs and how, as
+in "inquiry 12: the stored answer is "yes" but its events say "no" (event 345)" or "inquiry 3:
+its status column says cancelled but its events say pending (event 7)": a row edited, added or
+removed behind hitl's back.
 
 On its own the chain cannot show that events were cut off the end, nor a log rewritten by
 someone who recomputed every hash after an edit. A head kept elsewhere can: give the seq and

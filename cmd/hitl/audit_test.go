@@ -19,7 +19,6 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/pgtest"
-	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -243,19 +242,46 @@ func testAuditOfStoredState(t *testing.T, s *testserver.Server) {
 	fails("an edited session", fmt.Sprintf(`session run-1: the stored state is {"step":2} but its events say {"step":1} (event %s)`, updated))
 	rawExec(t, s.DB, `UPDATE sessions SET state = '{"step":1}' WHERE key = 'run-1'`)
 	passes("the session's edit undone", 1, 1)
+
+	// The columns beside the document that lists, filters, stats and ownership read (the
+	// review's repro): each edited alone, on an inquiry the server has not looked at yet.
+	for i, c := range []struct {
+		answer          bool
+		column, to, was string
+	}{
+		{false, "status", "cancelled", "pending"},
+		{true, "responded_by", "mallory", "ada"},
+		{false, "created_by", "someone", "bot"},
+		{false, "session", "NULL", "run-1"},
+	} {
+		asked, _, err := agent.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Scale up?", Session: "run-1"}, client.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.answer {
+			if _, err := responder.Respond(ctx, asked.ID, []byte(`"yes"`), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		quoted := func(v string) string {
+			if v == "NULL" {
+				return v
+			}
+			return "'" + v + "'"
+		}
+		said := strings.ReplaceAll(strings.ToLower(c.to), "null", "none")
+		rawExec(t, s.DB, fmt.Sprintf("UPDATE inquiries SET %s = %s WHERE id = %d", c.column, quoted(c.to), asked.ID))
+		fails("its "+c.column+" column edited", fmt.Sprintf("inquiry %d: its %s column says %s but its events say %s (event %s)",
+			asked.ID, c.column, said, c.was, seqOf(fmt.Sprintf("inquiry_id = %d", asked.ID))))
+		rawExec(t, s.DB, fmt.Sprintf("UPDATE inquiries SET %s = %s WHERE id = %d", c.column, quoted(c.was), asked.ID))
+		passes("its "+c.column+" column's edit undone", i+2, 1)
+	}
 }
 
 // rawExec changes a SQLite file or a PostgreSQL URL's schema behind hitl's back.
 func rawExec(t *testing.T, db, stmt string) {
 	t.Helper()
-	driver, dsn := "sqlite", "file:"+db+"?_pragma=busy_timeout(10000)"
-	if server.IsPostgres(db) {
-		driver, dsn = "pgx", db
-	}
-	conn, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := testserver.RawDB(t, db)
 	defer conn.Close()
 	if _, err := conn.Exec(stmt); err != nil {
 		t.Fatalf("%s: %v", stmt, err)

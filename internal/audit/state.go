@@ -24,29 +24,36 @@ import (
 // every change of an inquiry or a session in one transaction with its event, whose data is the
 // whole inquiry (session) after the change (hitl.Event), so in any one snapshot of the database
 // a row is what the data of its newest event says. CheckStates and VerifyStates read each row
-// with its newest event in one snapshot (hitl.Store.InquiryStates) and compare them on every
-// member the API serves, each in canonical form.
+// with its first and newest events in one snapshot (hitl.Store.InquiryStates) and compare them
+// on every member the API serves, each in canonical form; an inquiry's columns and the rows
+// beside it with its document, and what is fixed at its creation with its inquiry.created
+// event (rows.go); a session's owner, key and time of creation with its first event.
 //
 // What is not compared, deliberately:
 //   - a session's counts of inquiries and its status awaiting_input (against running): reads
 //     derive them from the session's inquiries (SessionStates reads the row without them),
 //     and its events hold them as they were at that change; the inquiries they are made from
-//     are checked themselves;
+//     are checked themselves, their status and session columns included;
 //   - the id an inquiry's stored document holds: reads take the id of its row (the document
 //     was written before the row had one, with 0), and that id is compared with its events';
 //   - members of a row that no read returns (a member added to an inquiry's stored document
 //     that hitl.Inquiry has no field for): the API never serves them;
+//   - an inquiry's idempotency keys (rows.go);
 //   - the inquiries and sessions that retention removed: their rows and their events went
 //     together, in the transaction that appended the checkpoint saying so, and neither is there
 //     to compare. A row without events, or events without a row, is a mismatch.
 //
 // The row of a pending inquiry that was edited and then changed by hitl (claimed, voted on,
-// reminded) goes into that change's event as it was read: from then on the log agrees with
-// it. The running check of a node compares each row as soon as an event about it is verified,
-// and the hourly check every row, which narrows that window; only replaying every change would
-// close it.
+// reminded) goes into that change's event as it was read: from then on its newest event
+// agrees with it. What no change alters is still compared with its inquiry.created event, and
+// its assignees and deadline with what that event and the changes since make them; what the
+// changes themselves set (its votes, claim, chain step, reminders, escalation, answer) is as
+// the newest event says. The running check of a node compares each row as soon as an event
+// about it is verified, and the hourly check every row, which narrows that window for those;
+// only replaying every change would close it.
 
-// StateSource is a store that reads inquiries and sessions as stored with their newest events.
+// StateSource is a store that reads inquiries and sessions as stored with their first and
+// newest events.
 type StateSource interface {
 	InquiryStates(ctx context.Context, q hitl.StateQuery[int64]) ([]*hitl.InquiryState, error)
 	SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([]*hitl.SessionState, error)
@@ -92,7 +99,7 @@ type Records struct {
 func (r *Records) Touch(ev *hitl.Event) {
 	switch {
 	case ev.InquiryID != nil:
-		r.addInquiry(*ev.InquiryID)
+		r.AddInquiry(*ev.InquiryID)
 	case ev.Session != "":
 		r.addSession(ev.Session)
 	}
@@ -101,13 +108,14 @@ func (r *Records) Touch(ev *hitl.Event) {
 // Add adds the inquiry or the session of m.
 func (r *Records) Add(m *Mismatch) {
 	if m.Inquiry != 0 {
-		r.addInquiry(m.Inquiry)
+		r.AddInquiry(m.Inquiry)
 	} else {
 		r.addSession(m.Session)
 	}
 }
 
-func (r *Records) addInquiry(id int64) {
+// AddInquiry adds the inquiry id.
+func (r *Records) AddInquiry(id int64) {
 	if r.inquiries == nil {
 		r.inquiries = map[int64]struct{}{}
 	}
@@ -125,7 +133,7 @@ func (r *Records) addSession(key string) {
 func (r *Records) Len() int { return len(r.inquiries) + len(r.sessions) }
 
 // CheckStates compares the stored state of the inquiries and sessions r names with their
-// newest events, and calls found with each that differs, inquiries by id, then sessions by
+// events, and calls found with each that differs, inquiries by id, then sessions by
 // key; an error from found stops it. Those that have neither a row nor an event any more
 // (retention removed them) are passed over.
 func CheckStates(ctx context.Context, src StateSource, r *Records, found func(*Mismatch) error) error {
@@ -140,7 +148,7 @@ type StateCount struct {
 	Inquiries, Sessions int64
 }
 
-// VerifyStates compares the stored state of every inquiry and session with its newest event,
+// VerifyStates compares the stored state of every inquiry and session with its events,
 // a page at a time (each page one snapshot of the database, so that it can run beside the
 // writers), and calls found with each that differs, inquiries by id, then sessions by key; an
 // error from found stops it.
@@ -175,25 +183,48 @@ func checkNamed[K int64 | string, T hitl.Inquiry | hitl.Session](ctx context.Con
 }
 
 // verifyAll compares every state of one kind, a page at a time, and says how many it read.
+// Each page is read while the one before it is compared: the reads and the comparisons take a
+// core each.
 func verifyAll[K int64 | string, T hitl.Inquiry | hitl.Session](ctx context.Context, read reader[K, T],
 	compare func(*hitl.StoredState[K, T]) *Mismatch, found func(*Mismatch) error) (int64, error) {
+	type pageRead struct {
+		page []*hitl.StoredState[K, T]
+		err  error
+	}
+	readAfter := func(after K) chan pageRead {
+		c := make(chan pageRead, 1)
+		go func() {
+			page, err := read(ctx, hitl.StateQuery[K]{After: after, Limit: statePage})
+			c <- pageRead{page, err}
+		}()
+		return c
+	}
 	var (
 		n     int64
-		after K
+		first K
 	)
+	next := readAfter(first)
+	defer func() {
+		if next != nil {
+			<-next // no read outlives the call
+		}
+	}()
 	for {
-		page, err := read(ctx, hitl.StateQuery[K]{After: after, Limit: statePage})
-		if err != nil {
+		r := <-next
+		next = nil
+		if r.err != nil {
+			return n, r.err
+		}
+		if len(r.page) == statePage {
+			next = readAfter(r.page[len(r.page)-1].Key)
+		}
+		if err := compareEach(r.page, compare, found); err != nil {
 			return n, err
 		}
-		if err := compareEach(page, compare, found); err != nil {
-			return n, err
-		}
-		n += int64(len(page))
-		if len(page) < statePage {
+		n += int64(len(r.page))
+		if next == nil {
 			return n, nil
 		}
-		after = page[len(page)-1].Key
 	}
 }
 
@@ -208,16 +239,47 @@ func compareEach[S any](page []S, compare func(S) *Mismatch, found func(*Mismatc
 	return nil
 }
 
-// compareInquiry says how an inquiry's stored state differs from its newest event's, nil when
-// it does not.
+// compareInquiry says how an inquiry's stored state differs from what its events say, nil
+// when it does not: its document from its newest event, then its columns and the rows beside
+// it from its document, then what is fixed at its creation from its inquiry.created event.
 func compareInquiry(st *hitl.InquiryState) *Mismatch {
-	return compare(st, &Mismatch{Inquiry: st.Key}, "document", func(inq *hitl.Inquiry) any { return inq }, inquiryWords)
+	m := compare(st, &Mismatch{Inquiry: st.Key}, "document", func(inq *hitl.Inquiry) any { return inq }, inquiryWords)
+	if m != nil || st.Stored == nil || st.Newest == nil {
+		return m
+	}
+	created, problem := createdOf(st)
+	if problem == "" {
+		problem = compareColumns(st.Stored, st.Columns, created, st.Newest)
+	}
+	if problem == "" && created != st.Stored {
+		problem = compareFixed(st.Stored, created, st.First)
+	}
+	if problem == "" {
+		return nil
+	}
+	return &Mismatch{Inquiry: st.Key, Problem: problem}
 }
 
 // compareSession says how a session's stored state differs from its newest event's, nil
-// when it does not. Its derived counts and status are left out (see above).
+// when it does not, and then how its owner, key and time of creation differ from its first
+// event's. Its derived counts and status are left out (see above).
 func compareSession(st *hitl.SessionState) *Mismatch {
-	return compare(st, &Mismatch{Session: st.Key}, "row", withoutDerived, sessionWords)
+	m := compare(st, &Mismatch{Session: st.Key}, "row", withoutDerived, sessionWords)
+	if m != nil || st.Stored == nil || st.First == nil || st.Newest == nil || st.First.Seq == st.Newest.Seq {
+		return m
+	}
+	first := new(hitl.Session)
+	if err := json.Unmarshal(st.First.Data, first); err != nil {
+		return &Mismatch{Session: st.Key, Problem: fmt.Sprintf("its first event (%d, %s) does not carry it: %v", st.First.Seq, st.First.Type, err)}
+	}
+	fixed := func(s *hitl.Session) *hitl.Session {
+		return &hitl.Session{Key: s.Key, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt}
+	}
+	stored, err := json.Marshal(fixed(st.Stored))
+	if problem := differences(stored, err, fixed(first), st.First, sessionWords, "its first event says"); problem != "" {
+		return &Mismatch{Session: st.Key, Problem: problem}
+	}
+	return nil
 }
 
 // compare fills m in with how st differs from its newest event, and returns it; nil when it
@@ -238,7 +300,7 @@ func compare[K int64 | string, T hitl.Inquiry | hitl.Session](st *hitl.StoredSta
 		m.Problem = fmt.Sprintf("its newest event (%d, %s) does not carry it: %v", st.Newest.Seq, st.Newest.Type, err)
 		return m
 	}
-	if m.Problem = differences(stored, err, served(want), st.Newest, words); m.Problem == "" {
+	if m.Problem = differences(stored, err, served(want), st.Newest, words, "its events say"); m.Problem == "" {
 		return nil
 	}
 	return m
@@ -272,11 +334,12 @@ func presence(stored bool, unreadable error, newest *hitl.Event, row string) str
 }
 
 // differences says in words how the stored state (marshaled, or the error of marshaling it)
-// differs from want, the state that ev carries, "" when it does not. Both are compared as the
-// API serves them (marshaled from their type, so that only members it reads count), member by
-// member, each in canonical form: texts that differ only in form (spacing, the order of an
-// object's members, escapes, 1.0 against 1) are the same state.
-func differences(stored []byte, err error, want any, ev *hitl.Event, words map[string]string) string {
+// differs from want, the state that ev carries ("the stored answer is "yes" but " + says +
+// " "no""), "" when it does not. Both are compared as the API serves them (marshaled from
+// their type, so that only members it reads count), member by member, each in canonical
+// form: texts that differ only in form (spacing, the order of an object's members, escapes,
+// 1.0 against 1) are the same state.
+func differences(stored []byte, err error, want any, ev *hitl.Event, words map[string]string, says string) string {
 	b, errB := json.Marshal(want)
 	if err := errors.Join(err, errB); err != nil {
 		return fmt.Sprintf("it cannot be compared with its events (event %d): %v", ev.Seq, err)
@@ -285,7 +348,7 @@ func differences(stored []byte, err error, want any, ev *hitl.Event, words map[s
 		return ""
 	}
 	names, have := members(stored)
-	more, says := members(b)
+	more, values := members(b)
 	for _, name := range more {
 		if _, ok := have[name]; !ok {
 			names = append(names, name)
@@ -293,7 +356,7 @@ func differences(stored []byte, err error, want any, ev *hitl.Event, words map[s
 	}
 	var diffs []string
 	for _, name := range names {
-		x, y := canonicalValue(have[name]), canonicalValue(says[name])
+		x, y := canonicalValue(have[name]), canonicalValue(values[name])
 		if x == y {
 			continue
 		}
@@ -301,7 +364,7 @@ func differences(stored []byte, err error, want any, ev *hitl.Event, words map[s
 		if what == "" {
 			what = name
 		}
-		diffs = append(diffs, fmt.Sprintf("the stored %s is %s but its events say %s", what, shown(have[name]), shown(says[name])))
+		diffs = append(diffs, fmt.Sprintf("the stored %s %s %s but %s %s", what, be(what), shown(have[name]), says, shown(values[name])))
 	}
 	if len(diffs) == 0 {
 		return ""
@@ -316,11 +379,26 @@ var (
 		"responded_by_id": "responder's identity", "relayed_by": "relay", "responded_at": "time of the answer", "comment": "comment",
 		"cancel_reason": "reason for the cancellation", "votes": "votes", "assigned_to": "assignees", "timeout_at": "deadline",
 		"prompt": "prompt", "context": "context", "tool_result": "tool result", "claim": "claim", "created_at": "time of creation",
-		"updated_at": "time of the last change", "resumed_at": "time the agent resumed", "fallback_applied": "use of the fallback"}
+		"updated_at": "time of the last change", "resumed_at": "time the agent resumed", "fallback_applied": "use of the fallback",
+		"created_by": "asker", "session": "session", "request_type": "request type", "response_schema": "response schema",
+		"options": "options", "escalate_to": "assignees to escalate to", "steps": "steps of its chain", "metadata": "metadata",
+		"exclude_requester": "exclusion of the asker", "exclude_session_owner": "exclusion of the session's owner",
+		"allowed_decisions": "decisions allowed", "tool_call": "tool call", "fallback_value": "fallback answer"}
 	sessionWords = map[string]string{"status": "status", "state": "state", "result": "result", "error": "error",
 		"metadata": "metadata", "agent": "agent", "created_by": "owner", "callback_url": "callback URL",
 		"created_at": "time of creation", "updated_at": "time of the last change", "completed_at": "time of completion"}
+	// plural are the words above that take "are".
+	plural = map[string]bool{"assignees": true, "votes": true, "options": true, "assignees to escalate to": true,
+		"steps of its chain": true, "decisions allowed": true}
 )
+
+// be is the verb of what: "is", or "are" for a plural.
+func be(what string) string {
+	if plural[what] {
+		return "are"
+	}
+	return "is"
+}
 
 // members reads a JSON object's members: their names in order, and their values.
 func members(obj []byte) ([]string, map[string]jsontext.Value) {

@@ -9,6 +9,7 @@ package testserver
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -310,4 +311,20 @@ func (c *Clock) Add(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+}
+
+// RawDB opens a database as hitl's servers take it (a SQLite file, or a postgres:// URL of a
+// schema), to read or change it behind hitl's back, as someone with access to it could. The
+// caller closes it.
+func RawDB(t testing.TB, db string) *sql.DB {
+	t.Helper()
+	driver, dsn := "sqlite", "file:"+db+"?_pragma=busy_timeout(10000)"
+	if server.IsPostgres(db) {
+		driver, dsn = "pgx", db
+	}
+	conn, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

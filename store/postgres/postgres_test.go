@@ -157,6 +157,8 @@ func (tp pgTamperer) SetDoc(id int64, doc string) error {
 	return tp.exec("UPDATE inquiries SET doc = $1 WHERE id = $2", doc, id)
 }
 
+func (tp pgTamperer) Exec(stmt string) error { return tp.exec(stmt) }
+
 func TestTamperedLogIsFound(t *testing.T) {
 	storetest.RunTamper(t, openTampered)
 }

@@ -2,14 +2,15 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hitl-dev/hitl"
 )
 
-// The stored state beside the log, for the audit (hitl.Store.InquiryStates): the rows and the
-// newest events are read in one read-only transaction at REPEATABLE READ, which sees one
+// The stored state beside the log, for the audit (hitl.Store.InquiryStates): the rows, the
+// rows beside them and the first and newest events are read in one read-only transaction at REPEATABLE READ, which sees one
 // snapshot of the database, so a change committed meanwhile is in both or in neither.
 
 func (s *Store) InquiryStates(ctx context.Context, q hitl.StateQuery[int64]) ([]*hitl.InquiryState, error) {
@@ -23,13 +24,43 @@ func (s *Store) InquiryStates(ctx context.Context, q hitl.StateQuery[int64]) ([]
 			SELECT id FROM (SELECT id FROM inquiries WHERE id > $1::bigint ORDER BY id LIMIT $2::int) i
 			UNION SELECT id FROM e WHERE id IS NOT NULL
 			ORDER BY 1 LIMIT $2::int`,
-		stored: "SELECT i.id, i.id, i.doc FROM inquiries i WHERE i.id = ANY ($1)",
-		newest: `SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data, e.hash FROM unnest($1::bigint[]) k (key)
-			CROSS JOIN LATERAL (SELECT * FROM events WHERE inquiry_id = k.key ORDER BY seq DESC LIMIT 1) e`,
-		scan: scanInquiry,
+		stored: `SELECT i.id, i.id, i.doc, i.status, i.session, i.origin, i.request_type, i.created_by, i.unassigned, i.exclusive,
+			i.timeout_at, i.next_reminder_at, i.escalate_at, i.claim_expires_at, i.created_at, i.updated_at, i.prompt, i.execution,
+			i.responded_by, i.fallback_applied FROM inquiries i WHERE i.id = ANY ($1)`,
+		// The rows beside it, each table by its index on inquiry_id.
+		beside: `SELECT inquiry_id, 'inquiry_assignees', assignee, CASE WHEN earlier THEN 'earlier' ELSE '' END FROM inquiry_assignees WHERE inquiry_id = ANY ($1)
+			UNION ALL SELECT inquiry_id, 'inquiry_metadata', key, value FROM inquiry_metadata WHERE inquiry_id = ANY ($1)
+			UNION ALL SELECT inquiry_id, 'execution_inquiries', execution, '' FROM execution_inquiries WHERE inquiry_id = ANY ($1)`,
+		events: `SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data, e.hash FROM unnest($1::bigint[]) k (key)
+			CROSS JOIN LATERAL ((SELECT * FROM events WHERE inquiry_id = k.key ORDER BY seq LIMIT 1)
+				UNION ALL (SELECT * FROM events WHERE inquiry_id = k.key ORDER BY seq DESC LIMIT 1)) e`,
+		scan: scanInquiryState,
 		of:   func(ev *hitl.Event) int64 { return *ev.InquiryID },
 		what: "inquiries",
 	})
+}
+
+// scanInquiryState reads the row of an inquiry's stored state: its id, its document and its
+// columns.
+func scanInquiryState(row pgx.Row) (*hitl.Inquiry, *hitl.InquiryColumns, error) {
+	var (
+		id  int64
+		doc string
+		c   hitl.InquiryColumns
+	)
+	if err := row.Scan(&id, &doc, &c.Status, &c.Session, &c.Origin, &c.RequestType, &c.CreatedBy, &c.Unassigned, &c.Exclusive,
+		&c.TimeoutAt, &c.NextReminderAt, &c.EscalateAt, &c.ClaimExpiresAt, &c.CreatedAt, &c.UpdatedAt, &c.Prompt, &c.Execution,
+		&c.RespondedBy, &c.FallbackApplied); err != nil {
+		return nil, nil, err
+	}
+	inq := new(hitl.Inquiry)
+	if err := json.Unmarshal([]byte(doc), inq); err != nil {
+		return nil, nil, err
+	}
+	inq.ID = id
+	c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.ClaimExpiresAt = utcPtr(c.TimeoutAt), utcPtr(c.NextReminderAt), utcPtr(c.EscalateAt), utcPtr(c.ClaimExpiresAt)
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return inq, &c, nil
 }
 
 func (s *Store) SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([]*hitl.SessionState, error) {
@@ -44,15 +75,17 @@ func (s *Store) SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([
 			UNION SELECT key FROM e WHERE key IS NOT NULL
 			ORDER BY 1 LIMIT $2::int`,
 		stored: "SELECT s.key, " + sessionStored + ", 0, 0 FROM sessions s WHERE s.key = ANY ($1)",
-		// From the newest event of the session back to the first of no inquiry: most often
-		// the newest itself. COALESCE keeps the planner on that walk down the index of events
-		// by session, whatever it guesses of the events of no inquiry (a table not analyzed
-		// yet had it intersect both indexes, 5 ms a session).
-		newest: `SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data, e.hash FROM unnest($1::text[]) k (key)
-			CROSS JOIN LATERAL (SELECT * FROM events WHERE session = k.key AND COALESCE(inquiry_id, 0) = 0 ORDER BY seq DESC LIMIT 1) e`,
-		scan: func(row pgx.Row) (*hitl.Session, error) {
+		// From the newest event of the session back to the last of no inquiry, and from its
+		// first on: most often the newest and the first themselves. COALESCE keeps the planner
+		// on that walk down the index of events by session, whatever it guesses of the events
+		// of no inquiry (a table not analyzed yet had it intersect both indexes, 5 ms a
+		// session).
+		events: `SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data, e.hash FROM unnest($1::text[]) k (key)
+			CROSS JOIN LATERAL ((SELECT * FROM events WHERE session = k.key AND COALESCE(inquiry_id, 0) = 0 ORDER BY seq LIMIT 1)
+				UNION ALL (SELECT * FROM events WHERE session = k.key AND COALESCE(inquiry_id, 0) = 0 ORDER BY seq DESC LIMIT 1)) e`,
+		scan: func(row pgx.Row) (*hitl.Session, *hitl.InquiryColumns, error) {
 			sess, _, err := scanSession(row)
-			return sess, err
+			return sess, nil, err
 		},
 		of:   func(ev *hitl.Event) string { return ev.Session },
 		what: "sessions",
@@ -61,12 +94,14 @@ func (s *Store) SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([
 
 // stateReads are the queries of one kind of record: page lists the keys of a page ($1 after,
 // $2 limit); stored reads the rows of some keys ($1), the key first and then the columns scan
-// reads; newest reads the newest event of each of some keys ($1), whose key of is.
+// reads; beside, when there is one, reads the rows of the tables beside them (the key, the
+// table, and two values: see hitl.InquiryColumns.AddRow); events reads the first and the
+// newest event of each of some keys ($1), whose key of is.
 type stateReads[K int64 | string, T hitl.Inquiry | hitl.Session] struct {
-	page, stored, newest string
-	scan                 func(row pgx.Row) (*T, error)
-	of                   func(ev *hitl.Event) K
-	what                 string
+	page, stored, beside, events string
+	scan                         func(row pgx.Row) (*T, *hitl.InquiryColumns, error)
+	of                           func(ev *hitl.Event) K
+	what                         string
 }
 
 func readStates[K int64 | string, T hitl.Inquiry | hitl.Session](s *Store, ctx context.Context, q hitl.StateQuery[K], r stateReads[K, T]) ([]*hitl.StoredState[K, T], error) {
@@ -94,38 +129,67 @@ func readStates[K int64 | string, T hitl.Inquiry | hitl.Session](s *Store, ctx c
 		out[i] = &hitl.StoredState[K, T]{Key: k}
 		byKey[k] = out[i]
 	}
-	rows, err := tx.Query(ctx, r.stored, keys)
-	if err != nil {
-		return nil, dbError(err, r.what)
-	}
-	for rows.Next() {
+	err = eachRow(ctx, tx, r.stored, keys, r.what, func(rows pgx.Rows) error {
 		var key K
-		v, err := r.scan(keyed{rows, &key})
+		v, cols, err := r.scan(keyed{rows, &key})
 		st := byKey[key]
 		if st == nil { // the key itself could not be read
-			rows.Close()
-			return nil, dbError(err, r.what)
+			return err
 		}
-		st.Stored, st.Unreadable = v, err
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, dbError(err, r.what)
-	}
-	evs, err := tx.Query(ctx, r.newest, keys)
+		st.Stored, st.Columns, st.Unreadable = v, cols, err
+		return nil
+	})
 	if err != nil {
-		return nil, dbError(err, "events")
+		return nil, err
 	}
-	newest, err := pgx.CollectRows(evs, func(row pgx.CollectableRow) (chained, error) { return scanChained(row) })
-	if err != nil {
-		return nil, dbError(err, "events")
+	if r.beside != "" {
+		err := eachRow(ctx, tx, r.beside, keys, r.what, func(rows pgx.Rows) error {
+			var (
+				key         K
+				table, a, b string
+			)
+			if err := rows.Scan(&key, &table, &a, &b); err != nil {
+				return err
+			}
+			if st := byKey[key]; st != nil {
+				st.Columns.AddRow(table, a, b)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	for _, c := range newest {
+	err = eachRow(ctx, tx, r.events, keys, "events", func(rows pgx.Rows) error {
+		c, err := scanChained(rows)
+		if err != nil {
+			return err
+		}
 		if st := byKey[r.of(c.ev)]; st != nil {
-			st.Newest = c.ev
+			st.AddEvent(c.ev)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, tx.Commit(ctx)
+}
+
+// eachRow calls fn with each row of query, whose one argument is keys; an error of either is
+// returned as one of what.
+func eachRow[K int64 | string](ctx context.Context, tx pgx.Tx, query string, keys []K, what string, fn func(pgx.Rows) error) error {
+	rows, err := tx.Query(ctx, query, keys)
+	if err != nil {
+		return dbError(err, what)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return dbError(err, what)
+		}
+	}
+	return dbError(rows.Err(), what)
 }
 
 // keyed scans a row's first column into key and the others into what Scan is given, so that a

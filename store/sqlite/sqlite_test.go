@@ -123,6 +123,8 @@ func (tp sqlTamperer) SetDoc(id int64, doc string) error {
 	return tp.exec("UPDATE inquiries SET doc = ? WHERE id = ?", doc, id)
 }
 
+func (tp sqlTamperer) Exec(stmt string) error { return tp.exec(stmt) }
+
 func TestTamperedLogIsFound(t *testing.T) {
 	storetest.RunTamper(t, openTampered)
 }

@@ -80,6 +80,8 @@ type Tamperer interface {
 	Swap(a, b int64) error
 	// SetDoc replaces the stored document of the inquiry id.
 	SetDoc(id int64, doc string) error
+	// Exec runs a statement that both stores' SQL reads alike.
+	Exec(stmt string) error
 }
 
 // tamperLog is the log each tamper case starts from: ten events of five inquiries, each

@@ -84,6 +84,11 @@ func testStoredStates(t *testing.T, s hitl.Store) {
 		if st.Stored == nil || st.Stored.ID != st.Key || st.Newest == nil || *st.Newest.InquiryID != st.Key || st.Newest.Type != hitl.EventInquiryCreated {
 			t.Fatalf("inquiry %d: stored %+v, newest %+v", st.Key, st.Stored, st.Newest)
 		}
+		// Its only event is its first too; its columns are read beside its document.
+		if st.First == nil || st.First.Seq != st.Newest.Seq || st.Columns == nil || st.Columns.Status != hitl.StatusPending ||
+			st.Columns.Session == nil || *st.Columns.Session != "s1" || st.Columns.Prompt != st.Stored.Prompt || !st.Columns.CreatedAt.Equal(st.Stored.CreatedAt) {
+			t.Fatalf("inquiry %d: first %+v, columns %+v", st.Key, st.First, st.Columns)
+		}
 	}
 	rest, err := s.InquiryStates(ctx, hitl.StateQuery[int64]{After: ids[4], Limit: 3})
 	must(t, err)
@@ -97,12 +102,18 @@ func testStoredStates(t *testing.T, s hitl.Store) {
 		named[1].Stored != nil || named[1].Newest != nil {
 		t.Fatalf("by name: %+v %+v", named[0], named[1])
 	}
+	if f := named[0].First; f == nil || f.Type != hitl.EventInquiryCreated || f.Seq >= named[0].Newest.Seq {
+		t.Fatalf("the first event of an answered inquiry: %+v", f)
+	}
 
 	sessions, err := s.SessionStates(ctx, hitl.StateQuery[string]{Limit: 10})
 	must(t, err)
 	if len(sessions) != 2 || sessions[0].Key != "s0" || sessions[0].Stored != nil || sessions[0].Newest == nil ||
 		sessions[1].Key != "s1" || sessions[1].Stored == nil || sessions[1].Newest == nil || sessions[1].Newest.InquiryID != nil || sessions[1].Newest.Type != hitl.EventSessionUpdated {
 		t.Fatalf("sessions: %+v", sessions)
+	}
+	if f := sessions[1].First; f == nil || f.Type != hitl.EventSessionUpdated || f.InquiryID != nil || sessions[1].Columns != nil {
+		t.Fatalf("the first event of a session: %+v", f)
 	}
 	// Read without what reads derive from the session's inquiries, which are pending.
 	if st := sessions[1].Stored; st.Status != hitl.SessionRunning || st.PendingInquiries != 0 || st.InquiriesAsked != 0 {
@@ -163,7 +174,8 @@ func testStoredStatesAreOneSnapshot(t *testing.T, s hitl.Store) {
 						return err
 					}
 					next := *cur
-					next.Prompt, next.UpdatedAt = fmt.Sprintf("writer %d, change %d", w, i), cur.UpdatedAt.Add(time.Microsecond)
+					next.UpdatedAt = cur.UpdatedAt.Add(time.Microsecond)
+					next.Claim = &hitl.InquiryClaim{By: fmt.Sprintf("writer %d, change %d", w, i), At: next.UpdatedAt, ExpiresAt: next.UpdatedAt.Add(time.Hour)}
 					if err := tx.UpdatePendingInquiry(&next); err != nil {
 						return err
 					}
@@ -214,28 +226,58 @@ func (onlyInquiries) SessionStates(context.Context, hitl.StateQuery[string]) ([]
 }
 
 // RunStateTamper checks that the comparison of stored states finds an inquiry's stored
-// document edited, and one that no longer reads as an inquiry: open returns a new store and
-// a Tamperer of its database.
+// document edited, one that no longer reads as an inquiry, and each column and row beside the
+// document that reads use, edited alone: open returns a new store and a Tamperer of its
+// database.
 func RunStateTamper(t *testing.T, open func(t *testing.T) (hitl.Store, Tamperer)) {
 	for _, c := range []struct {
-		name, doc, want string
+		name, doc, stmt, want string
 	}{
-		{"an answer edited", `{"id":1,"status":"responded","response":"yes"}`, `inquiry 1: the stored status is "responded" but its events say "pending"`},
-		{"not an inquiry", `{"id":1,"status":`, "inquiry 1: its stored document cannot be read"},
+		{name: "an answer edited", doc: `{"id":1,"status":"responded","response":"yes"}`, want: `inquiry 1: the stored status is "responded" but its events say "pending"`},
+		{name: "not an inquiry", doc: `{"id":1,"status":`, want: "inquiry 1: its stored document cannot be read"},
+		{name: "its status column", stmt: "UPDATE inquiries SET status = 'cancelled' WHERE id = 1", want: "inquiry 1: its status column says cancelled but its events say pending (event 2)"},
+		{name: "its asker's column", stmt: "UPDATE inquiries SET created_by = 'someone' WHERE id = 1", want: "inquiry 1: its created_by column says someone but its events say agent-a (event 2)"},
+		{name: "its session column", stmt: "UPDATE inquiries SET session = NULL WHERE id = 1", want: "inquiry 1: its session column says none but its events say s1 (event 2)"},
+		{name: "its prompt column", stmt: "UPDATE inquiries SET prompt = 'other' WHERE id = 1", want: `inquiry 1: its prompt column says other but its events say "question 1" (event 2)`},
+		{name: "a timer's column", stmt: "UPDATE inquiries SET next_reminder_at = created_at WHERE id = 1", want: "inquiry 1: its next_reminder_at column says 2026-"},
+		{name: "an assignee added", stmt: "INSERT INTO inquiry_assignees (assignee, inquiry_id) VALUES ('mallory', 1)",
+			want: "inquiry 1: its rows in inquiry_assignees say ceo, mallory but its events say ceo (event 2)"},
+		{name: "its metadata", stmt: "UPDATE inquiry_metadata SET value = 'web' WHERE inquiry_id = 1",
+			want: "inquiry 1: its rows in inquiry_metadata say team=web but its events say team=sre (event 2)"},
+		{name: "an execution's row", stmt: "INSERT INTO execution_inquiries (execution, inquiry_id) VALUES ('ex-9', 1)",
+			want: "inquiry 1: its row in execution_inquiries says execution ex-9 asked it but its events say none (event 2)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s, tp := open(t)
 			t.Cleanup(func() { s.Close() })
-			inq := newInquiry(1)
+			inq := newInquiry(1, func(i *hitl.Inquiry) {
+				i.Session, i.AssignedTo, i.Metadata = "s1", []string{"ceo"}, map[string]string{"team": "sre"}
+			})
 			must(t, s.Update(context.Background(), func(tx hitl.Tx) error {
+				if err := tx.InsertSession(newSession("s1")); err != nil {
+					return err
+				}
+				if err := stateEvent(t, tx, nil, newSession("s1"), hitl.EventSessionUpdated); err != nil {
+					return err
+				}
 				if err := tx.InsertInquiry(inq); err != nil {
 					return err
 				}
 				return stateEvent(t, tx, inq, nil, hitl.EventInquiryCreated)
 			}))
-			must(t, tp.SetDoc(inq.ID, c.doc))
+			if inq.ID != 1 {
+				t.Fatalf("the inquiry is %d; the cases mean it to be 1", inq.ID)
+			}
 			var found []string
+			if _, err := audit.VerifyStates(context.Background(), s, func(m *audit.Mismatch) error { found = append(found, m.Error()); return nil }); err != nil || len(found) > 0 {
+				t.Fatalf("before the edit: %v, found %q", err, found)
+			}
+			if c.doc != "" {
+				must(t, tp.SetDoc(inq.ID, c.doc))
+			} else {
+				must(t, tp.Exec(c.stmt))
+			}
 			_, err := audit.VerifyStates(context.Background(), s, func(m *audit.Mismatch) error { found = append(found, m.Error()); return nil })
 			if err != nil || len(found) != 1 || !strings.HasPrefix(found[0], c.want) {
 				t.Fatalf("%v, found %q; want %q", err, found, c.want)
