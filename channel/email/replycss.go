@@ -18,7 +18,8 @@ import (
 //     unless the rule is !important; rules among themselves are not ranked, so that every
 //     value any of them sets counts, and a declaration that hides by itself (display:none)
 //     hides wherever it stands;
-//   - media queries and @supports are taken as always applying, and as maybe not applying;
+//   - rules inside media queries, @supports or another rule count as applying, but not for
+//     sure: what they would override counts too;
 //   - of a selector, only its last compound is matched (tag, id, classes), ignoring case as
 //     mail programs' quirks mode does; what this reader does not evaluate (attribute
 //     selectors, pseudo-classes, combinators, escapes, *) is left out, so that the rule
@@ -522,13 +523,20 @@ func (s *styleSheets) read(css string, depth int, conditional bool) bool {
 		return false
 	}
 	for {
-		open := strings.IndexByte(css, '{')
+		open, start := -1, 0 // the rule's "{", and where its prelude begins
+		for i, c := range cssTopLevel(css) {
+			if c == '{' {
+				open = i
+				break
+			}
+			if c == ';' || c == '}' { // what precedes a rule may end a statement: "@import url(x); .hide"
+				start = i + 1
+			}
+		}
 		if open < 0 {
 			return true
 		}
-		prelude := css[:open]
-		// What precedes a rule may end a statement: "@import url(x); .hide".
-		prelude = strings.TrimSpace(prelude[strings.LastIndexAny(prelude, ";}")+1:])
+		prelude := strings.TrimSpace(css[start:open])
 		var body string
 		body, css = cssBlock(css[open+1:])
 		if at, ok := strings.CutPrefix(prelude, "@"); ok {

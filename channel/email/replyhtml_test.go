@@ -16,6 +16,7 @@ func TestStyleSheets(t *testing.T) {
 		@import url("x.css"); .A, div#b > .c:hover, a[title="x, y"].d, p::before, span:after, [data-x], *, svg|text, .E\41 { display: none }
 		@m\65 dia (max-width: 600px) { @supports (display: grid) { .e { opacity: 0 } } }
 		.f { color: red; .g { visibility: hidden } }
+		a[title="{;}"].t { display: none }
 		p::first-line { font-size: 0 }
 		.unclosed { display: none`, 0, false) {
 		t.Fatal("the sheet was refused")
@@ -25,7 +26,7 @@ func TestStyleSheets(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s#%s.%s %v", r.tag, r.id, strings.Join(r.classes, "."), r.exact))
 	}
 	want := []string{"p#.msonormal true", "#.a true", "#.c false", "a#.d false", "#. false", "#. true", "text#. false", "#. false",
-		"#.e false", "#.f true", "#.g false", "p#. false", "#.unclosed true"}
+		"#.e false", "#.f true", "#.g false", "a#.t false", "p#. false", "#.unclosed true"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("the rules are\n%q\nwant\n%q", got, want)
 	}
