@@ -12,10 +12,11 @@ import (
 
 // Reading an HTML reply. The part is parsed as a browser parses it (golang.org/x/net/html),
 // so that malformed markup ends its elements where a mail program ends them, and reduced to
-// text twice: as the person sees it, and with the text hidden from them by CSS or the hidden
-// attribute put back in place. The answer is read from the first; the second only serves to
-// refuse a reply whose hidden text would answer differently (see replyTexts). The quoted
-// message and the signature are left out of both, by the marks mail programs give them.
+// text twice: as the person sees it, and with the text hidden from them (by CSS, see
+// replycss.go and replystyle.go, by HTML, or by Outlook's conditional comments) put back in
+// place. The answer is read from the first; the second only serves to refuse a reply whose
+// hidden text would answer differently (see replyTexts). The quoted message and the
+// signature are left out of both, by the marks mail programs give them.
 
 // htmlReading is an HTML part reduced to text.
 type htmlReading struct {
@@ -26,7 +27,7 @@ type htmlReading struct {
 }
 
 // errTooComplexHTML refuses what would cost too much to read: a part nested deeper than the
-// parser goes (512 elements), or style sheets with more hiding rules or nesting than a mail
+// parser goes (512 elements), or style sheets with more rules or nesting than a mail
 // program's reply ever has.
 var errTooComplexHTML = errors.New("its HTML is nested too deeply or has too many style rules to be read. Reply again with your answer in plain text")
 
@@ -39,17 +40,57 @@ func readHTML(doc string) (htmlReading, error) {
 	if err != nil {
 		return htmlReading{}, errTooComplexHTML
 	}
-	var w htmlWalk
-	// Style sheets apply to the whole document, wherever they stand, quoted message included.
+	w := htmlWalk{conditionals: map[*html.Node][]*html.Node{}}
+	// Style sheets apply to the whole document, wherever they stand: the quoted message
+	// included, and inside Outlook's conditional comments (Outlook applies those).
+	var elements []*html.Node
 	for n := range root.Descendants() {
-		if n.Type == html.ElementNode && n.Data == "style" && n.FirstChild != nil {
-			if !w.rules.read(n.FirstChild.Data, 0) {
+		switch {
+		case n.Type == html.CommentNode:
+			inner, ok := conditionalContent(n.Data)
+			if !ok {
+				continue
+			}
+			body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+			nodes, err := html.ParseFragmentWithOptions(strings.NewReader(inner), body, html.ParseOptionEnableScripting(false))
+			if err != nil { // nested deeper than the parser goes
 				return htmlReading{}, errTooComplexHTML
 			}
+			w.conditionals[n] = nodes
+			for _, c := range nodes {
+				elements = append(elements, c)
+				for d := range c.Descendants() {
+					elements = append(elements, d)
+				}
+			}
+		case n.Type == html.ElementNode:
+			elements = append(elements, n)
 		}
 	}
-	w.node(root, false)
-	if w.tooComplex {
+	for _, n := range elements {
+		switch {
+		case n.Type != html.ElementNode:
+		case n.Data == "style" && n.FirstChild != nil:
+			if !w.sheets.read(n.FirstChild.Data, 0, false) {
+				return htmlReading{}, errTooComplexHTML
+			}
+		case n.Data == "link" && slices.Contains(strings.Fields(strings.ToLower(attr(n, "rel"))), "stylesheet"):
+			w.sheets.unknowable = true
+		}
+	}
+	// All the text counts as hidden when what the person sees cannot be known: the style
+	// sheets say so, or a box is drawn out of its place, where it may cover any text (also
+	// from within the quoted message; Outlook's own shapes in its conditional comments are
+	// left out).
+	allHidden := w.sheets.unknowable
+	for n := range root.Descendants() {
+		if allHidden {
+			break
+		}
+		allHidden = n.Type == html.ElementNode && !neverShown(n) && displaced(w.sheets.declarationsOf(n))
+	}
+	w.node(root, allHidden, defaultStyle())
+	if w.sheets.tooMuch() {
 		return htmlReading{}, errTooComplexHTML
 	}
 	return htmlReading{shown: htmlLines(w.shown.String()), all: htmlLines(w.all.String()), hidden: w.hidden}, nil
@@ -57,14 +98,19 @@ func readHTML(doc string) (htmlReading, error) {
 
 // htmlWalk writes the text of a document in order, once as shown and once whole.
 type htmlWalk struct {
-	rules      hidingRules
-	shown, all strings.Builder
-	hidden     bool
-	stopped    bool // the quoted message has begun: nothing after it is the reply
-	tooComplex bool // a conditional comment nests deeper than the parser goes
+	sheets       styleSheets
+	conditionals map[*html.Node][]*html.Node // what Outlook's conditional comments hold, parsed
+	shown, all   strings.Builder
+	hidden       bool
+	stopped      bool // the quoted message has begun: nothing after it is the reply
+	// downlevel is set between "<!--[if !mso]><!-->" and "<!--<![endif]-->": what stands
+	// there is shown by every program but Outlook.
+	downlevel bool
 }
 
-func (w *htmlWalk) node(n *html.Node, hidden bool) {
+// node writes the text of a node; hidden tells that an element around it hides it, and st is
+// the style it inherits.
+func (w *htmlWalk) node(n *html.Node, hidden bool, st *textStyle) {
 	if w.stopped {
 		return
 	}
@@ -72,16 +118,10 @@ func (w *htmlWalk) node(n *html.Node, hidden bool) {
 	case html.TextNode:
 		// Whitespace is one space in HTML, also at a piece's edge: "Release <b>Aurora</b>" keeps
 		// the space before the bold word.
-		text := htmlSpace.ReplaceAllString(n.Data, " ")
-		w.all.WriteString(text)
-		if !hidden {
-			w.shown.WriteString(text)
-		} else if strings.TrimSpace(text) != "" {
-			w.hidden = true
-		}
+		w.text(htmlSpace.ReplaceAllString(n.Data, " "), hidden || st.invisible || w.downlevel)
 		return
 	case html.CommentNode:
-		w.conditional(n)
+		w.comment(n, st)
 		return
 	case html.DocumentNode:
 	case html.ElementNode:
@@ -96,39 +136,76 @@ func (w *htmlWalk) node(n *html.Node, hidden bool) {
 		case n.Data == "br":
 			w.write("\n")
 			return
+		case n.Data == "input":
+			// What a form field holds is shown in its box, maybe in part: hidden text.
+			value := strings.TrimSpace(attr(n, "value") + " " + attr(n, "placeholder"))
+			if t := strings.ToLower(attr(n, "type")); value != "" && t != "hidden" && t != "checkbox" && t != "radio" && t != "image" && t != "file" {
+				w.text(" "+value+" ", true)
+			}
+			return
 		}
-		hidden = hidden || hiddenElement(n, w.rules)
-	default: // comments, doctypes
+		own, elementHides := computeStyle(n, w.sheets.declarationsOf(n), st, w.sheets.webFonts)
+		hidden, st = hidden || elementHides || hiddenKind(n), &own
+	default: // doctypes
 		return
 	}
 	w.breakAround(n)
 	closed := n.Type == html.ElementNode && n.Data == "details" && !hasAttr(n, "open")
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		// A closed <details> shows its <summary> only.
-		w.node(c, hidden || closed && !(c.Type == html.ElementNode && c.Data == "summary"))
+		w.node(c, hidden || closed && !(c.Type == html.ElementNode && c.Data == "summary"), st)
 	}
 	w.breakAround(n)
 }
 
-// conditional reads an Outlook conditional comment, "<!--[if mso]>…<![endif]-->": Outlook
-// for Windows shows what it holds and every other program hides it, so its text counts as
-// hidden.
-func (w *htmlWalk) conditional(n *html.Node) {
-	inner, ok := strings.CutPrefix(n.Data, "[if")
-	if !ok {
-		return
+// text writes a piece of text, to the shown reading unless it is hidden.
+func (w *htmlWalk) text(s string, hidden bool) {
+	w.all.WriteString(s)
+	if !hidden {
+		w.shown.WriteString(s)
+	} else if strings.TrimSpace(s) != "" {
+		w.hidden = true
+	}
+}
+
+// comment reads an Outlook conditional comment, "<!--[if mso]>…<![endif]-->": Outlook for
+// Windows shows what it holds and every other program hides it, so its text counts as
+// hidden. "<!--[if !mso]><!-->…<!--<![endif]-->" is the other way round: what stands between
+// is hidden from Outlook's readers.
+func (w *htmlWalk) comment(n *html.Node, st *textStyle) {
+	switch d := strings.TrimSpace(n.Data); {
+	case d == "<![endif]":
+		w.downlevel = false
+	case downlevelRevealed(d):
+		w.downlevel = true
+	default:
+		for _, c := range w.conditionals[n] {
+			w.node(c, true, st)
+		}
+	}
+}
+
+// conditionalContent is the markup an Outlook conditional comment holds.
+func conditionalContent(comment string) (string, bool) {
+	inner, ok := strings.CutPrefix(comment, "[if")
+	if !ok || downlevelRevealed(strings.TrimSpace(comment)) {
+		return "", false
 	}
 	_, inner, _ = strings.Cut(inner, "]>")
 	inner, _, _ = strings.Cut(inner, "<![endif]")
-	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
-	nodes, err := html.ParseFragmentWithOptions(strings.NewReader(inner), body, html.ParseOptionEnableScripting(false))
-	if err != nil {
-		w.tooComplex = true
-		return
+	return inner, true
+}
+
+// downlevelRevealed tells the comment that opens what every program but Outlook shows:
+// "[if !mso]><!" (or "<!-- ", as some write it).
+func downlevelRevealed(d string) bool {
+	inner, ok := strings.CutPrefix(d, "[if")
+	if !ok {
+		return false
 	}
-	for _, c := range nodes {
-		w.node(c, true)
-	}
+	_, after, ok := strings.Cut(inner, "]>")
+	after = strings.TrimSpace(after)
+	return ok && (after == "<!" || after == "<!--")
 }
 
 // breakAround writes the line break a block element makes before and after itself, and the
@@ -202,18 +279,6 @@ func quoted(n *html.Node) bool {
 	}
 	id := attr(n, "id")
 	return id == "Signature" || strings.HasSuffix(id, "_Signature") || id == "ms-outlook-mobile-signature"
-}
-
-// hiddenElement tells whether an element hides its text: the hidden attribute, its style
-// attribute, or a rule of the document's style sheets. A template is never shown, and what
-// an iframe or object holds is shown only by programs that cannot show the frame: their
-// text counts as hidden too.
-func hiddenElement(n *html.Node, rules hidingRules) bool {
-	switch n.Data {
-	case "template", "iframe", "object":
-		return true
-	}
-	return hasAttr(n, "hidden") || hidingDeclarations(attr(n, "style")) || rules.selects(n)
 }
 
 func attr(n *html.Node, key string) string {

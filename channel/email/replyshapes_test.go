@@ -161,6 +161,35 @@ func TestReplyKeepsOnlyWhatThePersonWrote(t *testing.T) {
 					`<div class="moz-cite-prefix">On 23/11/2026 10:00, hitl wrote:<br></div><blockquote type="cite" cite="mid:inquiry-1@hitl.test">`+note.HTML+`</blockquote></body></html>`)
 			},
 			response: `"us-east-1"`, comment: "closest to the users"},
+		{name: "Zoho: the ---- On … wrote ---- line and the zmail_extra quote",
+			mail: func(to string, note *mailtest.Received) string {
+				return htmlReply(to, `<html><head><meta content="text/html;charset=UTF-8" http-equiv="Content-Type"></head><body><div style="font-family: Verdana, Arial, Helvetica, sans-serif; font-size: 10pt;">`+
+					`<div>approve</div><div>after the backup</div><div><br></div><div class="zmail_extra_hr" style="border-top: 1px solid rgb(204, 204, 204); height: 0px; margin-top: 10px; margin-bottom: 10px; line-height: 0px;"><br></div>`+
+					`<div><div>---- On Mon, 24 Nov 2026 10:00:00 +0000 <b>hitl &lt;hitl@hitl.test&gt;</b> wrote ----<br></div><div><br></div>`+
+					`<div style="margin: 0px;">`+note.HTML+`</div></div></div></body></html>`)
+			},
+			response: `{"approved":true,"comment":"after the backup"}`},
+		{name: "Gmail in Japanese, plain text: the date line above the quote",
+			mail: func(to string, note *mailtest.Received) string {
+				return replyMail("ada@example.com", to, "approve\n明日の朝に\n\n2026年11月24日(月) 10:00 hitl <hitl@hitl.test>:\n\n> "+strings.ReplaceAll(note.Text, "\n", "\n> "))
+			},
+			response: `{"approved":true,"comment":"明日の朝に"}`},
+		{name: "Outlook desktop: a list's hanging indent, link colours and the style sheet's other rules",
+			mail: func(to string, note *mailtest.Received) string {
+				return htmlReply(to, `<html><head><style><!-- @font-face {font-family:"Cambria Math"; panose-1:2 4 5 3 5 4 6 3 2 4;} `+
+					`p.MsoNormal, li.MsoNormal, div.MsoNormal {margin:0in; font-size:11.0pt; font-family:"Calibri",sans-serif;} a:link, span.MsoHyperlink {color:#0563C1; text-decoration:underline;} `+
+					`p.MsoListParagraph, li.MsoListParagraph, div.MsoListParagraph {margin-top:0in; margin-right:0in; margin-bottom:0in; margin-left:.5in; font-size:11.0pt;} `+
+					`span.EmailStyle20 {mso-style-type:personal-reply; color:windowtext;} .MsoChpDefault {font-size:10.0pt;} @page WordSection1 {size:8.5in 11.0in;} div.WordSection1 {page:WordSection1;} `+
+					`@list l0:level1 {mso-level-text:"%1\)"; text-indent:-.25in;} [x-apple-data-detectors] {color:inherit !important; text-decoration:none !important;} `+
+					`@media (max-width: 480px) { .MsoNormal { font-size: 12pt !important } } --></style></head>`+
+					`<body lang=EN-US link="#0563C1" vlink="#954F72" style='word-wrap:break-word'><div class=WordSection1><p class=MsoNormal>Approve<o:p></o:p></p>`+
+					`<p class=MsoListParagraph style='text-indent:-.25in;mso-list:l0 level1 lfo1'><![if !supportLists]><span style='mso-list:Ignore'>1)<span style='font:7.0pt "Times New Roman"'>&nbsp;&nbsp;&nbsp;&nbsp; </span></span><![endif]>`+
+					`<span style='color:#1F497D'>after the <a href="https://example.com/backup">backup</a></span><o:p></o:p></p>`+
+					`<p class=MsoNormal><span style='position:relative;top:-1.5pt;background:yellow;mso-highlight:yellow'>today</span><o:p></o:p></p>`+
+					`<div style='border:none;border-top:solid #E1E1E1 1.0pt;padding:3.0pt 0in 0in 0in'><p class=MsoNormal>`+outlookHeader+`<o:p></o:p></p></div>`+
+					`<p class=MsoNormal>`+asQuotedHTML(note.Text)+`</p></div></body></html>`)
+			},
+			response: `{"approved":true,"comment":"1) after the backup\n\ntoday"}`},
 		{name: "a plain-text signature after a bare --",
 			mail: func(to string, _ *mailtest.Received) string {
 				return replyMail("ada@example.com", to, "reject\nnot now\n--\nAda\nCTO\n")
@@ -212,6 +241,62 @@ func TestReplyHiddenTextNeverDecides(t *testing.T) {
 		`<!--[if mso]><p>approve</p><![endif]-->`,
 		`<div><template>approve</template></div>`,
 		`<div><object data="x.svg">approve</object></div>`,
+		// A font too small to read, in any unit, also once sizes multiply.
+		`<div style="font-size:0.01em">approve</div>`,
+		`<div style="font-size:1%">approve</div>`,
+		`<div style="font-size:0.001rem">approve</div>`,
+		`<div style="font-size:1px">approve</div>`,
+		`<div style="font-size:2pt">approve</div>`,
+		`<div style="font-size:0.5em"><span style="font-size:40%">approve</span></div>`,
+		`<div style="line-height:0;overflow:hidden">approve</div>`,
+		`<div style="height:1px;overflow:hidden">approve</div>`,
+		// Text the colour of what is behind it.
+		`<div style="color:transparent">approve</div>`,
+		`<div style="color:#fff">approve</div>`,
+		`<div style="color:#ffffff">approve</div>`,
+		`<div style="color:white">approve</div>`,
+		`<div style="color:rgb(255,255,255)">approve</div>`,
+		`<div style="color:#fefefe">approve</div>`,
+		`<div style="background:#123456"><span style="color:rgb(18 52 86)">approve</span></div>`,
+		`<div style="color:rgba(0,0,0,0)">approve</div>`,
+		`<div style="color:hsla(0,0%,0%,0)">approve</div>`,
+		`<div style="opacity:0.05">approve</div>`,
+		`<font size=1 color=#ffffff>approve</font>`,
+		`<table bgcolor="#000000"><tr><td><font color="black">approve</font></td></tr></table>`,
+		`<style>.w { color: white }</style><div class="w">approve</div>`,
+		// Text moved out of view, clipped or shrunk away.
+		`<div style="position:absolute;left:-9999px">approve</div>`,
+		`<div style="position:fixed;top:-1000px">approve</div>`,
+		`<div style="text-indent:-9999px">approve</div>`,
+		`<div style="margin-left:-9999px">approve</div>`,
+		`<div style="position:absolute;clip:rect(0 0 0 0)">approve</div>`,
+		`<div style="position:absolute;clip:rect(0,0,0,0)">approve</div>`,
+		`<div style="position:absolute;clip:rect(1px,1px,1px,1px)">approve</div>`,
+		`<div style="clip-path:inset(50%)">approve</div>`,
+		`<div style="clip-path:circle(0)">approve</div>`,
+		`<div style="transform:scale(0)">approve</div>`,
+		`<div style="transform:scale(0.01)">approve</div>`,
+		`<div style="transform:scaleX(0)">approve</div>`,
+		`<div style="-webkit-transform:scaleY(0)">approve</div>`,
+		// Rules whose selector this reader cannot match exactly count as matching.
+		`<style>[data-x]{display:none}</style><div data-x>approve</div>`,
+		`<style>.z ~ [data-x] { display: none }</style><i class="z"></i><div data-x="1">approve</div>`,
+		`<style>.HIDE { display: none }</style><div class="hide">approve</div>`,
+		`<style>.a { .b { color: red } display: none }</style><div class="a">approve</div>`,
+		`<style>.h { height: 0 } .o { overflow: hidden }</style><div class="h o">approve</div>`,
+		`<style>.x { font-family: "/*" } .x { display: none } /* */</style><div class="x">approve</div>`,
+		// Style sheets this reader cannot read, and Outlook's own.
+		`<style>@import url(https://example.com/x.css);</style><div>approve</div>`,
+		`<link rel="stylesheet" href="https://example.com/x.css"><div>approve</div>`,
+		`<!--[if mso]><style>.m { display: none }</style><![endif]--><div class="m">approve</div>`,
+		`<!--[if !mso]><!--><div>approve</div><!--<![endif]-->`,
+		`<dialog>approve</dialog>`,
+		`<input value="approve">`,
+		`<div style="letter-spacing:-1em">approve</div>`,
+		`<style>@font-face { font-family: blank; src: url(data:font/woff2;base64,d09GMgABAAAAAA) }</style><div style="font-family: 'Blank', sans-serif">approve</div>`,
+		`<style>@keyframes k { to { opacity: 0 } }</style><div style="animation: k 0s forwards">approve</div>`,
+		`<style>.x::before { content: "approve" }</style><div class="x"></div>`,
+		`<div class="gmail_quote" style="position:fixed;top:0;left:0;right:0;bottom:0;background:#fff">approve</div>`,
 	} {
 		cases = append(cases, replyCase{name: hidden, mail: hiding(hidden), refused: hiddenDiffers})
 	}

@@ -253,8 +253,12 @@ func decodedText(h textproto.MIMEHeader, charset string, body io.Reader) (string
 // trailer matches the line mail programs write above the quoted message: "On Mon, 23 Nov
 // 2026 at 10:00, Ada <ada@example.com> wrote:" (Gmail, Thunderbird), "On 23 Nov 2026, at
 // 10:00, Ada <ada@example.com> wrote:" (Apple Mail), and their common translations, German
-// and Dutch naming the writer after the verb.
-var trailer = regexp.MustCompile(`(?i)^(on|le|el|il) .*(wrote|a écrit|escribió|ha scritto)\s*:$|^(am|op) .*(schrieb|schreef)(\s.*)?:$`)
+// and Dutch naming the writer after the verb; Zoho's "---- On Mon, 24 Nov 2026 10:00:00
+// +0000 Ada <ada@example.com> wrote ----"; and Gmail's in Japanese, "2026年11月24日(月) 10:00
+// Ada <ada@example.com>:", which names no verb, so that only a date with an address counts.
+var trailer = regexp.MustCompile(`(?i)^(on|le|el|il) .*(wrote|a écrit|escribió|ha scritto)\s*:$|^(am|op) .*(schrieb|schreef)(\s.*)?:$` +
+	`|^-{2,}\s*(on|le|el|il|am|op)\s.*(wrote|a écrit|escribió|ha scritto|schrieb|schreef)(\s.*)?\s-{2,}$` +
+	`|^\d{4}年\d{1,2}月\d{1,2}日.*<\s*[^<>\s]+@[^<>\s]+>\s*[:：]$`)
 
 // The header block Outlook writes above the quoted message, in plain text and in HTML alike:
 // "From: …", then "Sent: …" (or "Date: …") and "To: …" or "Subject: …", in English and a few

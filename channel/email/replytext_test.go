@@ -27,6 +27,10 @@ func TestUnquotedKeepsOnlyWhatThePersonWrote(t *testing.T) {
 		"Von: Ada\nok\n": "Von: Ada\nok", // a From: line alone is no header block
 		"no\nDe : hitl\nEnvoyé : lundi\nÀ : Ada\nObjet : Ship it?\n": "no",
 		"\n\n  \n": "",
+		"approve\n---- On Mon, 24 Nov 2026 10:00:00 +0000 Ada <ada@example.com> wrote ----\nShip it?\n": "approve",
+		"approve\n\n2026年11月24日(月) 10:00 Ada <ada@example.com>:\n\n> Ship it?\n":                        "approve",
+		"approve\n2026年11月24日(月) 10:00 Ada <\nada@example.com>:\n> Ship it?\n":                          "approve",
+		"2026年11月24日に出荷:\nyes\n":                                                                        "2026年11月24日に出荷:\nyes", // a date and a colon alone are no attribution
 	} {
 		if got := unquoted(in); got != want {
 			t.Errorf("unquoted(%q) = %q; want %q", in, got, want)
