@@ -37,7 +37,7 @@ const (
 	maxHidingRules        = 200        // rules that hide by themselves (display:none)
 	maxStyleRules         = 500        // all the rules kept: those with a declaration read here
 	maxStyleDeclarations  = 2000       // their declarations
-	maxRuleTries          = 20_000_000 // rules tried on the elements of a document
+	maxRuleTries          = 10_000_000 // rules tried on the elements of a document
 	maxDeclarationsRead   = 1_000_000  // declarations read for them
 	maxSheetNesting       = 8
 	maxColourCandidates   = 16 // colours a text may have (see textStyle), beyond which it counts as hidden
@@ -487,6 +487,7 @@ type styleSheets struct {
 	// maxDeclarationsRead.
 	tries, declarationsRead int
 	webFonts                map[string]bool // the font families the sheets load (@font-face with a src)
+	scratch                 []applied       // the memory declarationsOf reuses
 	// unknowable is set by what makes the text the person sees unknowable: a style sheet that
 	// is not in the message, or one that writes text of its own (::before { content: "…" }).
 	unknowable bool

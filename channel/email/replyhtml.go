@@ -40,7 +40,7 @@ func readHTML(doc string) (htmlReading, error) {
 	if err != nil {
 		return htmlReading{}, errTooComplexHTML
 	}
-	w := htmlWalk{conditionals: map[*html.Node][]*html.Node{}}
+	w := htmlWalk{conditionals: map[*html.Node][]*html.Node{}, walked: map[*html.Node]bool{}}
 	// Style sheets apply to the whole document, wherever they stand: the quoted message
 	// included, and inside Outlook's conditional comments (Outlook applies those).
 	var elements []*html.Node
@@ -78,22 +78,25 @@ func readHTML(doc string) (htmlReading, error) {
 			w.sheets.unknowable = true
 		}
 	}
+	w.node(root, false, defaultStyle())
 	// All the text counts as hidden when what the person sees cannot be known: the style
-	// sheets say so, or a box is drawn out of its place, where it may cover any text (also
-	// from within the quoted message; Outlook's own shapes in its conditional comments are
-	// left out).
-	allHidden := w.sheets.unknowable
+	// sheets say so, or a box is drawn out of its place, where it may cover any text. Such a
+	// box may also stand in the quoted message, which the walk left out (Outlook's own shapes
+	// in its conditional comments are left out).
 	for n := range root.Descendants() {
-		if allHidden {
+		if w.displaced {
 			break
 		}
-		allHidden = n.Type == html.ElementNode && !neverShown(n) && displaced(w.sheets.declarationsOf(n))
+		w.displaced = n.Type == html.ElementNode && !w.walked[n] && !neverShown(n) && displaced(w.sheets.declarationsOf(n))
 	}
-	w.node(root, allHidden, defaultStyle())
 	if w.sheets.tooMuch() {
 		return htmlReading{}, errTooComplexHTML
 	}
-	return htmlReading{shown: htmlLines(w.shown.String()), all: htmlLines(w.all.String()), hidden: w.hidden}, nil
+	all := htmlLines(w.all.String())
+	if w.displaced || w.sheets.unknowable {
+		return htmlReading{all: all, hidden: strings.TrimSpace(all) != ""}, nil
+	}
+	return htmlReading{shown: htmlLines(w.shown.String()), all: all, hidden: w.hidden}, nil
 }
 
 // htmlWalk writes the text of a document in order, once as shown and once whole.
@@ -106,6 +109,10 @@ type htmlWalk struct {
 	// downlevel is set between "<!--[if !mso]><!-->" and "<!--<![endif]-->": what stands
 	// there is shown by every program but Outlook.
 	downlevel bool
+	walked    map[*html.Node]bool // the elements whose style the walk has read
+	displaced bool                // one of them is drawn out of its place
+	// inConditional is set in a conditional comment, whose shapes are Outlook's own.
+	inConditional bool
 }
 
 // node writes the text of a node; hidden tells that an element around it hides it, and st is
@@ -144,7 +151,9 @@ func (w *htmlWalk) node(n *html.Node, hidden bool, st *textStyle) {
 			}
 			return
 		}
-		own, elementHides := computeStyle(n, w.sheets.declarationsOf(n), st, w.sheets.webFonts)
+		ds := w.sheets.declarationsOf(n)
+		w.walked[n], w.displaced = true, w.displaced || displaced(ds) && !w.inConditional
+		own, elementHides := computeStyle(n, ds, st, w.sheets.webFonts)
 		hidden, st = hidden || elementHides || hiddenKind(n), &own
 	default: // doctypes
 		return
@@ -179,9 +188,11 @@ func (w *htmlWalk) comment(n *html.Node, st *textStyle) {
 	case downlevelRevealed(d):
 		w.downlevel = true
 	default:
+		w.inConditional = true
 		for _, c := range w.conditionals[n] {
 			w.node(c, true, st)
 		}
+		w.inConditional = false
 	}
 }
 

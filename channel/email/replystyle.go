@@ -42,12 +42,14 @@ type applied struct {
 }
 
 // declarationsOf are the declarations that may apply to an element: those of its presentational
-// attributes, of the rules that may match it, and of its style attribute.
+// attributes, of the rules that may match it, and of its style attribute. They are good until
+// the next call, which reuses their memory.
 func (s *styleSheets) declarationsOf(n *html.Node) []applied {
 	if s.tooMuch() { // readHTML refuses the message
 		return nil
 	}
-	out := presentational(n)
+	out := presentational(n, s.scratch[:0])
+	defer func() { s.scratch = out[:0] }()
 	s.match(n, func(r *styleRule) {
 		for _, d := range r.decls {
 			out = append(out, applied{d, fromSheet, r.exact})
@@ -67,8 +69,7 @@ func (s *styleSheets) tooMuch() bool {
 
 // presentational are the declarations HTML's attributes stand for: <font color size>, and
 // the colours and images of <body> and tables.
-func presentational(n *html.Node) []applied {
-	var out []applied
+func presentational(n *html.Node, out []applied) []applied {
 	add := func(name, value string) {
 		out = append(out, applied{declaration{name: name, value: value}, fromAttribute, true})
 	}
@@ -204,17 +205,20 @@ func candidates(list []applied) (values []string, open bool) {
 }
 
 // computeStyle works out the style of an element's text from its parent's and the
-// declarations that may apply to it; hidden tells an element that hides all it holds.
+// declarations that may apply to it, which it sorts; hidden tells an element that hides all
+// it holds.
 func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[string]bool) (st textStyle, hidden bool) {
 	st = *parent
+	if len(ds) == 0 {
+		switch n.Data {
+		case "html", "body", "a", "small", "sub", "sup", "code", "kbd", "samp", "tt", "pre":
+		default: // nothing changes
+			return st, false
+		}
+	}
 	hidden = hides(ds)
-	var p map[string][]applied
-	if len(ds) > 0 {
-		p = make(map[string][]applied, len(ds))
-	}
-	for _, d := range ds {
-		p[d.name] = append(p[d.name], d)
-	}
+	slices.SortStableFunc(ds, func(a, b applied) int { return strings.Compare(a.name, b.name) })
+	p := byName(ds)
 
 	// The font size: what em is in the element's own font-size is its parent's.
 	def := parent.font
@@ -225,7 +229,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 		def *= 13.0 / 16
 	}
 	st.font = def
-	if values, open := candidates(p["font-size"]); len(values) > 0 {
+	if values, open := candidates(p.get("font-size")); len(values) > 0 {
 		lo := math.Inf(1)
 		if open {
 			lo = def
@@ -244,12 +248,12 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 	if n.Data == "html" {
 		st.root = st.font
 	}
-	for _, d := range p["zoom"] {
+	for _, d := range p.get("zoom") {
 		z, ok := zoom(d.value)
 		hidden = hidden || !ok
 		st.scale *= min(z, 1)
 	}
-	for _, d := range p["font-size-adjust"] {
+	for _, d := range p.get("font-size-adjust") {
 		if t := cssTokens(d.value, false); len(t) > 0 {
 			if a, unit, ok := cssNumber(t[len(t)-1]); ok && unit == "" && a < 0.5 {
 				st.scale *= math.Max(a, 0) / 0.5 // the size is scaled for an x-height of a, against a font's usual 0.5
@@ -258,7 +262,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 	}
 
 	// Line height and spacing.
-	if values, open := candidates(p["line-height"]); len(values) > 0 {
+	if values, open := candidates(p.get("line-height")); len(values) > 0 {
 		var best lineHeight
 		have := false
 		consider := func(l lineHeight) {
@@ -286,7 +290,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 		st.line = best
 	}
 	spacing := func(name string, inherited float64) float64 {
-		values, open := candidates(p[name])
+		values, open := candidates(p.get(name))
 		if len(values) == 0 {
 			return inherited
 		}
@@ -312,7 +316,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 
 	// Where the text is: the first line's indent (inherited), margins and padding.
 	at := offsets(st.font, st.root)
-	if values, open := candidates(p["text-indent"]); len(values) > 0 {
+	if values, open := candidates(p.get("text-indent")); len(values) > 0 {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		if open {
 			lo, hi = parent.indentMin, parent.indentMax
@@ -342,7 +346,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 		st.indentMin, st.indentMax = lo, hi
 	}
 	leftmost := func(name string) float64 {
-		values, open := candidates(p[name])
+		values, open := candidates(p.get(name))
 		lo := math.Inf(1)
 		if open {
 			lo = 0
@@ -361,7 +365,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 	// Colours.
 	st.colourStyle(n, p, parent)
 	o := 1.0
-	for _, d := range p["opacity"] {
+	for _, d := range p.get("opacity") {
 		a, ok := fraction(d.value)
 		if cssWideKeyword(d.value) {
 			a, ok = 1, true
@@ -369,7 +373,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 		hidden = hidden || !ok
 		o = math.Min(o, a)
 	}
-	for _, d := range p["filter"] {
+	for _, d := range p.get("filter") {
 		for _, t := range cssTokens(d.value, false) {
 			if arg, ok := strings.CutPrefix(t, "opacity("); ok {
 				arg = strings.TrimSpace(strings.TrimSuffix(arg, ")"))
@@ -385,7 +389,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 	st.opacity = parent.opacity * o
 
 	// A font the message loads.
-	if values, open := candidates(p["font-family"]); len(values) > 0 {
+	if values, open := candidates(p.get("font-family")); len(values) > 0 {
 		web := open && parent.webFont
 		for _, v := range values {
 			web = web || cssWideKeyword(v) && parent.webFont
@@ -399,8 +403,21 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 	return st, hidden
 }
 
+// byName are declarations sorted by their property's name.
+type byName []applied
+
+// get are the declarations of a property.
+func (p byName) get(name string) []applied {
+	i, _ := slices.BinarySearchFunc(p, name, func(d applied, name string) int { return strings.Compare(d.name, name) })
+	j := i
+	for j < len(p) && p[j].name == name {
+		j++
+	}
+	return p[i:j]
+}
+
 // colourStyle works out the colours of an element's text and what is behind it.
-func (st *textStyle) colourStyle(n *html.Node, p map[string][]applied, parent *textStyle) {
+func (st *textStyle) colourStyle(n *html.Node, p byName, parent *textStyle) {
 	if n.Data == "body" {
 		if c, ok := legacyColour(attr(n, "link")); ok {
 			st.links = []rgba{c, st.links[1]}
@@ -414,7 +431,7 @@ func (st *textStyle) colourStyle(n *html.Node, p map[string][]applied, parent *t
 		base = parent.links
 	}
 	st.colours = base
-	if values, open := candidates(p["color"]); len(values) > 0 {
+	if values, open := candidates(p.get("color")); len(values) > 0 {
 		var cs []rgba
 		known := true
 		if open {
@@ -435,7 +452,7 @@ func (st *textStyle) colourStyle(n *html.Node, p map[string][]applied, parent *t
 		st.colours = cs
 		st.unknownColour = !known || open && parent.unknownColour
 	}
-	if values, open := candidates(p["text-fill-color"]); len(values) > 0 {
+	if values, open := candidates(p.get("text-fill-color")); len(values) > 0 {
 		var fs []rgba
 		if open {
 			fs = append(fs, parent.fills...)
@@ -452,7 +469,7 @@ func (st *textStyle) colourStyle(n *html.Node, p map[string][]applied, parent *t
 		}
 		st.fills = fs
 	}
-	if values, open := candidates(p["background-color"]); len(values) > 0 {
+	if values, open := candidates(p.get("background-color")); len(values) > 0 {
 		var bs []rgba
 		opaque := !open
 		if open {
@@ -484,7 +501,7 @@ func (st *textStyle) colourStyle(n *html.Node, p map[string][]applied, parent *t
 			st.unknownBack = false
 		}
 	}
-	for _, d := range p["background-image"] {
+	for _, d := range p.get("background-image") {
 		st.unknownBack = st.unknownBack || !isNone(d.value)
 	}
 	var ok [3]bool
