@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,8 +83,13 @@ func TestChatWebhooksPostToRealReceivers(t *testing.T) {
 		t.Fatalf("Discord content %q", content)
 	}
 
-	// The inquiry lists its notifications: the Discord one took two attempts.
-	ns := notificationsOf(t, e.Admin, inq.ID)
+	// The inquiry lists its notifications: the Discord one took two attempts. A room may have
+	// the post before its delivery is recorded: wait for the record.
+	var ns []*hitl.Delivery
+	eventually(t, "every notification recorded as delivered", func() bool {
+		ns = notificationsOf(t, e.Admin, inq.ID)
+		return len(ns) == 4 && !slices.ContainsFunc(ns, func(n *hitl.Delivery) bool { return n.Status != hitl.DeliveryDelivered })
+	})
 	if len(ns) != 4 {
 		t.Fatalf("%d notifications, want one per room", len(ns))
 	}
