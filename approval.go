@@ -114,12 +114,7 @@ type Vote struct {
 
 // ByInWords says who voted as people read it: "alice", or "alice via ops-bot" when a relay
 // carried the vote (as Inquiry.AnsweredByInWords says who answered).
-func (v *Vote) ByInWords() string {
-	if v.RelayedBy != "" {
-		return v.By + " via " + v.RelayedBy
-	}
-	return v.By
-}
+func (v *Vote) ByInWords() string { return byInWords(v.By, v.RelayedBy) }
 
 // VoteOutcome is the response of an inquiry that votes decided.
 type VoteOutcome struct {

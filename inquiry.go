@@ -370,10 +370,19 @@ func (inq *Inquiry) AnsweredByInWords() string {
 	if inq.RespondedBy == nil {
 		return ""
 	}
+	relayedBy := ""
 	if inq.RelayedBy != nil {
-		return *inq.RespondedBy + " via " + *inq.RelayedBy
+		relayedBy = *inq.RelayedBy
 	}
-	return *inq.RespondedBy
+	return byInWords(*inq.RespondedBy, relayedBy)
+}
+
+// byInWords is who answered or voted, and who carried it when a relay did: "alice via ops-bot".
+func byInWords(by, relayedBy string) string {
+	if relayedBy != "" {
+		return by + " via " + relayedBy
+	}
+	return by
 }
 
 // IsPlainApproval tells whether the inquiry asks for approved (and a comment) only, as

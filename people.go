@@ -37,6 +37,14 @@ type Person struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// Address is where the person is reached by the channel: their email address or Slack user id.
+func (p *Person) Address(channel string) string {
+	if channel == ChannelSlack {
+		return p.SlackUserID
+	}
+	return p.Email
+}
+
 // PersonRequest is the body of PUT /v1/people/{name}: it replaces the person whole; every
 // field is optional.
 type PersonRequest struct {

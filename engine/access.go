@@ -119,19 +119,20 @@ func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
 // answer only as itself.
 func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry, req *hitl.ResponseRequest) (who *hitl.Principal, relayedBy string, err error) {
 	named := req.RespondedBy
-	if named == "" || named == p.Name || p.Via != "" || !mayRelay(p) {
+	relaying := named != "" && named != p.Name
+	if !relaying || p.Via != "" || !mayRelay(p) {
 		if err := mayAnswer(p, inq); err != nil { // not found for whoever may not see it
 			return nil, "", err
 		}
-	}
-	switch {
-	case named == "" || named == p.Name:
-		return p, p.Via, carriedByAsker(inq, p.Via)
-	case p.Via != "":
-		return nil, "", forbidden("this answer link answers as %s only, not as %s", p.Name, named)
-	case !mayRelay(p):
+		switch {
+		case !relaying:
+			return p, p.Via, carriedByAsker(inq, p.Via)
+		case p.Via != "":
+			return nil, "", forbidden("this answer link answers as %s only, not as %s", p.Name, named)
+		}
 		return nil, "", forbidden("%s may answer only as itself, not as %s: recording another person's answer needs the relay role", p.Name, named)
-	case !namePattern.MatchString(named):
+	}
+	if !namePattern.MatchString(named) {
 		return nil, "", hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
 	}
 	person, err := e.recordedPerson(ctx, named)
@@ -141,10 +142,19 @@ func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inqu
 	if err == nil {
 		err = carriedByAsker(inq, p.Name)
 	}
-	if hitl.ErrorCode(err) == hitl.EForbidden && !canSee(p, inq) {
-		return nil, "", notFound(inq.ID)
+	if err != nil {
+		return nil, "", unseen(p, inq, err)
 	}
-	return person, p.Name, err
+	return person, p.Name, nil
+}
+
+// unseen is a refusal as the caller may hear it: to a caller that does not see the inquiry (a
+// relay acting for a person), a refusal says only that the inquiry does not exist.
+func unseen(p *hitl.Principal, inq *hitl.Inquiry, err error) error {
+	if hitl.ErrorCode(err) == hitl.EForbidden && !canSee(p, inq) {
+		return notFound(inq.ID)
+	}
+	return err
 }
 
 // carriedByAsker refuses an answer that the principal who asked the inquiry carries for

@@ -74,10 +74,7 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 		return nil, err
 	}
 	if !mayRelay(p) {
-		if !canSee(p, inq) {
-			return nil, notFound(id)
-		}
-		return nil, forbidden("making answer links needs the relay role or admin: a link answers in its person's name")
+		return nil, unseen(p, inq, forbidden("making answer links needs the relay role or admin: a link answers in its person's name"))
 	}
 	var bad problems
 	if !namePattern.MatchString(req.For) {
@@ -111,11 +108,10 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 	if err == nil {
 		err = mayAnswerAs(who, inq)
 	}
-	if err != nil {
-		if hitl.ErrorCode(err) == hitl.EForbidden && !canSee(p, inq) {
-			return nil, notFound(id)
-		}
+	if err = unseen(p, inq, err); hitl.ErrorCode(err) == hitl.EForbidden {
 		return nil, hitl.Errorf(hitl.EInvalid, "no link for %s: %s", req.For, hitl.ErrorMessage(err))
+	} else if err != nil {
+		return nil, err
 	}
 	if err := carriedByAsker(inq, c.By); err != nil {
 		return nil, err
@@ -148,7 +144,7 @@ func (e *Engine) linkHolder(ctx context.Context, c *linkClaims) (*hitl.Principal
 		if err != nil {
 			return nil, err
 		}
-		if addressOf(person, c.Channel) != c.Address {
+		if person.Address(c.Channel) != c.Address {
 			return nil, forbidden("it was sent to %s, which is no longer %s's address", c.Address, c.For)
 		}
 	}
@@ -167,14 +163,6 @@ func (e *Engine) linkHolder(ctx context.Context, c *linkClaims) (*hitl.Principal
 	}
 	who.Via = c.By
 	return who, nil
-}
-
-// addressOf is where the person is reached by the channel.
-func addressOf(p *hitl.Person, channel string) string {
-	if channel == hitl.ChannelSlack {
-		return p.SlackUserID
-	}
-	return p.Email
 }
 
 // OpenAnswerLink checks a link token and returns who it lets answer and the inquiry as it is

@@ -134,11 +134,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		}
 		display := cmp.Or(p.DisplayName, p.Name)
 		for _, c := range channels {
-			addr := p.Email
-			if c == hitl.ChannelSlack {
-				addr = p.SlackUserID
-			}
-			add(recipient{name: p.Name, display: display, channel: c, address: addr, linkFor: p.Name})
+			add(recipient{name: p.Name, display: display, channel: c, address: p.Address(c), linkFor: p.Name})
 		}
 	}
 	if len(assignees) == 0 {
