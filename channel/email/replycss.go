@@ -541,8 +541,11 @@ func (s *styleSheets) read(css string, depth int, conditional bool) bool {
 		var body string
 		body, css = cssBlock(css[open+1:])
 		if at, ok := strings.CutPrefix(prelude, "@"); ok {
-			name := strings.ToLower(strings.FieldsFunc(cssUnescape(at)+" ", func(c rune) bool { return unicode.IsSpace(c) || c == '(' })[0])
-			switch strings.TrimPrefix(name, "-moz-") {
+			words := strings.FieldsFunc(cssUnescape(at), func(c rune) bool { return unicode.IsSpace(c) || c == '(' })
+			if len(words) == 0 { // "@{…}": a rule of no name holds no element's text
+				continue
+			}
+			switch strings.TrimPrefix(strings.ToLower(words[0]), "-moz-") {
 			case "media", "supports", "document", "container", "scope", "starting-style":
 				if !s.read(body, depth+1, true) {
 					return false

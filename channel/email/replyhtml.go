@@ -22,7 +22,8 @@ import (
 type htmlReading struct {
 	shown string // what a mail program shows, line by line
 	all   string // the same with hidden elements' text in place
-	// hidden tells whether a hidden element holds any text; when none does, all is shown.
+	// hidden tells whether a hidden element holds any text; when none does, all differs from
+	// shown at most in spaces.
 	hidden bool
 }
 
@@ -43,39 +44,42 @@ func readHTML(doc string) (htmlReading, error) {
 	w := htmlWalk{conditionals: map[*html.Node][]*html.Node{}, walked: map[*html.Node]bool{}}
 	// Style sheets apply to the whole document, wherever they stand: the quoted message
 	// included, and inside Outlook's conditional comments (Outlook applies those).
-	var elements []*html.Node
-	for n := range root.Descendants() {
-		switch {
-		case n.Type == html.CommentNode:
-			inner, ok := conditionalContent(n.Data)
-			if !ok {
-				continue
-			}
-			body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
-			nodes, err := html.ParseFragmentWithOptions(strings.NewReader(inner), body, html.ParseOptionEnableScripting(false))
-			if err != nil { // nested deeper than the parser goes
-				return htmlReading{}, errTooComplexHTML
-			}
-			w.conditionals[n] = nodes
-			for _, c := range nodes {
-				elements = append(elements, c)
-				for d := range c.Descendants() {
-					elements = append(elements, d)
-				}
-			}
-		case n.Type == html.ElementNode:
-			elements = append(elements, n)
-		}
-	}
-	for _, n := range elements {
+	sheet := func(n *html.Node) bool {
 		switch {
 		case n.Type != html.ElementNode:
 		case n.Data == "style" && n.FirstChild != nil:
-			if !w.sheets.read(n.FirstChild.Data, 0, false) {
-				return htmlReading{}, errTooComplexHTML
-			}
+			return w.sheets.read(n.FirstChild.Data, 0, false)
 		case n.Data == "link" && slices.Contains(strings.Fields(strings.ToLower(attr(n, "rel"))), "stylesheet"):
 			w.sheets.unknowable = true
+		}
+		return true
+	}
+	for n := range root.Descendants() {
+		if n.Type != html.CommentNode {
+			if !sheet(n) {
+				return htmlReading{}, errTooComplexHTML
+			}
+			continue
+		}
+		inner, ok := conditionalContent(n.Data)
+		if !ok {
+			continue
+		}
+		body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+		nodes, err := html.ParseFragmentWithOptions(strings.NewReader(inner), body, html.ParseOptionEnableScripting(false))
+		if err != nil { // nested deeper than the parser goes
+			return htmlReading{}, errTooComplexHTML
+		}
+		w.conditionals[n] = nodes
+		for _, c := range nodes {
+			if !sheet(c) {
+				return htmlReading{}, errTooComplexHTML
+			}
+			for d := range c.Descendants() {
+				if !sheet(d) {
+					return htmlReading{}, errTooComplexHTML
+				}
+			}
 		}
 	}
 	w.node(root, false, defaultStyle())
@@ -84,7 +88,7 @@ func readHTML(doc string) (htmlReading, error) {
 	// box may also stand in the quoted message, which the walk left out (Outlook's own shapes
 	// in its conditional comments are left out).
 	for n := range root.Descendants() {
-		if w.displaced {
+		if w.displaced || w.sheets.unknowable {
 			break
 		}
 		w.displaced = n.Type == html.ElementNode && !w.walked[n] && !neverShown(n) && displaced(w.sheets.declarationsOf(n))

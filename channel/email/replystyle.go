@@ -713,12 +713,6 @@ func hidingDecls(decls []declaration) bool {
 	return hidden || st.invisible || displaced(ds)
 }
 
-// hidingDeclarations tells whether CSS declarations ("display: none; color: red") hide the
-// text of the element they apply to.
-func hidingDeclarations(decls string) bool {
-	return hidingDecls(cssDeclarations(decls))
-}
-
 // hiddenKind tells the elements whose text is not shown as text: the hidden attribute, a
 // closed <dialog>, what a template, a frame, a plugin, media or a form control holds
 // (shown only by programs that cannot show the thing itself, or in a box that may scroll),

@@ -151,7 +151,7 @@ func answerLinks(publicURL, domain string) *regexp.Regexp {
 
 // withoutAnswerLinks removes hitl's own links from the text of a reply.
 func withoutAnswerLinks(text string, links *regexp.Regexp) string {
-	if links == nil || !links.MatchString(text) {
+	if !links.MatchString(text) {
 		return text
 	}
 	lines := strings.Split(links.ReplaceAllString(text, ""), "\n")

@@ -2,6 +2,7 @@ package email
 
 import (
 	"encoding/json"
+	"net/mail"
 	"strings"
 	"testing"
 	"time"
@@ -58,11 +59,11 @@ func TestWithoutAnswerLinks(t *testing.T) {
 func TestHTMLTextLeavesOutQuotesAndMarkup(t *testing.T) {
 	got := unquoted(shownHTML(t, `<html><head><title>t</title><style>p{color:red}</style></head><body><p>Approve &amp; go</p><div>second<br/>third</div><script>x()</script><blockquote><p>reject</p></blockquote></body></html>`))
 	if want := "Approve & go\n\nsecond\nthird"; got != want {
-		t.Errorf("htmlText = %q; want %q", got, want)
+		t.Errorf("shownHTML = %q; want %q", got, want)
 	}
 	// Inline markup keeps the spaces around it.
 	if got, want := shownHTML(t, "<p>Release <b>Aurora</b>  now,\n <i>please</i> </p>"), "\nRelease Aurora now, please\n"; got != want {
-		t.Errorf("htmlText = %q; want %q", got, want)
+		t.Errorf("shownHTML = %q; want %q", got, want)
 	}
 }
 
@@ -150,5 +151,18 @@ func TestSubjectIsBoundedOnARune(t *testing.T) {
 	inq = &hitl.Inquiry{Prompt: "Ship\n  it?", Status: hitl.StatusCancelled}
 	if got := subject(inq, ReasonResolved); got != "Closed: [hitl] Ship it?" {
 		t.Errorf("subject of a cancelled inquiry's notice = %q", got)
+	}
+}
+
+// TestInvisibleCharactersDoNotSplitWords: characters that show nothing, which mail programs
+// and pasted text leave inside words, are taken out before the reply is read.
+func TestInvisibleCharactersDoNotSplitWords(t *testing.T) {
+	msg, err := mail.ReadMessage(strings.NewReader("From: ada@example.com\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nappr\u200bove\r\nlooks go\u00adod\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, err := readReply(msg, answerLinks("", ""))
+	if err != nil || texts.shown != "approve\nlooks good" {
+		t.Fatalf("the reply reads %q, %v; want the words without their invisible characters", texts.shown, err)
 	}
 }
