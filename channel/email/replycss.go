@@ -147,6 +147,13 @@ var logicalSides = map[string]string{"inline-start": "left", "inline-end": "righ
 func expand(d declaration) []declaration {
 	set := func(name, value string) declaration { return declaration{name, value, d.important} }
 	base, rest, _ := strings.Cut(d.name, "-")
+	// side names one side's property: margin-top, but top for inset.
+	side := func(s string) string {
+		if base == "inset" {
+			return s
+		}
+		return base + "-" + s
+	}
 	switch {
 	case d.name == "margin" || d.name == "padding" || d.name == "inset":
 		t := cssTokens(d.value, false)
@@ -163,26 +170,15 @@ func expand(d declaration) []declaration {
 		if len(t) > 3 {
 			left = t[3]
 		}
-		prefix := d.name + "-"
-		if d.name == "inset" {
-			prefix = ""
-		}
-		return []declaration{set(prefix+"top", top), set(prefix+"right", right), set(prefix+"bottom", bottom), set(prefix+"left", left)}
+		return []declaration{set(side("top"), top), set(side("right"), right), set(side("bottom"), bottom), set(side("left"), left)}
 	case (base == "margin" || base == "padding" || base == "inset") && (rest == "inline" || rest == "block"):
 		t := cssTokens(d.value, false)
 		if len(t) == 0 || len(t) > 2 {
 			return nil
 		}
-		prefix := base + "-"
-		if base == "inset" {
-			prefix = ""
-		}
-		return []declaration{set(prefix+logicalSides[rest+"-start"], t[0]), set(prefix+logicalSides[rest+"-end"], t[len(t)-1])}
+		return []declaration{set(side(logicalSides[rest+"-start"]), t[0]), set(side(logicalSides[rest+"-end"]), t[len(t)-1])}
 	case (base == "margin" || base == "padding" || base == "inset") && logicalSides[rest] != "":
-		if base == "inset" {
-			return []declaration{set(logicalSides[rest], d.value)}
-		}
-		return []declaration{set(base+"-"+logicalSides[rest], d.value)}
+		return []declaration{set(side(logicalSides[rest]), d.value)}
 	case d.name == "font":
 		return expandFont(d)
 	case d.name == "background":
@@ -194,7 +190,7 @@ func expand(d declaration) []declaration {
 			switch {
 			case imageToken(t):
 				image = t
-			case colourToken(t), strings.Contains(t, "var("), strings.Contains(t, "env("), strings.Contains(t, "attr("):
+			case colourToken(t), substituted(t):
 				colour = t
 			}
 		}
@@ -212,7 +208,7 @@ func expandFont(d declaration) []declaration {
 		return []declaration{set("font-size", v), set("line-height", v), set("font-family", v)}
 	case v == "caption" || v == "icon" || v == "menu" || v == "message-box" || v == "small-caption" || v == "status-bar":
 		return []declaration{set("font-size", "13px"), set("line-height", "normal"), set("font-family", v)}
-	case strings.Contains(v, "var(") || strings.Contains(v, "env(") || strings.Contains(v, "attr("):
+	case substituted(v):
 		return []declaration{set("font-size", v), set("line-height", v), set("font-family", v)}
 	}
 	t := cssTokens(strings.ReplaceAll(d.value, "/", " / "), false)
@@ -243,12 +239,18 @@ func fontSizeToken(t string) bool {
 }
 
 func mathFunction(t string) bool {
-	for _, f := range []string{"calc(", "min(", "max(", "clamp(", "var(", "env(", "attr("} {
+	for _, f := range []string{"calc(", "min(", "max(", "clamp("} {
 		if strings.HasPrefix(t, f) {
 			return true
 		}
 	}
-	return false
+	return substituted(t)
+}
+
+// substituted tells a value that the browser fills in from elsewhere (a custom property, the
+// environment, an attribute), which this reading cannot know.
+func substituted(v string) bool {
+	return strings.Contains(v, "var(") || strings.Contains(v, "env(") || strings.Contains(v, "attr(")
 }
 
 // cssWideKeyword tells the keywords every property takes.
@@ -343,6 +345,12 @@ func zeroLength(v string) bool {
 // lengthBase is what the relative units of a length are: the font size em is, the root's, a
 // hundred percent, and 1vw.
 type lengthBase struct{ em, rem, percent, vw float64 }
+
+// fontLengths are the bases of a font size or spacing: the element's font (or its parent's,
+// for the font's own size) and the root's.
+func fontLengths(em, rem float64) lengthBase {
+	return lengthBase{em: em, rem: rem, percent: em, vw: viewportPercentFontPx}
+}
 
 // offsets are the bases of a box's offsets, margins and indents: percentages and viewport
 // units as in a wide window, so that a negative one reads as far.

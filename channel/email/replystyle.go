@@ -282,7 +282,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 			case ok && unit == "":
 				consider(lineHeight{n, true})
 			default:
-				px, ok := lengthBase{em: st.font, rem: st.root, percent: st.font, vw: viewportPercentFontPx}.px(v)
+				px, ok := fontLengths(st.font, st.root).px(v)
 				hidden = hidden || !ok
 				consider(lineHeight{px, false})
 			}
@@ -299,7 +299,7 @@ func computeStyle(n *html.Node, ds []applied, parent *textStyle, webFonts map[st
 			lo = inherited
 		}
 		for _, v := range values {
-			px, ok := lengthBase{em: st.font, rem: st.root, percent: st.font, vw: viewportPercentFontPx}.px(v)
+			px, ok := fontLengths(st.font, st.root).px(v)
 			switch {
 			case v == "normal" || v == "initial":
 				px = 0
@@ -569,7 +569,7 @@ func fontSize(v string, parent, root float64) (float64, bool) {
 	case "inherit", "unset", "revert", "revert-layer", "math":
 		return parent, true
 	}
-	px, ok := lengthBase{em: parent, rem: root, percent: parent, vw: viewportPercentFontPx}.px(v)
+	px, ok := fontLengths(parent, root).px(v)
 	return math.Max(px, 0), ok
 }
 
