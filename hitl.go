@@ -101,3 +101,12 @@ func UTC(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // IsNull reports whether a raw JSON value is absent or null.
 func IsNull(m json.RawMessage) bool { return len(m) == 0 || string(m) == "null" }
+
+// OrNull is m, or JSON null when it is absent: for the protocols' shapes, whose fields are
+// always present.
+func OrNull(m json.RawMessage) json.RawMessage {
+	if IsNull(m) {
+		return json.RawMessage("null")
+	}
+	return m
+}

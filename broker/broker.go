@@ -1,22 +1,20 @@
 // Package broker holds what the message broker adapters (broker/amqp, broker/nats) share: the
-// shapes of the messages they publish (the webhook's CloudEvent, or Attune's payloads) and the
-// reading of the action results they take in. Which events go out, and what an action result
-// does, is the engine's decision; this package only maps shapes.
+// choice of the messages' shape (the webhook's CloudEvent, or Attune's payloads, which
+// protocol/attune maps) and the reading of the action results they take in. Which events go
+// out, and what an action result does, is the engine's decision; this package only maps shapes.
 package broker
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/notify"
+	"github.com/hitl-dev/hitl/protocol/attune"
 )
 
 // Message formats.
@@ -35,10 +33,9 @@ func CheckFormat(format string) error {
 	return nil
 }
 
-// Identities looks up the integer identities of principals by name (the engine's IdentityIDs).
-type Identities interface {
-	IdentityIDs(ctx context.Context, names []string) (map[string]int64, error)
-}
+// Identities looks up the integer identities of principals by name (the engine's IdentityIDs),
+// which Attune's payloads name people by.
+type Identities = attune.Identities
 
 // Render returns the body of m in format and its content type; ids gives Attune's payloads
 // their integer assignee. A body that cannot be read is a PermanentError: no attempt can
@@ -51,137 +48,16 @@ func Render(ctx context.Context, format string, m *notify.Message, ids Identitie
 		Data json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(m.Body, &ce); err != nil {
-		return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
+		return nil, "", &notify.PermanentError{Err: fmt.Errorf("%w: %w", attune.ErrUnreadable, err)}
 	}
-	var inq attuneInquiry
-	if isInquiryEvent(m.Type) {
-		if err := json.Unmarshal(ce.Data, &inq); err != nil {
-			return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
-		}
-		if inq.assignee, err = identityOf(ctx, ids, inq.AssignedTo); err != nil {
-			return nil, "", fmt.Errorf("looking up the assignee's identity: %w", err)
-		}
+	body, err = attune.Payload(ctx, m.Type, ce.Data, ids)
+	if errors.Is(err, attune.ErrUnreadable) {
+		return nil, "", &notify.PermanentError{Err: err}
 	}
-	body, err = attunePayload(m.Type, &inq, ce.Data)
 	if err != nil {
-		return nil, "", &notify.PermanentError{Err: fmt.Errorf("the event cannot be read: %w", err)}
+		return nil, "", err
 	}
 	return body, "application/json", nil
-}
-
-// attuneInquiry is what Attune's payloads take from an inquiry event's data. Execution and the
-// integer identities are read when present (the inquiry's execution field, responded_by_id).
-type attuneInquiry struct {
-	ID             int64           `json:"id"`
-	Execution      json.RawMessage `json:"execution"`
-	Prompt         string          `json:"prompt"`
-	ResponseSchema json.RawMessage `json:"response_schema"`
-	AssignedTo     []string        `json:"assigned_to"`
-	TimeoutAt      *time.Time      `json:"timeout_at"`
-	Response       json.RawMessage `json:"response"`
-	RespondedBy    json.RawMessage `json:"responded_by"`
-	RespondedByID  json.RawMessage `json:"responded_by_id"`
-	RespondedAt    *time.Time      `json:"responded_at"`
-	CancelReason   *string         `json:"cancel_reason"`
-	UpdatedAt      time.Time       `json:"updated_at"`
-
-	assignee *int64 // the integer identity of the first person assigned
-}
-
-func isInquiryEvent(typ string) bool {
-	switch typ {
-	case hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
-		return true
-	}
-	return false
-}
-
-// identityOf is the integer identity of the first person among assignees (Attune assigns one
-// person; groups have no identity), as /api/v1/inquiries shows it; nil when there is none.
-func identityOf(ctx context.Context, ids Identities, assignees []string) (*int64, error) {
-	for _, a := range assignees {
-		if strings.HasPrefix(a, "group:") {
-			continue
-		}
-		if ids == nil {
-			return nil, nil
-		}
-		found, err := ids.IdentityIDs(ctx, []string{a})
-		if err != nil {
-			return nil, err
-		}
-		if id, ok := found[a]; ok {
-			return &id, nil
-		}
-		return nil, nil
-	}
-	return nil, nil
-}
-
-// attunePayload maps an event to the payload Attune's executor publishes under the same routing
-// key; events Attune has no payload for keep their data as it is.
-func attunePayload(typ string, inq *attuneInquiry, data json.RawMessage) ([]byte, error) {
-	if !isInquiryEvent(typ) {
-		return data, nil
-	}
-	execution := integerIfDigits(inq.Execution)
-	switch typ {
-	case hitl.EventInquiryCreated:
-		return json.Marshal(struct {
-			InquiryID      int64           `json:"inquiry_id"`
-			ExecutionID    json.RawMessage `json:"execution_id"`
-			Prompt         string          `json:"prompt"`
-			ResponseSchema json.RawMessage `json:"response_schema"`
-			AssignedTo     *int64          `json:"assigned_to"`
-			TimeoutAt      *time.Time      `json:"timeout_at"`
-		}{inq.ID, execution, inq.Prompt, orNull(inq.ResponseSchema), inq.assignee, inq.TimeoutAt})
-	case hitl.EventInquiryResponded:
-		by := inq.RespondedByID
-		if isNull(by) {
-			by = inq.RespondedBy
-		}
-		return json.Marshal(struct {
-			InquiryID   int64           `json:"inquiry_id"`
-			ExecutionID json.RawMessage `json:"execution_id"`
-			Response    json.RawMessage `json:"response"`
-			RespondedBy json.RawMessage `json:"responded_by"`
-			RespondedAt *time.Time      `json:"responded_at"`
-		}{inq.ID, execution, orNull(inq.Response), orNull(by), inq.RespondedAt})
-	case hitl.EventInquiryTimeout:
-		return json.Marshal(struct {
-			InquiryID   int64           `json:"inquiry_id"`
-			ExecutionID json.RawMessage `json:"execution_id"`
-			Response    json.RawMessage `json:"response"` // the fallback applied, if any
-			TimeoutAt   *time.Time      `json:"timeout_at"`
-		}{inq.ID, execution, orNull(inq.Response), inq.TimeoutAt})
-	default: // cancelled
-		return json.Marshal(struct {
-			InquiryID   int64           `json:"inquiry_id"`
-			ExecutionID json.RawMessage `json:"execution_id"`
-			Reason      *string         `json:"reason"`
-			CancelledAt time.Time       `json:"cancelled_at"`
-		}{inq.ID, execution, inq.CancelReason, inq.UpdatedAt})
-	}
-}
-
-// integerIfDigits turns a string of digits ("123") into the number Attune's IDs are.
-func integerIfDigits(v json.RawMessage) json.RawMessage {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return json.RawMessage(s)
-		}
-	}
-	return orNull(v)
-}
-
-func isNull(v json.RawMessage) bool { return len(v) == 0 || bytes.Equal(v, []byte("null")) }
-
-func orNull(v json.RawMessage) json.RawMessage {
-	if isNull(v) {
-		return json.RawMessage("null")
-	}
-	return v
 }
 
 // Engine is what the intake asks of the engine: to take an action result exactly as
@@ -273,7 +149,7 @@ func readActionResult(body []byte) (execution string, result json.RawMessage, er
 	if m.Payload != nil {
 		m = *m.Payload
 	}
-	if isNull(m.ExecutionID) {
+	if hitl.IsNull(m.ExecutionID) {
 		return "", nil, errors.New(`the body has no execution_id: send {"execution_id": ..., "result": {...}}`)
 	}
 	var n json.Number
@@ -286,7 +162,7 @@ func readActionResult(body []byte) (execution string, result json.RawMessage, er
 	if strings.TrimSpace(execution) == "" {
 		return "", nil, errors.New("execution_id is empty")
 	}
-	if isNull(m.Result) {
+	if hitl.IsNull(m.Result) {
 		return execution, nil, errors.New(`the body has no result: send {"execution_id": ..., "result": {...}}`)
 	}
 	return execution, m.Result, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // auditHead serves the newest event's seq and hash, verified and signed (any principal).
@@ -16,7 +17,7 @@ func (s *Server) auditHead(w http.ResponseWriter, r *http.Request, p *hitl.Princ
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, head)
+	return httpwire.WriteJSON(w, http.StatusOK, head)
 }
 
 // auditKey serves the public key that verifies the signed heads, public like any public key:
@@ -27,7 +28,7 @@ func (s *Server) auditKey(w http.ResponseWriter, _ *http.Request, _ *hitl.Princi
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{
+	return httpwire.WriteJSON(w, http.StatusOK, map[string]any{
 		"algorithm":  "Ed25519",
 		"public_key": base64.StdEncoding.EncodeToString(pub),
 		"pem":        string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})),
@@ -41,7 +42,7 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *hitl.Principal
 		return err
 	}
 	var req hitl.PurgeRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	if req.Before == nil {
@@ -51,5 +52,5 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *hitl.Principal
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, res)
+	return httpwire.WriteJSON(w, http.StatusOK, res)
 }

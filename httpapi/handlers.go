@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // page is the shape of every list.
@@ -41,28 +40,6 @@ func pageParams(q url.Values) (hitl.Page, error) {
 		p.Limit = n
 	}
 	return p, nil
-}
-
-func inquiryID(r *http.Request) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, hitl.Errorf(hitl.ENotFound, "inquiry %q not found", r.PathValue("id"))
-	}
-	return id, nil
-}
-
-// idInJSON reads an inquiry's id sent in a body as a JSON number or as a string of one (the
-// seeds' clients keep ids as strings): the text as sent, and the id, 0 when it is not one.
-func idInJSON(raw json.RawMessage) (text string, id int64) {
-	text = string(bytes.TrimSpace(raw))
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		text = s
-	}
-	if n, err := strconv.ParseInt(text, 10, 64); err == nil && n > 0 {
-		id = n
-	}
-	return text, id
 }
 
 // duration reads a wait time: Go syntax ("30s", "1m30s") or plain seconds ("30").
@@ -102,14 +79,14 @@ func timeParam(q url.Values, name string) (*time.Time, error) {
 
 func (s *Server) createKey(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.KeyRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	k, err := s.engine.CreateKey(r.Context(), p, &req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, k)
+	return httpwire.WriteJSON(w, http.StatusCreated, k)
 }
 
 func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -117,7 +94,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, p *hitl.Princi
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(keys, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(keys, ""))
 }
 
 func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -129,7 +106,7 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, p *hitl.Princ
 }
 
 func (s *Server) me(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	return writeJSON(w, http.StatusOK, p)
+	return httpwire.WriteJSON(w, http.StatusOK, p)
 }
 
 // ---- inquiries
@@ -140,7 +117,7 @@ func (s *Server) createInquiry(w http.ResponseWriter, r *http.Request, p *hitl.P
 		return err
 	}
 	var req hitl.InquiryRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	inq, created, err := s.engine.CreateInquiry(r.Context(), p, &req, r.Header.Get("Idempotency-Key"))
@@ -157,7 +134,7 @@ func (s *Server) createInquiry(w http.ResponseWriter, r *http.Request, p *hitl.P
 		status = http.StatusCreated
 		w.Header().Set("Location", "/v1/inquiries/"+strconv.FormatInt(inq.ID, 10))
 	}
-	return writeJSON(w, status, inq)
+	return httpwire.WriteJSON(w, status, inq)
 }
 
 func (s *Server) listInquiries(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -196,18 +173,18 @@ func (s *Server) listInquiries(w http.ResponseWriter, r *http.Request, p *hitl.P
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(items, next))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(items, next))
 }
 
 // createAnswerLink serves POST /v1/inquiries/{id}/links: a signed link for one person to
 // answer the inquiry from an email or chat message.
 func (s *Server) createAnswerLink(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
+	id, err := httpwire.InquiryID(r)
 	if err != nil {
 		return err
 	}
 	var req hitl.AnswerLinkRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	link, err := s.engine.CreateAnswerLink(r.Context(), p, id, &req)
@@ -215,7 +192,7 @@ func (s *Server) createAnswerLink(w http.ResponseWriter, r *http.Request, p *hit
 		return err
 	}
 	link.URL = s.baseURL(r) + "/a/" + link.Token
-	return writeJSON(w, http.StatusCreated, link)
+	return httpwire.WriteJSON(w, http.StatusCreated, link)
 }
 
 // baseURL is where people reach this server: the configured public URL, else the address
@@ -232,96 +209,53 @@ func (s *Server) baseURL(r *http.Request) string {
 }
 
 func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	inq, err := s.pathInquiry(r, p)
+	inq, err := httpwire.PathInquiry(r, p, s.engine.Inquiry)
 	if err != nil {
 		return err
 	}
-	if err := writeJSON(w, http.StatusOK, inq); err != nil {
+	if err := httpwire.WriteJSON(w, http.StatusOK, inq); err != nil {
 		return err
 	}
 	s.engine.InquiryFetched(p, inq)
 	return nil
 }
 
-// pathInquiry reads the inquiry of the path, if the principal may see it.
-func (s *Server) pathInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
-	id, err := inquiryID(r)
-	if err != nil {
-		return nil, err
-	}
-	return s.engine.Inquiry(r.Context(), p, id)
-}
-
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	inq, err := s.answer(r, p)
+	inq, err := httpwire.Answer(r, p, s.engine.Respond)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, inq)
-}
-
-// answer reads an answer to the inquiry of the path ({"response", "comment"}) and records it.
-func (s *Server) answer(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
-	id, err := inquiryID(r)
-	if err != nil {
-		return nil, err
-	}
-	var req hitl.ResponseRequest
-	if err := decode(r, &req); err != nil {
-		return nil, err
-	}
-	return s.engine.Respond(r.Context(), p, id, &req)
+	return httpwire.WriteJSON(w, http.StatusOK, inq)
 }
 
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	inq, err := s.cancelInquiry(r, p)
+	inq, err := httpwire.WithReason(r, p, s.engine.Cancel)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, inq)
-}
-
-// cancelInquiry cancels the inquiry of the path, with the reason the body may give.
-func (s *Server) cancelInquiry(r *http.Request, p *hitl.Principal) (*hitl.Inquiry, error) {
-	return withReason(r, p, s.engine.Cancel)
-}
-
-// withReason calls end (Cancel or Decline) on the inquiry of the path with the reason the
-// body may give ({"reason": "..."}; the body is optional).
-func withReason(r *http.Request, p *hitl.Principal, end func(context.Context, *hitl.Principal, int64, string) (*hitl.Inquiry, error)) (*hitl.Inquiry, error) {
-	id, err := inquiryID(r)
-	if err != nil {
-		return nil, err
-	}
-	var req struct {
-		Reason string `json:"reason"`
-	}
-	if err := decodeOptional(r, &req); err != nil {
-		return nil, err
-	}
-	return end(r.Context(), p, id, req.Reason)
+	return httpwire.WriteJSON(w, http.StatusOK, inq)
 }
 
 // claim takes the inquiry of the path for the caller ({"ttl_seconds"} optional).
 func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
+	id, err := httpwire.InquiryID(r)
 	if err != nil {
 		return err
 	}
 	var req hitl.ClaimRequest
-	if err := decodeOptional(r, &req); err != nil {
+	if err := httpwire.DecodeOptional(r, &req); err != nil {
 		return err
 	}
 	inq, err := s.engine.Claim(r.Context(), p, id, req.TTLSeconds)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, inq)
+	return httpwire.WriteJSON(w, http.StatusOK, inq)
 }
 
 // release gives the claim on the inquiry of the path back (its holder), or breaks it (an admin).
 func (s *Server) release(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
+	id, err := httpwire.InquiryID(r)
 	if err != nil {
 		return err
 	}
@@ -329,11 +263,11 @@ func (s *Server) release(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, inq)
+	return httpwire.WriteJSON(w, http.StatusOK, inq)
 }
 
 func (s *Server) wait(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
+	id, err := httpwire.InquiryID(r)
 	if err != nil {
 		return err
 	}
@@ -345,14 +279,14 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, inq)
+	return httpwire.WriteJSON(w, http.StatusOK, inq)
 }
 
 // ---- sessions
 
 func (s *Server) putSession(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.SessionRequest
-	if err := decodeOptional(r, &req); err != nil {
+	if err := httpwire.DecodeOptional(r, &req); err != nil {
 		return err
 	}
 	sess, created, err := s.engine.PutSession(r.Context(), p, r.PathValue("key"), &req)
@@ -363,7 +297,7 @@ func (s *Server) putSession(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if created {
 		status = http.StatusCreated
 	}
-	return writeJSON(w, status, sess)
+	return httpwire.WriteJSON(w, status, sess)
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -371,7 +305,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, sess)
+	return httpwire.WriteJSON(w, http.StatusOK, sess)
 }
 
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -384,7 +318,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, p *hitl.Pr
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(items, next))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(items, next))
 }
 
 func (s *Server) sessionInquiries(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -392,7 +326,7 @@ func (s *Server) sessionInquiries(w http.ResponseWriter, r *http.Request, p *hit
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(items, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(items, ""))
 }
 
 func (s *Server) finishSession(w http.ResponseWriter, r *http.Request, p *hitl.Principal, end engine.SessionEnd) error {
@@ -400,14 +334,14 @@ func (s *Server) finishSession(w http.ResponseWriter, r *http.Request, p *hitl.P
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, sess)
+	return httpwire.WriteJSON(w, http.StatusOK, sess)
 }
 
 func (s *Server) completeSession(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req struct {
 		Result json.RawMessage `json:"result"`
 	}
-	if err := decodeOptional(r, &req); err != nil {
+	if err := httpwire.DecodeOptional(r, &req); err != nil {
 		return err
 	}
 	return s.finishSession(w, r, p, engine.SessionEnd{Status: hitl.SessionCompleted, Result: req.Result})
@@ -417,14 +351,14 @@ func (s *Server) failSession(w http.ResponseWriter, r *http.Request, p *hitl.Pri
 	var req struct {
 		Error string `json:"error"`
 	}
-	if err := decodeOptional(r, &req); err != nil {
+	if err := httpwire.DecodeOptional(r, &req); err != nil {
 		return err
 	}
 	return s.finishSession(w, r, p, engine.SessionEnd{Status: hitl.SessionFailed, Error: req.Error})
 }
 
 func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	if err := decodeOptional(r, &struct{}{}); err != nil {
+	if err := httpwire.DecodeOptional(r, &struct{}{}); err != nil {
 		return err
 	}
 	return s.finishSession(w, r, p, engine.SessionEnd{Status: hitl.SessionCancelled})
@@ -464,17 +398,17 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if len(evs) == f.Limit {
 		next = strconv.FormatInt(evs[len(evs)-1].Seq, 10)
 	}
-	return writeJSON(w, http.StatusOK, newPage(evs, next))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(evs, next))
 }
 
 func (s *Server) decide(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var sig engine.Signals
-	if err := decode(r, &sig); err != nil {
+	if err := httpwire.Decode(r, &sig); err != nil {
 		return err
 	}
 	d, err := s.engine.Decide(sig)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, d)
+	return httpwire.WriteJSON(w, http.StatusOK, d)
 }

@@ -39,8 +39,8 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 	s := New(nil, metrics.New(metrics.Gauges{Pending: func() float64 { return 0 }, Waiting: func() float64 { return 0 }, Streams: func() float64 { return 0 }}), nil, Config{})
-	for _, rt := range s.routes() {
-		served = append(served, rt.method+" "+rt.path)
+	for _, rt := range s.routes {
+		served = append(served, rt.Method+" "+rt.Path)
 	}
 	served = append(served, "GET /metrics")
 	slices.Sort(described)

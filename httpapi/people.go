@@ -4,20 +4,21 @@ import (
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // ---- people, groups and chat webhooks (admin); an inquiry's notifications
 
 func (s *Server) putPerson(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.PersonRequest
-	if err := decodeOptional(r, &req); err != nil {
+	if err := httpwire.DecodeOptional(r, &req); err != nil {
 		return err
 	}
 	person, err := s.engine.PutPerson(r.Context(), p, r.PathValue("name"), &req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, person)
+	return httpwire.WriteJSON(w, http.StatusOK, person)
 }
 
 func (s *Server) getPerson(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -25,7 +26,7 @@ func (s *Server) getPerson(w http.ResponseWriter, r *http.Request, p *hitl.Princ
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, person)
+	return httpwire.WriteJSON(w, http.StatusOK, person)
 }
 
 func (s *Server) listPeople(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -33,7 +34,7 @@ func (s *Server) listPeople(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(people, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(people, ""))
 }
 
 func (s *Server) deletePerson(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -46,14 +47,14 @@ func (s *Server) deletePerson(w http.ResponseWriter, r *http.Request, p *hitl.Pr
 
 func (s *Server) putGroup(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.GroupRequest
-	if err := decodeOptional(r, &req); err != nil {
+	if err := httpwire.DecodeOptional(r, &req); err != nil {
 		return err
 	}
 	g, err := s.engine.PutGroup(r.Context(), p, r.PathValue("name"), &req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, g)
+	return httpwire.WriteJSON(w, http.StatusOK, g)
 }
 
 func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -61,7 +62,7 @@ func (s *Server) getGroup(w http.ResponseWriter, r *http.Request, p *hitl.Princi
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, g)
+	return httpwire.WriteJSON(w, http.StatusOK, g)
 }
 
 func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -69,7 +70,7 @@ func (s *Server) listGroups(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(gs, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(gs, ""))
 }
 
 func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -82,14 +83,14 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, p *hitl.Pri
 
 func (s *Server) createChatWebhook(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.ChatWebhookRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	cw, err := s.engine.CreateChatWebhook(r.Context(), p, &req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, cw)
+	return httpwire.WriteJSON(w, http.StatusCreated, cw)
 }
 
 func (s *Server) listChatWebhooks(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -97,7 +98,7 @@ func (s *Server) listChatWebhooks(w http.ResponseWriter, r *http.Request, p *hit
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(cws, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(cws, ""))
 }
 
 func (s *Server) deleteChatWebhook(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -109,7 +110,7 @@ func (s *Server) deleteChatWebhook(w http.ResponseWriter, r *http.Request, p *hi
 }
 
 func (s *Server) listNotifications(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	id, err := inquiryID(r)
+	id, err := httpwire.InquiryID(r)
 	if err != nil {
 		return err
 	}
@@ -117,5 +118,5 @@ func (s *Server) listNotifications(w http.ResponseWriter, r *http.Request, p *hi
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(ns, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(ns, ""))
 }

@@ -6,13 +6,10 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net/http"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,9 +22,15 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/authlimit"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/ratelimit"
 	"github.com/hitl-dev/hitl/internal/tracing"
+	"github.com/hitl-dev/hitl/protocol/agentquestions"
+	"github.com/hitl-dev/hitl/protocol/attune"
+	"github.com/hitl-dev/hitl/protocol/mcp"
+	"github.com/hitl-dev/hitl/protocol/nova"
+	"github.com/hitl-dev/hitl/protocol/openintent"
 )
 
 // SessionCookie is the web inbox's session cookie: it holds the id of an inbox session (see
@@ -50,7 +53,8 @@ type Config struct {
 	Tracer trace.TracerProvider
 }
 
-// Server is the HTTP front of one engine.
+// Server is the HTTP front of one engine: hitl's own API, and the compatibility protocols
+// mounted beside it.
 type Server struct {
 	engine  *engine.Engine
 	metrics *metrics.Metrics
@@ -58,29 +62,8 @@ type Server struct {
 	tracer  trace.Tracer
 	cfg     Config
 	mux     *http.ServeMux
-	// mcpHandler serves POST /mcp.
-	mcpHandler http.Handler
-}
-
-// handler serves one authenticated route; a returned error becomes a problem response.
-type handler func(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error
-
-// route is one entry of the API; the OpenAPI test checks the document against this table.
-type route struct {
-	method, path string
-	public       bool
-	// cookie: the web inbox's session cookie also authenticates (a browser's EventSource
-	// cannot send a header). Only for reads: other sites' forms must never act with it. (The
-	// WebSocket takes it too, from its own origin only: see wsOriginAllowed.)
-	cookie bool
-	// subprotocolToken: the token may also come as a WebSocket subprotocol, hitl.bearer.TOKEN
-	// (a browser's WebSocket cannot send a header).
-	subprotocolToken bool
-	// query lists the query parameters of a list; any other is refused (a filter that is
-	// misspelt must not list everything). A name ending in "." stands for every name it
-	// begins (metadata.KEY). nil: the route does not check.
-	query []string
-	h     handler
+	// routes are all the routes mounted; the OpenAPI test checks the document against them.
+	routes []httpwire.Route
 }
 
 // Query parameters of the lists.
@@ -92,13 +75,12 @@ var (
 	sessionQuery  = append([]string{"status"}, pageQuery...)
 	eventQuery    = append([]string{"session", "after", "type", "inquiry_id"}, pageQuery...)
 	deliveryQuery = append([]string{"webhook_id", "status", "session", "inquiry_id"}, pageQuery...)
-	attuneQuery   = []string{"status", "execution", "assigned_to", "page", "per_page"}
 )
 
-// New builds the server and its routes.
+// New builds the server and its routes: hitl's own, and those of each compatibility protocol.
 func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Server {
 	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 1 << 20
+		cfg.MaxBodyBytes = httpwire.DefaultMaxBodyBytes
 	}
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = 15 * time.Second
@@ -107,103 +89,95 @@ func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Se
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{engine: e, metrics: m, log: log, tracer: tracing.Tracer(cfg.Tracer), cfg: cfg, mux: http.NewServeMux()}
-	s.mcpHandler = s.newMCPHandler()
-	for _, rt := range s.routes() {
-		s.mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
+	for _, rt := range s.ownRoutes() {
+		s.Handle(rt)
 	}
+	attune.New(e).Mount(s)
+	openintent.New(e).Mount(s)
+	nova.New(e).Mount(s)
+	mcp.NewHTTP(e, cfg.MCPWaitBound).Mount(s)
+	agentquestions.New(e).Mount(s)
 	if m != nil {
 		s.mux.Handle("GET /metrics", m.Handler())
 	}
 	return s
 }
 
-func (s *Server) routes() []route {
-	return []route{
-		{method: "GET", path: "/healthz", public: true, h: s.healthz},
-		{method: "GET", path: "/readyz", public: true, h: s.readyz},
-		{method: "GET", path: "/v1/openapi.json", public: true, h: s.openapi},
+// Handle mounts one route, with everything wrap adds around it (Server is the protocols'
+// httpwire.Router).
+func (s *Server) Handle(rt httpwire.Route) {
+	s.routes = append(s.routes, rt)
+	s.mux.Handle(rt.Method+" "+rt.Path, s.wrap(rt))
+}
 
-		{method: "POST", path: "/v1/keys", h: s.createKey},
-		{method: "GET", path: "/v1/keys", query: noQuery, h: s.listKeys},
-		{method: "DELETE", path: "/v1/keys/{id}", h: s.revokeKey},
-		{method: "GET", path: "/v1/me", h: s.me},
+// ownRoutes are hitl's own API; the compatibility protocols mount theirs beside them (New).
+func (s *Server) ownRoutes() []httpwire.Route {
+	return []httpwire.Route{
+		{Method: "GET", Path: "/healthz", Public: true, Handle: s.healthz},
+		{Method: "GET", Path: "/readyz", Public: true, Handle: s.readyz},
+		{Method: "GET", Path: "/v1/openapi.json", Public: true, Handle: s.openapi},
 
-		{method: "POST", path: "/v1/inquiries", h: s.createInquiry},
-		{method: "GET", path: "/v1/inquiries", query: inquiryQuery, h: s.listInquiries},
-		{method: "GET", path: "/v1/inquiries/{id}", h: s.getInquiry},
-		{method: "POST", path: "/v1/inquiries/{id}/respond", h: s.respond},
-		{method: "POST", path: "/v1/inquiries/{id}/cancel", h: s.cancel},
-		{method: "POST", path: "/v1/inquiries/{id}/decline", h: s.decline},
-		{method: "POST", path: "/v1/inquiries/respond", h: s.respondMany},
-		{method: "GET", path: "/v1/inquiries/{id}/wait", h: s.wait},
-		{method: "POST", path: "/v1/inquiries/wait", h: s.waitMany},
-		{method: "POST", path: "/v1/inquiries/{id}/claim", h: s.claim},
-		{method: "DELETE", path: "/v1/inquiries/{id}/claim", h: s.release},
-		{method: "POST", path: "/v1/inquiries/{id}/links", h: s.createAnswerLink},
-		{method: "GET", path: "/v1/inquiries/{id}/notifications", query: noQuery, h: s.listNotifications},
+		{Method: "POST", Path: "/v1/keys", Handle: s.createKey},
+		{Method: "GET", Path: "/v1/keys", Query: noQuery, Handle: s.listKeys},
+		{Method: "DELETE", Path: "/v1/keys/{id}", Handle: s.revokeKey},
+		{Method: "GET", Path: "/v1/me", Handle: s.me},
 
-		{method: "PUT", path: "/v1/sessions/{key}", h: s.putSession},
-		{method: "GET", path: "/v1/sessions", query: sessionQuery, h: s.listSessions},
-		{method: "GET", path: "/v1/sessions/{key}", h: s.getSession},
-		{method: "GET", path: "/v1/sessions/{key}/inquiries", query: noQuery, h: s.sessionInquiries},
-		{method: "POST", path: "/v1/sessions/{key}/complete", h: s.completeSession},
-		{method: "POST", path: "/v1/sessions/{key}/fail", h: s.failSession},
-		{method: "POST", path: "/v1/sessions/{key}/cancel", h: s.cancelSession},
+		{Method: "POST", Path: "/v1/inquiries", Handle: s.createInquiry},
+		{Method: "GET", Path: "/v1/inquiries", Query: inquiryQuery, Handle: s.listInquiries},
+		{Method: "GET", Path: "/v1/inquiries/{id}", Handle: s.getInquiry},
+		{Method: "POST", Path: "/v1/inquiries/{id}/respond", Handle: s.respond},
+		{Method: "POST", Path: "/v1/inquiries/{id}/cancel", Handle: s.cancel},
+		{Method: "POST", Path: "/v1/inquiries/{id}/decline", Handle: s.decline},
+		{Method: "POST", Path: "/v1/inquiries/respond", Handle: s.respondMany},
+		{Method: "GET", Path: "/v1/inquiries/{id}/wait", Handle: s.wait},
+		{Method: "POST", Path: "/v1/inquiries/wait", Handle: s.waitMany},
+		{Method: "POST", Path: "/v1/inquiries/{id}/claim", Handle: s.claim},
+		{Method: "DELETE", Path: "/v1/inquiries/{id}/claim", Handle: s.release},
+		{Method: "POST", Path: "/v1/inquiries/{id}/links", Handle: s.createAnswerLink},
+		{Method: "GET", Path: "/v1/inquiries/{id}/notifications", Query: noQuery, Handle: s.listNotifications},
 
-		{method: "GET", path: "/v1/events", query: eventQuery, h: s.listEvents},
-		{method: "GET", path: "/v1/events/stream", cookie: true, h: s.stream},
-		{method: "GET", path: "/v1/ws", cookie: true, subprotocolToken: true, h: s.ws},
-		{method: "POST", path: "/v1/engagement/decide", h: s.decide},
+		{Method: "PUT", Path: "/v1/sessions/{key}", Handle: s.putSession},
+		{Method: "GET", Path: "/v1/sessions", Query: sessionQuery, Handle: s.listSessions},
+		{Method: "GET", Path: "/v1/sessions/{key}", Handle: s.getSession},
+		{Method: "GET", Path: "/v1/sessions/{key}/inquiries", Query: noQuery, Handle: s.sessionInquiries},
+		{Method: "POST", Path: "/v1/sessions/{key}/complete", Handle: s.completeSession},
+		{Method: "POST", Path: "/v1/sessions/{key}/fail", Handle: s.failSession},
+		{Method: "POST", Path: "/v1/sessions/{key}/cancel", Handle: s.cancelSession},
 
-		{method: "POST", path: "/v1/webhooks", h: s.createWebhook},
-		{method: "GET", path: "/v1/webhooks", query: noQuery, h: s.listWebhooks},
-		{method: "GET", path: "/v1/webhooks/{id}", h: s.getWebhook},
-		{method: "DELETE", path: "/v1/webhooks/{id}", h: s.deleteWebhook},
-		{method: "GET", path: "/v1/webhooks/{id}/deliveries", query: deliveryQuery, h: s.listDeliveries},
-		{method: "GET", path: "/v1/deliveries", query: deliveryQuery, h: s.listDeliveries},
-		{method: "POST", path: "/v1/deliveries/{id}/retry", h: s.retryDelivery},
-		{method: "GET", path: "/v1/callback-secret", h: s.callbackSecret},
-		{method: "GET", path: "/v1/audit/head", h: s.auditHead},
-		{method: "GET", path: "/v1/audit/key", public: true, h: s.auditKey},
-		{method: "POST", path: "/v1/retention/purge", h: s.purge},
-		{method: "GET", path: "/v1/stats", query: []string{"since"}, h: s.stats},
+		{Method: "GET", Path: "/v1/events", Query: eventQuery, Handle: s.listEvents},
+		{Method: "GET", Path: "/v1/events/stream", Cookie: true, Handle: s.stream},
+		{Method: "GET", Path: "/v1/ws", Cookie: true, SubprotocolToken: true, Handle: s.ws},
+		{Method: "POST", Path: "/v1/engagement/decide", Handle: s.decide},
 
-		{method: "PUT", path: "/v1/people/{name}", h: s.putPerson},
-		{method: "GET", path: "/v1/people", query: noQuery, h: s.listPeople},
-		{method: "GET", path: "/v1/people/{name}", h: s.getPerson},
-		{method: "DELETE", path: "/v1/people/{name}", h: s.deletePerson},
-		{method: "PUT", path: "/v1/groups/{name}", h: s.putGroup},
-		{method: "GET", path: "/v1/groups", query: noQuery, h: s.listGroups},
-		{method: "GET", path: "/v1/groups/{name}", h: s.getGroup},
-		{method: "DELETE", path: "/v1/groups/{name}", h: s.deleteGroup},
-		{method: "POST", path: "/v1/chat-webhooks", h: s.createChatWebhook},
-		{method: "GET", path: "/v1/chat-webhooks", query: noQuery, h: s.listChatWebhooks},
-		{method: "DELETE", path: "/v1/chat-webhooks/{id}", h: s.deleteChatWebhook},
-		{method: "GET", path: "/v1/tools/{name}", h: s.tool},
-		{method: "PUT", path: "/v1/templates/{name}", h: s.putTemplate},
-		{method: "GET", path: "/v1/templates", query: noQuery, h: s.listTemplates},
-		{method: "GET", path: "/v1/templates/{name}", h: s.getTemplate},
-		{method: "DELETE", path: "/v1/templates/{name}", h: s.deleteTemplate},
+		{Method: "POST", Path: "/v1/webhooks", Handle: s.createWebhook},
+		{Method: "GET", Path: "/v1/webhooks", Query: noQuery, Handle: s.listWebhooks},
+		{Method: "GET", Path: "/v1/webhooks/{id}", Handle: s.getWebhook},
+		{Method: "DELETE", Path: "/v1/webhooks/{id}", Handle: s.deleteWebhook},
+		{Method: "GET", Path: "/v1/webhooks/{id}/deliveries", Query: deliveryQuery, Handle: s.listDeliveries},
+		{Method: "GET", Path: "/v1/deliveries", Query: deliveryQuery, Handle: s.listDeliveries},
+		{Method: "POST", Path: "/v1/deliveries/{id}/retry", Handle: s.retryDelivery},
+		{Method: "GET", Path: "/v1/callback-secret", Handle: s.callbackSecret},
+		{Method: "GET", Path: "/v1/audit/head", Handle: s.auditHead},
+		{Method: "GET", Path: "/v1/audit/key", Public: true, Handle: s.auditKey},
+		{Method: "POST", Path: "/v1/retention/purge", Handle: s.purge},
+		{Method: "GET", Path: "/v1/stats", Query: []string{"since"}, Handle: s.stats},
 
-		// Attune's shape (httpapi/attune.go).
-		{method: "POST", path: "/api/v1/executions/{execution_id}/result", h: s.attuneResult},
-		{method: "GET", path: "/api/v1/inquiries", query: attuneQuery, h: s.attuneList},
-		{method: "GET", path: "/api/v1/inquiries/{id}", h: s.attuneGet},
-		{method: "POST", path: "/api/v1/inquiries/{id}/respond", h: s.attuneRespond},
-		{method: "POST", path: "/api/v1/inquiries/{id}/cancel", h: s.attuneCancel},
-		// OpenIntent's shape (httpapi/openintent.go).
-		{method: "GET", path: "/api/v1/intents/{intent_id}", h: s.openIntentGet},
-		{method: "POST", path: "/api/v1/intents/{intent_id}/suspend/respond", h: s.openIntentRespond},
-		// Nova's shape (httpapi/nova.go).
-		{method: "POST", path: "/api/interactions/{id}/answer", h: s.novaAnswer},
-		{method: "POST", path: "/api/interactions/{id}/cancel", h: s.novaCancel},
-		{method: "GET", path: "/api/interactions/pending", query: []string{"thread_id"}, h: s.novaPending},
-		{method: "POST", path: "/mcp", h: s.mcp},
-
-		// The async agent questions protocol's shape (httpapi/agentquestions.go).
-		{method: "GET", path: "/agent/questions", query: []string{"status"}, h: s.agentQuestions},
-		{method: "POST", path: "/agent/answer/{session_id}", h: s.agentAnswer},
-		{method: "GET", path: "/agent/session/{session_id}", h: s.agentSessionStatus},
+		{Method: "PUT", Path: "/v1/people/{name}", Handle: s.putPerson},
+		{Method: "GET", Path: "/v1/people", Query: noQuery, Handle: s.listPeople},
+		{Method: "GET", Path: "/v1/people/{name}", Handle: s.getPerson},
+		{Method: "DELETE", Path: "/v1/people/{name}", Handle: s.deletePerson},
+		{Method: "PUT", Path: "/v1/groups/{name}", Handle: s.putGroup},
+		{Method: "GET", Path: "/v1/groups", Query: noQuery, Handle: s.listGroups},
+		{Method: "GET", Path: "/v1/groups/{name}", Handle: s.getGroup},
+		{Method: "DELETE", Path: "/v1/groups/{name}", Handle: s.deleteGroup},
+		{Method: "POST", Path: "/v1/chat-webhooks", Handle: s.createChatWebhook},
+		{Method: "GET", Path: "/v1/chat-webhooks", Query: noQuery, Handle: s.listChatWebhooks},
+		{Method: "DELETE", Path: "/v1/chat-webhooks/{id}", Handle: s.deleteChatWebhook},
+		{Method: "GET", Path: "/v1/tools/{name}", Handle: s.tool},
+		{Method: "PUT", Path: "/v1/templates/{name}", Handle: s.putTemplate},
+		{Method: "GET", Path: "/v1/templates", Query: noQuery, Handle: s.listTemplates},
+		{Method: "GET", Path: "/v1/templates/{name}", Handle: s.getTemplate},
+		{Method: "DELETE", Path: "/v1/templates/{name}", Handle: s.deleteTemplate},
 	}
 }
 
@@ -227,7 +201,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	s.problem(w, r, &hitl.Error{Code: codeMethodNotAllowed, Message: fmt.Sprintf("%s does not take %s; it takes %s", r.URL.Path, r.Method, strings.Join(allow, ", "))})
+	s.problem(w, r, &hitl.Error{Code: httpwire.CodeMethodNotAllowed, Message: fmt.Sprintf("%s does not take %s; it takes %s", r.URL.Path, r.Method, strings.Join(allow, ", "))})
 }
 
 // statusWriter remembers the status for the metrics and the log. It also holds back a
@@ -277,20 +251,20 @@ func (w *statusWriter) plainError() error {
 		msg = http.StatusText(w.status)
 	}
 	w.Header().Del("Content-Length")
-	return &hitl.Error{Code: codeOf(w.status), Message: msg}
+	return &hitl.Error{Code: httpwire.CodeOf(w.status), Message: msg}
 }
 
 // wrap adds, around every route: the request's trace, panic recovery, the limit on failed
 // authentications, authentication, the body (read whole, and only once the caller is known)
 // and metrics.
-func (s *Server) wrap(rt route) http.Handler {
-	label := rt.method + " " + rt.path
+func (s *Server) wrap(rt httpwire.Route) http.Handler {
+	label := rt.Method + " " + rt.Path
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		w := &statusWriter{ResponseWriter: rw}
 		// A traceparent that is not valid W3C Trace Context is ignored: the request starts a new trace.
 		ctx, span := s.tracer.Start(tracing.Extract(r.Context(), r.Header), label, trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.HTTPRoute(rt.path)))
+			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(r.Method), semconv.HTTPRoute(rt.Path)))
 		r = r.WithContext(ctx)
 		defer endServerSpan(span, w)
 		defer func() {
@@ -307,7 +281,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.metrics.HTTPRequest(label, w.status, time.Since(start))
 		}()
 		var p *hitl.Principal
-		if !rt.public {
+		if !rt.Public {
 			if wait := s.cfg.AuthLimiter.Wait(r.RemoteAddr); wait > 0 {
 				w.Header().Set("Retry-After", authlimit.RetryAfter(wait))
 				s.refuse(w, r, hitl.Errorf(hitl.ERateLimited, "too many failed authentications from your address; try again in %s s", authlimit.RetryAfter(wait)))
@@ -315,10 +289,10 @@ func (s *Server) wrap(rt route) http.Handler {
 			}
 			var err error
 			tok := token(r)
-			if tok == "" && rt.subprotocolToken {
+			if tok == "" && rt.SubprotocolToken {
 				tok, _ = bearerSubprotocol(r)
 			}
-			if c, cerr := r.Cookie(SessionCookie); tok == "" && rt.cookie && cerr == nil {
+			if c, cerr := r.Cookie(SessionCookie); tok == "" && rt.Cookie && cerr == nil {
 				// An inbox session that ended is no guess: its id is 256 random bits, and
 				// the tabs still open after a sign-out knock with it. It does not count
 				// toward the limit, or those tabs would lock their person out.
@@ -343,7 +317,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.refuse(w, r, hitl.Errorf(hitl.ETooLarge, "the request body is %d bytes; at most %d are accepted", r.ContentLength, s.cfg.MaxBodyBytes))
 			return
 		}
-		if err := readBody(rw, r, s.cfg.MaxBodyBytes); err != nil {
+		if err := httpwire.ReadBody(rw, r, s.cfg.MaxBodyBytes); err != nil {
 			// A failed read has cancelled the request's context, but a client that sends too
 			// much or too slowly is still there to read why.
 			closeUnread(w, r)
@@ -354,7 +328,7 @@ func (s *Server) wrap(rt route) http.Handler {
 			s.problem(w, r, err)
 			return
 		}
-		if err := rt.h(w, r, p); err != nil {
+		if err := rt.Handle(w, r, p); err != nil {
 			s.fail(w, r, err)
 		}
 		if err := w.plainError(); err != nil {
@@ -392,12 +366,12 @@ func endServerSpan(span trace.Span, w *statusWriter) {
 }
 
 // checkQuery refuses a query parameter that the route's list does not take.
-func checkQuery(rt route, r *http.Request) error {
-	if rt.query == nil {
+func checkQuery(rt httpwire.Route, r *http.Request) error {
+	if rt.Query == nil {
 		return nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.URL.Query())) {
-		known := slices.ContainsFunc(rt.query, func(q string) bool {
+		known := slices.ContainsFunc(rt.Query, func(q string) bool {
 			if strings.HasSuffix(q, ".") {
 				return strings.HasPrefix(name, q) && len(name) > len(q)
 			}
@@ -407,10 +381,10 @@ func checkQuery(rt route, r *http.Request) error {
 			continue
 		}
 		takes := "no query parameters"
-		if len(rt.query) > 0 {
-			takes = strings.ReplaceAll(strings.Join(rt.query, ", "), "metadata.", "metadata.KEY")
+		if len(rt.Query) > 0 {
+			takes = strings.ReplaceAll(strings.Join(rt.Query, ", "), "metadata.", "metadata.KEY")
 		}
-		return hitl.Errorf(hitl.EInvalid, "unknown query parameter %q: %s %s takes %s", name, rt.method, rt.path, takes)
+		return hitl.Errorf(hitl.EInvalid, "unknown query parameter %q: %s %s takes %s", name, rt.Method, rt.Path, takes)
 	}
 	return nil
 }
@@ -431,31 +405,6 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Connection", "close")
 	http.NewResponseController(w).SetReadDeadline(time.Now())
-}
-
-// readBody reads the whole request body, at most limit bytes, before the route's handler
-// runs, so that every route answers a body that is too large (413) or too slow (408) the same
-// way. The server's read timeout (http.Server.ReadTimeout, set by internal/server) bounds
-// the read; net/http lifts it when the body has ended, so that a long poll, a stream or an
-// MCP call that then waits for the human is not cut short.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) error {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return hitl.Errorf(hitl.ETooLarge, "the request body is larger than %d bytes", mbe.Limit)
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			return &hitl.Error{Code: codeRequestTimeout, Message: "the request body did not arrive in time"}
-		default:
-			return hitl.Errorf(hitl.EInvalid, "the request body could not be read")
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	return nil
 }
 
 // statusClientClosed is recorded (never sent) when the client hung up before the answer.
@@ -485,7 +434,7 @@ func token(r *http.Request) string {
 }
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *hitl.Principal) error {
-	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return httpwire.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ *hitl.Principal) error {
@@ -494,5 +443,5 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request, _ *hitl.Principa
 	if err := s.engine.Ready(ctx); err != nil {
 		return hitl.Errorf(hitl.EUnavailable, "the store does not answer")
 	}
-	return writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	return httpwire.WriteJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 }

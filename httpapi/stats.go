@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // stats serves the numbers of a window (?since=7d): every inquiry's for admins, its own for a
@@ -18,5 +19,5 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *hitl.Principal
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, st)
+	return httpwire.WriteJSON(w, http.StatusOK, st)
 }

@@ -4,13 +4,14 @@ import (
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // ---- templates: admins put and delete them, agents read the ones they may ask with
 
 func (s *Server) putTemplate(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.TemplateRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	t, created, err := s.engine.PutTemplate(r.Context(), p, r.PathValue("name"), &req)
@@ -21,7 +22,7 @@ func (s *Server) putTemplate(w http.ResponseWriter, r *http.Request, p *hitl.Pri
 	if created {
 		status = http.StatusCreated
 	}
-	return writeJSON(w, status, t)
+	return httpwire.WriteJSON(w, status, t)
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -29,7 +30,7 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request, p *hitl.Pri
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, t)
+	return httpwire.WriteJSON(w, http.StatusOK, t)
 }
 
 func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -37,7 +38,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request, p *hitl.P
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(ts, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(ts, ""))
 }
 
 func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // tool serves a tool definition for LLM function calling.
@@ -11,5 +12,5 @@ func (s *Server) tool(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 	if name := r.PathValue("name"); name != hitl.ToolRequestUserInput {
 		return hitl.UnknownTool(name)
 	}
-	return writeJSON(w, http.StatusOK, hitl.RequestUserInputDefinitions())
+	return httpwire.WriteJSON(w, http.StatusOK, hitl.RequestUserInputDefinitions())
 }

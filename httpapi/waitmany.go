@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // waitMany serves POST /v1/inquiries/wait: a wait for many inquiries over one connection. The
@@ -17,7 +18,7 @@ import (
 // nothing is waited on.
 func (s *Server) waitMany(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.WaitRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	timeout, err := waitDuration(req.Timeout, "timeout", 30*time.Second)

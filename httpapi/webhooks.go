@@ -5,20 +5,21 @@ import (
 	"strconv"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // ---- webhooks and deliveries (admin)
 
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.WebhookRequest
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	wh, err := s.engine.CreateWebhook(r.Context(), p, &req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusCreated, wh)
+	return httpwire.WriteJSON(w, http.StatusCreated, wh)
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -26,7 +27,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, p *hitl.Pr
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(whs, ""))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(whs, ""))
 }
 
 func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -34,7 +35,7 @@ func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, wh)
+	return httpwire.WriteJSON(w, http.StatusOK, wh)
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -65,7 +66,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, p *hitl.
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, newPage(ds, next))
+	return httpwire.WriteJSON(w, http.StatusOK, newPage(ds, next))
 }
 
 func (s *Server) retryDelivery(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -73,7 +74,7 @@ func (s *Server) retryDelivery(w http.ResponseWriter, r *http.Request, p *hitl.P
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusAccepted, d)
+	return httpwire.WriteJSON(w, http.StatusAccepted, d)
 }
 
 func (s *Server) callbackSecret(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -81,5 +82,5 @@ func (s *Server) callbackSecret(w http.ResponseWriter, r *http.Request, p *hitl.
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]string{"secret": secret})
+	return httpwire.WriteJSON(w, http.StatusOK, map[string]string{"secret": secret})
 }

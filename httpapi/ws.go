@@ -17,6 +17,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/strictjson"
+	"github.com/hitl-dev/hitl/protocol/nova"
 )
 
 // The WebSocket protocol of GET /v1/ws (the Attune seed's shape).
@@ -37,7 +38,7 @@ type wsRequest struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
 	// Protocol "nova" makes the subscription send Nova's messages (user_prompt,
-	// interaction_update: see novaMessage) instead of events.
+	// interaction_update: see nova.Message) instead of events.
 	Protocol string `json:"protocol"`
 	Filters  struct {
 		EntityType string `json:"entity_type"`
@@ -259,13 +260,13 @@ func (ws *wsSession) handle(data []byte) {
 
 func (ws *wsSession) subscribe(req wsRequest) {
 	f := engine.StreamFilter{Session: req.Filters.Session, InquiryID: req.Filters.InquiryID}
-	nova := req.Protocol == "nova"
-	if req.Protocol != "" && !nova {
+	asNova := req.Protocol == "nova"
+	if req.Protocol != "" && !asNova {
 		ws.fail("protocol must be nova, or left out for hitl's events")
 		return
 	}
-	if nova {
-		f.Types = novaEventTypes
+	if asNova {
+		f.Types = nova.EventTypes
 	} else if et := req.Filters.EntityType; et != "" {
 		prefix, ok := entityTypes[et]
 		if !ok {
@@ -310,7 +311,7 @@ func (ws *wsSession) subscribe(req wsRequest) {
 		ws.fail("%s", hitl.ErrorMessage(err))
 		return
 	}
-	s := &wsSub{sub: sub, nova: nova}
+	s := &wsSub{sub: sub, nova: asNova}
 	ws.mu.Lock()
 	ws.subs[id] = s
 	ws.mu.Unlock()
@@ -324,7 +325,7 @@ func (ws *wsSession) subscribe(req wsRequest) {
 func (ws *wsSession) forward(id string, s *wsSub) {
 	for ev := range s.sub.Events {
 		if s.nova {
-			if m := novaMessage(ev.Event); m != nil {
+			if m := nova.Message(ev.Event); m != nil {
 				ws.send(m)
 			}
 			continue

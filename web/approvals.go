@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // What an inquiry page shows of approvals by several people: the votes of a quorum, the steps
@@ -199,5 +199,5 @@ func (h *Handler) changeClaim(w http.ResponseWriter, r *http.Request, v *viewer,
 	}
 	d := h.newInquiryData(v.Principal, inq, newAnswerForm(inq, to, nil, nil))
 	d.Notice = refused + he.Message + "."
-	h.showInquiry(w, r, httpapi.Status(he.Code), v, seq, d)
+	h.showInquiry(w, r, httpwire.Status(he.Code), v, seq, d)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/authlimit"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 //go:embed templates/*.html
@@ -61,7 +62,7 @@ type Handler struct {
 // New builds the inbox over an engine.
 func New(e *engine.Engine, cfg Config) *Handler {
 	if cfg.MaxFormBytes == 0 {
-		cfg.MaxFormBytes = 1 << 20
+		cfg.MaxFormBytes = httpwire.DefaultMaxBodyBytes
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
@@ -239,7 +240,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, v *viewer, err er
 		return // the person left; nobody reads the page
 	}
 	code := hitl.ErrorCode(err)
-	status, msg := httpapi.Status(code), hitl.ErrorMessage(err)
+	status, msg := httpwire.Status(code), hitl.ErrorMessage(err)
 	switch code {
 	case hitl.EInternal:
 		msg = "Something went wrong on our side. Try again in a moment."

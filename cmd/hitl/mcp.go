@@ -13,7 +13,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/engine"
-	"github.com/hitl-dev/hitl/mcp"
+	"github.com/hitl-dev/hitl/protocol/mcp"
 )
 
 func mcpCmd() *cobra.Command {

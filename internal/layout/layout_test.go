@@ -70,7 +70,8 @@ func TestImportGraph(t *testing.T) {
 		{"engine", "httpapi", "the engine knows no HTTP"},
 		{"engine", "client", "the engine is not a client of itself"},
 		{"httpapi", "client", "each MCP backend lives where it is used: the client's in cmd/hitl"},
-		{"mcp", "client", "the MCP tools talk to a backend interface"},
+		{"protocol/mcp", "client", "the MCP tools talk to a backend interface"},
+		{"internal/httpwire", "engine", "the HTTP plumbing holds no rule: it reads requests and writes answers"},
 		{"schema", "engine", "schema is a leaf the engine uses"},
 		{"store/sqlite", "engine", "stores persist; they never decide"},
 		{"store/postgres", "engine", "stores persist; they never decide"},
@@ -79,8 +80,35 @@ func TestImportGraph(t *testing.T) {
 			t.Errorf("%s depends on %s: %s", rule.from, rule.to, rule.why)
 		}
 	}
+	// One package per compatibility protocol (protocol/...), mounted by httpapi beside hitl's own
+	// API: each maps its shapes onto the engine, which decides, and shares only the HTTP plumbing
+	// (internal/httpwire) with httpapi. So a protocol never reaches past the engine to a store,
+	// never depends on httpapi (which mounts it) or the inbox, and never on another protocol.
+	protocols := 0
+	for path := range pkgs {
+		if !strings.HasPrefix(path, "protocol/") {
+			continue
+		}
+		protocols++
+		if !dependsOn(path, "engine") {
+			t.Errorf("%s does not use the engine: a protocol maps its shapes onto the engine's operations", path)
+		}
+		for _, to := range []string{"store/sqlite", "store/postgres", "httpapi", "web"} {
+			if dependsOn(path, to) {
+				t.Errorf("%s depends on %s: a protocol talks to the engine, and httpapi mounts it", path, to)
+			}
+		}
+		for other := range pkgs {
+			if strings.HasPrefix(other, "protocol/") && other != path && dependsOn(path, other) {
+				t.Errorf("%s depends on %s: each protocol stands alone", path, other)
+			}
+		}
+	}
+	if protocols < 5 {
+		t.Errorf("%d protocol packages; want attune, openintent, nova, agentquestions and mcp under protocol/", protocols)
+	}
 	// What is not API lives under internal/.
-	for _, gone := range []string{"store/groupcommit", "metrics", "credentials", "bench", "store/postgres/pgtest", "server"} {
+	for _, gone := range []string{"store/groupcommit", "metrics", "credentials", "bench", "store/postgres/pgtest", "server", "httpwire"} {
 		if _, ok := pkgs[gone]; ok {
 			t.Errorf("package %s is not API; it belongs under internal/", gone)
 		}

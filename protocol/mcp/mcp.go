@@ -21,7 +21,7 @@ import (
 )
 
 // Backend is what the tools need of hitl, as one principal. Each server provides its own where
-// it runs: `hitl serve` on the engine (httpapi), `hitl mcp` through the Go client (cmd/hitl).
+// it runs: `hitl serve` on the engine (http.go), `hitl mcp` through the Go client (cmd/hitl).
 // Errors the caller should read are *hitl.Error: their message and fields become the tool's.
 type Backend interface {
 	CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error)

@@ -1,4 +1,8 @@
-package httpapi
+// Package openintent serves OpenIntent's HITL shape (RFC-0025, /api/v1/intents/...), so that
+// its SDK and the operators' tools written for it use hitl unchanged: an intent is a session, a
+// suspension an inquiry asked in it (suspension_id is the inquiry's id, as a string or a
+// number). It maps shapes only; the engine decides, as for /v1.
+package openintent
 
 import (
 	"bytes"
@@ -7,12 +11,9 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
-
-// OpenIntent's HITL shape (RFC-0025, /api/v1/intents/...), so that its SDK and the operators'
-// tools written for it use hitl unchanged: an intent is a session, a suspension an inquiry
-// asked in it (suspension_id is the inquiry's id, as a string or a number). It maps shapes
-// only; the engine decides, as for /v1.
 
 // suspensionRespond is the body of POST /api/v1/intents/{intent_id}/suspend/respond.
 type suspensionRespond struct {
@@ -84,17 +85,31 @@ func suspensionID(raw json.RawMessage) (int64, error) {
 	if len(raw) == 0 || hitl.IsNull(raw) {
 		return 0, hitl.Errorf(hitl.EInvalid, "suspension_id is required: the id of the suspension to answer, from the intent's state._suspension.id")
 	}
-	text, n := idInJSON(raw)
+	text, n := httpwire.IDInJSON(raw)
 	if n == 0 {
 		return 0, hitl.Errorf(hitl.ENotFound, "suspension %s not found: suspension ids on this server are whole numbers (the id in the intent's state._suspension)", text)
 	}
 	return n, nil
 }
 
-// openIntentRespond serves POST /api/v1/intents/{intent_id}/suspend/respond.
-func (s *Server) openIntentRespond(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+// API serves OpenIntent's routes on the engine.
+type API struct {
+	engine *engine.Engine
+}
+
+// New returns OpenIntent's routes on e.
+func New(e *engine.Engine) *API { return &API{engine: e} }
+
+// Mount adds OpenIntent's routes to r.
+func (a *API) Mount(r httpwire.Router) {
+	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/intents/{intent_id}", Handle: a.intent})
+	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/suspend/respond", Handle: a.respond})
+}
+
+// respond serves POST /api/v1/intents/{intent_id}/suspend/respond.
+func (a *API) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req suspensionRespond
-	if err := decode(r, &req); err != nil {
+	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
 	intent := r.PathValue("intent_id")
@@ -107,7 +122,7 @@ func (s *Server) openIntentRespond(w http.ResponseWriter, r *http.Request, p *hi
 	}
 	// The intent is the session: the engine answers only an inquiry of it, once it knows the
 	// caller may know of the inquiry (a relay acts as the person it names).
-	inq, err := s.engine.Respond(r.Context(), p, id, &hitl.ResponseRequest{Response: req.Value, RespondedBy: req.RespondedBy, Session: intent})
+	inq, err := a.engine.Respond(r.Context(), p, id, &hitl.ResponseRequest{Response: req.Value, RespondedBy: req.RespondedBy, Session: intent})
 	if err != nil {
 		return err
 	}
@@ -119,18 +134,18 @@ func (s *Server) openIntentRespond(w http.ResponseWriter, r *http.Request, p *hi
 	if inq.RelayedBy != nil {
 		out.RelayedBy = *inq.RelayedBy
 	}
-	return writeJSON(w, http.StatusOK, out)
+	return httpwire.WriteJSON(w, http.StatusOK, out)
 }
 
-// openIntentGet serves GET /api/v1/intents/{intent_id}: the session as an intent, its state
+// intent serves GET /api/v1/intents/{intent_id}: the session as an intent, its state
 // holding the latest suspension as _suspension, which OpenIntent's SDK polls.
-func (s *Server) openIntentGet(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+func (a *API) intent(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	key := r.PathValue("intent_id")
-	sess, err := s.engine.Session(r.Context(), p, key)
+	sess, err := a.engine.Session(r.Context(), p, key)
 	if err != nil {
 		return err
 	}
-	inqs, err := s.engine.SessionInquiries(r.Context(), p, key)
+	inqs, err := a.engine.SessionInquiries(r.Context(), p, key)
 	if err != nil {
 		return err
 	}
@@ -141,7 +156,7 @@ func (s *Server) openIntentGet(w http.ResponseWriter, r *http.Request, p *hitl.P
 	if len(inqs) > 0 {
 		state["_suspension"] = suspensionOf(inqs[len(inqs)-1])
 	}
-	return writeJSON(w, http.StatusOK, intentView{ID: sess.Key, Status: intentStatus(sess.Status), State: state})
+	return httpwire.WriteJSON(w, http.StatusOK, intentView{ID: sess.Key, Status: intentStatus(sess.Status), State: state})
 }
 
 func suspensionOf(inq *hitl.Inquiry) suspensionRecord {

@@ -1,0 +1,87 @@
+package httpwire
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// HTTP-only codes: no domain operation fails this way.
+const (
+	CodeMethodNotAllowed     = "method_not_allowed"
+	CodeRequestTimeout       = "request_timeout"        // the body did not arrive in time
+	CodeUnsupportedMediaType = "unsupported_media_type" // e.g. POST /mcp without application/json
+	CodeUpgradeRequired      = "upgrade_required"       // GET /v1/ws without a WebSocket upgrade
+)
+
+// Status is the one HTTP status of an error code (the web inbox's pages use it too).
+func Status(code string) int { return statusOf[code] }
+
+// statusOf maps each error code to its one HTTP status.
+var statusOf = map[string]int{
+	hitl.EInvalid:            http.StatusBadRequest,
+	hitl.EUnauthorized:       http.StatusUnauthorized,
+	hitl.EForbidden:          http.StatusForbidden,
+	hitl.ENotFound:           http.StatusNotFound,
+	hitl.EConflict:           http.StatusConflict,
+	hitl.ETooLarge:           http.StatusRequestEntityTooLarge,
+	hitl.EInvalidResponse:    http.StatusUnprocessableEntity,
+	hitl.ERateLimited:        http.StatusTooManyRequests,
+	hitl.EInternal:           http.StatusInternalServerError,
+	hitl.EUnavailable:        http.StatusServiceUnavailable,
+	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	CodeRequestTimeout:       http.StatusRequestTimeout,
+	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeUpgradeRequired:      http.StatusUpgradeRequired,
+}
+
+// CodeOf is the code of an HTTP error status (one a library chose): the code the table maps
+// to it, else invalid for a client's error and internal for the server's.
+func CodeOf(status int) string {
+	for code, st := range statusOf {
+		if st == status {
+			return code
+		}
+	}
+	if status >= 500 {
+		return hitl.EInternal
+	}
+	return hitl.EInvalid
+}
+
+// Problem is an RFC 9457 problem details body with hitl's stable code.
+type Problem struct {
+	Type    string            `json:"type"`
+	Title   string            `json:"title"`
+	Status  int               `json:"status"`
+	Detail  string            `json:"detail"`
+	Code    string            `json:"code"`
+	Errors  []hitl.FieldError `json:"errors,omitempty"`
+	Inquiry *hitl.Inquiry     `json:"inquiry,omitempty"`
+}
+
+// WriteProblem writes err as problem+json; an error that is no domain error shows only as
+// "internal error" (the caller logs it in full).
+func WriteProblem(w http.ResponseWriter, err error) {
+	code := hitl.ErrorCode(err)
+	status := statusOf[code]
+	p := Problem{Type: "urn:hitl:problem:" + code, Title: http.StatusText(status), Status: status, Code: code, Detail: hitl.ErrorMessage(err)}
+	var de *hitl.Error
+	if errors.As(err, &de) {
+		p.Errors, p.Inquiry = de.Fields, de.Inquiry
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(p)
+}
+
+// WriteJSON writes v as the JSON answer, never to be cached.
+func WriteJSON(w http.ResponseWriter, status int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	return json.NewEncoder(w).Encode(v)
+}
