@@ -39,9 +39,9 @@ const SessionCookie = "hitl_session"
 
 // Config bounds what a request may send, and paces the streams.
 type Config struct {
-	MaxBodyBytes int64         // default 1 MiB
+	MaxBodyBytes int64         // default httpwire.DefaultMaxBodyBytes
 	Heartbeat    time.Duration // comment lines on idle event streams (default 15 s)
-	MCPWaitBound time.Duration // how long an MCP tool call waits for the human (default 45 s)
+	MCPWaitBound time.Duration // how long an MCP tool call waits for the human (default mcp.DefaultWaitBound)
 	PublicURL    string        // how people reach this server, for answer links (default: the request's host)
 	// AuthLimiter counts failed authentications per client address; an address over its
 	// limit gets 429 without its credentials being checked (nil: no limit).

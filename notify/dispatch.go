@@ -22,16 +22,26 @@ import (
 	"github.com/hitl-dev/hitl/internal/tracing"
 )
 
+// The dispatcher's defaults (hitl serve's --webhook-* flags show them).
+const (
+	DefaultConcurrency = 64
+	DefaultPerTarget   = 16
+	DefaultRetryBase   = 5 * time.Second
+	DefaultRetryMax    = time.Hour
+	DefaultRetryFor    = 24 * time.Hour
+)
+
 // DispatchOptions configure a Dispatcher. Zero values take the defaults.
 type DispatchOptions struct {
-	// Concurrency bounds the attempts in flight (default 64); PerTarget bounds those to one
-	// webhook or callback host (default 16), so that a slow receiver holds at most that many.
+	// Concurrency bounds the attempts in flight (DefaultConcurrency); PerTarget bounds those
+	// to one webhook or callback host (DefaultPerTarget), so that a slow receiver holds at
+	// most that many.
 	Concurrency, PerTarget int
-	// RetryBase is the wait after the first failed attempt (default 5 s); each failure doubles
-	// it, with ±25 % jitter, up to RetryMax (default 1 h). A delivery is failed once the next
-	// attempt would come later than RetryFor (default 24 h) after its first.
+	// RetryBase is the wait after the first failed attempt (DefaultRetryBase); each failure
+	// doubles it, with ±25 % jitter, up to RetryMax (DefaultRetryMax). A delivery is failed
+	// once the next attempt would come later than RetryFor (DefaultRetryFor) after its first.
 	RetryBase, RetryMax, RetryFor time.Duration
-	// AttemptTimeout bounds one attempt, connection included (default 10 s).
+	// AttemptTimeout bounds one attempt, connection included (DefaultAttemptTimeout).
 	AttemptTimeout time.Duration
 	// Poll is how often the store is asked for due deliveries without a hint (default 1 s):
 	// the retries other nodes scheduled, and the leases of nodes that died.
@@ -80,19 +90,19 @@ type attemptDone struct {
 // NewDispatcher returns a dispatcher over store; ready receives when deliveries were added.
 func NewDispatcher(store hitl.Store, ready <-chan struct{}, o DispatchOptions) *Dispatcher {
 	if o.Concurrency <= 0 {
-		o.Concurrency = 64
+		o.Concurrency = DefaultConcurrency
 	}
 	if o.PerTarget <= 0 {
-		o.PerTarget = 16
+		o.PerTarget = DefaultPerTarget
 	}
 	if o.RetryBase <= 0 {
-		o.RetryBase = 5 * time.Second
+		o.RetryBase = DefaultRetryBase
 	}
 	if o.RetryMax <= 0 {
-		o.RetryMax = time.Hour
+		o.RetryMax = DefaultRetryMax
 	}
 	if o.RetryFor <= 0 {
-		o.RetryFor = 24 * time.Hour
+		o.RetryFor = DefaultRetryFor
 	}
 	if o.AttemptTimeout <= 0 {
 		o.AttemptTimeout = DefaultAttemptTimeout

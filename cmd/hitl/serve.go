@@ -14,7 +14,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/notify"
+	"github.com/hitl-dev/hitl/protocol/mcp"
 	"github.com/hitl-dev/hitl/store/postgres"
 )
 
@@ -133,19 +136,19 @@ on this machine work with no set-up.`,
 			return srv.Serve(ctx)
 		},
 	}
-	maxBody, _ := strconv.ParseInt(envOr("HITL_MAX_BODY_BYTES", "1048576"), 10, 64)
+	maxBody, _ := strconv.ParseInt(envOr("HITL_MAX_BODY_BYTES", strconv.Itoa(httpwire.DefaultMaxBodyBytes)), 10, 64)
 	f := cmd.Flags()
 	w := &cfg.Webhooks
-	f.DurationVar(&cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", 45*time.Second), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
+	f.DurationVar(&cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", mcp.DefaultWaitBound), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
 	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
 	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session is posted as the async agent questions protocol's question_pending (HITL_AGENT_QUESTION_CALLBACK_URL)")
 	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks and callbacks reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")
-	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", 64), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")
-	f.IntVar(&w.PerTarget, "webhook-per-target", env.int("HITL_WEBHOOK_PER_TARGET", 16), "attempts in flight to one webhook or callback host, so a slow one holds no more (HITL_WEBHOOK_PER_TARGET)")
-	f.DurationVar(&w.AttemptTimeout, "webhook-timeout", env.duration("HITL_WEBHOOK_TIMEOUT", 10*time.Second), "how long one delivery attempt may take (HITL_WEBHOOK_TIMEOUT)")
-	f.DurationVar(&w.RetryBase, "webhook-retry-base", env.duration("HITL_WEBHOOK_RETRY_BASE", 5*time.Second), "wait after a delivery's first failed attempt, doubled after each (HITL_WEBHOOK_RETRY_BASE)")
-	f.DurationVar(&w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", time.Hour), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
-	f.DurationVar(&w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", 24*time.Hour), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
+	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", notify.DefaultConcurrency), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")
+	f.IntVar(&w.PerTarget, "webhook-per-target", env.int("HITL_WEBHOOK_PER_TARGET", notify.DefaultPerTarget), "attempts in flight to one webhook or callback host, so a slow one holds no more (HITL_WEBHOOK_PER_TARGET)")
+	f.DurationVar(&w.AttemptTimeout, "webhook-timeout", env.duration("HITL_WEBHOOK_TIMEOUT", notify.DefaultAttemptTimeout), "how long one delivery attempt may take (HITL_WEBHOOK_TIMEOUT)")
+	f.DurationVar(&w.RetryBase, "webhook-retry-base", env.duration("HITL_WEBHOOK_RETRY_BASE", notify.DefaultRetryBase), "wait after a delivery's first failed attempt, doubled after each (HITL_WEBHOOK_RETRY_BASE)")
+	f.DurationVar(&w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", notify.DefaultRetryMax), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
+	f.DurationVar(&w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", notify.DefaultRetryFor), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
 	f.DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", env.duration("HITL_IDEMPOTENCY_TTL", 24*time.Hour), "how long an Idempotency-Key replays the inquiry it created; older keys are removed (HITL_IDEMPOTENCY_TTL)")
 	env.parse("HITL_RETAIN_RESOLVED", func(v string) (err error) { cfg.RetainResolved, err = parseLongDuration(v); return err })
 	f.Var(longDuration{&cfg.RetainResolved}, "retain-resolved", "how long ended inquiries and finished sessions are kept, with their events, like 90d; 0: for good (HITL_RETAIN_RESOLVED)")

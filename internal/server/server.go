@@ -34,6 +34,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/credentials"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/internal/ratelimit"
@@ -326,7 +327,7 @@ func (c *Config) DBName() string { return redact(c.DB) }
 // database or starts any timer.
 func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.MaxBodyBytes == 0 {
-		cfg.MaxBodyBytes = 1 << 20
+		cfg.MaxBodyBytes = httpwire.DefaultMaxBodyBytes
 	}
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
