@@ -264,7 +264,7 @@ type ResponseRequest struct {
 	// the caller answers. Naming another person needs the relay or admin role.
 	RespondedBy string `json:"-"`
 	// Session, when set, is the session the inquiry must be in, for protocols whose answers
-	// name it (OpenIntent's intent): an inquiry of another session is not found.
+	// name it (the engine's RespondInSession sets it): an inquiry of another session is not found.
 	Session string `json:"-"`
 }
 

@@ -119,13 +119,12 @@ func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
 // answer only as itself.
 func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry, req *hitl.ResponseRequest) (who *hitl.Principal, relayedBy string, err error) {
 	named := req.RespondedBy
-	relaying := named != "" && named != p.Name
-	if !relaying || p.Via != "" || !mayRelay(p) {
+	if !relays(p, req) {
 		if err := mayAnswer(p, inq); err != nil { // not found for whoever may not see it
 			return nil, "", err
 		}
 		switch {
-		case !relaying:
+		case named == "" || named == p.Name:
 			return p, p.Via, carriedByAsker(inq, p.Via)
 		case p.Via != "":
 			return nil, "", forbidden("this answer link answers as %s only, not as %s", p.Name, named)
@@ -146,6 +145,12 @@ func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inqu
 		return nil, "", unseen(p, inq, err)
 	}
 	return person, p.Name, nil
+}
+
+// relays: the caller carries the answer of the person req names, as admins and the relay role
+// may (an answer link answers as its own person only).
+func relays(p *hitl.Principal, req *hitl.ResponseRequest) bool {
+	return req.RespondedBy != "" && req.RespondedBy != p.Name && p.Via == "" && mayRelay(p)
 }
 
 // unseen is a refusal as the caller may hear it: to a caller that does not see the inquiry (a

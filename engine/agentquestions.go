@@ -13,72 +13,9 @@ import (
 )
 
 // The async agent questions protocol (/agent/...): a session is an agent run, an inquiry in
-// it a question. The rules it needs beyond hitl's own are here: which question an answer
-// without question_id is for, that a finished run takes no answers (not found, as the
-// protocol says), and the question_pending callback.
-
-// AnswerSessionQuestion records an answer to a question of the session key. questionID 0
-// means the session's one pending question that p may see: none or several is EConflict,
-// saying which. The session must exist, be visible to p and not have finished (ENotFound
-// otherwise); the question must be in it (ENotFound). The answer is then Respond's: the same
-// answer again by the same person is accepted as it was, another is EConflict.
-func (e *Engine) AnswerSessionQuestion(ctx context.Context, p *hitl.Principal, key string, questionID int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
-	s, err := e.store.Session(ctx, key)
-	if hitl.ErrorCode(err) == hitl.ENotFound || err == nil && !canSeeSession(p, s) {
-		return nil, sessionNotFound(key)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if s.Status.Finished() {
-		return nil, hitl.Errorf(hitl.ENotFound, "session %s has %s and takes no more answers", key, finishedWords(s.Status))
-	}
-	if questionID == 0 {
-		if questionID, err = e.singlePendingQuestion(ctx, p, s); err != nil {
-			return nil, err
-		}
-	} else {
-		inq, err := e.Inquiry(ctx, p, questionID)
-		if err != nil {
-			return nil, err
-		}
-		if inq.Session != key {
-			return nil, hitl.Errorf(hitl.ENotFound, "question %d is not one of session %s", questionID, key)
-		}
-	}
-	return e.Respond(ctx, p, questionID, req)
-}
-
-func finishedWords(s hitl.SessionStatus) string {
-	if s == hitl.SessionCancelled {
-		return "been cancelled"
-	}
-	return string(s)
-}
-
-// singlePendingQuestion is the id of the one pending question of s that p may see.
-func (e *Engine) singlePendingQuestion(ctx context.Context, p *hitl.Principal, s *hitl.Session) (int64, error) {
-	asked, err := e.store.SessionInquiries(ctx, s.Key, sessionInquiriesVisible(p, s))
-	if err != nil {
-		return 0, err
-	}
-	var pending []string
-	var id int64
-	for _, inq := range asked {
-		if inq.Status == hitl.StatusPending {
-			id = inq.ID
-			pending = append(pending, strconv.FormatInt(inq.ID, 10))
-		}
-	}
-	switch len(pending) {
-	case 0:
-		return 0, hitl.Errorf(hitl.EConflict, "session %s has no pending question to answer", s.Key)
-	case 1:
-		return id, nil
-	}
-	return 0, hitl.Errorf(hitl.EConflict, "session %s has %d pending questions (%s): say which one with question_id",
-		s.Key, len(pending), strings.Join(pending, ", "))
-}
+// it a question. The rules it needs beyond hitl's own are here: the questions listed, and the
+// question_pending callback. Its answers name their session, as OpenIntent's do: those
+// RespondInSession takes (sessionanswers.go).
 
 // SessionQuestions lists the questions asked in sessions that p may see, oldest first, with
 // status (empty: any), and the sessions they are in, by key, as p may see them.

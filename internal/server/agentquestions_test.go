@@ -189,7 +189,7 @@ func TestAgentQuestionsBadInput(t *testing.T) {
 		{"unknown session status", "GET", "/agent/session/sess-nope", human, "", 404, "session sess-nope not found"},
 		{"unknown question", "POST", "/agent/answer/sess-1", human, `{"question_id": "999999", "answer": "haiku"}`, 404, "not found"},
 		{"question id of another shape", "POST", "/agent/answer/sess-1", human, `{"question_id": "q-123", "answer": "haiku"}`, 404, "question q-123 not found"},
-		{"question of another session", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + elsewhere + `", "answer": "x"}`, 404, "not one of session sess-1"},
+		{"question of another session", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + elsewhere + `", "answer": "x"}`, 404, "is not in session sess-1"},
 		{"failed session", "POST", "/agent/answer/sess-done", human, `{"answer": "x"}`, 404, "has failed"},
 		{"foreign session, answered", "POST", "/agent/answer/sess-1", other, `{"question_id": "` + id + `", "answer": "haiku"}`, 404, "session sess-1 not found"},
 		{"foreign session, read", "GET", "/agent/session/sess-1", other, "", 404, "session sess-1 not found"},

@@ -135,3 +135,24 @@ func TestOpenIntentBadInput(t *testing.T) {
 		t.Fatalf("cancelled suspension: %s", r.text)
 	}
 }
+
+// TestAnswersToAnEndedSessionAreRefusedAlike: OpenIntent and the async agent questions
+// protocol both name the session their answer is for, and one engine rule refuses an answer
+// to a run that has ended: the same 404 and words from both, for an answer given before the
+// end (which OpenIntent replayed as a success) and for one the end cancelled.
+func TestAnswersToAnEndedSessionAreRefusedAlike(t *testing.T) {
+	e, agent, human := agentQuestionsEnv(t)
+	answered := askInSession(t, e, agent, `{"prompt": "Ship it?", "session": "run-9"}`)
+	pending := askInSession(t, e, agent, `{"prompt": "And the docs?", "session": "run-9"}`)
+	must(t, e.do("POST", "/agent/answer/run-9", human, `{"question_id": "`+answered+`", "answer": "yes"}`).err())
+	must(t, e.do("POST", "/v1/sessions/run-9/complete", agent, `{}`).err())
+	for _, id := range []string{answered, pending} {
+		agentQuestions := e.do("POST", "/agent/answer/run-9", human, `{"question_id": "`+id+`", "answer": "yes"}`)
+		openIntent := e.openIntentRespond("run-9", human, `{"suspension_id": "`+id+`", "value": "yes"}`)
+		for _, r := range []reply{agentQuestions, openIntent} {
+			if r.status != http.StatusNotFound || r.body["detail"] != "session run-9 has completed and takes no more answers" {
+				t.Errorf("an answer to question %s of the completed session: %d %s", id, r.status, r.text)
+			}
+		}
+	}
+}

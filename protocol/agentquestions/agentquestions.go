@@ -98,7 +98,7 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 		return err
 	}
 	key := r.PathValue("session_id")
-	if _, err := a.engine.AnswerSessionQuestion(r.Context(), p, key, id, &hitl.ResponseRequest{Response: req.Answer}); err != nil {
+	if _, err := a.engine.RespondInSession(r.Context(), p, key, id, &hitl.ResponseRequest{Response: req.Answer}); err != nil {
 		return err
 	}
 	return httpwire.WriteJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "resumed", "session_id": key})

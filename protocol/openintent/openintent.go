@@ -120,9 +120,8 @@ func (a *API) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 	if len(req.Value) == 0 {
 		return hitl.Errorf(hitl.EInvalid, "value is required: the operator's answer to the suspension (any JSON value, null included)")
 	}
-	// The intent is the session: the engine answers only an inquiry of it, once it knows the
-	// caller may know of the inquiry (a relay acts as the person it names).
-	inq, err := a.engine.Respond(r.Context(), p, id, &hitl.ResponseRequest{Response: req.Value, RespondedBy: req.RespondedBy, Session: intent})
+	// The intent is the session: the engine answers only an inquiry of it, while it runs.
+	inq, err := a.engine.RespondInSession(r.Context(), p, intent, id, &hitl.ResponseRequest{Response: req.Value, RespondedBy: req.RespondedBy})
 	if err != nil {
 		return err
 	}
