@@ -1,7 +1,7 @@
 // Package agentquestions serves the async agent questions protocol (/agent/...), so that a
 // client written for it uses hitl unchanged: a session is an agent run, an inquiry in it a
 // question, its id a string. It maps shapes only; which question an answer is for, and who may
-// answer, the engine decides (engine/agentquestions.go).
+// answer, the engine decides (engine/sessionanswers.go).
 package agentquestions
 
 import (
