@@ -1,6 +1,7 @@
-// Package httpapi serves hitl's REST API v1 over the standard library's router. It is the only
-// place that knows HTTP: it authenticates, bounds and decodes requests, calls the engine, and
-// writes JSON or RFC 9457 problem details, mapping each domain error code to one status.
+// Package httpapi serves hitl's REST API v1 over the standard library's router, and mounts the
+// compatibility protocols (protocol/...) beside it. Around every route, its own and theirs, it
+// authenticates, limits and reads the request; its handlers call the engine and write JSON or
+// RFC 9457 problem details (internal/httpwire, which maps each domain error code to one status).
 package httpapi
 
 import (

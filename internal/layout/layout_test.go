@@ -68,6 +68,7 @@ func TestImportGraph(t *testing.T) {
 	for _, rule := range []struct{ from, to, why string }{
 		{"engine", "notify", "the engine shares destinations, secrets and CloudEvents with notify through internal/outbound"},
 		{"engine", "httpapi", "the engine knows no HTTP"},
+		{"engine", "internal/httpwire", "the engine knows no HTTP"},
 		{"engine", "client", "the engine is not a client of itself"},
 		{"httpapi", "client", "each MCP backend lives where it is used: the client's in cmd/hitl"},
 		{"protocol/mcp", "client", "the MCP tools talk to a backend interface"},
