@@ -45,8 +45,8 @@ const (
 	redialMax   = 30 * time.Second
 )
 
-// Check reports every problem of the settings at once; nil when RabbitMQ is not configured.
-func (c *Config) Check() error {
+// Validate reports every problem of the settings at once; nil when RabbitMQ is not configured.
+func (c *Config) Validate() error {
 	if c.URL == "" {
 		if c.IntakeQueue != "" {
 			return errors.New("--amqp-intake-queue needs --amqp-url")

@@ -49,8 +49,8 @@ const (
 	dialTimeout = 5 * time.Second
 )
 
-// Check reports every problem of the settings at once; nil when NATS is not configured.
-func (c *Config) Check() error {
+// Validate reports every problem of the settings at once; nil when NATS is not configured.
+func (c *Config) Validate() error {
 	if c.URL == "" {
 		if c.IntakeSubject != "" {
 			return errors.New("--nats-intake-subject needs --nats-url")
@@ -116,7 +116,9 @@ func New(cfg Config, eng broker.Engine, log *slog.Logger) *Client {
 func (c *Client) Run(ctx context.Context) {
 	nc, err := nats.Connect(c.cfg.URL, nats.Name("hitl"), nats.Timeout(dialTimeout), nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			c.log.Warn("lost the connection to NATS; reconnecting", "err", err)
+			if err != nil { // nil: closed by this client, at shutdown
+				c.log.Warn("lost the connection to NATS; reconnecting", "err", err)
+			}
 		}),
 		nats.ReconnectHandler(func(*nats.Conn) { c.log.Info("reconnected to NATS") }))
 	if err != nil {

@@ -160,6 +160,7 @@ on this machine work with no set-up.`,
 	f.StringVar(&cfg.DB, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL for several nodes (HITL_DB)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", maxBody, "largest request body accepted (HITL_MAX_BODY_BYTES)")
 	f.DurationVar(&cfg.BodyReadTimeout, "body-read-timeout", env.duration("HITL_BODY_READ_TIMEOUT", 30*time.Second), "how long a request body may take to arrive; 0: no limit (HITL_BODY_READ_TIMEOUT)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", env.duration("HITL_SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout), "how long a stop (SIGTERM, Ctrl-C) waits for requests, email conversations and deliveries in progress before it ends them (HITL_SHUTDOWN_TIMEOUT)")
 	f.IntVar(&cfg.MaxConns, "max-conns", env.int("HITL_MAX_CONNS", 10000), "connections open at once; more wait until one closes; 0: no cap (HITL_MAX_CONNS)")
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
 	rateFlags(f, &env, &cfg.RateLimit)

@@ -92,7 +92,6 @@ type mailer struct {
 	cfg      email.Config
 	listener net.Listener // nil: no replies here
 	replies  *email.ReplyServer
-	served   chan error
 }
 
 // openEmail builds the email sender of c and binds its reply listener, before the store
@@ -127,14 +126,19 @@ func openEmail(c EmailConfig, publicURL string, senders map[string]notify.Sender
 	return m, senders, nil
 }
 
-// serve takes replies until shutdown; the engine answers them.
-func (m *mailer) serve(eng *engine.Engine, log *slog.Logger) {
+// serve returns what takes replies until shutdown (the engine answers them), nil when this
+// node takes none.
+func (m *mailer) serve(eng *engine.Engine, log *slog.Logger) func() error {
 	if m == nil || m.listener == nil {
-		return
+		return nil
 	}
 	m.replies = email.NewReplyServer(m.cfg, eng, m.sender, log)
-	m.served = make(chan error, 1)
-	go func() { m.served <- m.replies.Serve(m.listener) }()
+	return func() error {
+		if err := m.replies.Serve(m.listener); !errors.Is(err, gosmtp.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
 }
 
 // shutdown stops taking replies and lets the conversations in progress end, until ctx is done.
@@ -147,9 +151,6 @@ func (m *mailer) shutdown(ctx context.Context) error {
 	}
 	err := m.replies.Shutdown(ctx)
 	m.listener.Close() // in case Serve had not yet registered it when Shutdown closed its listeners
-	if serveErr := <-m.served; serveErr != nil && !errors.Is(serveErr, gosmtp.ErrServerClosed) {
-		err = errors.Join(err, fmt.Errorf("the email reply listener: %w", serveErr))
-	}
 	return err
 }
 

@@ -54,7 +54,9 @@ type Config struct {
 	MaxBodyBytes int64  // HITL_MAX_BODY_BYTES, default 1 MiB
 	// WriteCredentials: write the first admin token and the URL to the credentials file.
 	WriteCredentials bool
-	ShutdownTimeout  time.Duration
+	// ShutdownTimeout bounds a stop: requests, email conversations and deliveries in
+	// progress get this long to end (HITL_SHUTDOWN_TIMEOUT; 0: DefaultShutdownTimeout).
+	ShutdownTimeout time.Duration
 	// PublicURL is how others reach this server (HITL_PUBLIC_URL): the source of the
 	// CloudEvents that webhooks carry.
 	PublicURL string
@@ -107,6 +109,9 @@ type Config struct {
 	// file or 32 bytes in base64 (internal/secretbox). Unset: they are stored in plaintext.
 	SecretKey string
 }
+
+// DefaultShutdownTimeout is how long a stop waits for the work in progress by default.
+const DefaultShutdownTimeout = 10 * time.Second
 
 // BrokerConfig is the message brokers' settings (HITL_AMQP_*, HITL_NATS_*); an empty URL
 // leaves that broker out.
@@ -179,6 +184,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %q: want an absolute http:// or https:// URL", given.name, given.raw))
 		}
 	}
+	if c.ShutdownTimeout < 0 {
+		errs = append(errs, errors.New("shutdown timeout (--shutdown-timeout, HITL_SHUTDOWN_TIMEOUT): must not be negative, like 10s"))
+	}
 	if c.MaxConns < 0 {
 		errs = append(errs, errors.New("max conns (--max-conns): must not be negative (0: no cap)"))
 	}
@@ -228,7 +236,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("a notification sender for %q: channels are %v", channel, hitl.PersonChannels))
 		}
 	}
-	errs = append(errs, c.Brokers.AMQP.Check(), c.Brokers.NATS.Check())
+	errs = append(errs, c.Brokers.AMQP.Validate(), c.Brokers.NATS.Validate())
 	if slackConfigured(c.Slack) {
 		if err := c.Slack.Validate(); err != nil {
 			errs = append(errs, err)
@@ -325,12 +333,12 @@ func (c *Config) DBName() string { return redact(c.DB) }
 // Open validates the configuration, binds the address, opens the store and starts the engine.
 // It binds first, so that a second server on a busy address stops before it touches the
 // database or starts any timer.
-func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
+func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err error) {
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = httpwire.DefaultMaxBodyBytes
 	}
 	if cfg.ShutdownTimeout == 0 {
-		cfg.ShutdownTimeout = 10 * time.Second
+		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -339,36 +347,38 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var undo undoStack
+	defer func() {
+		if err != nil {
+			undo.unwind()
+		}
+	}()
+	undo.push(func() { ln.Close() })
 	publicURL := cfg.PublicURL
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
 	mail, senders, err := openEmail(cfg.Email, publicURL, cfg.Notify.Senders)
 	if err != nil {
-		ln.Close()
 		return nil, err
 	}
+	undo.push(mail.close)
 	cfg.Notify.Senders = senders
 	slackClient, senders, err := openSlack(cfg.Slack, publicURL, cfg.Notify.Senders, log)
 	if err != nil {
-		ln.Close()
-		mail.close()
 		return nil, err
 	}
 	cfg.Notify.Senders = senders
 	st, err := OpenStore(ctx, cfg.DB, log)
 	if err != nil {
-		ln.Close()
-		mail.close()
 		return nil, err
 	}
+	undo.push(func() { st.Close() })
 	tp, stopTracing, err := tracing.Setup(ctx, buildinfo.Get().Version, log)
 	if err != nil {
-		ln.Close()
-		mail.close()
-		st.Close()
 		return nil, err
 	}
+	undo.push(func() { stopTracing(ctx) })
 	if tracing.Enabled() {
 		log.Info("exporting traces by OTLP over HTTP", "endpoint", cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))
 	}
@@ -432,18 +442,10 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err == nil {
 		s.AdminToken, err = eng.Bootstrap(ctx, cfg.AdminToken)
 	}
-	if err != nil {
-		ln.Close()
-		mail.close()
-		st.Close()
-		stopTracing(ctx)
-		return nil, err
+	if err == nil {
+		err = eng.Start(ctx)
 	}
-	if err := eng.Start(ctx); err != nil {
-		ln.Close()
-		mail.close()
-		st.Close()
-		stopTracing(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if secretKey == nil {
@@ -539,53 +541,82 @@ func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 // know when a request has reached the server.
 func (s *Server) Engine() *engine.Engine { return s.engine }
 
-// Serve answers requests until ctx ends, then shuts down: it stops accepting, makes long polls
-// return, lets in-flight requests finish, stops the timers and closes the store.
+// Serve answers requests until ctx ends or a part of the server fails, then shuts down
+// within the configured shutdown timeout: it stops accepting, makes long polls and streams
+// return, lets in-flight requests and email conversations finish, stops the deliveries and
+// brokers (an attempt cut short stays in the outbox for the next start), stops the engine and
+// closes the store. A part that has not stopped when the time is up is named in the error.
 func (s *Server) Serve(ctx context.Context) error {
-	errc := make(chan error, 1)
-	go func() { errc <- s.http.Serve(s.listener) }()
-	w := s.cfg.Webhooks
-	senders := maps.Clone(s.cfg.Notify.Senders)
-	if senders == nil {
-		senders = map[string]notify.Sender{}
+	running := newParts()
+	// The dispatcher and brokers run until the shutdown stops them, not as soon as ctx ends:
+	// the requests still finishing may publish what they deliver.
+	runCtx, stopRunning := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRunning()
+	running.run("the HTTP server", func() error {
+		if err := s.http.Serve(s.listener); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	if serveReplies := s.mail.serve(s.engine, s.log); serveReplies != nil {
+		running.run("the email reply listener", serveReplies)
 	}
-	// Chat webhooks post through the dispatcher's guard, like webhooks.
-	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)),
-		s.engine.ChatWebhookURL)
-	dctx, stopDispatch := context.WithCancel(context.WithoutCancel(ctx))
-	publishers, brokersDone := s.startBrokers(dctx)
-	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
-		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
-		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
-		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock, // the engine's clock: deliveries it makes are due by that clock
-		Tracer: s.tracer})
-	s.mail.serve(s.engine, s.log)
-	dispatched := make(chan struct{})
-	go func() { dispatcher.Run(dctx); close(dispatched) }()
-	var serveErr error
+	publishers := s.startBrokers(runCtx, running)
+	dispatcher := s.dispatcher(publishers)
+	running.run("the delivery dispatcher", func() error { dispatcher.Run(runCtx); return nil })
+
 	select {
-	case serveErr = <-errc:
 	case <-ctx.Done():
+	case <-running.Failed():
 	}
 	s.log.Info("shutting down")
-	s.engine.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	shutErr := errors.Join(s.http.Shutdown(sctx), s.mail.shutdown(sctx))
-	stopDispatch()
-	<-dispatched
-	brokersDone.Wait()
-	s.engine.Stop()
+	s.engine.Drain()
+	var shutdown sync.WaitGroup
+	var httpErr, mailErr error
+	shutdown.Go(func() { httpErr = s.http.Shutdown(sctx) })
+	shutdown.Go(func() { mailErr = s.mail.shutdown(sctx) })
+	shutdown.Wait() // each is bounded by sctx
+	stopRunning()
+	runErr := running.wait(sctx)
+	engineErr := s.stopEngine(sctx)
 	closeErr := s.store.Close()
-	if errors.Is(serveErr, http.ErrServerClosed) {
-		serveErr = nil
-	}
 	// The last spans go out within what is left of the shutdown's time; an exporter that
 	// cannot reach its collector loses them, and the log says so, but the stop is clean.
 	if err := s.stopTracing(sctx); err != nil {
 		s.log.Warn("the last spans could not be exported", "err", err)
 	}
-	return errors.Join(serveErr, shutErr, closeErr)
+	return errors.Join(runErr, httpErr, mailErr, engineErr, closeErr)
+}
+
+// stopEngine stops the engine's timers and background work, waiting no longer than ctx.
+func (s *Server) stopEngine(ctx context.Context) error {
+	stopped := make(chan struct{})
+	go func() { s.engine.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+		return nil
+	case <-ctx.Done():
+		return errors.New("the engine did not stop within the shutdown timeout")
+	}
+}
+
+// dispatcher makes the deliveries of the outbox: webhooks, callbacks, notifications by every
+// channel (chat webhooks post through its guard, like webhooks) and broker messages.
+func (s *Server) dispatcher(publishers map[string]notify.Publisher) *notify.Dispatcher {
+	w := s.cfg.Webhooks
+	senders := maps.Clone(s.cfg.Notify.Senders)
+	if senders == nil {
+		senders = map[string]notify.Sender{}
+	}
+	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)),
+		s.engine.ChatWebhookURL)
+	return notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
+		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
+		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
+		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock, // the engine's clock: deliveries it makes are due by that clock
+		Tracer: s.tracer})
 }
 
 // names are the brokers configured, for the engine to make their deliveries.
@@ -602,21 +633,20 @@ func (b BrokerConfig) names() []string {
 
 // startBrokers connects the configured brokers in the background, so that serving never
 // waits for one (events wait in the outbox meanwhile), and returns their publishers.
-func (s *Server) startBrokers(ctx context.Context) (map[string]notify.Publisher, *sync.WaitGroup) {
-	var done sync.WaitGroup
+func (s *Server) startBrokers(ctx context.Context, running *parts) map[string]notify.Publisher {
 	pubs := map[string]notify.Publisher{}
 	b := s.cfg.Brokers
 	if b.AMQP.URL != "" {
 		c := amqpbroker.New(b.AMQP, s.engine, s.log)
 		pubs[hitl.BrokerAMQP] = c
-		done.Go(func() { c.Run(ctx) })
+		running.run("RabbitMQ", func() error { c.Run(ctx); return nil })
 	}
 	if b.NATS.URL != "" {
 		c := natsbroker.New(b.NATS, s.engine, s.log)
 		pubs[hitl.BrokerNATS] = c
-		done.Go(func() { c.Run(ctx) })
+		running.run("NATS", func() error { c.Run(ctx); return nil })
 	}
-	return pubs, &done
+	return pubs
 }
 
 // writerCounts is the store's count of changes and transactions, nil when it keeps none.
