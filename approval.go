@@ -41,6 +41,15 @@ var PendingChanges = []string{EventInquiryReminded, EventInquiryEscalated, Event
 // PoolPrefix marks an assignee entry that names a pool: one member of the group is picked.
 const PoolPrefix = "pool:"
 
+// GroupPrefix marks an assignee entry that names a group: each member may answer.
+const GroupPrefix = "group:"
+
+// GroupEntry is the assignee entry that names the group.
+func GroupEntry(name string) string { return GroupPrefix + name }
+
+// GroupOf reads a group:NAME entry.
+func GroupOf(entry string) (name string, ok bool) { return strings.CutPrefix(entry, GroupPrefix) }
+
 // Quorum asks for several approvals: Required distinct people must approve; Reject says how
 // many rejections end it.
 type Quorum struct {

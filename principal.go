@@ -52,7 +52,7 @@ func (p *Principal) Entries() []string {
 	out := make([]string, 0, 1+len(p.Groups))
 	out = append(out, p.Name)
 	for _, g := range p.Groups {
-		out = append(out, "group:"+g)
+		out = append(out, GroupEntry(g))
 	}
 	return out
 }
@@ -97,7 +97,7 @@ type InboxSession struct {
 func AssigneesInWords(as []string) string {
 	words := make([]string, len(as))
 	for i, a := range as {
-		if g, ok := strings.CutPrefix(a, "group:"); ok {
+		if g, ok := GroupOf(a); ok {
 			a = "the group " + g
 		}
 		words[i] = a

@@ -100,7 +100,7 @@ func isInquiryEvent(typ string) bool {
 // person; groups have no identity), as /api/v1/inquiries shows it; nil when there is none.
 func identityOf(ctx context.Context, ids Identities, assignees []string) (*int64, error) {
 	for _, a := range assignees {
-		if strings.HasPrefix(a, "group:") {
+		if strings.HasPrefix(a, hitl.GroupPrefix) {
 			continue
 		}
 		if ids == nil {

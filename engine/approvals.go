@@ -101,7 +101,7 @@ func people(n int) string {
 	return fmt.Sprintf("%d people", n)
 }
 
-func isGroupEntry(a string) bool { return strings.HasPrefix(a, "group:") }
+func isGroupEntry(a string) bool { return strings.HasPrefix(a, hitl.GroupPrefix) }
 
 // checkSteps reads a chain: its steps are its assignees (assigned_to is the current step's),
 // and its deadline is the sooner of the inquiry's and the current step's.
@@ -369,7 +369,7 @@ func (e *Engine) voters(ctx context.Context, inq *hitl.Inquiry) ([]string, error
 	var out []string
 	var members map[string][]string
 	for _, a := range inq.AssignedTo {
-		group, ok := strings.CutPrefix(a, "group:")
+		group, ok := hitl.GroupOf(a)
 		if !ok {
 			out = append(out, a)
 			continue

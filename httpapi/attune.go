@@ -59,7 +59,7 @@ func executionValue(execution string) any {
 // person is the first assignee that names a principal rather than a group.
 func person(inq *hitl.Inquiry) string {
 	for _, a := range inq.AssignedTo {
-		if !strings.HasPrefix(a, "group:") {
+		if !strings.HasPrefix(a, hitl.GroupPrefix) {
 			return a
 		}
 	}
