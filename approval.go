@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,6 +41,18 @@ var PendingChanges = []string{EventInquiryReminded, EventInquiryEscalated, Event
 
 // PoolPrefix marks an assignee entry that names a pool: one member of the group is picked.
 const PoolPrefix = "pool:"
+
+// ApprovalAnswer is the answer to an approval with the default schema: {"approved": …}, with
+// the comment when there is one, as every channel gives it (Slack's buttons, an email reply,
+// the inbox's form and "Approve selected", hitl respond --approve).
+func ApprovalAnswer(approved bool, comment string) json.RawMessage {
+	v := map[string]any{"approved": approved}
+	if comment != "" {
+		v["comment"] = comment
+	}
+	answer, _ := json.Marshal(v)
+	return answer
+}
 
 // GroupPrefix marks an assignee entry that names a group: each member may answer.
 const GroupPrefix = "group:"

@@ -184,10 +184,10 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 		h.openForm(ctx, ic, p, c.id, msg, ephemeral)
 		return
 	}
-	answer := json.RawMessage(`{"approved":true}`)
+	answer := hitl.ApprovalAnswer(true, "")
 	switch c.action {
 	case actionReject:
-		answer = json.RawMessage(`{"approved":false}`)
+		answer = hitl.ApprovalAnswer(false, "")
 	case actionOption:
 		answer, _ = json.Marshal(c.option)
 	}
