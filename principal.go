@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -91,19 +90,4 @@ type InboxSession struct {
 	KeyID     string
 	CreatedAt time.Time
 	ExpiresAt time.Time
-}
-
-// AssigneesInWords names assignees as a sentence does: "alice and the group sre".
-func AssigneesInWords(as []string) string {
-	words := make([]string, len(as))
-	for i, a := range as {
-		if g, ok := GroupOf(a); ok {
-			a = "the group " + g
-		}
-		words[i] = a
-	}
-	if len(words) <= 1 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

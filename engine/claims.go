@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // Claims: one person who may answer takes the inquiry for a while, so that two people do not
@@ -85,7 +86,7 @@ type released struct {
 func claimedBy(inq *hitl.Inquiry, now time.Time) error {
 	c := inq.Claim
 	return &hitl.Error{Code: hitl.EConflict, Inquiry: inq, Message: fmt.Sprintf(
-		"inquiry %d is %s: only %s may answer it until then, unless they release it", inq.ID, inq.ClaimInWords(now), c.By)}
+		"inquiry %d is %s: only %s may answer it until then, unless they release it", inq.ID, wording.Claim(inq, now), c.By)}
 }
 
 // changeClaim writes a change of a pending inquiry's claim with its event: change edits the

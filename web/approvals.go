@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // What an inquiry page shows of approvals by several people: the votes of a quorum, the steps
@@ -20,7 +21,7 @@ import (
 // The list pages say who holds a claim ("claimed by alice until 10:32:00 UTC"). Added here,
 // beside the rest of claims, rather than in render.go's map.
 func init() {
-	funcs["claimed"] = func(inq *hitl.Inquiry) string { return inq.ClaimInWords(time.Now()) }
+	funcs["claimed"] = func(inq *hitl.Inquiry) string { return wording.Claim(inq, time.Now()) }
 }
 
 // votesView is a quorum's or a chain's votes as the page shows them.
@@ -51,9 +52,9 @@ func newVotesView(inq *hitl.Inquiry, viewer string) *votesView {
 	if !inq.IsVote() {
 		return nil
 	}
-	v := &votesView{Progress: inq.ProgressInWords()}
+	v := &votesView{Progress: wording.Progress(inq)}
 	if inq.Quorum != nil {
-		v.RejectRule = inq.Quorum.Reject.Words()
+		v.RejectRule = wording.RejectRule(inq.Quorum.Reject)
 		v.Votes = inq.Votes
 	}
 	if inq.Status == hitl.StatusPending {
@@ -122,7 +123,7 @@ func (h *Handler) addApprovals(ctx context.Context, p *hitl.Principal, d *inquir
 		return
 	}
 	now := time.Now()
-	c := &claimView{Words: inq.ClaimInWords(now)}
+	c := &claimView{Words: wording.Claim(inq, now)}
 	if csrf != "" {
 		to := func(action string) *formTarget {
 			return &formTarget{Action: fmt.Sprintf("/inquiries/%d/%s", inq.ID, action), CSRF: csrf}

@@ -17,6 +17,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // MaxReplyBytes bounds a reply: an answer is a line or a small JSON document, and quoted
@@ -217,7 +218,7 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 	switch hitl.ErrorCode(err) {
 	case "":
 		r.log.Info("an inquiry was answered by email", "inquiry_id", inq.ID, "by", who.Name)
-		if words := answered.VoteRecordedInWords(who.Name); words != "" {
+		if words := wording.VoteRecorded(answered, who.Name); words != "" {
 			// A vote that did not decide: nothing else tells the person it counted.
 			r.explain(ctx, envelopeFrom, msg.Header, words)
 		}
