@@ -20,12 +20,13 @@ import (
 
 var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats"}
 
-// parsePages parses each page with the frame and the shared parts; a broken template stops
-// the server at start, in tests, not at a person's first visit.
-func parsePages() map[string]*template.Template {
+// parsePages parses each page with the frame and the shared parts, and the functions of funcs
+// and more (those that need the handler's engine); a broken template stops the server at
+// start, in tests, not at a person's first visit.
+func parsePages(more template.FuncMap) map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {
-		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles,
+		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).Funcs(more).ParseFS(templateFiles,
 			"templates/layout.html", "templates/parts*.html", "templates/"+name+".html"))
 	}
 	return pages
