@@ -2,8 +2,8 @@ package hitl
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +40,27 @@ var PendingChanges = []string{EventInquiryReminded, EventInquiryEscalated, Event
 
 // PoolPrefix marks an assignee entry that names a pool: one member of the group is picked.
 const PoolPrefix = "pool:"
+
+// ApprovalAnswer is the answer to an approval with the default schema: {"approved": …}, with
+// the comment when there is one, as every channel gives it (Slack's buttons, an email reply,
+// the inbox's form and "Approve selected", hitl respond --approve).
+func ApprovalAnswer(approved bool, comment string) json.RawMessage {
+	v := map[string]any{"approved": approved}
+	if comment != "" {
+		v["comment"] = comment
+	}
+	answer, _ := json.Marshal(v)
+	return answer
+}
+
+// GroupPrefix marks an assignee entry that names a group: each member may answer.
+const GroupPrefix = "group:"
+
+// GroupEntry is the assignee entry that names the group.
+func GroupEntry(name string) string { return GroupPrefix + name }
+
+// GroupOf reads a group:NAME entry.
+func GroupOf(entry string) (name string, ok bool) { return strings.CutPrefix(entry, GroupPrefix) }
 
 // Quorum asks for several approvals: Required distinct people must approve; Reject says how
 // many rejections end it.
@@ -88,18 +109,6 @@ func (r *RejectRule) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Words says the rule as people read it: "the first rejection", "a majority of rejections",
-// "2 rejections".
-func (r RejectRule) Words() string {
-	switch {
-	case r.Majority:
-		return "rejections from a majority of those who may vote"
-	case r.Count <= 1:
-		return "the first rejection"
-	}
-	return fmt.Sprintf("%d rejections", r.Count)
-}
-
 // Vote is one person's answer to an approval that several people decide.
 type Vote struct {
 	By       string    `json:"by"`
@@ -111,10 +120,6 @@ type Vote struct {
 	// RelayedBy is the principal that carried the vote, when not its voter.
 	RelayedBy string `json:"relayed_by,omitempty"`
 }
-
-// ByInWords says who voted as people read it: "alice", or "alice via ops-bot" when a relay
-// carried the vote (as Inquiry.AnsweredByInWords says who answered).
-func (v *Vote) ByInWords() string { return byInWords(v.By, v.RelayedBy) }
 
 // VoteOutcome is the response of an inquiry that votes decided.
 type VoteOutcome struct {
@@ -225,54 +230,5 @@ func (inq *Inquiry) Seen() []string {
 	return out
 }
 
-// ProgressInWords says where a vote stands: "1 of 2 approvals", "step 1 of 2 (the group
-// sre): 0 of 1 approvals"; "" for inquiries that one answer decides.
-func (inq *Inquiry) ProgressInWords() string {
-	if !inq.IsVote() {
-		return ""
-	}
-	approvals := 0
-	for _, v := range inq.CurrentVotes() {
-		if v.Approved {
-			approvals++
-		}
-	}
-	votes := fmt.Sprintf("%d of %d approvals", approvals, inq.Required())
-	if len(inq.Steps) == 0 || inq.Step() == nil {
-		return votes
-	}
-	return fmt.Sprintf("step %d of %d (%s): %s", inq.CurrentStep, len(inq.Steps), AssigneesInWords(inq.Step().AssignedTo), votes)
-}
-
-// ClaimInWords says who holds the inquiry: "claimed by alice until 10:32 UTC"; "" when nobody
-// does at now.
-func (inq *Inquiry) ClaimInWords(now time.Time) string {
-	if !inq.Claim.Claimed(now) {
-		return ""
-	}
-	return "claimed by " + inq.Claim.By + " until " + inq.Claim.ExpiresAt.UTC().Format("15:04:05 UTC")
-}
-
 // PoolOf reads a pool:NAME entry.
 func PoolOf(entry string) (group string, ok bool) { return strings.CutPrefix(entry, PoolPrefix) }
-
-// VoteRecordedInWords tells the person by, whose vote on inq did not decide it, that the vote
-// counts and what the inquiry still waits for: "Your approval is recorded: 1 of 2 approvals;
-// inquiry 7 waits for the others." It is "" unless inq is a pending vote: once the votes
-// decide it, the inquiry's answer says how it ended.
-func (inq *Inquiry) VoteRecordedInWords(by string) string {
-	if !inq.IsVote() || inq.Status != StatusPending {
-		return ""
-	}
-	what := "vote"
-	for _, v := range slices.Backward(inq.Votes) {
-		if v.By == by {
-			what = "rejection"
-			if v.Approved {
-				what = "approval"
-			}
-			break
-		}
-	}
-	return fmt.Sprintf("Your %s is recorded: %s; inquiry %d waits for the others.", what, inq.ProgressInWords(), inq.ID)
-}

@@ -55,14 +55,3 @@ type BulkError struct {
 type BulkResults struct {
 	Results []BulkResult `json:"results"`
 }
-
-// ApprovalAnswer is the answer to an approval with the default schema: {"approved": …}, with
-// the comment when there is one (as hitl respond --approve and the inbox's "Approve selected").
-func ApprovalAnswer(approved bool, comment string) json.RawMessage {
-	v := map[string]any{"approved": approved}
-	if comment != "" {
-		v["comment"] = comment
-	}
-	answer, _ := json.Marshal(v)
-	return answer
-}

@@ -2,8 +2,6 @@ package hitl
 
 import (
 	"encoding/json"
-	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -78,45 +76,6 @@ type EventFilter struct {
 	InquiryID  int64
 	Visibility Visibility
 	Limit      int
-}
-
-// NudgeInWords says what an inquiry.reminded or inquiry.escalated event did: "reminded the
-// assignees (2nd reminder)", "escalated to bob and the group leads"; "" for other events.
-func NudgeInWords(ev *Event) string {
-	var d struct {
-		AssignedTo []string `json:"assigned_to"`
-		Reminder   int      `json:"reminder"`
-		Added      []string `json:"added"`
-	}
-	if (ev.Type != EventInquiryReminded && ev.Type != EventInquiryEscalated) || json.Unmarshal(ev.Data, &d) != nil {
-		return ""
-	}
-	if ev.Type == EventInquiryEscalated {
-		if len(d.Added) == 0 {
-			return "escalated; everyone it escalates to was assigned already"
-		}
-		return "escalated to " + AssigneesInWords(d.Added)
-	}
-	whom := "the assignees"
-	if len(d.AssignedTo) == 0 {
-		whom = "everyone who may answer"
-	}
-	return fmt.Sprintf("reminded %s (%s reminder)", whom, ordinal(d.Reminder))
-}
-
-// ordinal is 1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, ..., 21st.
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return strconv.Itoa(n) + suffix
 }
 
 // OpenIntent's names for the life of a suspension (RFC-0025): an inquiry asked in a session

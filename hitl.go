@@ -24,17 +24,6 @@ const (
 // Final reports whether nothing may change the inquiry any more.
 func (s Status) Final() bool { return s != StatusPending }
 
-// Words is the status as a sentence says it: "answered", "timed out".
-func (s Status) Words() string {
-	switch s {
-	case StatusResponded:
-		return "answered"
-	case StatusTimeout:
-		return "timed out"
-	}
-	return string(s)
-}
-
 // Valid reports whether s is one of the four statuses.
 func (s Status) Valid() bool {
 	switch s {
@@ -79,15 +68,6 @@ func (p FallbackPolicy) Valid() bool {
 		return true
 	}
 	return false
-}
-
-// Words says what happens when nobody answers by the deadline, as a sentence ends it:
-// "if nobody answers by then, the fallback value is used".
-func (p FallbackPolicy) Words() string {
-	if p.AppliesValue() {
-		return "the fallback value is used"
-	}
-	return "the agent is told nobody answered"
 }
 
 // AppliesValue reports whether the policy answers with the fallback value on timeout.

@@ -364,27 +364,6 @@ type AnswerLink struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
-// AnsweredByInWords says who answered, as people read it: "alice", or "alice@example.com via
-// ops-bot" when a relay carried the answer; "" when nobody has answered.
-func (inq *Inquiry) AnsweredByInWords() string {
-	if inq.RespondedBy == nil {
-		return ""
-	}
-	relayedBy := ""
-	if inq.RelayedBy != nil {
-		relayedBy = *inq.RelayedBy
-	}
-	return byInWords(*inq.RespondedBy, relayedBy)
-}
-
-// byInWords is who answered or voted, and who carried it when a relay did: "alice via ops-bot".
-func byInWords(by, relayedBy string) string {
-	if relayedBy != "" {
-		return by + " via " + relayedBy
-	}
-	return by
-}
-
 // IsPlainApproval tells whether the inquiry asks for approved (and a comment) only, as
 // approvals do by default: forms answer it with Approve / Reject.
 func (inq *Inquiry) IsPlainApproval() bool {

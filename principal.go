@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -52,7 +51,7 @@ func (p *Principal) Entries() []string {
 	out := make([]string, 0, 1+len(p.Groups))
 	out = append(out, p.Name)
 	for _, g := range p.Groups {
-		out = append(out, "group:"+g)
+		out = append(out, GroupEntry(g))
 	}
 	return out
 }
@@ -91,19 +90,4 @@ type InboxSession struct {
 	KeyID     string
 	CreatedAt time.Time
 	ExpiresAt time.Time
-}
-
-// AssigneesInWords names assignees as a sentence does: "alice and the group sre".
-func AssigneesInWords(as []string) string {
-	words := make([]string, len(as))
-	for i, a := range as {
-		if g, ok := strings.CutPrefix(a, "group:"); ok {
-			a = "the group " + g
-		}
-		words[i] = a
-	}
-	if len(words) <= 1 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -2,7 +2,6 @@ package hitl
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 )
 
@@ -22,9 +21,6 @@ const (
 func (s SessionStatus) Finished() bool {
 	return s == SessionCompleted || s == SessionFailed || s == SessionCancelled
 }
-
-// Words is the status as a sentence says it: "awaiting input".
-func (s SessionStatus) Words() string { return strings.ReplaceAll(string(s), "_", " ") }
 
 // Valid reports whether s is a known session status.
 func (s SessionStatus) Valid() bool {

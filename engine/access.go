@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // Who may see and do what. Every check of roles, assignment and ownership is in this file.
@@ -80,7 +81,7 @@ func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
 		return forbidden("answering needs the responder role")
 	}
 	if !assignedTo(inq, p) {
-		return forbidden("inquiry %d is assigned to %s; %s is not one of them", inq.ID, hitl.AssigneesInWords(inq.AssignedTo), p.Name)
+		return forbidden("inquiry %d is assigned to %s; %s is not one of them", inq.ID, wording.Assignees(inq.AssignedTo), p.Name)
 	}
 	return nil
 }
@@ -176,7 +177,7 @@ func carriedByAsker(inq *hitl.Inquiry, carrier string) error {
 // may not answer the inquiry; the caller could see it, so naming its assignees tells nothing new.
 func mayAnswerAs(person *hitl.Principal, inq *hitl.Inquiry) error {
 	if mayAnswer(person, inq) != nil {
-		return forbidden("%s may not answer inquiry %d: it is assigned to %s, and hitl's records do not make %s one of them", person.Name, inq.ID, hitl.AssigneesInWords(inq.AssignedTo), person.Name)
+		return forbidden("%s may not answer inquiry %d: it is assigned to %s, and hitl's records do not make %s one of them", person.Name, inq.ID, wording.Assignees(inq.AssignedTo), person.Name)
 	}
 	return nil
 }

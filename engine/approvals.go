@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // Approvals that several people decide: a quorum (N distinct approvals, ended early by its
@@ -49,7 +50,7 @@ func checkApprovals(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, 
 			bad.add("/quorum/reject", "must be any, majority or a number between 1 and %d", maxQuorum)
 		case !slices.ContainsFunc(inq.AssignedTo, isGroupEntry) && len(inq.AssignedTo) > 0 && q.Required > len(inq.AssignedTo):
 			bad.add("/quorum/required", "needs %d approvals, but assigned_to names only %s (%s)",
-				q.Required, people(len(inq.AssignedTo)), hitl.AssigneesInWords(inq.AssignedTo))
+				q.Required, people(len(inq.AssignedTo)), wording.Assignees(inq.AssignedTo))
 		}
 		quorum := *q
 		if quorum.Reject.Count == 0 && !quorum.Reject.Majority {
@@ -101,7 +102,7 @@ func people(n int) string {
 	return fmt.Sprintf("%d people", n)
 }
 
-func isGroupEntry(a string) bool { return strings.HasPrefix(a, "group:") }
+func isGroupEntry(a string) bool { return strings.HasPrefix(a, hitl.GroupPrefix) }
 
 // checkSteps reads a chain: its steps are its assignees (assigned_to is the current step's),
 // and its deadline is the sooner of the inquiry's and the current step's.
@@ -135,7 +136,7 @@ func checkSteps(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now 
 			bad.add(path+"/required", "must be between 1 and %d", maxQuorum)
 		case !slices.ContainsFunc(s.AssignedTo, isGroupEntry) && s.Required > len(s.AssignedTo):
 			bad.add(path+"/required", "needs %d approvals, but the step names only %s (%s)",
-				s.Required, people(len(s.AssignedTo)), hitl.AssigneesInWords(s.AssignedTo))
+				s.Required, people(len(s.AssignedTo)), wording.Assignees(s.AssignedTo))
 		}
 		if t := s.TimeoutSeconds; t != nil && (*t < 1 || *t > maxTimeoutSeconds) {
 			bad.add(path+"/timeout_seconds", "must be between 1 and %d", maxTimeoutSeconds)
@@ -222,7 +223,7 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 		voted, err := appendInquiryEventWith(tx, hitl.EventInquiryVoted, out, struct {
 			*hitl.Inquiry
 			Vote hitl.Vote `json:"vote"`
-		}{out, v}, v.ByInWords(), now)
+		}{out, v}, wording.VoteBy(&v), now)
 		if err != nil {
 			return err
 		}
@@ -307,7 +308,7 @@ func (e *Engine) decide(tx hitl.Tx, out *hitl.Inquiry, approved bool, b ballot, 
 		return err
 	}
 	*out = *final
-	ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, final, final.AnsweredByInWords(), now)
+	ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, final, wording.AnsweredBy(final), now)
 	*evs = append(*evs, ev)
 	return err
 }
@@ -369,7 +370,7 @@ func (e *Engine) voters(ctx context.Context, inq *hitl.Inquiry) ([]string, error
 	var out []string
 	var members map[string][]string
 	for _, a := range inq.AssignedTo {
-		group, ok := strings.CutPrefix(a, "group:")
+		group, ok := hitl.GroupOf(a)
 		if !ok {
 			out = append(out, a)
 			continue

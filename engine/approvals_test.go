@@ -12,6 +12,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/testserver"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 func responder(name string, groups ...string) *hitl.Principal {
@@ -67,8 +68,8 @@ func TestQuorumNeedsRequiredDistinctApprovals(t *testing.T) {
 	if first.Status != hitl.StatusPending || len(first.Votes) != 1 || first.Votes[0].By != "ann" || first.Votes[0].Comment != "fine" {
 		t.Fatalf("after one of two approvals: %+v", first)
 	}
-	if first.ProgressInWords() != "1 of 2 approvals" {
-		t.Fatalf("progress %q", first.ProgressInWords())
+	if wording.Progress(first) != "1 of 2 approvals" {
+		t.Fatalf("progress %q", wording.Progress(first))
 	}
 	// The same vote again is a safe retry; a different one is a conflict.
 	if again, err := e.Respond(ctx, responder("ann"), inq.ID, approve(true, "fine")); err != nil || len(again.Votes) != 1 {

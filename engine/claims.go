@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // Claims: one person who may answer takes the inquiry for a while, so that two people do not
@@ -76,6 +77,40 @@ func (e *Engine) Release(ctx context.Context, p *hitl.Principal, id int64) (*hit
 	}, p.Name)
 }
 
+// ClaimChoices is what one person may do with an inquiry's claim at one moment of the
+// engine's clock, for the pages that offer it as buttons.
+type ClaimChoices struct {
+	// At is the moment the choices are for: who holds the claim then (see wording.Claim).
+	At time.Time
+	// Claim: nobody holds the inquiry and the person may answer it. Release: the person holds
+	// it. Break: someone else holds it and the person is an admin.
+	Claim, Release, Break bool
+}
+
+// ClaimChoices says what p may do now with the claim of inq (as read by p) by the rules of
+// Claim and Release: nothing for an inquiry that is no longer pending or that votes decide.
+// Its error is the store's.
+func (e *Engine) ClaimChoices(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry) (ClaimChoices, error) {
+	c := ClaimChoices{At: e.clock()}
+	if inq.Status != hitl.StatusPending || inq.IsVote() {
+		return c, nil
+	}
+	answers := mayAnswer(p, inq) == nil
+	switch held := inq.Claim.Claimed(c.At); {
+	case held && inq.Claim.By == p.Name:
+		c.Release = answers || p.IsAdmin()
+	case held:
+		c.Break = p.IsAdmin()
+	case answers:
+		err := e.Separated(ctx, inq, p.Name, p.Via)
+		if err != nil && hitl.ErrorCode(err) != hitl.EForbidden {
+			return c, err
+		}
+		c.Claim = err == nil
+	}
+	return c, nil
+}
+
 // released is what an inquiry.released event adds to the inquiry.
 type released struct {
 	Claim  *hitl.InquiryClaim `json:"claim"`
@@ -85,7 +120,7 @@ type released struct {
 func claimedBy(inq *hitl.Inquiry, now time.Time) error {
 	c := inq.Claim
 	return &hitl.Error{Code: hitl.EConflict, Inquiry: inq, Message: fmt.Sprintf(
-		"inquiry %d is %s: only %s may answer it until then, unless they release it", inq.ID, inq.ClaimInWords(now), c.By)}
+		"inquiry %d is %s: only %s may answer it until then, unless they release it", inq.ID, wording.Claim(inq, now), c.By)}
 }
 
 // changeClaim writes a change of a pending inquiry's claim with its event: change edits the

@@ -282,6 +282,10 @@ func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
 
 func (e *Engine) clock() time.Time { return hitl.UTC(e.now()) }
 
+// Now is the engine's clock, which decides deadlines and claims: pages that word such a time
+// read it here, so that they say what the engine would decide.
+func (e *Engine) Now() time.Time { return e.clock() }
+
 func isKeyEvent(ev *hitl.Event) bool { return strings.HasPrefix(ev.Type, "key.") }
 
 // appendInquiryEvent records the change of inq in the transaction's event log; its data is

@@ -18,6 +18,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/jsonlimit"
 	"github.com/hitl-dev/hitl/internal/tracing"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 const maxIdempotencyKey = 200
@@ -364,7 +365,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		if err != nil {
 			return err
 		}
-		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, out.AnsweredByInWords(), now)
+		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, wording.AnsweredBy(out), now)
 		evs = []*hitl.Event{ev}
 		return err
 	})
@@ -436,7 +437,7 @@ func answeredAlready(by string, cur *hitl.Inquiry, req *hitl.ResponseRequest) (*
 }
 
 func conflictFinal(cur *hitl.Inquiry) error {
-	return &hitl.Error{Code: hitl.EConflict, Message: fmt.Sprintf("inquiry %d is already %s", cur.ID, cur.Status.Words()), Inquiry: cur}
+	return &hitl.Error{Code: hitl.EConflict, Message: fmt.Sprintf("inquiry %d is already %s", cur.ID, wording.Status(cur.Status)), Inquiry: cur}
 }
 
 // late handles an answer or cancel that came after the deadline but before the timer fired:

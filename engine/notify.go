@@ -143,7 +143,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		}
 	}
 	for _, a := range assignees {
-		name, isGroup := strings.CutPrefix(a, "group:")
+		name, isGroup := hitl.GroupOf(a)
 		if !isGroup {
 			addPerson(a)
 			continue

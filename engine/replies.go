@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base32"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -31,15 +32,14 @@ func (e *Engine) ReplyToken(id int64, person string) string {
 	return strconv.FormatInt(id, 10) + "." + strings.ToLower(replyEncoding.EncodeToString(m.Sum(nil)[:replyMACBytes]))
 }
 
-// OpenReply reads the token of a reply address: it finds the email notification about the
-// inquiry whose person the token was made for, and returns who answers (as that
-// notification's answer link says, checked like any answer link: a reply answers only while
-// the link would), the inquiry as it is now, and the address the email went to, which the
-// reply must come from. The token is the credential: that address is checked against the
-// reply's From header, which is what the message claims, not proof of who sent it. A token
-// that is malformed or forged is EUnauthorized, as is one whose person may no longer answer;
-// one for an inquiry that does not exist is ENotFound.
-func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, string, error) {
+// OpenReply reads the token of a reply address, in a reply whose From header is from: it
+// finds the email notification about the inquiry whose person the token was made for, and
+// returns who answers (as that notification's answer link says, checked like any answer
+// link: a reply answers only while the link would), the inquiry as it is now, and the address
+// the email went to, which the reply must come from (see CheckReplySender). A token that is
+// malformed or forged is EUnauthorized, as is one whose person may no longer answer; one for
+// an inquiry that does not exist is ENotFound; a reply from another address is EForbidden.
+func (e *Engine) OpenReply(ctx context.Context, token, from string) (*hitl.Principal, *hitl.Inquiry, string, error) {
 	invalid := hitl.Errorf(hitl.EUnauthorized, "the address you replied to is not one of hitl's reply addresses")
 	token = strings.ToLower(token)
 	idText, _, ok := strings.Cut(token, ".")
@@ -70,5 +70,23 @@ func (e *Engine) OpenReply(ctx context.Context, token string) (*hitl.Principal, 
 	if err != nil {
 		return nil, nil, "", err
 	}
+	if err := CheckReplySender(inq, n.Address, from); err != nil {
+		return nil, nil, "", err
+	}
 	return who, inq, n.Address, nil
+}
+
+// CheckReplySender decides whether an email reply about inq, whose From header is from, may
+// answer: only one from address, the one the question was sent to (in any case). The token
+// is the credential; From is only what the message claims, not proof of who sent it, which is
+// the receiving mail server's to judge. Any other address, or none, is EForbidden, with inq.
+func CheckReplySender(inq *hitl.Inquiry, address, from string) error {
+	if address != "" && strings.EqualFold(from, address) {
+		return nil
+	}
+	if from == "" {
+		from = "no readable address"
+	}
+	return &hitl.Error{Code: hitl.EForbidden, Inquiry: inq, Message: fmt.Sprintf(
+		"it came from %s, and only the address the question was sent to may answer it by email", from)}
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,9 +61,18 @@ func TestReplyTokens(t *testing.T) {
 	}
 
 	for _, tok := range []string{token, strings.ToUpper(token)} {
-		who, got, address, err := e.OpenReply(ctx, tok)
+		who, got, address, err := e.OpenReply(ctx, tok, "Ada@Example.com")
 		if err != nil || who.Name != "ada" || got.ID != inq.ID || address != "ada@example.com" {
 			t.Fatalf("OpenReply(%q) = %v, %v, %q, %v; want ada, inquiry %d, ada@example.com", tok, who, got, address, err, inq.ID)
+		}
+	}
+
+	// The token is the credential, and only the address the email went to may use it.
+	for from, words := range map[string]string{"mallory@example.com": "it came from mallory@example.com", "": "it came from no readable address"} {
+		who, _, _, err := e.OpenReply(ctx, token, from)
+		var he *hitl.Error
+		if hitl.ErrorCode(err) != hitl.EForbidden || !strings.Contains(hitl.ErrorMessage(err), words) || !errors.As(err, &he) || he.Inquiry == nil || he.Inquiry.ID != inq.ID || who != nil {
+			t.Errorf("a reply from %q: %v, %v; want forbidden, %q, with the inquiry", from, who, err, words)
 		}
 	}
 
@@ -74,14 +84,14 @@ func TestReplyTokens(t *testing.T) {
 		{"", hitl.EUnauthorized, "not one of hitl's reply addresses"},
 		{e.ReplyToken(inq.ID+100, "ada"), hitl.ENotFound, ""},
 	} {
-		who, _, _, err := e.OpenReply(ctx, tc.token)
+		who, _, _, err := e.OpenReply(ctx, tc.token, "ada@example.com")
 		if hitl.ErrorCode(err) != tc.code || !strings.Contains(hitl.ErrorMessage(err), tc.words) || who != nil {
 			t.Errorf("OpenReply(%q) = %v, %v; want %s %q", tc.token, who, err, tc.code, tc.words)
 		}
 	}
 
 	c.Advance(8 * 24 * time.Hour) // past the answer link's week
-	if _, _, _, err := e.OpenReply(ctx, token); hitl.ErrorCode(err) != hitl.EUnauthorized || !strings.Contains(hitl.ErrorMessage(err), "too long ago") {
+	if _, _, _, err := e.OpenReply(ctx, token, "ada@example.com"); hitl.ErrorCode(err) != hitl.EUnauthorized || !strings.Contains(hitl.ErrorMessage(err), "too long ago") {
 		t.Fatalf("an expired reply token: %v", err)
 	}
 }

@@ -93,7 +93,7 @@ func (e *Engine) Stats(ctx context.Context, p *hitl.Principal, since string) (*h
 		byType[string(a.RequestType)] = append(byType[string(a.RequestType)], took)
 		byResponder[a.RespondedBy] = append(byResponder[a.RespondedBy], took)
 		for _, g := range a.Groups {
-			name := strings.TrimPrefix(g, "group:")
+			name := strings.TrimPrefix(g, hitl.GroupPrefix)
 			byGroup[name] = append(byGroup[name], took)
 		}
 	}
@@ -245,7 +245,7 @@ func (e *Engine) groupLabels(inq *hitl.Inquiry) []string {
 	}
 	var out []string
 	for _, a := range inq.AssignedTo {
-		name, ok := strings.CutPrefix(a, "group:")
+		name, ok := hitl.GroupOf(a)
 		if !ok {
 			continue
 		}

@@ -421,7 +421,7 @@ func checkAssignees(bad *problems, path string, as []string, most int) {
 		if _, unknown := hitl.IdentityOf(a); unknown {
 			continue // reported by resolveIdentities
 		}
-		if !namePattern.MatchString(strings.TrimPrefix(strings.TrimPrefix(a, "group:"), hitl.PoolPrefix)) {
+		if !namePattern.MatchString(strings.TrimPrefix(strings.TrimPrefix(a, hitl.GroupPrefix), hitl.PoolPrefix)) {
 			bad.add(fmt.Sprintf("%s/%d", path, i), "must be a principal name, group:NAME or pool:NAME (letters, digits, . _ @ -)")
 		}
 	}

@@ -172,12 +172,7 @@ func readAnswer(inq *hitl.Inquiry, form url.Values) (*hitl.ResponseRequest, []hi
 		default:
 			return nil, []hitl.FieldError{{Path: "", Message: "choose Approve or Reject"}}
 		}
-		answer := map[string]any{"approved": approved}
-		if comment != "" {
-			answer["comment"] = comment
-		}
-		b, _ := json.Marshal(answer)
-		return &hitl.ResponseRequest{Response: b}, nil
+		return &hitl.ResponseRequest{Response: hitl.ApprovalAnswer(approved, comment)}, nil
 	case formOptions:
 		picked := form[schema.RootName]
 		var answer any

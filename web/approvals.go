@@ -5,22 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/httpwire"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // What an inquiry page shows of approvals by several people: the votes of a quorum, the steps
 // of a chain and where it stands, the viewer's own vote in place of a form they can no longer
 // use, and the claim of a question one person answers, with its Claim / Release buttons.
 
-// The list pages say who holds a claim ("claimed by alice until 10:32:00 UTC"). Added here,
-// beside the rest of claims, rather than in render.go's map.
-func init() {
-	funcs["claimed"] = func(inq *hitl.Inquiry) string { return inq.ClaimInWords(time.Now()) }
+// claimFuncs are the template functions of claims, beside the rest of claims rather than in
+// render.go's map: the list pages say who holds a claim ("claimed by alice until 10:32:00
+// UTC") on the engine's clock, which decides when it ends.
+func claimFuncs(e *engine.Engine) template.FuncMap {
+	return template.FuncMap{"claimed": func(inq *hitl.Inquiry) string { return wording.Claim(inq, e.Now()) }}
 }
 
 // votesView is a quorum's or a chain's votes as the page shows them.
@@ -51,9 +54,9 @@ func newVotesView(inq *hitl.Inquiry, viewer string) *votesView {
 	if !inq.IsVote() {
 		return nil
 	}
-	v := &votesView{Progress: inq.ProgressInWords()}
+	v := &votesView{Progress: wording.Progress(inq)}
 	if inq.Quorum != nil {
-		v.RejectRule = inq.Quorum.Reject.Words()
+		v.RejectRule = wording.RejectRule(inq.Quorum.Reject)
 		v.Votes = inq.Votes
 	}
 	if inq.Status == hitl.StatusPending {
@@ -121,19 +124,21 @@ func (h *Handler) addApprovals(ctx context.Context, p *hitl.Principal, d *inquir
 	if inq.IsVote() {
 		return
 	}
-	now := time.Now()
-	c := &claimView{Words: inq.ClaimInWords(now)}
+	may, err := h.engine.ClaimChoices(ctx, p, inq)
+	if err != nil {
+		h.log.Warn("reading what the viewer may do with a claim", "inquiry_id", inq.ID, "err", err)
+	}
+	c := &claimView{Words: wording.Claim(inq, may.At)}
 	if csrf != "" {
 		to := func(action string) *formTarget {
 			return &formTarget{Action: fmt.Sprintf("/inquiries/%d/%s", inq.ID, action), CSRF: csrf}
 		}
-		held := inq.Claim.Claimed(now)
 		switch {
-		case held && inq.Claim.By == p.Name:
+		case may.Release:
 			c.Release = to("release")
-		case held && p.IsAdmin():
+		case may.Break:
 			c.Break = to("release")
-		case !held && d.Form != nil:
+		case may.Claim:
 			c.Claim = to("claim")
 		}
 	}

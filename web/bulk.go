@@ -8,6 +8,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // selectable tells which of a list's inquiries the viewer may tick for "Approve selected":
@@ -69,7 +70,7 @@ func (h *Handler) approveSelected(w http.ResponseWriter, r *http.Request, v *vie
 		if inq, err := h.engine.Inquiry(r.Context(), v.Principal, res.ID); err == nil {
 			row.Prompt = inq.Prompt
 			if res.Status == hitl.BulkVoted {
-				row.Progress = inq.ProgressInWords()
+				row.Progress = wording.Progress(inq)
 			}
 		}
 		if row.Approved {

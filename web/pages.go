@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // inboxPage is how many inquiries one page of the inbox lists.
@@ -326,7 +327,7 @@ func lateNotice(inq *hitl.Inquiry) string {
 	case hitl.StatusResponded:
 		by := "someone else"
 		if inq.RespondedBy != nil {
-			by = inq.AnsweredByInWords()
+			by = wording.AnsweredBy(inq)
 		}
 		return "Your answer was not recorded: " + by + " answered first. Their answer is below."
 	case hitl.StatusTimeout:

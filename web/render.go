@@ -15,16 +15,18 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats"}
 
-// parsePages parses each page with the frame and the shared parts; a broken template stops
-// the server at start, in tests, not at a person's first visit.
-func parsePages() map[string]*template.Template {
+// parsePages parses each page with the frame and the shared parts, and the functions of funcs
+// and more (those that need the handler's engine); a broken template stops the server at
+// start, in tests, not at a person's first visit.
+func parsePages(more template.FuncMap) map[string]*template.Template {
 	pages := make(map[string]*template.Template, len(pageNames))
 	for _, name := range pageNames {
-		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFiles,
+		pages[name] = template.Must(template.New("layout.html").Funcs(funcs).Funcs(more).ParseFS(templateFiles,
 			"templates/layout.html", "templates/parts*.html", "templates/"+name+".html"))
 	}
 	return pages
@@ -47,33 +49,37 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 }
 
 var funcs = template.FuncMap{
-	"iso":       func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"clock":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"ago":       ago,
-	"left":      left,
-	"soon":      func(t time.Time) bool { return time.Until(t) < 5*time.Minute },
-	"short":     short,
-	"join":      strings.Join,
-	"tree":      tree,
-	"pretty":    pretty,
-	"answer":    answerText,
-	"comment":   separateComment,
-	"summary":   answerSummary,
-	"optLabel":  optionLabel,
-	"status":    statusText,
-	"contains":  slices.Contains[[]string],
-	"num":       func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
-	"inputType": inputType,
-	"inc":       func(i int) int { return i + 1 },
-	"count":     count,
-	"nudge":     hitl.NudgeInWords,
-	"resumed":   resumedInWords,
-	"assignees": hitl.AssigneesInWords,
-	"edits":     editedArguments,
-	"took":      took,
-	"rowName":   rowName,
-	"mayStats":  mayStats,
-	"map":       pairs,
+	"iso":           func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"clock":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"ago":           ago,
+	"left":          left,
+	"soon":          func(t time.Time) bool { return time.Until(t) < 5*time.Minute },
+	"short":         short,
+	"join":          strings.Join,
+	"tree":          tree,
+	"pretty":        pretty,
+	"answer":        answerText,
+	"comment":       separateComment,
+	"summary":       answerSummary,
+	"optLabel":      optionLabel,
+	"status":        statusText,
+	"contains":      slices.Contains[[]string],
+	"num":           func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) },
+	"inputType":     inputType,
+	"inc":           func(i int) int { return i + 1 },
+	"count":         count,
+	"nudge":         wording.Nudge,
+	"resumed":       resumedInWords,
+	"assignees":     wording.Assignees,
+	"progress":      wording.Progress,
+	"answeredBy":    wording.AnsweredBy,
+	"fallback":      wording.Fallback,
+	"sessionStatus": wording.SessionStatus,
+	"edits":         editedArguments,
+	"took":          took,
+	"rowName":       rowName,
+	"mayStats":      mayStats,
+	"map":           pairs,
 }
 
 // pairs makes a map of name, value pairs, for a template that takes several values.

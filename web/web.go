@@ -67,7 +67,7 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{engine: e, cfg: cfg, log: cfg.Log, pages: parsePages(), mux: http.NewServeMux()}
+	h := &Handler{engine: e, cfg: cfg, log: cfg.Log, pages: parsePages(claimFuncs(e)), mux: http.NewServeMux()}
 	static, _ := fs.Sub(staticFiles, "static")
 	h.mux.HandleFunc("GET /static/{file...}", h.static(static))
 	h.mux.HandleFunc("GET /login", h.loginPage)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // Reason is why a message is sent; the engine decides, the message says it.
@@ -188,7 +189,7 @@ func deadlineWords(inq *hitl.Inquiry, now time.Time) string {
 	if y, m, d := at.Date(); y != now.UTC().Year() || m != now.UTC().Month() || d != now.UTC().Day() {
 		when += at.Format(" (Mon 2 Jan)")
 	}
-	return fmt.Sprintf("answer by %s, %s; if nobody answers by then, %s", when, inWords(at.Sub(now)), inq.FallbackPolicy.Words())
+	return fmt.Sprintf("answer by %s, %s; if nobody answers by then, %s", when, inWords(at.Sub(now)), wording.Fallback(inq.FallbackPolicy))
 }
 
 // inWords is a duration from now, rounded the way people say it.

@@ -114,12 +114,16 @@ type engineAnswerer struct {
 	addresses map[string]string
 }
 
-func (a engineAnswerer) OpenReply(ctx context.Context, token string) (*hitl.Principal, *hitl.Inquiry, string, error) {
+func (a engineAnswerer) OpenReply(ctx context.Context, token, from string) (*hitl.Principal, *hitl.Inquiry, string, error) {
 	who, inq, err := a.eng.OpenAnswerLink(ctx, token)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	return who, inq, a.addresses[who.Name], nil
+	address := a.addresses[who.Name]
+	if err := engine.CheckReplySender(inq, address, from); err != nil {
+		return nil, nil, "", err
+	}
+	return who, inq, address, nil
 }
 
 func (a engineAnswerer) Respond(ctx context.Context, who *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {

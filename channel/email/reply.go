@@ -17,6 +17,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // MaxReplyBytes bounds a reply: an answer is a line or a small JSON document, and quoted
@@ -29,11 +30,13 @@ const handleTimeout = 30 * time.Second
 // Answerer is what the reply server needs of the rest of hitl; the wiring implements it with
 // the engine (answer-link tokens) and the people store (addresses).
 type Answerer interface {
-	// OpenReply reads the token of a reply address and returns who answers with it, the
-	// inquiry as it is now, and the address that person's replies must come from. A token
-	// that is not valid or has expired is hitl.EUnauthorized, with a message for the person;
-	// an inquiry that no longer exists is hitl.ENotFound.
-	OpenReply(ctx context.Context, token string) (who *hitl.Principal, inq *hitl.Inquiry, address string, err error)
+	// OpenReply reads the token of a reply address in a reply whose From address is from, and
+	// returns who answers with it, the inquiry as it is now, and the address the question was
+	// sent to. A token that is not valid or has expired is hitl.EUnauthorized, with a message
+	// for the person; an inquiry that no longer exists is hitl.ENotFound; a reply from another
+	// address than the question's is hitl.EForbidden, with the inquiry and a message for the
+	// person (engine.CheckReplySender).
+	OpenReply(ctx context.Context, token, from string) (who *hitl.Principal, inq *hitl.Inquiry, address string, err error)
 	// Respond answers the inquiry on who's behalf, as the REST API does (engine.Respond):
 	// EInvalidResponse lists what is wrong in Fields, EConflict carries the final inquiry.
 	Respond(ctx context.Context, who *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error)
@@ -166,9 +169,17 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 		r.log.Info("an automatic message to a reply address was ignored", "from", envelopeFrom)
 		return nil
 	}
-	who, inq, address, err := r.answerer.OpenReply(ctx, token)
+	from := senderAddress(msg.Header)
+	who, inq, address, err := r.answerer.OpenReply(ctx, token, from)
 	switch hitl.ErrorCode(err) {
 	case "":
+	case hitl.EForbidden:
+		var he *hitl.Error
+		if errors.As(err, &he) && he.Inquiry != nil {
+			r.log.Info("an email reply came from another address than the person's", "inquiry_id", he.Inquiry.ID, "from", from)
+		}
+		r.explain(ctx, envelopeFrom, msg.Header, "Your reply was not recorded: "+sentence(hitl.ErrorMessage(err))+" Reply from that address, or answer in the inbox.")
+		return nil
 	case hitl.EUnauthorized:
 		r.explain(ctx, envelopeFrom, msg.Header, "Your reply was not recorded: "+sentence(hitl.ErrorMessage(err))+" Answer in the inbox instead.")
 		return nil
@@ -177,11 +188,6 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 		return nil
 	default:
 		return fmt.Errorf("opening a reply token: %w", err)
-	}
-	if from := senderAddress(msg.Header); address == "" || !strings.EqualFold(from, address) {
-		r.log.Info("an email reply came from another address than the person's", "inquiry_id", inq.ID, "from", from)
-		r.explain(ctx, envelopeFrom, msg.Header, fmt.Sprintf("Your reply was not recorded: it came from %s, and only the address the question was sent to may answer it by email. Reply from that address, or answer in the inbox.", orNone(from)))
-		return nil
 	}
 	// The token is the credential; From is only what the message claims. When the receiving
 	// mail server says the claim is false, the message is not the person's.
@@ -217,7 +223,7 @@ func (r *ReplyServer) handle(ctx context.Context, envelopeFrom, token string, ra
 	switch hitl.ErrorCode(err) {
 	case "":
 		r.log.Info("an inquiry was answered by email", "inquiry_id", inq.ID, "by", who.Name)
-		if words := answered.VoteRecordedInWords(who.Name); words != "" {
+		if words := wording.VoteRecorded(answered, who.Name); words != "" {
 			// A vote that did not decide: nothing else tells the person it counted.
 			r.explain(ctx, envelopeFrom, msg.Header, words)
 		}
@@ -276,13 +282,6 @@ func senderAddress(h mail.Header) string {
 		return ""
 	}
 	return list[0].Address
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "no readable address"
-	}
-	return s
 }
 
 // closedWords says why a reply to a closed inquiry was not recorded.

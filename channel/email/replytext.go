@@ -383,21 +383,16 @@ func isText(inq *hitl.Inquiry) bool {
 func approvalFromReply(first, rest string) (*hitl.ResponseRequest, []string) {
 	word, more, _ := strings.Cut(first, " ")
 	word = strings.ToLower(strings.TrimRight(word, ".,;:!-"))
-	answer := map[string]any{}
+	var approved bool
 	switch {
 	case slices.Contains(approveWords, word):
-		answer["approved"] = true
+		approved = true
 	case slices.Contains(rejectWords, word):
-		answer["approved"] = false
 	default:
 		return nil, []string{fmt.Sprintf("The first line of your reply, %q, is not an answer: write approve (or yes) or reject (or no) on it; a second line is your comment.", cut(first, 60))}
 	}
 	comment := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(more), ".,;:!-") + "\n" + rest)
-	if comment != "" {
-		answer["comment"] = comment
-	}
-	b, _ := json.Marshal(answer)
-	return &hitl.ResponseRequest{Response: b}, nil
+	return &hitl.ResponseRequest{Response: hitl.ApprovalAnswer(approved, comment)}, nil
 }
 
 func optionsFromReply(inq *hitl.Inquiry, first, rest string) (*hitl.ResponseRequest, []string) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 	slackapi "github.com/slack-go/slack"
 )
 
@@ -144,7 +145,7 @@ func votesLine(inq *hitl.Inquiry) string {
 		}
 		cast = append(cast, escape(v.By)+word)
 	}
-	line := escape(cut(inq.ProgressInWords(), maxVotesText))
+	line := escape(cut(wording.Progress(inq), maxVotesText))
 	if len(cast) > 0 {
 		line += ": " + listWords(cast, maxVotesText, "")
 	}
@@ -162,7 +163,7 @@ func contextFields(inq *hitl.Inquiry, values int) []*slackapi.TextBlockObject {
 		field("Asked by", inq.CreatedBy)
 	}
 	if inq.TimeoutAt != nil && !inq.Status.Final() {
-		field("Answer by", inq.TimeoutAt.UTC().Format("Mon 2 Jan 2006 15:04 UTC")+", else "+inq.FallbackPolicy.Words())
+		field("Answer by", inq.TimeoutAt.UTC().Format("Mon 2 Jan 2006 15:04 UTC")+", else "+wording.Fallback(inq.FallbackPolicy))
 	}
 	if hitl.IsNull(inq.Context) {
 		return fields

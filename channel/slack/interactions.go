@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 	slackapi "github.com/slack-go/slack"
 )
 
@@ -184,10 +185,10 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 		h.openForm(ctx, ic, p, c.id, msg, ephemeral)
 		return
 	}
-	answer := json.RawMessage(`{"approved":true}`)
+	answer := hitl.ApprovalAnswer(true, "")
 	switch c.action {
 	case actionReject:
-		answer = json.RawMessage(`{"approved":false}`)
+		answer = hitl.ApprovalAnswer(false, "")
 	case actionOption:
 		answer, _ = json.Marshal(c.option)
 	}
@@ -238,7 +239,7 @@ func finalWords(inq *hitl.Inquiry) string {
 	case inq.Status == hitl.StatusCancelled:
 		return fmt.Sprintf("inquiry %d was cancelled", inq.ID)
 	}
-	return fmt.Sprintf("inquiry %d is already %s", inq.ID, inq.Status.Words())
+	return fmt.Sprintf("inquiry %d is already %s", inq.ID, wording.Status(inq.Status))
 }
 
 // answered shows the outcome where the person clicked: the message is updated for everyone
@@ -246,7 +247,7 @@ func finalWords(inq *hitl.Inquiry) string {
 // ephemeral list, the person is told. A vote that did not decide is told to its voter, with
 // where the vote stands, and the message shows the votes so far.
 func (h *handler) answered(ctx context.Context, inq *hitl.Inquiry, by, channel, user string, msg Ref, ephemeral bool) {
-	if words := inq.VoteRecordedInWords(by); words != "" {
+	if words := wording.VoteRecorded(inq, by); words != "" {
 		h.client.tell(ctx, channel, user, words)
 		if ephemeral || msg.IsZero() {
 			return

@@ -21,6 +21,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/credentials"
+	"github.com/hitl-dev/hitl/internal/wording"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -287,7 +288,7 @@ func lsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tTYPE\tAGE\tSESSION\tPROMPT")
 			for _, inq := range page.Data {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", inq.ID, inq.Status.Words(), inq.RequestType, age(inq.CreatedAt), dash(inq.Session), shorten(inq.Prompt, 60))
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", inq.ID, wording.Status(inq.Status), inq.RequestType, age(inq.CreatedAt), dash(inq.Session), shorten(inq.Prompt, 60))
 			}
 			return tw.Flush()
 		},
@@ -386,7 +387,7 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		}
 	}
 	line("Inquiry", strconv.FormatInt(inq.ID, 10))
-	line("Status", inq.Status.Words())
+	line("Status", wording.Status(inq.Status))
 	line("Prompt", inq.Prompt)
 	line("Type", string(inq.RequestType))
 	line("Session", inq.Session)
@@ -396,7 +397,7 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 	if inq.TimeoutAt != nil {
 		deadline := inq.TimeoutAt.Format(time.RFC3339)
 		if inq.Status == hitl.StatusPending {
-			deadline += " (in " + span(time.Until(*inq.TimeoutAt)) + "; if nobody answers by then, " + inq.FallbackPolicy.Words() + ")"
+			deadline += " (in " + span(time.Until(*inq.TimeoutAt)) + "; if nobody answers by then, " + wording.Fallback(inq.FallbackPolicy) + ")"
 		}
 		line("Deadline", deadline)
 	}
@@ -408,7 +409,7 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		line("Reminders", reminders)
 	}
 	if inq.EscalateAfter != nil {
-		to := hitl.AssigneesInWords(inq.EscalateTo)
+		to := wording.Assignees(inq.EscalateTo)
 		if inq.EscalatedAt != nil {
 			line("Escalation", "escalated to "+to+" at "+inq.EscalatedAt.Format(time.RFC3339))
 		} else {
@@ -419,7 +420,7 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		line("Pool", "picked from the group "+inq.Pool)
 	}
 	if inq.Quorum != nil {
-		line("Quorum", fmt.Sprintf("%d approvals; ended by %s", inq.Quorum.Required, inq.Quorum.Reject.Words()))
+		line("Quorum", fmt.Sprintf("%d approvals; ended by %s", inq.Quorum.Required, wording.RejectRule(inq.Quorum.Reject)))
 	}
 	for i, st := range inq.Steps {
 		state := "waiting"
@@ -431,11 +432,11 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 		case st.StartedAt != nil:
 			state = "ended"
 		}
-		line(fmt.Sprintf("Step %d", i+1), fmt.Sprintf("%s, %d approval(s): %s", hitl.AssigneesInWords(st.AssignedTo), st.Required, state))
+		line(fmt.Sprintf("Step %d", i+1), fmt.Sprintf("%s, %d approval(s): %s", wording.Assignees(st.AssignedTo), st.Required, state))
 	}
 	if inq.Status == hitl.StatusPending {
-		line("Votes", inq.ProgressInWords())
-		line("Claim", inq.ClaimInWords(time.Now()))
+		line("Votes", wording.Progress(inq))
+		line("Claim", wording.Claim(inq, time.Now()))
 	}
 	for _, v := range inq.Votes {
 		word := "rejected"
@@ -632,7 +633,7 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 					return err
 				}
 				if inq.Status.Final() {
-					return fmt.Errorf("inquiry %d is already %s", id, inq.Status.Words())
+					return fmt.Errorf("inquiry %d is already %s", id, wording.Status(inq.Status))
 				}
 				if answer, err = askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
 					return err
@@ -666,7 +667,7 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(cmd.ErrOrStderr(), inq.VoteRecordedInWords(me.Name))
+				fmt.Fprintln(cmd.ErrOrStderr(), wording.VoteRecorded(inq, me.Name))
 				return nil
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d answered.\n", inq.ID)
@@ -785,7 +786,7 @@ the claim. --release gives it back; an admin's --release breaks anyone's claim.`
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d %s.\n", id, inq.ClaimInWords(time.Now()))
+			fmt.Fprintf(cmd.ErrOrStderr(), "Inquiry %d %s.\n", id, wording.Claim(inq, time.Now()))
 			return nil
 		},
 	}

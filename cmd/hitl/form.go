@@ -137,11 +137,7 @@ func approvalForm(inq *hitl.Inquiry) ([]*huh.Group, func() (json.RawMessage, err
 		})),
 	}
 	return groups, func() (json.RawMessage, error) {
-		answer := map[string]any{"approved": approved}
-		if comment != "" {
-			answer["comment"] = comment
-		}
-		return json.Marshal(answer)
+		return hitl.ApprovalAnswer(approved, comment), nil
 	}
 }
 

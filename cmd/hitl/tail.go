@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 func tailCmd() *cobra.Command {
@@ -72,7 +73,7 @@ func printEvent(w io.Writer, ev *hitl.Event) {
 			if !hitl.IsNull(inq.Response) || inq.Status == hitl.StatusResponded || inq.FallbackApplied { // null is an answer too
 				what += " → " + shorten(string(inq.Response), 60)
 			}
-			if words := hitl.NudgeInWords(ev); words != "" {
+			if words := wording.Nudge(ev); words != "" {
 				what += ": " + words
 			}
 		}

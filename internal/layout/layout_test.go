@@ -65,6 +65,13 @@ func TestImportGraph(t *testing.T) {
 			t.Errorf("the root package imports %s; it holds domain types on the standard library only", imp)
 		}
 	}
+	// The words for domain values need the domain alone: every package that shows them to
+	// people, the engine's messages among them, may use them.
+	for _, imp := range pkgs["internal/wording"].Imports {
+		if imp != module && strings.Contains(strings.Split(imp, "/")[0], ".") {
+			t.Errorf("internal/wording imports %s; it words domain values on the root package and the standard library only", imp)
+		}
+	}
 	for _, rule := range []struct{ from, to, why string }{
 		{"engine", "notify", "the engine shares destinations, secrets and CloudEvents with notify through internal/outbound"},
 		{"engine", "httpapi", "the engine knows no HTTP"},

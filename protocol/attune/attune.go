@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -63,7 +62,7 @@ func executionValue(execution string) any {
 // person; groups have no identity).
 func person(assignees []string) string {
 	for _, a := range assignees {
-		if !strings.HasPrefix(a, "group:") {
+		if _, group := hitl.GroupOf(a); !group {
 			return a
 		}
 	}
