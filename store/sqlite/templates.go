@@ -37,25 +37,10 @@ func (t *txn) DeleteTemplate(name string) error {
 	return oneRow(res, err, "template", notFound("template "+name))
 }
 
-func scanTemplate(sc scanner) (*hitl.Template, error) {
-	var (
-		tpl              hitl.Template
-		doc              string
-		created, updated int64
-	)
-	if err := sc.Scan(&tpl.Name, &doc, &created, &updated, &tpl.UpdatedBy); err != nil {
-		return nil, err
-	}
-	tpl.CreatedAt, tpl.UpdatedAt = fromMicros(created), fromMicros(updated)
-	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
-}
-
-const templateColumns = "name, doc, created_at, updated_at, updated_by"
-
 func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
-	return readOne(s, ctx, "template "+name, scanTemplate, "SELECT "+templateColumns+" FROM templates WHERE name = ?", name)
+	return readBy(s, ctx, dialect.Template, name)
 }
 
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
-	return readAll(s, ctx, "templates", scanTemplate, "SELECT "+templateColumns+" FROM templates ORDER BY name")
+	return read(s, ctx, dialect.Templates)
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // txn is one change's view of the writer's transaction.
@@ -54,44 +54,8 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const inquiryColumns = "i.id, i.doc"
-
-func scanInquiry(sc interface{ Scan(...any) error }) (*hitl.Inquiry, error) {
-	var (
-		id  int64
-		doc string
-	)
-	if err := sc.Scan(&id, &doc); err != nil {
-		return nil, err
-	}
-	inq := new(hitl.Inquiry)
-	if err := json.Unmarshal([]byte(doc), inq); err != nil {
-		return nil, fmt.Errorf("inquiry %d: stored document: %w", id, err)
-	}
-	inq.ID = id
-	return inq, nil
-}
-
-func queryInquiries(ctx context.Context, q querier, query string, args ...any) ([]*hitl.Inquiry, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, dbError(err, "inquiries")
-	}
-	defer rows.Close()
-	var out []*hitl.Inquiry
-	for rows.Next() {
-		inq, err := scanInquiry(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inq)
-	}
-	return out, dbError(rows.Err(), "inquiries")
-}
-
 func getInquiry(ctx context.Context, q querier, id int64) (*hitl.Inquiry, error) {
-	inq, err := scanInquiry(q.QueryRowContext(ctx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.id = ?", id))
-	return inq, dbError(err, fmt.Sprintf("inquiry %d", id))
+	return dialect.Inquiry(ctx, sqlstore.SQL{Q: q}, id, "")
 }
 
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) { return getInquiry(t.ctx, t.tx, id) }
@@ -205,15 +169,11 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.status = 'pending' AND i.id IN ("+placeholders(len(ids))+") ORDER BY i.id", args...)
+	return dialect.Inquiries(t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.status = 'pending' AND i.id IN ("+sqlstore.Placeholders(len(ids))+") ORDER BY i.id", sqlstore.Args(ids)...)
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
+	return dialect.Inquiries(t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
 }
 
 // storedStatus is the status kept: awaiting_input is derived from pending inquiries when read.
