@@ -16,16 +16,20 @@ var dialect = &sqlstore.Dialect{
 		w.Args = append(w.Args, sqlstore.Args(list)...)
 		return "IN (" + sqlstore.Placeholders(len(list)) + ")"
 	},
-	True:         func(column string) string { return column + " = 1" },
-	False:        func(column string) string { return column + " = 0" },
-	Never:        "0",
-	Time:         func(t time.Time) any { return micros(t) },
-	Bool:         func(b bool) any { return boolInt(b) },
-	ScanTime:     func(t *time.Time) any { return microsDest{func(us int64) { *t = fromMicros(us) }, func() error { return errNullTime }} },
-	ScanNullTime: func(t **time.Time) any { return microsDest{func(us int64) { u := fromMicros(us); *t = &u }, func() error { *t = nil; return nil }} },
-	ScanList:     func(l *[]string) any { return jsonDest{l} },
-	Like:         "LIKE",
-	Searchable:   func(prompt string) string { return prompt },
+	True:  func(column string) string { return column + " = 1" },
+	False: func(column string) string { return column + " = 0" },
+	Never: "0",
+	Time:  func(t time.Time) any { return micros(t) },
+	Bool:  func(b bool) any { return boolInt(b) },
+	ScanTime: func(t *time.Time) any {
+		return microsDest{func(us int64) { *t = fromMicros(us) }, func() error { return errNullTime }}
+	},
+	ScanNullTime: func(t **time.Time) any {
+		return microsDest{func(us int64) { u := fromMicros(us); *t = &u }, func() error { *t = nil; return nil }}
+	},
+	ScanList:   func(l *[]string) any { return jsonDest{l} },
+	Like:       "LIKE",
+	Searchable: func(prompt string) string { return prompt },
 	// The largest integer: where inquiries without a deadline sort after every deadline.
 	Latest:       "9223372036854775807",
 	SessionOrder: "s.rowid",
@@ -63,4 +67,3 @@ func (j jsonDest) Scan(src any) error {
 	}
 	return fmt.Errorf("a list column holds %T", src)
 }
-

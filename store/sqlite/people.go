@@ -70,13 +70,17 @@ func (s *Store) Person(ctx context.Context, name string) (*hitl.Person, error) {
 	return readBy(s, ctx, dialect.Person, name)
 }
 
-func (s *Store) People(ctx context.Context) ([]*hitl.Person, error) { return read(s, ctx, dialect.People) }
+func (s *Store) People(ctx context.Context) ([]*hitl.Person, error) {
+	return read(s, ctx, dialect.People)
+}
 
 func (s *Store) Group(ctx context.Context, name string) (*hitl.Group, error) {
 	return readBy(s, ctx, dialect.Group, name)
 }
 
-func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) { return read(s, ctx, dialect.Groups) }
+func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) {
+	return read(s, ctx, dialect.Groups)
+}
 
 func (s *Store) ChatWebhook(ctx context.Context, id string) (*hitl.ChatWebhook, error) {
 	return readBy(s, ctx, dialect.ChatWebhook, id)

@@ -41,7 +41,9 @@ func (s *Store) CountInquiries(ctx context.Context, f hitl.InquiryFilter) (int, 
 	return readBy(s, ctx, dialect.CountInquiries, f)
 }
 
-func (s *Store) PendingCount(ctx context.Context) (int, error) { return read(s, ctx, dialect.PendingCount) }
+func (s *Store) PendingCount(ctx context.Context) (int, error) {
+	return read(s, ctx, dialect.PendingCount)
+}
 
 // PendingDeadlines, PendingNudges and PendingClaims name their partial indexes: without
 // statistics SQLite prefers inquiries_status and reads every pending row (with a million
@@ -108,7 +110,9 @@ func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, 
 	return readBy(s, ctx, dialect.Events, f)
 }
 
-func (s *Store) LastEventSeq(ctx context.Context) (int64, error) { return read(s, ctx, dialect.LastEventSeq) }
+func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {
+	return read(s, ctx, dialect.LastEventSeq)
+}
 
 func (s *Store) KeyByTokenHash(ctx context.Context, hash string) (*hitl.Key, error) {
 	return readBy(s, ctx, dialect.KeyByTokenHash, hash)

@@ -146,7 +146,9 @@ func scanSecret(sc sqlstore.Scanner) (s hitl.StoredSecret, err error) {
 	return s, sc.Scan(&s.Kind, &s.Name, &s.Value)
 }
 
-func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) { return read(s, ctx, dialect.Webhooks) }
+func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
+	return read(s, ctx, dialect.Webhooks)
+}
 
 func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
 	return readBy(s, ctx, dialect.Webhook, id)
@@ -160,7 +162,9 @@ func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (
 	return readBy(s, ctx, dialect.PendingDeliveries, kind)
 }
 
-func (s *Store) OutboxCursor(ctx context.Context) (int64, error) { return read(s, ctx, dialect.OutboxCursor) }
+func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
+	return read(s, ctx, dialect.OutboxCursor)
+}
 
 func (s *Store) SessionsByKey(ctx context.Context, keys []string) ([]*hitl.Session, error) {
 	if len(keys) == 0 {
