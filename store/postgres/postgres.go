@@ -49,6 +49,7 @@ const Channel = "hitl_events"
 // Store is the PostgreSQL implementation of hitl.Store.
 type Store struct {
 	pool    *pgxpool.Pool
+	db      pgDB // the pool, for the shared reads
 	log     *slog.Logger
 	changes *groupcommit.Queue
 }
@@ -72,7 +73,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, log: log}
+	s := &Store{pool: pool, db: pgDB{pool}, log: log}
 	s.changes = groupcommit.NewWriters(writers, maxBatch, s.commit)
 	return s, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hitl-dev/hitl"
 )
 
@@ -39,25 +37,10 @@ func (t *txn) DeleteTemplate(name string) error {
 	return oneRow(tag, err, "template", notFound("template "+name))
 }
 
-func scanTemplate(row pgx.Row) (*hitl.Template, error) {
-	var (
-		tpl hitl.Template
-		doc string
-	)
-	if err := row.Scan(&tpl.Name, &doc, &tpl.CreatedAt, &tpl.UpdatedAt, &tpl.UpdatedBy); err != nil {
-		return nil, err
-	}
-	tpl.CreatedAt, tpl.UpdatedAt = tpl.CreatedAt.UTC(), tpl.UpdatedAt.UTC()
-	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
-}
-
-const templateColumns = "name, doc, created_at, updated_at, updated_by"
-
 func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
-	tpl, err := scanTemplate(s.pool.QueryRow(ctx, "SELECT "+templateColumns+" FROM templates WHERE name = $1", name))
-	return tpl, dbError(err, "template "+name)
+	return dialect.Template(ctx, s.db, name)
 }
 
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
-	return readAll(s, ctx, "templates", scanTemplate, "SELECT "+templateColumns+" FROM templates ORDER BY name")
+	return dialect.Templates(ctx, s.db)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // txn is one change's view of its node's writer transaction, which holds many changes, each
@@ -176,43 +177,10 @@ func nullJSON(m json.RawMessage) *string {
 	return &s
 }
 
-func scanInquiry(row pgx.Row) (*hitl.Inquiry, error) {
-	var (
-		id  int64
-		doc string
-	)
-	if err := row.Scan(&id, &doc); err != nil {
-		return nil, err
-	}
-	inq := new(hitl.Inquiry)
-	if err := json.Unmarshal([]byte(doc), inq); err != nil {
-		return nil, err
-	}
-	inq.ID = id
-	return inq, nil
-}
-
-func queryInquiries(ctx context.Context, q querier, sql string, args ...any) ([]*hitl.Inquiry, error) {
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, dbError(err, "inquiries")
-	}
-	defer rows.Close()
-	var out []*hitl.Inquiry
-	for rows.Next() {
-		inq, err := scanInquiry(rows)
-		if err != nil {
-			return nil, dbError(err, "inquiries")
-		}
-		out = append(out, inq)
-	}
-	return out, dbError(rows.Err(), "inquiries")
-}
-
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) {
-	inq, err := scanInquiry(t.QueryRow(t.ctx, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = $1 FOR UPDATE", id))
+	inq, err := dialect.Inquiry(t.ctx, pgDB{t}, id, " FOR UPDATE")
 	if err != nil {
-		return nil, dbError(err, "inquiry "+itoa64(id))
+		return nil, err
 	}
 	t.lockPending(inq)
 	return inq, nil
@@ -334,13 +302,13 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	inqs, err := queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
 	t.lockPending(inqs...)
 	return inqs, err
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	inqs, err := queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
 	t.lockPending(inqs...)
 	return inqs, err
 }
@@ -354,8 +322,7 @@ func storedStatus(s hitl.SessionStatus) hitl.SessionStatus {
 }
 
 func (t *txn) Session(key string) (*hitl.Session, error) {
-	s, _, err := scanSession(t.QueryRow(t.ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = $1 FOR UPDATE OF s", key))
-	return s, dbError(err, "session "+key)
+	return dialect.Session(t.ctx, pgDB{t}, key, " FOR UPDATE OF s")
 }
 
 func (t *txn) InsertSession(s *hitl.Session) error {
