@@ -84,6 +84,45 @@ type Tamperer interface {
 	Exec(stmt string) error
 }
 
+// SQLTamperer is the Tamperer of a SQL store: exec runs a statement on a connection of its
+// own, in which placeholder is the text of the nth argument.
+func SQLTamperer(exec func(stmt string, args ...any) error, placeholder func(n int) string) Tamperer {
+	return sqlTamperer{exec, placeholder}
+}
+
+type sqlTamperer struct {
+	exec func(stmt string, args ...any) error
+	p    func(n int) string
+}
+
+func (tp sqlTamperer) SetData(seq int64, data string) error {
+	return tp.exec("UPDATE events SET data = "+tp.p(1)+" WHERE seq = "+tp.p(2), data, seq)
+}
+
+func (tp sqlTamperer) SetHash(seq int64, hash []byte) error {
+	return tp.exec("UPDATE events SET hash = "+tp.p(1)+" WHERE seq = "+tp.p(2), hash, seq)
+}
+
+func (tp sqlTamperer) Delete(from, to int64) error {
+	return tp.exec("DELETE FROM events WHERE seq BETWEEN "+tp.p(1)+" AND "+tp.p(2), from, to)
+}
+
+func (tp sqlTamperer) Swap(a, b int64) error {
+	// Through negative seqs, which no event has, so that the key stays unique at each step.
+	err := tp.exec("UPDATE events SET seq = CASE seq WHEN "+tp.p(1)+" THEN CAST("+tp.p(2)+" AS BIGINT) ELSE CAST("+tp.p(3)+" AS BIGINT) END WHERE seq IN ("+tp.p(4)+", "+tp.p(5)+")",
+		a, -b, -a, a, b)
+	if err != nil {
+		return err
+	}
+	return tp.exec("UPDATE events SET seq = -seq WHERE seq < 0")
+}
+
+func (tp sqlTamperer) SetDoc(id int64, doc string) error {
+	return tp.exec("UPDATE inquiries SET doc = "+tp.p(1)+" WHERE id = "+tp.p(2), doc, id)
+}
+
+func (tp sqlTamperer) Exec(stmt string) error { return tp.exec(stmt) }
+
 // tamperLog is the log each tamper case starts from: ten events of five inquiries, each
 // asked and answered (seq 2k-1 created, seq 2k answered).
 func tamperLog(t *testing.T, s hitl.Store) (heads []audit.Hash) {
@@ -252,33 +291,5 @@ func rechain(t *testing.T, s hitl.Store, tp Tamperer) {
 	}
 	if _, err := audit.VerifyLog(context.Background(), s, audit.Published{}); err != nil {
 		t.Fatalf("the forged chain does not hold on its own: %v", err)
-	}
-}
-
-// EventsBeforeTheChain are events as a hitl without the audit chain wrote them: an inquiry
-// (id 1) asked and answered, and an event of a session. A store's test writes them into a
-// database migrated up to the version before the chain, opens it, and calls
-// CheckUpgradedChain.
-func EventsBeforeTheChain() []hitl.Event {
-	at := base.Add(123456 * time.Microsecond)
-	one := int64(1)
-	return []hitl.Event{
-		{Seq: 1, ID: "old-1", Type: hitl.EventInquiryCreated, Time: at, InquiryID: &one, Actor: "agent", Data: json.RawMessage(`{"id":1,"status":"pending"}`)},
-		{Seq: 2, ID: "old-2", Type: hitl.EventInquiryResponded, Time: at, InquiryID: &one, Actor: "alice", Data: json.RawMessage(`{"id":1,"status":"answered","response":{"approved":true}}`)},
-		{Seq: 3, ID: "old-3", Type: hitl.EventSessionUpdated, Time: at, Session: "s1", Actor: "agent", Data: json.RawMessage(`{"key":"s1"}`)},
-	}
-}
-
-// CheckUpgradedChain checks a store opened on a database that held EventsBeforeTheChain: the
-// migration chained them, so the log verifies, and a new event chains on from them.
-func CheckUpgradedChain(t *testing.T, s hitl.Store) {
-	t.Helper()
-	ctx := context.Background()
-	must(t, s.Update(ctx, func(tx hitl.Tx) error {
-		return tx.AppendEvent(&hitl.Event{ID: "new", Type: hitl.EventSessionUpdated, Time: base, Session: "s1", Actor: "agent", Data: json.RawMessage(`{}`)})
-	}))
-	v, err := audit.VerifyLog(ctx, s, audit.Published{Seq: 4})
-	if err != nil || v.Events != 4 {
-		t.Fatalf("an upgraded database: verified %d events, %v; want 4", v.Events, err)
 	}
 }
