@@ -14,31 +14,14 @@ import (
 func TestUpgrades(t *testing.T) {
 	storetest.RunUpgrades(t, func(t *testing.T, version int64) storetest.Older {
 		url, pool := schemaAt(t, version)
-		return olderSchema{pool, url}
+		return storetest.Older{Dialect: dialect, Exec: func(stmt string, args ...any) error {
+			_, err := pool.Exec(context.Background(), stmt, args...)
+			return err
+		}, Open: func() (hitl.Store, error) {
+			pool.Close()
+			return Open(context.Background(), url, nil)
+		}}
 	}, true)
-}
-
-// olderSchema is a schema that an older hitl left.
-type olderSchema struct {
-	pool *pgxpool.Pool
-	url  string
-}
-
-func (o olderSchema) InsertInquiry(inq *hitl.Inquiry, doc []byte) error {
-	_, err := o.pool.Exec(context.Background(), `INSERT INTO inquiries (status, origin, request_type, created_by, unassigned, exclusive, created_at, updated_at, doc)
-		VALUES ($1, '', 'input', 'agent-a', TRUE, FALSE, $2, $3, $4)`, inq.Status, inq.CreatedAt, inq.UpdatedAt, string(doc))
-	return err
-}
-
-func (o olderSchema) InsertEvent(ev *hitl.Event) error {
-	_, err := o.pool.Exec(context.Background(), "INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-		ev.Seq, ev.ID, ev.Type, ev.Time, ev.InquiryID, nullText(ev.Session), ev.Actor, string(ev.Data))
-	return err
-}
-
-func (o olderSchema) Open() (hitl.Store, error) {
-	o.pool.Close()
-	return Open(context.Background(), o.url, nil)
 }
 
 // schemaAt is a new schema with the migrations up to version applied, and a pool on it: the

@@ -9,20 +9,46 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Older is a database that an older hitl left, at the version of the migration before one
-// that fills what it adds from what was stored: a store's test writes rows into it as that
-// hitl did, in the store's own SQL.
-type Older interface {
-	// InsertInquiry writes an inquiry's row: its status, created_at, updated_at and stored
-	// document (the others: no origin, an input request type, by agent-a, unassigned, not
-	// exclusive).
-	InsertInquiry(inq *hitl.Inquiry, doc []byte) error
-	// InsertEvent writes an event without a hash.
-	InsertEvent(ev *hitl.Event) error
-	// Open closes the database and opens the store on it, which migrates it.
-	Open() (hitl.Store, error)
+// that fills what it adds from what was stored, into which RunUpgrades writes rows as that
+// hitl did: Exec runs a statement on it, in the words of Dialect; Open closes it and opens
+// the store on it, which migrates it.
+type Older struct {
+	Dialect *sqlstore.Dialect
+	Exec    func(stmt string, args ...any) error
+	Open    func() (hitl.Store, error)
+}
+
+// insertInquiry writes an inquiry's row: its status, times and stored document, and the
+// columns every inquiry had (no origin, input, by agent-a, unassigned, not exclusive).
+func (o Older) insertInquiry(inq *hitl.Inquiry, doc []byte) error {
+	d := o.Dialect
+	return o.Exec(`INSERT INTO inquiries (status, origin, request_type, created_by, unassigned, exclusive, created_at, updated_at, doc)
+		VALUES (`+sqlPlaceholders(d, 9)+`)`,
+		inq.Status, "", hitl.RequestInput, "agent-a", d.Bool(true), d.Bool(false), d.Time(inq.CreatedAt), d.Time(inq.UpdatedAt), string(doc))
+}
+
+// insertEvent writes an event without a hash.
+func (o Older) insertEvent(ev *hitl.Event) error {
+	d := o.Dialect
+	var session *string
+	if ev.Session != "" {
+		session = &ev.Session
+	}
+	return o.Exec("INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data) VALUES ("+sqlPlaceholders(d, 8)+")",
+		ev.Seq, ev.ID, ev.Type, d.Time(ev.Time), ev.InquiryID, session, ev.Actor, string(ev.Data))
+}
+
+// sqlPlaceholders are the placeholders of n arguments.
+func sqlPlaceholders(d *sqlstore.Dialect, n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = d.Placeholder(i + 1)
+	}
+	return strings.Join(ps, ", ")
 }
 
 // RunUpgrades checks the Go migrations, each on a database of the version before it that
@@ -79,10 +105,10 @@ func RunUpgrades(t *testing.T, older func(t *testing.T, version int64) Older, nu
 				}
 				inq.RequestType, inq.CreatedBy, inq.CreatedAt, inq.UpdatedAt = hitl.RequestInput, "agent-a", base, base.Add(time.Minute)
 				doc, _ := json.Marshal(inq)
-				must(t, db.InsertInquiry(inq, doc))
+				must(t, db.insertInquiry(inq, doc))
 			}
 			for _, ev := range tc.events {
-				must(t, db.InsertEvent(ev))
+				must(t, db.insertEvent(ev))
 			}
 			s, err := db.Open()
 			must(t, err)
