@@ -31,26 +31,9 @@ func queueInsertEvent(b *pgx.Batch, ev *hitl.Event, at int64) {
 		QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
 }
 
-// chainPage is how many events ChainedEvents reads at a time.
-const chainPage = 500
-
 // ChainedEvents reads the log with its hashes a page at a time.
 func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
-	for {
-		page, err := dialect.ChainedPage(ctx, s.db, after, chainPage)
-		if err != nil {
-			return err
-		}
-		for _, c := range page {
-			if err := fn(c.Event, c.Hash); err != nil {
-				return err
-			}
-		}
-		if len(page) < chainPage {
-			return nil
-		}
-		after = page[len(page)-1].Event.Seq
-	}
+	return sqlstore.ChainedEvents(after, func(after int64) ([]sqlstore.Chained, error) { return dialect.ChainedPage(ctx, s.db, after) }, fn)
 }
 
 // addEventHashes is migration 13: the events get their audit chain. The events written before
@@ -62,7 +45,7 @@ func addEventHashes(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	err := audit.Rechain(func(after int64) ([]*hitl.Event, error) {
-		page, err := dialect.ChainedPage(ctx, sqlstore.SQL{Q: tx}, after, chainPage)
+		page, err := dialect.ChainedPage(ctx, sqlstore.SQL{Q: tx}, after)
 		return sqlstore.Events(page), err
 	}, func(seq int64, h audit.Hash) error {
 		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = $1 WHERE seq = $2", h[:], seq)

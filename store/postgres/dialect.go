@@ -20,6 +20,7 @@ var dialect = &sqlstore.Dialect{
 	True:        func(column string) string { return column },
 	False:       func(column string) string { return "NOT " + column },
 	Never:       "FALSE",
+	FalseColumn: "BOOLEAN NOT NULL DEFAULT FALSE",
 	Time:        func(t time.Time) any { return t },
 	Bool:        func(b bool) any { return b },
 	ScanTime: func(t *time.Time) any {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // People, groups and chat webhooks: where notifications go.
@@ -50,23 +51,27 @@ func (t *txn) DeleteChatWebhook(id string) error {
 }
 
 func (s *Store) Person(ctx context.Context, name string) (*hitl.Person, error) {
-	return dialect.Person(ctx, s.db, name)
+	return sqlstore.People.Get(ctx, dialect, s.db, name)
 }
 
-func (s *Store) People(ctx context.Context) ([]*hitl.Person, error) { return dialect.People(ctx, s.db) }
+func (s *Store) People(ctx context.Context) ([]*hitl.Person, error) {
+	return sqlstore.People.List(ctx, dialect, s.db)
+}
 
 func (s *Store) Group(ctx context.Context, name string) (*hitl.Group, error) {
-	return dialect.Group(ctx, s.db, name)
+	return sqlstore.Groups.Get(ctx, dialect, s.db, name)
 }
 
-func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) { return dialect.Groups(ctx, s.db) }
+func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) {
+	return sqlstore.Groups.List(ctx, dialect, s.db)
+}
 
 func (s *Store) ChatWebhook(ctx context.Context, id string) (*hitl.ChatWebhook, error) {
-	return dialect.ChatWebhook(ctx, s.db, id)
+	return sqlstore.ChatWebhooks.Get(ctx, dialect, s.db, id)
 }
 
 func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
-	return dialect.ChatWebhooks(ctx, s.db)
+	return sqlstore.ChatWebhooks.List(ctx, dialect, s.db)
 }
 
 func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, bool, error) {

@@ -15,15 +15,7 @@ import (
 // keys of a page are the one argument ($1) of each statement.
 
 func (s *Store) InquiryStates(ctx context.Context, q hitl.StateQuery[int64]) ([]*hitl.InquiryState, error) {
-	// The ids of rows and of events alike: a row removed behind hitl's back leaves its
-	// events, which must be met too. Those of the events are found one probe of the index
-	// each, from one to the next: DISTINCT would read every event after the page's start.
-	return readStates(s, ctx, q, `WITH RECURSIVE e(id, n) AS (
-				SELECT (SELECT inquiry_id FROM events WHERE inquiry_id > $1::bigint ORDER BY inquiry_id LIMIT 1), 1
-				UNION ALL SELECT (SELECT inquiry_id FROM events WHERE inquiry_id > e.id ORDER BY inquiry_id LIMIT 1), n + 1 FROM e WHERE e.id IS NOT NULL AND n < $2::int)
-			SELECT id FROM (SELECT id FROM inquiries WHERE id > $1::bigint ORDER BY id LIMIT $2::int) i
-			UNION SELECT id FROM e WHERE id IS NOT NULL
-			ORDER BY 1 LIMIT $2::int`, sqlstore.StateReads[int64, hitl.Inquiry]{
+	return readStates(s, ctx, q, statePage("inquiries", "id", "inquiry_id", "bigint"), sqlstore.StateReads[int64, hitl.Inquiry]{
 		Stored: `SELECT i.id, i.id, i.doc, i.status, i.session, i.origin, i.request_type, i.created_by, i.unassigned, i.exclusive,
 			i.timeout_at, i.next_reminder_at, i.escalate_at, i.claim_expires_at, i.created_at, i.updated_at, i.prompt, i.execution,
 			i.responded_by, i.fallback_applied FROM inquiries i WHERE i.id = ANY ($1)`,
@@ -45,12 +37,7 @@ func (s *Store) SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([
 	// The keys of rows and of every event in a session, which the index of events by
 	// session holds alone: whether each is about no inquiry would be read from the events
 	// themselves, those of the session's inquiries too.
-	return readStates(s, ctx, q, `WITH RECURSIVE e(key, n) AS (
-				SELECT (SELECT session FROM events WHERE session > $1::text ORDER BY session LIMIT 1), 1
-				UNION ALL SELECT (SELECT session FROM events WHERE session > e.key ORDER BY session LIMIT 1), n + 1 FROM e WHERE e.key IS NOT NULL AND n < $2::int)
-			SELECT key FROM (SELECT key FROM sessions WHERE key > $1::text ORDER BY key LIMIT $2::int) s
-			UNION SELECT key FROM e WHERE key IS NOT NULL
-			ORDER BY 1 LIMIT $2::int`, sqlstore.StateReads[string, hitl.Session]{
+	return readStates(s, ctx, q, statePage("sessions", "key", "session", "text"), sqlstore.StateReads[string, hitl.Session]{
 		Stored: "SELECT s.key, " + dialect.SessionStored() + ", 0, 0 FROM sessions s WHERE s.key = ANY ($1)",
 		// From the newest event of the session back to the last of no inquiry, and from its
 		// first on: most often the newest and the first themselves. COALESCE keeps the planner
@@ -65,6 +52,20 @@ func (s *Store) SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([
 		Of:   func(ev *hitl.Event) string { return ev.Session },
 		What: "sessions",
 	})
+}
+
+// statePage lists a page of keys ($1 after, $2 limit) of the rows of table (by its column
+// key) and of the events (by their column of, of type typ) alike: a row removed behind
+// hitl's back leaves its events, which must be met too. Those of the events are found one
+// probe of the index each, from one to the next: DISTINCT would read every event after the
+// page's start.
+func statePage(table, key, of, typ string) string {
+	return `WITH RECURSIVE e(key, n) AS (
+			SELECT (SELECT ` + of + ` FROM events WHERE ` + of + ` > $1::` + typ + ` ORDER BY ` + of + ` LIMIT 1), 1
+			UNION ALL SELECT (SELECT ` + of + ` FROM events WHERE ` + of + ` > e.key ORDER BY ` + of + ` LIMIT 1), n + 1 FROM e WHERE e.key IS NOT NULL AND n < $2::int)
+		SELECT ` + key + ` FROM (SELECT ` + key + ` FROM ` + table + ` WHERE ` + key + ` > $1::` + typ + ` ORDER BY ` + key + ` LIMIT $2::int) r
+		UNION SELECT key FROM e WHERE key IS NOT NULL
+		ORDER BY 1 LIMIT $2::int`
 }
 
 func keysArg[K int64 | string](keys []K) []any { return []any{keys} }

@@ -2,25 +2,10 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
-
-// addStatsColumns is migration 17: the stats read who answered and whether a timeout fell back
-// from columns, not by parsing each stored document (a window may hold many answers). A final
-// inquiry's updated_at is when it became final, so the window is an index on it. The columns
-// of the inquiries answered before are filled from their documents, decoded in Go.
-func addStatsColumns(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `ALTER TABLE inquiries ADD COLUMN responded_by TEXT;
-		ALTER TABLE inquiries ADD COLUMN fallback_applied BOOLEAN NOT NULL DEFAULT FALSE;
-		CREATE INDEX inquiries_final ON inquiries (updated_at) WHERE status <> 'pending'`)
-	if err != nil {
-		return err
-	}
-	return dialect.FillStatsColumns(ctx, tx)
-}
 
 var statsQueries = sqlstore.StatsQueries{
 	Days: func(where string) string {

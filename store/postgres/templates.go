@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Templates: the template's request is kept whole as JSON in doc.
@@ -38,9 +39,9 @@ func (t *txn) DeleteTemplate(name string) error {
 }
 
 func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
-	return dialect.Template(ctx, s.db, name)
+	return sqlstore.Templates.Get(ctx, dialect, s.db, name)
 }
 
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
-	return dialect.Templates(ctx, s.db)
+	return sqlstore.Templates.List(ctx, dialect, s.db)
 }

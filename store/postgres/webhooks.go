@@ -136,14 +136,7 @@ func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 }
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
-	query := "UPDATE settings SET value = $1 WHERE name = $2"
-	switch s.Kind {
-	case hitl.SecretWebhook:
-		query = "UPDATE webhooks SET secret = $1 WHERE id = $2"
-	case hitl.SecretChatWebhook:
-		query = "UPDATE chat_webhooks SET url = $1 WHERE id = $2"
-	}
-	tag, err := t.Exec(query, s.Value, s.Name)
+	tag, err := t.Exec(dialect.SecretUpdate(s.Kind), s.Value, s.Name)
 	return oneRow(tag, err, s.Place(), notFound(s.Place()))
 }
 

@@ -67,30 +67,11 @@ func (t *txn) AppendEvent(ev *hitl.Event) error {
 	return nil
 }
 
-// chainPage is how many events ChainedEvents reads at a time.
-const chainPage = 500
-
 // ChainedEvents reads the log with its hashes a page at a time, and calls fn off the reader.
 func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
-	for {
-		page, err := onReader(s, ctx, func() ([]sqlstore.Chained, error) { return readChained(ctx, s.read, after, chainPage) })
-		if err != nil {
-			return err
-		}
-		for _, c := range page {
-			if err := fn(c.Event, c.Hash); err != nil {
-				return err
-			}
-		}
-		if len(page) < chainPage {
-			return nil
-		}
-		after = page[len(page)-1].Event.Seq
-	}
-}
-
-func readChained(ctx context.Context, q querier, after int64, limit int) ([]sqlstore.Chained, error) {
-	return dialect.ChainedPage(ctx, sqlstore.SQL{Q: q}, after, limit)
+	return sqlstore.ChainedEvents(after, func(after int64) ([]sqlstore.Chained, error) {
+		return onReader(s, ctx, func() ([]sqlstore.Chained, error) { return dialect.ChainedPage(ctx, sqlstore.SQL{Q: s.read}, after) })
+	}, fn)
 }
 
 // addEventHashes is migration 13: the events get their audit chain. The events written before
@@ -101,7 +82,7 @@ func addEventHashes(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	return audit.Rechain(func(after int64) ([]*hitl.Event, error) {
-		page, err := readChained(ctx, tx, after, chainPage)
+		page, err := dialect.ChainedPage(ctx, sqlstore.SQL{Q: tx}, after)
 		return sqlstore.Events(page), err
 	}, func(seq int64, h audit.Hash) error {
 		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = ? WHERE seq = ?", h[:], seq)

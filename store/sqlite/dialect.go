@@ -16,11 +16,12 @@ var dialect = &sqlstore.Dialect{
 		w.Args = append(w.Args, sqlstore.Args(list)...)
 		return "IN (" + sqlstore.Placeholders(len(list)) + ")"
 	},
-	True:  func(column string) string { return column + " = 1" },
-	False: func(column string) string { return column + " = 0" },
-	Never: "0",
-	Time:  func(t time.Time) any { return micros(t) },
-	Bool:  func(b bool) any { return boolInt(b) },
+	True:        func(column string) string { return column + " = 1" },
+	False:       func(column string) string { return column + " = 0" },
+	Never:       "0",
+	FalseColumn: "INTEGER NOT NULL DEFAULT 0",
+	Time:        func(t time.Time) any { return micros(t) },
+	Bool:        func(b bool) any { return boolInt(b) },
 	ScanTime: func(t *time.Time) any {
 		return microsDest{func(us int64) { *t = fromMicros(us) }, func() error { return errNullTime }}
 	},

@@ -67,27 +67,27 @@ func nonNilStrings(ss []string) []string {
 }
 
 func (s *Store) Person(ctx context.Context, name string) (*hitl.Person, error) {
-	return readBy(s, ctx, dialect.Person, name)
+	return readRow(s, ctx, sqlstore.People, name)
 }
 
 func (s *Store) People(ctx context.Context) ([]*hitl.Person, error) {
-	return read(s, ctx, dialect.People)
+	return readTable(s, ctx, sqlstore.People)
 }
 
 func (s *Store) Group(ctx context.Context, name string) (*hitl.Group, error) {
-	return readBy(s, ctx, dialect.Group, name)
+	return readRow(s, ctx, sqlstore.Groups, name)
 }
 
 func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) {
-	return read(s, ctx, dialect.Groups)
+	return readTable(s, ctx, sqlstore.Groups)
 }
 
 func (s *Store) ChatWebhook(ctx context.Context, id string) (*hitl.ChatWebhook, error) {
-	return readBy(s, ctx, dialect.ChatWebhook, id)
+	return readRow(s, ctx, sqlstore.ChatWebhooks, id)
 }
 
 func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
-	return read(s, ctx, dialect.ChatWebhooks)
+	return readTable(s, ctx, sqlstore.ChatWebhooks)
 }
 
 func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, bool, error) {

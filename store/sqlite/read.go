@@ -17,6 +17,14 @@ func readBy[A, T any](s *Store, ctx context.Context, fn func(context.Context, sq
 	return onReader(s, ctx, func() (T, error) { return fn(ctx, sqlstore.SQL{Q: s.read}, a) })
 }
 
+func readRow[T any](s *Store, ctx context.Context, tb sqlstore.Table[T], key string) (T, error) {
+	return onReader(s, ctx, func() (T, error) { return tb.Get(ctx, dialect, sqlstore.SQL{Q: s.read}, key) })
+}
+
+func readTable[T any](s *Store, ctx context.Context, tb sqlstore.Table[T]) ([]T, error) {
+	return onReader(s, ctx, func() ([]T, error) { return tb.List(ctx, dialect, sqlstore.SQL{Q: s.read}) })
+}
+
 func readPage[F, T any](s *Store, ctx context.Context, fn func(context.Context, sqlstore.DB, F) ([]T, string, error), f F) ([]T, string, error) {
 	type page struct {
 		items []T

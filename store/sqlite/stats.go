@@ -2,27 +2,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
-
-// addStatsColumns is migration 17: the stats read who answered and whether a timeout fell back
-// from columns, not from each stored document (SQLite's JSON functions refuse deep ones, and
-// a parse per row is what a window of many answers cannot afford). A final inquiry's
-// updated_at is when it became final, so the window is an index on it. The columns of the
-// inquiries answered before are filled from their documents, decoded in Go.
-func addStatsColumns(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `ALTER TABLE inquiries ADD COLUMN responded_by TEXT;
-		ALTER TABLE inquiries ADD COLUMN fallback_applied INTEGER NOT NULL DEFAULT 0;
-		CREATE INDEX inquiries_final ON inquiries (updated_at) WHERE status <> 'pending'`)
-	if err != nil {
-		return err
-	}
-	return dialect.FillStatsColumns(ctx, tx)
-}
 
 const dayMicros = 24 * 60 * 60 * 1000000
 

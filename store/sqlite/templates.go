@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Templates: the template's request is kept whole as JSON in doc.
@@ -38,9 +39,9 @@ func (t *txn) DeleteTemplate(name string) error {
 }
 
 func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
-	return readBy(s, ctx, dialect.Template, name)
+	return readRow(s, ctx, sqlstore.Templates, name)
 }
 
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
-	return read(s, ctx, dialect.Templates)
+	return readTable(s, ctx, sqlstore.Templates)
 }

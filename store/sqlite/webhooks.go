@@ -129,14 +129,7 @@ func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 }
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
-	query := "UPDATE settings SET value = ? WHERE name = ?"
-	switch s.Kind {
-	case hitl.SecretWebhook:
-		query = "UPDATE webhooks SET secret = ? WHERE id = ?"
-	case hitl.SecretChatWebhook:
-		query = "UPDATE chat_webhooks SET url = ? WHERE id = ?"
-	}
-	res, err := t.tx.ExecContext(t.ctx, query, s.Value, s.Name)
+	res, err := t.tx.ExecContext(t.ctx, dialect.SecretUpdate(s.Kind), s.Value, s.Name)
 	return oneRow(res, err, s.Place(), notFound(s.Place()))
 }
 

@@ -21,6 +21,8 @@ type Dialect struct {
 	// True and False test a boolean column; Never is a condition no row meets.
 	True, False func(column string) string
 	Never       string
+	// FalseColumn is the type of a boolean column that is false unless set.
+	FalseColumn string
 	// Time is the argument of a time, Bool the one of a boolean.
 	Time func(time.Time) any
 	Bool func(bool) any

@@ -321,53 +321,39 @@ func (d *Dialect) IdentityIDs(ctx context.Context, db DB, names []string) (map[s
 	return Map[int64](ctx, d, db, "identities", "SELECT name, id FROM identities"+w.String(), w.Args...)
 }
 
-// nonNil is rows, or none rather than nil: the lists of people, groups, chat webhooks and
-// templates are empty, not absent.
-func nonNil[T any](rows []T, err error) ([]T, error) {
+// Table is a kind of record kept a row each, named by a key column, which the stores read
+// one by its key or all in order.
+type Table[T any] struct {
+	Name, Columns, Key, Order string
+	// One names a record (before its key) and All the records, in errors.
+	One, All string
+	Scan     func(d *Dialect, sc Scanner) (T, error)
+}
+
+// The tables of what notifications go to, and of templates.
+var (
+	People       = Table[*hitl.Person]{"people", PersonColumns, "name", "name", "person", "people", (*Dialect).ScanPerson}
+	Groups       = Table[*hitl.Group]{"contact_groups", GroupColumns, "name", "name", "group", "groups", (*Dialect).ScanGroup}
+	ChatWebhooks = Table[*hitl.ChatWebhook]{"chat_webhooks", ChatWebhookColumns, "id", "created_at, id", "chat webhook", "chat webhooks", (*Dialect).ScanChatWebhook}
+	Templates    = Table[*hitl.Template]{"templates", TemplateColumns, "name", "name", "template", "templates", (*Dialect).ScanTemplate}
+)
+
+func (tb Table[T]) scan(d *Dialect) func(Scanner) (T, error) {
+	return func(sc Scanner) (T, error) { return tb.Scan(d, sc) }
+}
+
+// Get reads the record of a key.
+func (tb Table[T]) Get(ctx context.Context, d *Dialect, db DB, key string) (T, error) {
+	return One(ctx, d, db, tb.One+" "+key, tb.scan(d), "SELECT "+tb.Columns+" FROM "+tb.Name+" WHERE "+tb.Key+" = "+d.Placeholder(1), key)
+}
+
+// List reads every record: none, when there are none, rather than nil.
+func (tb Table[T]) List(ctx context.Context, d *Dialect, db DB) ([]T, error) {
+	rows, err := Query(ctx, d, db, tb.All, tb.scan(d), "SELECT "+tb.Columns+" FROM "+tb.Name+" ORDER BY "+tb.Order)
 	if rows == nil && err == nil {
 		rows = []T{}
 	}
 	return rows, err
-}
-
-// Person reads a person.
-func (d *Dialect) Person(ctx context.Context, db DB, name string) (*hitl.Person, error) {
-	return One(ctx, d, db, "person "+name, d.ScanPerson, "SELECT "+PersonColumns+" FROM people WHERE name = "+d.Placeholder(1), name)
-}
-
-// People reads everyone.
-func (d *Dialect) People(ctx context.Context, db DB) ([]*hitl.Person, error) {
-	return nonNil(Query(ctx, d, db, "people", d.ScanPerson, "SELECT "+PersonColumns+" FROM people ORDER BY name"))
-}
-
-// Group reads a group.
-func (d *Dialect) Group(ctx context.Context, db DB, name string) (*hitl.Group, error) {
-	return One(ctx, d, db, "group "+name, d.ScanGroup, "SELECT "+GroupColumns+" FROM contact_groups WHERE name = "+d.Placeholder(1), name)
-}
-
-// Groups reads every group.
-func (d *Dialect) Groups(ctx context.Context, db DB) ([]*hitl.Group, error) {
-	return nonNil(Query(ctx, d, db, "groups", d.ScanGroup, "SELECT "+GroupColumns+" FROM contact_groups ORDER BY name"))
-}
-
-// ChatWebhook reads a chat webhook.
-func (d *Dialect) ChatWebhook(ctx context.Context, db DB, id string) (*hitl.ChatWebhook, error) {
-	return One(ctx, d, db, "chat webhook "+id, d.ScanChatWebhook, "SELECT "+ChatWebhookColumns+" FROM chat_webhooks WHERE id = "+d.Placeholder(1), id)
-}
-
-// ChatWebhooks reads every chat webhook.
-func (d *Dialect) ChatWebhooks(ctx context.Context, db DB) ([]*hitl.ChatWebhook, error) {
-	return nonNil(Query(ctx, d, db, "chat webhooks", d.ScanChatWebhook, "SELECT "+ChatWebhookColumns+" FROM chat_webhooks ORDER BY created_at, id"))
-}
-
-// Template reads a template.
-func (d *Dialect) Template(ctx context.Context, db DB, name string) (*hitl.Template, error) {
-	return One(ctx, d, db, "template "+name, d.ScanTemplate, "SELECT "+TemplateColumns+" FROM templates WHERE name = "+d.Placeholder(1), name)
-}
-
-// Templates reads every template.
-func (d *Dialect) Templates(ctx context.Context, db DB) ([]*hitl.Template, error) {
-	return nonNil(Query(ctx, d, db, "templates", d.ScanTemplate, "SELECT "+TemplateColumns+" FROM templates ORDER BY name"))
 }
 
 // NotificationThread reads the thread of an inquiry's notifications by one channel to one
@@ -383,6 +369,19 @@ func (d *Dialect) NotificationThread(ctx context.Context, db DB, inquiryID int64
 		EXISTS (SELECT 1 FROM deliveries d WHERE `+sameAddress()+` AND status = 'pending' AND reason = 'created')`,
 		w.Args...).Scan(&thread, &firstPending)
 	return thread, firstPending, d.Err(err, "notification thread")
+}
+
+// SecretUpdate is the statement that replaces a stored secret of a kind (hitl.StoredSecret):
+// its arguments the value and the name.
+func (d *Dialect) SecretUpdate(kind string) string {
+	table, value, name := "settings", "value", "name"
+	switch kind {
+	case hitl.SecretWebhook:
+		table, value, name = "webhooks", "secret", "id"
+	case hitl.SecretChatWebhook:
+		table, value, name = "chat_webhooks", "url", "id"
+	}
+	return "UPDATE " + table + " SET " + value + " = " + d.Placeholder(1) + " WHERE " + name + " = " + d.Placeholder(2)
 }
 
 // Timers reads the (inquiry id, time) rows of a query.

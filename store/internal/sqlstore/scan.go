@@ -260,9 +260,32 @@ func (d *Dialect) ScanDeadline(sc Scanner) (hitl.Deadline, error) {
 	return dl, err
 }
 
-// ChainedPage reads a page of the log with its hashes: at most limit events after a seq.
-func (d *Dialect) ChainedPage(ctx context.Context, db DB, after int64, limit int) ([]Chained, error) {
-	return Query(ctx, d, db, "events", d.ScanChained, d.ChainedQuery(), after, limit)
+// ChainPage is how many events ChainedEvents reads at a time.
+const ChainPage = 500
+
+// ChainedPage reads a page of the log with its hashes: the events after a seq.
+func (d *Dialect) ChainedPage(ctx context.Context, db DB, after int64) ([]Chained, error) {
+	return Query(ctx, d, db, "events", d.ScanChained, d.ChainedQuery(), after, ChainPage)
+}
+
+// ChainedEvents calls fn with each event after a seq and its hash, in order, reading them a
+// page at a time by page (ChainedPage, where the store reads).
+func ChainedEvents(after int64, page func(after int64) ([]Chained, error), fn func(ev *hitl.Event, hash []byte) error) error {
+	for {
+		p, err := page(after)
+		if err != nil {
+			return err
+		}
+		for _, c := range p {
+			if err := fn(c.Event, c.Hash); err != nil {
+				return err
+			}
+		}
+		if len(p) < ChainPage {
+			return nil
+		}
+		after = p[len(p)-1].Event.Seq
+	}
 }
 
 // Events are the events of a page.
