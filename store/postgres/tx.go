@@ -191,13 +191,14 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
+	c := inq.Columns()
 	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
 		created_at, updated_at, prompt, execution, doc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id`,
-		inq.Status, nullText(inq.Session), inq.Origin, inq.RequestType, inq.CreatedBy, len(inq.AssignedTo) == 0,
-		inq.Exclusive, inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), inq.CreatedAt, inq.UpdatedAt,
-		searchable(inq.Prompt), nullText(inq.Execution), string(doc)).Scan(&inq.ID)
+		c.Status, c.Session, c.Origin, c.RequestType, c.CreatedBy, c.Unassigned,
+		c.Exclusive, c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.CreatedAt, c.UpdatedAt,
+		searchable(c.Prompt), c.Execution, string(doc)).Scan(&inq.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}
@@ -237,10 +238,11 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
+	c, was := inq.Columns(), prev.Columns()
 	tag, err := t.Exec(`UPDATE inquiries SET next_reminder_at = $1, escalate_at = $2, unassigned = $3, updated_at = $4, doc = $5
 		WHERE id = $6 AND status = 'pending' AND next_reminder_at IS NOT DISTINCT FROM $7 AND escalate_at IS NOT DISTINCT FROM $8`,
-		inq.NextReminderAt, inq.EscalationAt(), len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc),
-		inq.ID, prev.NextReminderAt, prev.EscalationAt())
+		c.NextReminderAt, c.EscalateAt, c.Unassigned, c.UpdatedAt, string(doc),
+		inq.ID, was.NextReminderAt, was.EscalateAt)
 	if err := oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending, or its timers fired already", inq.ID)); err != nil {
 		return err
 	}
@@ -257,14 +259,11 @@ func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	var claimExpires *time.Time
-	if inq.Claim != nil {
-		claimExpires = &inq.Claim.ExpiresAt
-	}
+	c := inq.Columns()
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE inquiries SET timeout_at = $1, next_reminder_at = $2, escalate_at = $3, claim_expires_at = $4,
 		unassigned = $5, updated_at = $6, doc = $7 WHERE id = $8 AND status = 'pending'`,
-		inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), claimExpires, len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc), inq.ID)
+		c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.ClaimExpiresAt, c.Unassigned, c.UpdatedAt, string(doc), inq.ID)
 	// Those no longer assigned stay, as earlier assignees; the current ones are (again) assigned.
 	b.Queue("UPDATE inquiry_assignees SET earlier = true WHERE inquiry_id = $1", inq.ID)
 	for _, a := range inq.AssignedTo {

@@ -65,17 +65,14 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	var session sql.NullString
-	if inq.Session != "" {
-		session = sql.NullString{String: inq.Session, Valid: true}
-	}
+	c := inq.Columns()
 	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
 		created_at, updated_at, prompt, execution, doc)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		inq.Status, session, inq.Origin, inq.RequestType, inq.CreatedBy, boolInt(len(inq.AssignedTo) == 0),
-		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()),
-		micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, sql.NullString{String: inq.Execution, Valid: inq.Execution != ""}, doc).Scan(&inq.ID)
+		c.Status, nullString(c.Session), c.Origin, c.RequestType, c.CreatedBy, boolInt(c.Unassigned),
+		boolInt(c.Exclusive), nullMicros(c.TimeoutAt), nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt),
+		micros(c.CreatedAt), micros(c.UpdatedAt), c.Prompt, nullString(c.Execution), doc).Scan(&inq.ID)
 	if err != nil {
 		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
 	}
@@ -115,10 +112,11 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
+	c, was := inq.Columns(), prev.Columns()
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET next_reminder_at = ?, escalate_at = ?, unassigned = ?, updated_at = ?, doc = ?
 		WHERE id = ? AND status = 'pending' AND next_reminder_at IS ? AND escalate_at IS ?`,
-		nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()), boolInt(len(inq.AssignedTo) == 0), micros(inq.UpdatedAt), doc,
-		inq.ID, nullMicros(prev.NextReminderAt), nullMicros(prev.EscalationAt()))
+		nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt), boolInt(c.Unassigned), micros(c.UpdatedAt), doc,
+		inq.ID, nullMicros(was.NextReminderAt), nullMicros(was.EscalateAt))
 	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending, or its timers fired already", inq.ID)); err != nil {
 		return err
 	}
@@ -130,14 +128,11 @@ func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	var claimExpires *time.Time
-	if inq.Claim != nil {
-		claimExpires = &inq.Claim.ExpiresAt
-	}
+	c := inq.Columns()
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET timeout_at = ?, next_reminder_at = ?, escalate_at = ?, claim_expires_at = ?,
 		unassigned = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'`,
-		nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()), nullMicros(claimExpires),
-		boolInt(len(inq.AssignedTo) == 0), micros(inq.UpdatedAt), doc, inq.ID)
+		nullMicros(c.TimeoutAt), nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt), nullMicros(c.ClaimExpiresAt),
+		boolInt(c.Unassigned), micros(c.UpdatedAt), doc, inq.ID)
 	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)); err != nil {
 		return err
 	}
