@@ -18,12 +18,8 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) hitl.Store {
-		s, err := postgres.Open(context.Background(), pgtest.Schema(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	storetest.Run(t, func(t *testing.T) (hitl.Store, error) {
+		return postgres.Open(context.Background(), pgtest.Schema(t), nil)
 	})
 }
 

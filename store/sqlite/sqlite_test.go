@@ -13,12 +13,8 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) hitl.Store {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	storetest.Run(t, func(t *testing.T) (hitl.Store, error) {
+		return sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
 	})
 }
 

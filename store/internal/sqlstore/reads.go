@@ -164,15 +164,22 @@ func (d *Dialect) SessionsByKey(ctx context.Context, db DB, keys []string) ([]*h
 	return Query(ctx, d, db, "sessions", d.scanSessionOnly, "SELECT "+d.SessionColumns()+" FROM sessions s"+w.String(), w.Args...)
 }
 
+// pageWhere is the condition of a page of a list, newest first by the column ord, that
+// starts after its cursor.
+func (d *Dialect) pageWhere(p hitl.Page, ord string) (*Where, error) {
+	cursor, err := p.After()
+	w := d.Where()
+	if cursor > 0 {
+		w.Add(ord + " < " + w.Arg(cursor))
+	}
+	return w, err
+}
+
 // Sessions reads a page of the sessions of f.
 func (d *Dialect) Sessions(ctx context.Context, db DB, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
-	w := d.Where()
-	cursor, err := f.Page.After()
+	w, err := d.pageWhere(f.Page, d.SessionOrder)
 	if err != nil {
 		return nil, "", err
-	}
-	if cursor > 0 {
-		w.Add(d.SessionOrder + " < " + w.Arg(cursor))
 	}
 	if f.CreatedBy != "" {
 		w.Add("s.created_by = " + w.Arg(f.CreatedBy))
@@ -264,13 +271,9 @@ func (d *Dialect) Delivery(ctx context.Context, db DB, id, lock string) (*hitl.D
 
 // Deliveries reads a page of the deliveries of f.
 func (d *Dialect) Deliveries(ctx context.Context, db DB, f hitl.DeliveryFilter) ([]*hitl.Delivery, string, error) {
-	w := d.Where()
-	cursor, err := f.Page.After()
+	w, err := d.pageWhere(f.Page, "d.ord")
 	if err != nil {
 		return nil, "", err
-	}
-	if cursor > 0 {
-		w.Add("d.ord < " + w.Arg(cursor))
 	}
 	for _, c := range []struct{ col, v string }{{"d.kind", string(f.Kind)}, {"d.webhook_id", f.WebhookID}, {"d.status", string(f.Status)}} {
 		if c.v != "" {
