@@ -144,8 +144,8 @@ func One[T any](ctx context.Context, d *Dialect, db DB, what string, scan func(S
 	return v, d.Err(err, what)
 }
 
-// Map reads the (name, value) rows of a query into a map.
-func Map[V any](ctx context.Context, d *Dialect, db DB, what, sql string, args ...any) (map[string]V, error) {
+// mapOf reads the (name, value) rows of a query into a map.
+func mapOf[V any](ctx context.Context, d *Dialect, db DB, what, sql string, args ...any) (map[string]V, error) {
 	rows, err := db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, d.Err(err, what)

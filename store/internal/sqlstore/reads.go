@@ -15,9 +15,9 @@ func likePattern(text string) string {
 	return "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(text) + "%"
 }
 
-// Visible is the condition on inquiries (alias i) that v allows, for a v that does not
+// visible is the condition on inquiries (alias i) that v allows, for a v that does not
 // allow all.
-func (w *Where) Visible(v hitl.Visibility) string {
+func (w *Where) visible(v hitl.Visibility) string {
 	var ors []string
 	if v.CreatedBy != "" {
 		ors = append(ors, "i.created_by = "+w.Arg(v.CreatedBy))
@@ -35,15 +35,15 @@ func (w *Where) Visible(v hitl.Visibility) string {
 	return "(" + strings.Join(ors, " OR ") + ")"
 }
 
-// AddVisible narrows inquiries (alias i) to what v allows.
-func (w *Where) AddVisible(v hitl.Visibility) {
+// addVisible narrows inquiries (alias i) to what v allows.
+func (w *Where) addVisible(v hitl.Visibility) {
 	if !v.All {
-		w.Add(w.Visible(v))
+		w.Add(w.visible(v))
 	}
 }
 
-// AddOwned narrows inquiries (alias i) to a responder's own (hitl.StatsOwner), when there is one.
-func (w *Where) AddOwned(o *hitl.StatsOwner) {
+// addOwned narrows inquiries (alias i) to a responder's own (hitl.StatsOwner), when there is one.
+func (w *Where) addOwned(o *hitl.StatsOwner) {
 	if o == nil {
 		return
 	}
@@ -81,18 +81,18 @@ func (d *Dialect) InquiryWhere(f hitl.InquiryFilter) *Where {
 	if f.CreatedBefore != nil {
 		w.Add("i.created_at < " + w.Arg(d.Time(*f.CreatedBefore)))
 	}
-	w.AddVisible(f.Visibility)
+	w.addVisible(f.Visibility)
 	return w
 }
 
 // Inquiries reads inquiries by a query of InquiryColumns.
 func (d *Dialect) Inquiries(ctx context.Context, db DB, sql string, args ...any) ([]*hitl.Inquiry, error) {
-	return Query(ctx, d, db, "inquiries", ScanInquiry, sql, args...)
+	return Query(ctx, d, db, "inquiries", scanInquiry, sql, args...)
 }
 
 // Inquiry reads an inquiry; lock is what follows the query (FOR UPDATE, or "").
 func (d *Dialect) Inquiry(ctx context.Context, db DB, id int64, lock string) (*hitl.Inquiry, error) {
-	return One(ctx, d, db, "inquiry "+itoa(id), ScanInquiry, "SELECT "+InquiryColumns+" FROM inquiries i WHERE i.id = "+d.Placeholder(1)+lock, id)
+	return One(ctx, d, db, "inquiry "+itoa(id), scanInquiry, "SELECT "+InquiryColumns+" FROM inquiries i WHERE i.id = "+d.Placeholder(1)+lock, id)
 }
 
 // InquiryPage reads a page of the inquiries of f.
@@ -145,13 +145,13 @@ func (d *Dialect) PendingCount(ctx context.Context, db DB) (int, error) {
 func (d *Dialect) SessionInquiries(ctx context.Context, db DB, key string, v hitl.Visibility) ([]*hitl.Inquiry, error) {
 	w := d.Where()
 	w.Add("i.session = " + w.Arg(key))
-	w.AddVisible(v)
+	w.addVisible(v)
 	return d.Inquiries(ctx, db, "SELECT "+InquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id", w.Args...)
 }
 
 // Session reads a session; lock is what follows the query (FOR UPDATE, or "").
 func (d *Dialect) Session(ctx context.Context, db DB, key, lock string) (*hitl.Session, error) {
-	return One(ctx, d, db, "session "+key, d.scanSessionOnly, "SELECT "+d.SessionColumns()+" FROM sessions s WHERE s.key = "+d.Placeholder(1)+lock, key)
+	return One(ctx, d, db, "session "+key, d.scanSessionOnly, "SELECT "+d.sessionColumns()+" FROM sessions s WHERE s.key = "+d.Placeholder(1)+lock, key)
 }
 
 // SessionsByKey reads the sessions of keys.
@@ -161,7 +161,7 @@ func (d *Dialect) SessionsByKey(ctx context.Context, db DB, keys []string) ([]*h
 	}
 	w := d.Where()
 	w.Add("s.key " + w.In(keys))
-	return Query(ctx, d, db, "sessions", d.scanSessionOnly, "SELECT "+d.SessionColumns()+" FROM sessions s"+w.String(), w.Args...)
+	return Query(ctx, d, db, "sessions", d.scanSessionOnly, "SELECT "+d.sessionColumns()+" FROM sessions s"+w.String(), w.Args...)
 }
 
 // pageWhere is the condition of a page of a list, newest first by the column ord, that
@@ -199,9 +199,9 @@ func (d *Dialect) Sessions(ctx context.Context, db DB, f hitl.SessionFilter) ([]
 		ord int64
 	}
 	items, err := Query(ctx, d, db, "sessions", func(sc Scanner) (row, error) {
-		s, ord, err := d.ScanSession(sc)
+		s, ord, err := d.scanSession(sc)
 		return row{s, ord}, err
-	}, "SELECT "+d.SessionColumns()+" FROM sessions s"+w.String()+" ORDER BY "+d.SessionOrder+" DESC LIMIT "+w.Arg(f.Page.Limit+1), w.Args...)
+	}, "SELECT "+d.sessionColumns()+" FROM sessions s"+w.String()+" ORDER BY "+d.SessionOrder+" DESC LIMIT "+w.Arg(f.Page.Limit+1), w.Args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -230,9 +230,9 @@ func (d *Dialect) Events(ctx context.Context, db DB, f hitl.EventFilter) ([]*hit
 	if !f.Visibility.All {
 		// Inquiry events are visible with their inquiry; session events to the session's creator.
 		from += " LEFT JOIN inquiries i ON i.id = e.inquiry_id LEFT JOIN sessions s ON e.inquiry_id IS NULL AND s.key = e.session"
-		w.Add("((e.inquiry_id IS NOT NULL AND " + w.Visible(f.Visibility) + ") OR (e.inquiry_id IS NULL AND s.created_by = " + w.Arg(f.Visibility.CreatedBy) + "))")
+		w.Add("((e.inquiry_id IS NOT NULL AND " + w.visible(f.Visibility) + ") OR (e.inquiry_id IS NULL AND s.created_by = " + w.Arg(f.Visibility.CreatedBy) + "))")
 	}
-	return Query(ctx, d, db, "events", func(sc Scanner) (*hitl.Event, error) { return d.ScanEvent(sc) },
+	return Query(ctx, d, db, "events", func(sc Scanner) (*hitl.Event, error) { return d.scanEvent(sc) },
 		"SELECT e.seq, e.id, e.type, e.time, e.inquiry_id, e.session, e.actor, e.data"+from+w.String()+" ORDER BY e.seq LIMIT "+w.Arg(f.Limit), w.Args...)
 }
 
@@ -255,12 +255,12 @@ func (d *Dialect) Keys(ctx context.Context, db DB) ([]*hitl.Key, error) {
 
 // Webhooks reads every webhook.
 func (d *Dialect) Webhooks(ctx context.Context, db DB) ([]*hitl.Webhook, error) {
-	return Query(ctx, d, db, "webhooks", d.ScanWebhook, "SELECT "+WebhookColumns+" FROM webhooks ORDER BY created_at, id")
+	return Query(ctx, d, db, "webhooks", d.scanWebhook, "SELECT "+WebhookColumns+" FROM webhooks ORDER BY created_at, id")
 }
 
 // Webhook reads a webhook.
 func (d *Dialect) Webhook(ctx context.Context, db DB, id string) (*hitl.Webhook, error) {
-	return One(ctx, d, db, "webhook "+id, d.ScanWebhook, "SELECT "+WebhookColumns+" FROM webhooks WHERE id = "+d.Placeholder(1), id)
+	return One(ctx, d, db, "webhook "+id, d.scanWebhook, "SELECT "+WebhookColumns+" FROM webhooks WHERE id = "+d.Placeholder(1), id)
 }
 
 // Delivery reads a delivery; lock is what follows the query (FOR UPDATE, or "").
@@ -297,7 +297,7 @@ func (d *Dialect) Deliveries(ctx context.Context, db DB, f hitl.DeliveryFilter) 
 
 // PendingDeliveries counts the pending deliveries of a kind by channel.
 func (d *Dialect) PendingDeliveries(ctx context.Context, db DB, kind hitl.DeliveryKind) (map[string]int, error) {
-	return Map[int](ctx, d, db, "deliveries", "SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = "+d.Placeholder(1)+" GROUP BY channel", string(kind))
+	return mapOf[int](ctx, d, db, "deliveries", "SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = "+d.Placeholder(1)+" GROUP BY channel", string(kind))
 }
 
 // OutboxCursor reads the seq of the last event the outbox has made deliveries of.
@@ -321,7 +321,7 @@ func (d *Dialect) IdentityIDs(ctx context.Context, db DB, names []string) (map[s
 	}
 	w := d.Where()
 	w.Add("name " + w.In(names))
-	return Map[int64](ctx, d, db, "identities", "SELECT name, id FROM identities"+w.String(), w.Args...)
+	return mapOf[int64](ctx, d, db, "identities", "SELECT name, id FROM identities"+w.String(), w.Args...)
 }
 
 // Table is a kind of record kept a row each, named by a key column, which the stores read
@@ -335,10 +335,10 @@ type Table[T any] struct {
 
 // The tables of what notifications go to, and of templates.
 var (
-	People       = Table[*hitl.Person]{"people", PersonColumns, "name", "name", "person", "people", (*Dialect).ScanPerson}
-	Groups       = Table[*hitl.Group]{"contact_groups", GroupColumns, "name", "name", "group", "groups", (*Dialect).ScanGroup}
-	ChatWebhooks = Table[*hitl.ChatWebhook]{"chat_webhooks", ChatWebhookColumns, "id", "created_at, id", "chat webhook", "chat webhooks", (*Dialect).ScanChatWebhook}
-	Templates    = Table[*hitl.Template]{"templates", TemplateColumns, "name", "name", "template", "templates", (*Dialect).ScanTemplate}
+	People       = Table[*hitl.Person]{"people", PersonColumns, "name", "name", "person", "people", (*Dialect).scanPerson}
+	Groups       = Table[*hitl.Group]{"contact_groups", GroupColumns, "name", "name", "group", "groups", (*Dialect).scanGroup}
+	ChatWebhooks = Table[*hitl.ChatWebhook]{"chat_webhooks", ChatWebhookColumns, "id", "created_at, id", "chat webhook", "chat webhooks", (*Dialect).scanChatWebhook}
+	Templates    = Table[*hitl.Template]{"templates", TemplateColumns, "name", "name", "template", "templates", (*Dialect).scanTemplate}
 )
 
 func (tb Table[T]) scan(d *Dialect) func(Scanner) (T, error) {
@@ -389,7 +389,7 @@ func (d *Dialect) SecretUpdate(kind string) string {
 
 // Timers reads the (inquiry id, time) rows of a query.
 func (d *Dialect) Timers(ctx context.Context, db DB, what, sql string) ([]hitl.Deadline, error) {
-	return Query(ctx, d, db, what, d.ScanDeadline, sql)
+	return Query(ctx, d, db, what, d.scanDeadline, sql)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

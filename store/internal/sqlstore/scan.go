@@ -27,15 +27,15 @@ const (
 	d.reason, d.thread, d.traceparent, d.tracestate`
 )
 
-// SessionStored are the columns of a session (alias s) that ScanSession reads before its
-// counts, which SessionColumns derive from its inquiries.
+// SessionStored are the columns of a session (alias s) that scanSession reads before its
+// counts, which sessionColumns derive from its inquiries.
 func (d *Dialect) SessionStored() string {
 	return d.SessionOrder + `, s.key, s.status, s.agent, s.created_by, s.state, s.result, s.error, s.callback_url, s.callback_format, s.metadata,
 	s.created_at, s.updated_at, s.completed_at`
 }
 
-// SessionColumns (alias s) are what ScanSession reads.
-func (d *Dialect) SessionColumns() string {
+// sessionColumns (alias s) are what scanSession reads.
+func (d *Dialect) sessionColumns() string {
 	return d.SessionStored() + `,
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key AND i.status = 'pending'),
 	(SELECT COUNT(*) FROM inquiries i WHERE i.session = s.key)`
@@ -51,8 +51,8 @@ func inquiryOf(id int64, doc string) (*hitl.Inquiry, error) {
 	return inq, nil
 }
 
-// ScanInquiry reads InquiryColumns.
-func ScanInquiry(sc Scanner) (*hitl.Inquiry, error) {
+// scanInquiry reads InquiryColumns.
+func scanInquiry(sc Scanner) (*hitl.Inquiry, error) {
 	var (
 		id  int64
 		doc string
@@ -83,8 +83,8 @@ func (d *Dialect) ScanInquiryState(sc Scanner) (*hitl.Inquiry, *hitl.InquiryColu
 	return inq, &c, nil
 }
 
-// ScanSession reads SessionColumns: the session and the order it was created in.
-func (d *Dialect) ScanSession(sc Scanner) (*hitl.Session, int64, error) {
+// scanSession reads sessionColumns: the session and the order it was created in.
+func (d *Dialect) scanSession(sc Scanner) (*hitl.Session, int64, error) {
 	var (
 		s             hitl.Session
 		ord           int64
@@ -110,9 +110,9 @@ func (d *Dialect) ScanSession(sc Scanner) (*hitl.Session, int64, error) {
 	return &s, ord, nil
 }
 
-// scanSessionOnly is ScanSession without the order.
+// scanSessionOnly is scanSession without the order.
 func (d *Dialect) scanSessionOnly(sc Scanner) (*hitl.Session, error) {
-	s, _, err := d.ScanSession(sc)
+	s, _, err := d.scanSession(sc)
 	return s, err
 }
 
@@ -125,8 +125,8 @@ func (d *Dialect) ScanKey(sc Scanner) (*hitl.Key, error) {
 	return &k, nil
 }
 
-// ScanWebhook reads WebhookColumns.
-func (d *Dialect) ScanWebhook(sc Scanner) (*hitl.Webhook, error) {
+// scanWebhook reads WebhookColumns.
+func (d *Dialect) scanWebhook(sc Scanner) (*hitl.Webhook, error) {
 	var w hitl.Webhook
 	if err := sc.Scan(&w.ID, &w.URL, d.ScanList(&w.Events), &w.Description, &w.CreatedBy, d.ScanTime(&w.CreatedAt)); err != nil {
 		return nil, err
@@ -134,8 +134,8 @@ func (d *Dialect) ScanWebhook(sc Scanner) (*hitl.Webhook, error) {
 	return &w, nil
 }
 
-// ScanPerson reads PersonColumns.
-func (d *Dialect) ScanPerson(sc Scanner) (*hitl.Person, error) {
+// scanPerson reads PersonColumns.
+func (d *Dialect) scanPerson(sc Scanner) (*hitl.Person, error) {
 	var p hitl.Person
 	if err := sc.Scan(&p.Name, &p.DisplayName, &p.Email, &p.SlackUserID, d.ScanList(&p.Channels), d.ScanTime(&p.UpdatedAt)); err != nil {
 		return nil, err
@@ -143,8 +143,8 @@ func (d *Dialect) ScanPerson(sc Scanner) (*hitl.Person, error) {
 	return &p, nil
 }
 
-// ScanGroup reads GroupColumns.
-func (d *Dialect) ScanGroup(sc Scanner) (*hitl.Group, error) {
+// scanGroup reads GroupColumns.
+func (d *Dialect) scanGroup(sc Scanner) (*hitl.Group, error) {
 	var g hitl.Group
 	if err := sc.Scan(&g.Name, &g.Email, &g.SlackChannel, d.ScanTime(&g.UpdatedAt)); err != nil {
 		return nil, err
@@ -152,8 +152,8 @@ func (d *Dialect) ScanGroup(sc Scanner) (*hitl.Group, error) {
 	return &g, nil
 }
 
-// ScanChatWebhook reads ChatWebhookColumns.
-func (d *Dialect) ScanChatWebhook(sc Scanner) (*hitl.ChatWebhook, error) {
+// scanChatWebhook reads ChatWebhookColumns.
+func (d *Dialect) scanChatWebhook(sc Scanner) (*hitl.ChatWebhook, error) {
 	var w hitl.ChatWebhook
 	if err := sc.Scan(&w.ID, &w.Kind, &w.URL, d.ScanList(&w.Events), &w.CreatedBy, d.ScanTime(&w.CreatedAt)); err != nil {
 		return nil, err
@@ -161,8 +161,8 @@ func (d *Dialect) ScanChatWebhook(sc Scanner) (*hitl.ChatWebhook, error) {
 	return &w, nil
 }
 
-// ScanTemplate reads TemplateColumns.
-func (d *Dialect) ScanTemplate(sc Scanner) (*hitl.Template, error) {
+// scanTemplate reads TemplateColumns.
+func (d *Dialect) scanTemplate(sc Scanner) (*hitl.Template, error) {
 	var (
 		tpl hitl.Template
 		doc string
@@ -173,8 +173,8 @@ func (d *Dialect) ScanTemplate(sc Scanner) (*hitl.Template, error) {
 	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
 }
 
-// ScanEvent reads EventColumns, and then the columns of more.
-func (d *Dialect) ScanEvent(sc Scanner, more ...any) (*hitl.Event, error) {
+// scanEvent reads EventColumns, and then the columns of more.
+func (d *Dialect) scanEvent(sc Scanner, more ...any) (*hitl.Event, error) {
 	var (
 		ev      hitl.Event
 		session *string
@@ -196,15 +196,15 @@ type Chained struct {
 	Hash  []byte
 }
 
-// ChainedQuery reads a page of the log with its hashes: arguments after, limit.
-func (d *Dialect) ChainedQuery() string {
+// chainedQuery reads a page of the log with its hashes: arguments after, limit.
+func (d *Dialect) chainedQuery() string {
 	return "SELECT " + EventColumns + ", hash FROM events WHERE seq > " + d.Placeholder(1) + " ORDER BY seq LIMIT " + d.Placeholder(2)
 }
 
-// ScanChained reads EventColumns and the hash.
-func (d *Dialect) ScanChained(sc Scanner) (Chained, error) {
+// scanChained reads EventColumns and the hash.
+func (d *Dialect) scanChained(sc Scanner) (Chained, error) {
 	var hash []byte
-	ev, err := d.ScanEvent(sc, &hash)
+	ev, err := d.scanEvent(sc, &hash)
 	return Chained{ev, hash}, err
 }
 
@@ -253,19 +253,19 @@ func Deliveries(rows []Delivery) []*hitl.Delivery {
 	return out
 }
 
-// ScanDeadline reads an (inquiry id, time) row.
-func (d *Dialect) ScanDeadline(sc Scanner) (hitl.Deadline, error) {
+// scanDeadline reads an (inquiry id, time) row.
+func (d *Dialect) scanDeadline(sc Scanner) (hitl.Deadline, error) {
 	var dl hitl.Deadline
 	err := sc.Scan(&dl.InquiryID, d.ScanTime(&dl.At))
 	return dl, err
 }
 
-// ChainPage is how many events ChainedEvents reads at a time.
-const ChainPage = 500
+// chainPage is how many events ChainedEvents reads at a time.
+const chainPage = 500
 
 // ChainedPage reads a page of the log with its hashes: the events after a seq.
 func (d *Dialect) ChainedPage(ctx context.Context, db DB, after int64) ([]Chained, error) {
-	return Query(ctx, d, db, "events", d.ScanChained, d.ChainedQuery(), after, ChainPage)
+	return Query(ctx, d, db, "events", d.scanChained, d.chainedQuery(), after, chainPage)
 }
 
 // ChainedEvents calls fn with each event after a seq and its hash, in order, reading them a
@@ -281,7 +281,7 @@ func ChainedEvents(after int64, page func(after int64) ([]Chained, error), fn fu
 				return err
 			}
 		}
-		if len(p) < ChainPage {
+		if len(p) < chainPage {
 			return nil
 		}
 		after = p[len(p)-1].Event.Seq

@@ -73,7 +73,7 @@ func ReadStates[K int64 | string, T hitl.Inquiry | hitl.Session](ctx context.Con
 		}
 	}
 	err = each(r.Events, "events", func(sc Scanner) error {
-		ev, err := d.ScanEvent(sc)
+		ev, err := d.scanEvent(sc)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func ReadStates[K int64 | string, T hitl.Inquiry | hitl.Session](ctx context.Con
 
 // ScanSessionState reads a session's stored state: Session.Stored then its counts.
 func (d *Dialect) ScanSessionState(sc Scanner) (*hitl.Session, *hitl.InquiryColumns, error) {
-	s, _, err := d.ScanSession(sc)
+	s, _, err := d.scanSession(sc)
 	return s, nil, err
 }
 

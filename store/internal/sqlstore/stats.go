@@ -24,7 +24,7 @@ func (d *Dialect) Stats(ctx context.Context, db DB, q hitl.StatsQuery, sq StatsQ
 	w.Add("i.status <> 'pending'")
 	w.Add("i.updated_at >= " + w.Arg(d.Time(q.From)))
 	w.Add("i.updated_at <= " + w.Arg(d.Time(q.Until)))
-	w.AddOwned(q.Owner)
+	w.addOwned(q.Owner)
 	days, err := Query(ctx, d, db, "stats", func(sc Scanner) (c hitl.DayCount, err error) {
 		var day int64
 		err = sc.Scan(&day, &c.Answered, &c.TimedOut, &c.FellBack, &c.Cancelled)
@@ -56,7 +56,7 @@ func (d *Dialect) Stats(ctx context.Context, db DB, q hitl.StatsQuery, sq StatsQ
 func (d *Dialect) OldestPending(ctx context.Context, db DB, owner *hitl.StatsOwner) (int, *hitl.PendingAge, error) {
 	w := d.Where()
 	w.Add("i.status = 'pending'")
-	w.AddOwned(owner)
+	w.addOwned(owner)
 	n, err := d.count(ctx, db, "pending inquiries", "SELECT COUNT(*) FROM inquiries i"+w.String(), w.Args...)
 	if err != nil || n == 0 {
 		return 0, nil, err
