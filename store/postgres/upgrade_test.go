@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/store/storetest"
@@ -14,10 +15,8 @@ import (
 func TestUpgrades(t *testing.T) {
 	storetest.RunUpgrades(t, func(t *testing.T, version int64) storetest.Older {
 		url, pool := schemaAt(t, version)
-		return storetest.Older{Dialect: dialect, Exec: func(stmt string, args ...any) error {
-			_, err := pool.Exec(context.Background(), stmt, args...)
-			return err
-		}, Open: func() (hitl.Store, error) {
+		// Closing the database of the pool leaves the pool open: Open closes it.
+		return storetest.Older{Dialect: dialect, DB: stdlib.OpenDBFromPool(pool), Open: func() (hitl.Store, error) {
 			pool.Close()
 			return Open(context.Background(), url, nil)
 		}}

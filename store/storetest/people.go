@@ -41,10 +41,7 @@ func testPeopleAndGroups(t *testing.T, s hitl.Store) {
 	if len(people) != 2 || people[0].Name != "ada" || people[1].Name != "bob" {
 		t.Fatalf("people by name: %+v", people)
 	}
-	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeletePerson("bob") }))
-	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeletePerson("bob") }); code(err) != hitl.ENotFound {
-		t.Fatalf("deleting twice: %v, want not found", err)
-	}
+	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeletePerson("bob") })
 
 	ops := &hitl.Group{Name: "ops", Email: "ops@example.com", SlackChannel: "C012AB3CD", UpdatedAt: base}
 	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.PutGroup(ops) }))
@@ -61,12 +58,9 @@ func testPeopleAndGroups(t *testing.T, s hitl.Store) {
 	if len(groups) != 1 || groups[0].Name != "ops" {
 		t.Fatalf("groups %+v", groups)
 	}
-	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteGroup("ops") }))
+	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeleteGroup("ops") })
 	if _, err := s.Group(ctx, "ops"); code(err) != hitl.ENotFound {
 		t.Fatalf("deleted group: %v, want not found", err)
-	}
-	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteGroup("ops") }); code(err) != hitl.ENotFound {
-		t.Fatalf("deleting a group twice: %v, want not found", err)
 	}
 }
 
@@ -129,10 +123,7 @@ func testNotifications(t *testing.T, s hitl.Store) {
 	}
 
 	// Deleting a chat webhook drops its pending notifications and keeps the rest.
-	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteChatWebhook("cwh_1") }))
-	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteChatWebhook("cwh_1") }); code(err) != hitl.ENotFound {
-		t.Fatalf("deleting twice: %v, want not found", err)
-	}
+	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeleteChatWebhook("cwh_1") })
 	ds, _, err = s.Deliveries(ctx, hitl.DeliveryFilter{InquiryID: 7, Page: hitl.Page{Limit: 10}})
 	must(t, err)
 	if len(ds) != 1 || ds[0].ID != email.ID {
@@ -211,12 +202,9 @@ func testTemplates(t *testing.T, s hitl.Store) {
 	if len(list) != 2 || list[0].Name != "audit" || list[1].Name != "deploy" || list[1].Prompt != "Ship {{.version}}?" {
 		t.Fatalf("templates by name: %+v", list)
 	}
-	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteTemplate("deploy") }))
+	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeleteTemplate("deploy") })
 	if _, err := s.Template(ctx, "deploy"); code(err) != hitl.ENotFound {
 		t.Fatalf("deleted template: %v, want not found", err)
-	}
-	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteTemplate("deploy") }); code(err) != hitl.ENotFound {
-		t.Fatalf("deleting twice: %v, want not found", err)
 	}
 	if list, err := s.Templates(ctx); err != nil || len(list) != 1 {
 		t.Fatalf("after delete: %+v, %v", list, err)

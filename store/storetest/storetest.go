@@ -84,6 +84,15 @@ func newInquiry(n int, mods ...func(*hitl.Inquiry)) *hitl.Inquiry {
 	return inq
 }
 
+// deleteOnce deletes what del deletes, which is not found when deleted again.
+func deleteOnce(t *testing.T, s hitl.Store, del func(tx hitl.Tx) error) {
+	t.Helper()
+	must(t, s.Update(context.Background(), del))
+	if err := s.Update(context.Background(), del); code(err) != hitl.ENotFound {
+		t.Fatalf("deleting twice: %v, want not found", err)
+	}
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {

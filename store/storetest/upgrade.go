@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,19 +15,24 @@ import (
 
 // Older is a database that an older hitl left, at the version of the migration before one
 // that fills what it adds from what was stored, into which RunUpgrades writes rows as that
-// hitl did: Exec runs a statement on it, in the words of Dialect; Open closes it and opens
-// the store on it, which migrates it.
+// hitl did, in the words of Dialect; then it closes DB and calls Open, which opens the store
+// on the database, which migrates it.
 type Older struct {
 	Dialect *sqlstore.Dialect
-	Exec    func(stmt string, args ...any) error
+	DB      *sql.DB
 	Open    func() (hitl.Store, error)
+}
+
+func (o Older) exec(stmt string, args ...any) error {
+	_, err := o.DB.Exec(stmt, args...)
+	return err
 }
 
 // insertInquiry writes an inquiry's row: its status, times and stored document, and the
 // columns every inquiry had (no origin, input, by agent-a, unassigned, not exclusive).
 func (o Older) insertInquiry(inq *hitl.Inquiry, doc []byte) error {
 	d := o.Dialect
-	return o.Exec(`INSERT INTO inquiries (status, origin, request_type, created_by, unassigned, exclusive, created_at, updated_at, doc)
+	return o.exec(`INSERT INTO inquiries (status, origin, request_type, created_by, unassigned, exclusive, created_at, updated_at, doc)
 		VALUES (`+sqlPlaceholders(d, 9)+`)`,
 		inq.Status, "", hitl.RequestInput, "agent-a", d.Bool(true), d.Bool(false), d.Time(inq.CreatedAt), d.Time(inq.UpdatedAt), string(doc))
 }
@@ -38,7 +44,7 @@ func (o Older) insertEvent(ev *hitl.Event) error {
 	if ev.Session != "" {
 		session = &ev.Session
 	}
-	return o.Exec("INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data) VALUES ("+sqlPlaceholders(d, 8)+")",
+	return o.exec("INSERT INTO events (seq, id, type, time, inquiry_id, session, actor, data) VALUES ("+sqlPlaceholders(d, 8)+")",
 		ev.Seq, ev.ID, ev.Type, d.Time(ev.Time), ev.InquiryID, session, ev.Actor, string(ev.Data))
 }
 
@@ -110,6 +116,7 @@ func RunUpgrades(t *testing.T, older func(t *testing.T, version int64) Older, nu
 			for _, ev := range tc.events {
 				must(t, db.insertEvent(ev))
 			}
+			must(t, db.DB.Close())
 			s, err := db.Open()
 			must(t, err)
 			defer s.Close()
