@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -40,7 +41,7 @@ var dialect = &sqlstore.Dialect{
 // searchable is the prompt as the prompt column keeps it: PostgreSQL text holds no NUL.
 func searchable(prompt string) string { return strings.ReplaceAll(prompt, "\x00", "") }
 
-var errNullTime = fmt.Errorf("a time column is NULL")
+var errNullTime = errors.New("a time column is NULL")
 
 // utcDest reads a time column in UTC by set, or a NULL by null: from pgx, and from
 // database/sql (the Go migrations).

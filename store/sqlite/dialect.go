@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -37,7 +38,7 @@ var dialect = &sqlstore.Dialect{
 	Err:          dbError,
 }
 
-var errNullTime = fmt.Errorf("a time column is NULL")
+var errNullTime = errors.New("a time column is NULL")
 
 // microsDest reads a time column (microseconds since 1970) by set, or a NULL by null.
 type microsDest struct {
