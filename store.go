@@ -375,6 +375,28 @@ type InquiryColumns struct {
 	Executions []string
 }
 
+// Columns are what the stores write of inq beside its document: its columns, the rows beside
+// it aside. (PostgreSQL's prompt column keeps the prompt without NULs, which its text cannot
+// hold.)
+func (inq *Inquiry) Columns() InquiryColumns {
+	c := InquiryColumns{Status: inq.Status, Session: nonEmpty(inq.Session), Origin: inq.Origin, RequestType: inq.RequestType,
+		CreatedBy: inq.CreatedBy, Unassigned: len(inq.AssignedTo) == 0, Exclusive: inq.Exclusive, TimeoutAt: inq.TimeoutAt,
+		NextReminderAt: inq.NextReminderAt, EscalateAt: inq.EscalationAt(), CreatedAt: inq.CreatedAt, UpdatedAt: inq.UpdatedAt,
+		Prompt: inq.Prompt, Execution: nonEmpty(inq.Execution), RespondedBy: inq.RespondedBy, FallbackApplied: inq.FallbackApplied}
+	if inq.Claim != nil {
+		c.ClaimExpiresAt = &inq.Claim.ExpiresAt
+	}
+	return c
+}
+
+// nonEmpty is s, nil when empty: a NULL column.
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // AssigneeRow is a row of inquiry_assignees: Earlier when the assignee is an earlier step's
 // of a chain (the reads of who it is assigned to leave them out).
 type AssigneeRow struct {

@@ -72,31 +72,29 @@ func compareColumns(inq *hitl.Inquiry, cols *hitl.InquiryColumns, created *hitl.
 			diffs = append(diffs, fmt.Sprintf("its %s column says %s but its events say %s", name, have, want))
 		}
 	}
-	column("status", word(string(cols.Status)), word(string(inq.Status)))
-	column("session", orNone(cols.Session), orNone(nonEmpty(inq.Session)))
-	column("origin", word(cols.Origin), word(inq.Origin))
-	column("request_type", word(string(cols.RequestType)), word(string(inq.RequestType)))
-	column("created_by", word(cols.CreatedBy), word(inq.CreatedBy))
-	column("unassigned", fmt.Sprint(cols.Unassigned), fmt.Sprint(len(inq.AssignedTo) == 0))
-	column("exclusive", fmt.Sprint(cols.Exclusive), fmt.Sprint(inq.Exclusive))
-	column("timeout_at", when(cols.TimeoutAt), when(inq.TimeoutAt))
+	// What a store writes of the document.
+	written := inq.Columns()
+	column("status", word(string(cols.Status)), word(string(written.Status)))
+	column("session", orNone(cols.Session), orNone(written.Session))
+	column("origin", word(cols.Origin), word(written.Origin))
+	column("request_type", word(string(cols.RequestType)), word(string(written.RequestType)))
+	column("created_by", word(cols.CreatedBy), word(written.CreatedBy))
+	column("unassigned", fmt.Sprint(cols.Unassigned), fmt.Sprint(written.Unassigned))
+	column("exclusive", fmt.Sprint(cols.Exclusive), fmt.Sprint(written.Exclusive))
+	column("timeout_at", when(cols.TimeoutAt), when(written.TimeoutAt))
 	if inq.Status == hitl.StatusPending {
-		var claim *time.Time
-		if inq.Claim != nil {
-			claim = &inq.Claim.ExpiresAt
-		}
-		column("next_reminder_at", when(cols.NextReminderAt), when(inq.NextReminderAt))
-		column("escalate_at", when(cols.EscalateAt), when(inq.EscalationAt()))
-		column("claim_expires_at", when(cols.ClaimExpiresAt), when(claim))
+		column("next_reminder_at", when(cols.NextReminderAt), when(written.NextReminderAt))
+		column("escalate_at", when(cols.EscalateAt), when(written.EscalateAt))
+		column("claim_expires_at", when(cols.ClaimExpiresAt), when(written.ClaimExpiresAt))
 	}
-	column("created_at", when(&cols.CreatedAt), when(&inq.CreatedAt))
-	column("updated_at", when(&cols.UpdatedAt), when(&inq.UpdatedAt))
+	column("created_at", when(&cols.CreatedAt), when(&written.CreatedAt))
+	column("updated_at", when(&cols.UpdatedAt), when(&written.UpdatedAt))
 	// PostgreSQL's text holds no NUL: its prompt column keeps the prompt without them.
 	noNUL := func(s string) string { return strings.ReplaceAll(s, "\x00", "") }
-	column("prompt", word(noNUL(cols.Prompt)), word(noNUL(inq.Prompt)))
-	column("execution", orNone(cols.Execution), orNone(nonEmpty(inq.Execution)))
-	column("responded_by", orNone(cols.RespondedBy), orNone(inq.RespondedBy))
-	column("fallback_applied", fmt.Sprint(cols.FallbackApplied), fmt.Sprint(inq.FallbackApplied))
+	column("prompt", word(noNUL(cols.Prompt)), word(noNUL(written.Prompt)))
+	column("execution", orNone(cols.Execution), orNone(written.Execution))
+	column("responded_by", orNone(cols.RespondedBy), orNone(written.RespondedBy))
+	column("fallback_applied", fmt.Sprint(cols.FallbackApplied), fmt.Sprint(written.FallbackApplied))
 
 	rows := func(table, have, want string) {
 		if have != want {
@@ -118,7 +116,7 @@ func compareColumns(inq *hitl.Inquiry, cols *hitl.InquiryColumns, created *hitl.
 	rows("inquiry_metadata", list(metadata), list(want))
 	for _, x := range cols.Executions {
 		if x != inq.Execution {
-			diffs = append(diffs, fmt.Sprintf("its row in execution_inquiries says execution %s asked it but its events say %s", word(x), orNone(nonEmpty(inq.Execution))))
+			diffs = append(diffs, fmt.Sprintf("its row in execution_inquiries says execution %s asked it but its events say %s", word(x), orNone(written.Execution)))
 			break
 		}
 	}
@@ -264,13 +262,6 @@ func orNone(s *string) string {
 		return "none"
 	}
 	return word(*s)
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // when is a time as a message says it, to the microsecond a column keeps; "none" for nil.

@@ -18,13 +18,8 @@ func at(d time.Duration) *time.Time {
 
 // columnsOf is what a store writes of inq beside its document.
 func columnsOf(inq *hitl.Inquiry) *hitl.InquiryColumns {
-	c := &hitl.InquiryColumns{Status: inq.Status, Origin: inq.Origin, RequestType: inq.RequestType, CreatedBy: inq.CreatedBy,
-		Unassigned: len(inq.AssignedTo) == 0, Exclusive: inq.Exclusive, TimeoutAt: inq.TimeoutAt, NextReminderAt: inq.NextReminderAt,
-		EscalateAt: inq.EscalationAt(), CreatedAt: inq.CreatedAt, UpdatedAt: inq.UpdatedAt, Prompt: inq.Prompt,
-		RespondedBy: inq.RespondedBy, FallbackApplied: inq.FallbackApplied, Session: nonEmpty(inq.Session), Execution: nonEmpty(inq.Execution)}
-	if inq.Claim != nil {
-		c.ClaimExpiresAt = &inq.Claim.ExpiresAt
-	}
+	c := new(hitl.InquiryColumns)
+	*c = inq.Columns()
 	for _, a := range inq.AssignedTo {
 		c.AddRow("inquiry_assignees", a, "")
 	}

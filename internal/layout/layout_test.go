@@ -83,6 +83,9 @@ func TestImportGraph(t *testing.T) {
 		{"schema", "engine", "schema is a leaf the engine uses"},
 		{"store/sqlite", "engine", "stores persist; they never decide"},
 		{"store/postgres", "engine", "stores persist; they never decide"},
+		{"store/internal/sqlstore", "engine", "what the stores share persists too; it never decides"},
+		{"store/internal/sqlstore", "store/sqlite", "the stores pass their dialect in; the shared code knows no store"},
+		{"store/internal/sqlstore", "store/postgres", "the stores pass their dialect in; the shared code knows no store"},
 	} {
 		if dependsOn(rule.from, rule.to) {
 			t.Errorf("%s depends on %s: %s", rule.from, rule.to, rule.why)
@@ -114,6 +117,13 @@ func TestImportGraph(t *testing.T) {
 	}
 	if protocols < 5 {
 		t.Errorf("%d protocol packages; want attune, openintent, nova, agentquestions and mcp under protocol/", protocols)
+	}
+	// What the SQL stores share is written on the domain and the standard library alone: each
+	// store brings its driver, and passes in its dialect.
+	for _, imp := range pkgs["store/internal/sqlstore"].Imports {
+		if imp != module && strings.Contains(strings.Split(imp, "/")[0], ".") {
+			t.Errorf("store/internal/sqlstore imports %s; it holds the stores' shared code on the root package and the standard library only", imp)
+		}
 	}
 	// What is not API lives under internal/.
 	for _, gone := range []string{"store/groupcommit", "metrics", "credentials", "bench", "store/postgres/pgtest", "server", "httpwire"} {

@@ -3,12 +3,12 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // insertEvent appends one event at the next seq with its link of the audit chain. It runs
@@ -31,57 +31,9 @@ func queueInsertEvent(b *pgx.Batch, ev *hitl.Event, at int64) {
 		QueryRow(func(row pgx.Row) error { return row.Scan(&ev.Seq) })
 }
 
-// chainPage is how many events ChainedEvents reads at a time.
-const chainPage = 500
-
 // ChainedEvents reads the log with its hashes a page at a time.
 func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
-	for {
-		rows, err := s.pool.Query(ctx, chainedQuery, after, chainPage)
-		if err != nil {
-			return dbError(err, "events")
-		}
-		page, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (chained, error) { return scanChained(row) })
-		if err != nil {
-			return dbError(err, "events")
-		}
-		for _, c := range page {
-			if err := fn(c.ev, c.hash); err != nil {
-				return err
-			}
-		}
-		if len(page) < chainPage {
-			return nil
-		}
-		after = page[len(page)-1].ev.Seq
-	}
-}
-
-const chainedQuery = "SELECT seq, id, type, time, inquiry_id, session, actor, data, hash FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"
-
-type chained struct {
-	ev   *hitl.Event
-	hash []byte
-}
-
-func scanChained(row interface{ Scan(...any) error }) (chained, error) {
-	var (
-		ev        hitl.Event
-		inquiryID sql.NullInt64
-		session   sql.NullString
-		data      string
-		hash      []byte
-	)
-	if err := row.Scan(&ev.Seq, &ev.ID, &ev.Type, &ev.Time, &inquiryID, &session, &ev.Actor, &data, &hash); err != nil {
-		return chained{}, err
-	}
-	ev.Time = ev.Time.UTC()
-	if inquiryID.Valid {
-		ev.InquiryID = &inquiryID.Int64
-	}
-	ev.Session = session.String
-	ev.Data = json.RawMessage(data)
-	return chained{&ev, hash}, nil
+	return sqlstore.ChainedEvents(after, func(after int64) ([]sqlstore.Chained, error) { return dialect.ChainedPage(ctx, s.db, after) }, fn)
 }
 
 // addEventHashes is migration 13: the events get their audit chain. The events written before
@@ -93,20 +45,8 @@ func addEventHashes(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	err := audit.Rechain(func(after int64) ([]*hitl.Event, error) {
-		rows, err := tx.QueryContext(ctx, chainedQuery, after, chainPage)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var evs []*hitl.Event
-		for rows.Next() {
-			c, err := scanChained(rows)
-			if err != nil {
-				return nil, err
-			}
-			evs = append(evs, c.ev)
-		}
-		return evs, rows.Err()
+		page, err := dialect.ChainedPage(ctx, sqlstore.SQL{Q: tx}, after)
+		return sqlstore.Events(page), err
 	}, func(seq int64, h audit.Hash) error {
 		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = $1 WHERE seq = $2", h[:], seq)
 		return err

@@ -32,14 +32,9 @@ func (t *txn) InsertExecutionInquiry(execution string, inquiryID int64) error {
 }
 
 func (s *Store) IdentityName(ctx context.Context, id int64) (string, error) {
-	var name string
-	err := s.pool.QueryRow(ctx, "SELECT name FROM identities WHERE id = $1", id).Scan(&name)
-	return name, dbError(err, "identity "+itoa64(id))
+	return dialect.IdentityName(ctx, s.db, id)
 }
 
 func (s *Store) IdentityIDs(ctx context.Context, names []string) (map[string]int64, error) {
-	if len(names) == 0 {
-		return map[string]int64{}, nil
-	}
-	return readMap[int64](s, ctx, "identities", "SELECT name, id FROM identities WHERE name = ANY ($1)", names)
+	return dialect.IdentityIDs(ctx, s.db, names)
 }

@@ -5,13 +5,13 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 func (s *Store) InboxSessionKey(ctx context.Context, idHash string, now time.Time) (*hitl.Key, error) {
-	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+`
+	return sqlstore.One(ctx, dialect, s.db, "inbox session", dialect.ScanKey, `SELECT `+sqlstore.KeyColumns+`
 		FROM inbox_sessions s JOIN api_keys k ON k.id = s.key_id
-		WHERE s.id_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`, idHash, now))
-	return k, dbError(err, "inbox session")
+		WHERE s.id_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL`, idHash, now)
 }
 
 // InsertInboxSession reports a missing key or a taken id without a failed statement, which

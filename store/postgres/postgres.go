@@ -35,6 +35,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/groupcommit"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -49,6 +50,7 @@ const Channel = "hitl_events"
 // Store is the PostgreSQL implementation of hitl.Store.
 type Store struct {
 	pool    *pgxpool.Pool
+	db      pgDB // the pool, for the shared reads
 	log     *slog.Logger
 	changes *groupcommit.Queue
 }
@@ -72,7 +74,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, log: log}
+	s := &Store{pool: pool, db: pgDB{pool}, log: log}
 	s.changes = groupcommit.NewWriters(writers, maxBatch, s.commit)
 	return s, nil
 }
@@ -136,9 +138,9 @@ func migrations(db *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, erro
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts, goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
+	opts = append(opts, goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: dialect.AddPromptColumn}, nil),
 		goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil),
-		goose.NewGoMigration(17, &goose.GoFunc{RunTx: addStatsColumns}, nil)),
+		goose.NewGoMigration(17, &goose.GoFunc{RunTx: dialect.AddStatsColumns}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	p, err := goose.NewProvider(goose.DialectPostgres, db, dir, opts...)
 	if err != nil {
@@ -162,16 +164,8 @@ func SchemaVersion(ctx context.Context, url string) (have, want int64, err error
 		return 0, 0, err
 	}
 	sources := p.ListSources()
-	want = sources[len(sources)-1].Version
-	var found bool
-	if err := db.QueryRowContext(ctx, "SELECT to_regclass('goose_db_version') IS NOT NULL").Scan(&found); err != nil {
-		return 0, 0, dbError(err, "schema version")
-	}
-	if !found {
-		return -1, want, nil
-	}
-	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied").Scan(&have)
-	return have, want, dbError(err, "schema version")
+	have, err = sqlstore.AppliedVersion(ctx, db, "SELECT to_regclass('goose_db_version') IS NOT NULL")
+	return have, sources[len(sources)-1].Version, dbError(err, "schema version")
 }
 
 // MigrateURL connects, migrates and disconnects: `hitl migrate`.

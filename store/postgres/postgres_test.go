@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -17,12 +18,8 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) hitl.Store {
-		s, err := postgres.Open(context.Background(), pgtest.Schema(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	storetest.Run(t, func(t *testing.T) (hitl.Store, error) {
+		return postgres.Open(context.Background(), pgtest.Schema(t), nil)
 	})
 }
 
@@ -125,40 +122,6 @@ func TestNodesNeverClaimTheSameDelivery(t *testing.T) {
 	}
 }
 
-// pgTamperer changes a schema's tables through a connection of its own.
-type pgTamperer struct{ pool *pgxpool.Pool }
-
-func (tp pgTamperer) exec(query string, args ...any) error {
-	_, err := tp.pool.Exec(context.Background(), query, args...)
-	return err
-}
-
-func (tp pgTamperer) SetData(seq int64, data string) error {
-	return tp.exec("UPDATE events SET data = $1 WHERE seq = $2", data, seq)
-}
-
-func (tp pgTamperer) SetHash(seq int64, hash []byte) error {
-	return tp.exec("UPDATE events SET hash = $1 WHERE seq = $2", hash, seq)
-}
-
-func (tp pgTamperer) Delete(from, to int64) error {
-	return tp.exec("DELETE FROM events WHERE seq BETWEEN $1 AND $2", from, to)
-}
-
-func (tp pgTamperer) Swap(a, b int64) error {
-	// Through negative seqs, which no event has, so that the key stays unique at each step.
-	if err := tp.exec("UPDATE events SET seq = CASE seq WHEN $1 THEN -$2::bigint ELSE -$1::bigint END WHERE seq IN ($1, $2)", a, b); err != nil {
-		return err
-	}
-	return tp.exec("UPDATE events SET seq = -seq WHERE seq < 0")
-}
-
-func (tp pgTamperer) SetDoc(id int64, doc string) error {
-	return tp.exec("UPDATE inquiries SET doc = $1 WHERE id = $2", doc, id)
-}
-
-func (tp pgTamperer) Exec(stmt string) error { return tp.exec(stmt) }
-
 func TestTamperedLogIsFound(t *testing.T) {
 	storetest.RunTamper(t, openTampered)
 }
@@ -179,5 +142,8 @@ func openTampered(t *testing.T) (hitl.Store, storetest.Tamperer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	return s, pgTamperer{pool}
+	return s, storetest.SQLTamperer(func(stmt string, args ...any) error {
+		_, err := pool.Exec(context.Background(), stmt, args...)
+		return err
+	}, func(n int) string { return "$" + strconv.Itoa(n) })
 }

@@ -15,11 +15,11 @@ func TestSameFilterSameSQL(t *testing.T) {
 	f := hitl.InquiryFilter{Status: hitl.StatusPending, Session: "run-1", Origin: "deployer", RequestType: hitl.RequestApproval,
 		CreatedBy: "agent-a", Text: "deploy", AssignedTo: []string{"alice"}, Metadata: map[string]string{"env": "prod", "team": "sre", "tier": "1"},
 		CreatedAfter: &at, Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"alice"}}}
-	first := inquiryWhere(f)
+	first := dialect.InquiryWhere(f)
 	for range 50 {
-		w := inquiryWhere(f)
-		if w.String() != first.String() || fmt.Sprint(w.args) != fmt.Sprint(first.args) {
-			t.Fatalf("the same filter built\n%s %v\nthen\n%s %v", first, first.args, w, w.args)
+		w := dialect.InquiryWhere(f)
+		if w.String() != first.String() || fmt.Sprint(w.Args) != fmt.Sprint(first.Args) {
+			t.Fatalf("the same filter built\n%s %v\nthen\n%s %v", first, first.Args, w, w.Args)
 		}
 	}
 }

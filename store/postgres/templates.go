@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Templates: the template's request is kept whole as JSON in doc.
@@ -39,25 +38,10 @@ func (t *txn) DeleteTemplate(name string) error {
 	return oneRow(tag, err, "template", notFound("template "+name))
 }
 
-func scanTemplate(row pgx.Row) (*hitl.Template, error) {
-	var (
-		tpl hitl.Template
-		doc string
-	)
-	if err := row.Scan(&tpl.Name, &doc, &tpl.CreatedAt, &tpl.UpdatedAt, &tpl.UpdatedBy); err != nil {
-		return nil, err
-	}
-	tpl.CreatedAt, tpl.UpdatedAt = tpl.CreatedAt.UTC(), tpl.UpdatedAt.UTC()
-	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
-}
-
-const templateColumns = "name, doc, created_at, updated_at, updated_by"
-
 func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
-	tpl, err := scanTemplate(s.pool.QueryRow(ctx, "SELECT "+templateColumns+" FROM templates WHERE name = $1", name))
-	return tpl, dbError(err, "template "+name)
+	return sqlstore.Templates.Get(ctx, dialect, s.db, name)
 }
 
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
-	return readAll(s, ctx, "templates", scanTemplate, "SELECT "+templateColumns+" FROM templates ORDER BY name")
+	return sqlstore.Templates.List(ctx, dialect, s.db)
 }

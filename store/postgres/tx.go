@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // txn is one change's view of its node's writer transaction, which holds many changes, each
@@ -176,43 +177,10 @@ func nullJSON(m json.RawMessage) *string {
 	return &s
 }
 
-func scanInquiry(row pgx.Row) (*hitl.Inquiry, error) {
-	var (
-		id  int64
-		doc string
-	)
-	if err := row.Scan(&id, &doc); err != nil {
-		return nil, err
-	}
-	inq := new(hitl.Inquiry)
-	if err := json.Unmarshal([]byte(doc), inq); err != nil {
-		return nil, err
-	}
-	inq.ID = id
-	return inq, nil
-}
-
-func queryInquiries(ctx context.Context, q querier, sql string, args ...any) ([]*hitl.Inquiry, error) {
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, dbError(err, "inquiries")
-	}
-	defer rows.Close()
-	var out []*hitl.Inquiry
-	for rows.Next() {
-		inq, err := scanInquiry(rows)
-		if err != nil {
-			return nil, dbError(err, "inquiries")
-		}
-		out = append(out, inq)
-	}
-	return out, dbError(rows.Err(), "inquiries")
-}
-
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) {
-	inq, err := scanInquiry(t.QueryRow(t.ctx, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = $1 FOR UPDATE", id))
+	inq, err := dialect.Inquiry(t.ctx, pgDB{t}, id, " FOR UPDATE")
 	if err != nil {
-		return nil, dbError(err, "inquiry "+itoa64(id))
+		return nil, err
 	}
 	t.lockPending(inq)
 	return inq, nil
@@ -223,13 +191,14 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
+	c := inq.Columns()
 	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
 		created_at, updated_at, prompt, execution, doc)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id`,
-		inq.Status, nullText(inq.Session), inq.Origin, inq.RequestType, inq.CreatedBy, len(inq.AssignedTo) == 0,
-		inq.Exclusive, inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), inq.CreatedAt, inq.UpdatedAt,
-		searchable(inq.Prompt), nullText(inq.Execution), string(doc)).Scan(&inq.ID)
+		c.Status, c.Session, c.Origin, c.RequestType, c.CreatedBy, c.Unassigned,
+		c.Exclusive, c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.CreatedAt, c.UpdatedAt,
+		searchable(c.Prompt), c.Execution, string(doc)).Scan(&inq.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}
@@ -269,10 +238,11 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
+	c, was := inq.Columns(), prev.Columns()
 	tag, err := t.Exec(`UPDATE inquiries SET next_reminder_at = $1, escalate_at = $2, unassigned = $3, updated_at = $4, doc = $5
 		WHERE id = $6 AND status = 'pending' AND next_reminder_at IS NOT DISTINCT FROM $7 AND escalate_at IS NOT DISTINCT FROM $8`,
-		inq.NextReminderAt, inq.EscalationAt(), len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc),
-		inq.ID, prev.NextReminderAt, prev.EscalationAt())
+		c.NextReminderAt, c.EscalateAt, c.Unassigned, c.UpdatedAt, string(doc),
+		inq.ID, was.NextReminderAt, was.EscalateAt)
 	if err := oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending, or its timers fired already", inq.ID)); err != nil {
 		return err
 	}
@@ -289,14 +259,11 @@ func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	var claimExpires *time.Time
-	if inq.Claim != nil {
-		claimExpires = &inq.Claim.ExpiresAt
-	}
+	c := inq.Columns()
 	b := &pgx.Batch{}
 	b.Queue(`UPDATE inquiries SET timeout_at = $1, next_reminder_at = $2, escalate_at = $3, claim_expires_at = $4,
 		unassigned = $5, updated_at = $6, doc = $7 WHERE id = $8 AND status = 'pending'`,
-		inq.TimeoutAt, inq.NextReminderAt, inq.EscalationAt(), claimExpires, len(inq.AssignedTo) == 0, inq.UpdatedAt, string(doc), inq.ID)
+		c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.ClaimExpiresAt, c.Unassigned, c.UpdatedAt, string(doc), inq.ID)
 	// Those no longer assigned stay, as earlier assignees; the current ones are (again) assigned.
 	b.Queue("UPDATE inquiry_assignees SET earlier = true WHERE inquiry_id = $1", inq.ID)
 	for _, a := range inq.AssignedTo {
@@ -334,13 +301,13 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	inqs, err := queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
 	t.lockPending(inqs...)
 	return inqs, err
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	inqs, err := queryInquiries(t.ctx, t, "SELECT i.id, i.doc FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
 	t.lockPending(inqs...)
 	return inqs, err
 }
@@ -354,8 +321,7 @@ func storedStatus(s hitl.SessionStatus) hitl.SessionStatus {
 }
 
 func (t *txn) Session(key string) (*hitl.Session, error) {
-	s, _, err := scanSession(t.QueryRow(t.ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = $1 FOR UPDATE OF s", key))
-	return s, dbError(err, "session "+key)
+	return dialect.Session(t.ctx, pgDB{t}, key, " FOR UPDATE OF s")
 }
 
 func (t *txn) InsertSession(s *hitl.Session) error {

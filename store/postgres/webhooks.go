@@ -3,7 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Webhooks and the outbox of deliveries.
@@ -74,7 +74,7 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 	for target, n := range c.InFlight {
 		targets, rooms = append(targets, target), append(rooms, c.PerTarget-n)
 	}
-	rows, err := queryDeliveryRows(t.ctx, t, `UPDATE deliveries d SET next_attempt_at = $1
+	rows, err := sqlstore.Query(t.ctx, dialect, pgDB{t}, "deliveries", dialect.ScanDelivery(true), `UPDATE deliveries d SET next_attempt_at = $1
 		FROM (SELECT id FROM deliveries WHERE id IN (
 				SELECT w.id FROM (SELECT id, target, next_attempt_at,
 						ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
@@ -87,14 +87,10 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 				AND status = 'pending' AND next_attempt_at <= $2
 			ORDER BY next_attempt_at FOR UPDATE SKIP LOCKED) due
 		WHERE d.id = due.id
-		RETURNING `+deliveryColumns+`, COALESCE((SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id), '')`,
-		true, c.LeaseUntil, c.Now, targets, rooms, c.PerTarget, c.Limit, c.Full(), c.Limit*hitl.ClaimWindow)
-	slices.SortFunc(rows, func(a, b deliveryRow) int { return cmp.Compare(a.ord, b.ord) }) // RETURNING keeps no order
-	ds := make([]*hitl.Delivery, len(rows))
-	for i, r := range rows {
-		ds[i] = r.d
-	}
-	return ds, err
+		RETURNING `+sqlstore.DeliveryColumns+`, COALESCE((SELECT w.secret FROM webhooks w WHERE w.id = d.webhook_id), '')`,
+		c.LeaseUntil, c.Now, targets, rooms, c.PerTarget, c.Limit, c.Full(), c.Limit*hitl.ClaimWindow)
+	slices.SortFunc(rows, func(a, b sqlstore.Delivery) int { return cmp.Compare(a.Ord, b.Ord) }) // RETURNING keeps no order
+	return sqlstore.Deliveries(rows), err
 }
 
 func (t *txn) SaveAttempt(d *hitl.Delivery) error {
@@ -105,9 +101,9 @@ func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 }
 
 func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
-	d, _, err := scanDelivery(t.QueryRow(t.ctx, "SELECT "+deliveryColumns+" FROM deliveries d WHERE d.id = $1 FOR UPDATE", id), false)
+	d, err := dialect.Delivery(t.ctx, pgDB{t}, id, " FOR UPDATE")
 	if err != nil {
-		return nil, dbError(err, "delivery "+id)
+		return nil, err
 	}
 	if d.Status == hitl.DeliveryPending {
 		return nil, hitl.Errorf(hitl.EConflict, "delivery %s is pending already", id)
@@ -140,170 +136,30 @@ func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
 }
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
-	query := "UPDATE settings SET value = $1 WHERE name = $2"
-	switch s.Kind {
-	case hitl.SecretWebhook:
-		query = "UPDATE webhooks SET secret = $1 WHERE id = $2"
-	case hitl.SecretChatWebhook:
-		query = "UPDATE chat_webhooks SET url = $1 WHERE id = $2"
-	}
-	tag, err := t.Exec(query, s.Value, s.Name)
+	tag, err := t.Exec(dialect.SecretUpdate(s.Kind), s.Value, s.Name)
 	return oneRow(tag, err, s.Place(), notFound(s.Place()))
 }
 
-const webhookColumns = "id, url, events, description, created_by, created_at"
-
-func scanWebhook(row pgx.Row) (*hitl.Webhook, error) {
-	var w hitl.Webhook
-	if err := row.Scan(&w.ID, &w.URL, &w.Events, &w.Description, &w.CreatedBy, &w.CreatedAt); err != nil {
-		return nil, err
-	}
-	w.CreatedAt = w.CreatedAt.UTC()
-	return &w, nil
-}
-
 func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
-	rows, err := s.pool.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks ORDER BY created_at, id")
-	if err != nil {
-		return nil, dbError(err, "webhooks")
-	}
-	defer rows.Close()
-	var out []*hitl.Webhook
-	for rows.Next() {
-		w, err := scanWebhook(rows)
-		if err != nil {
-			return nil, dbError(err, "webhooks")
-		}
-		out = append(out, w)
-	}
-	return out, dbError(rows.Err(), "webhooks")
+	return dialect.Webhooks(ctx, s.db)
 }
 
 func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
-	w, err := scanWebhook(s.pool.QueryRow(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE id = $1", id))
-	return w, dbError(err, "webhook "+id)
-}
-
-const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
-	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
-	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at, d.channel, d.recipient, d.address,
-	d.reason, d.thread, d.traceparent, d.tracestate`
-
-// scanDelivery reads deliveryColumns, and the secret after them when withSecret.
-func scanDelivery(row pgx.Row, withSecret bool) (*hitl.Delivery, int64, error) {
-	var (
-		d                  hitl.Delivery
-		ord                int64
-		webhookID, session *string
-		payload            string
-	)
-	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
-		&d.InquiryID, &session, &payload, &d.Status, &d.Attempts, &d.NextAttemptAt, &d.LastAttemptAt, &d.LastStatus,
-		&d.LastError, &d.LastResponse, &d.CreatedAt, &d.RetryFrom, &d.DeliveredAt, &d.Channel, &d.Recipient, &d.Address,
-		&d.Reason, &d.Thread, &d.Traceparent, &d.Tracestate}
-	if withSecret {
-		dest = append(dest, &d.Secret)
-	}
-	if err := row.Scan(dest...); err != nil {
-		return nil, 0, err
-	}
-	if webhookID != nil {
-		d.WebhookID = *webhookID
-	}
-	if session != nil {
-		d.Session = *session
-	}
-	d.Payload = json.RawMessage(payload)
-	d.NextAttemptAt, d.LastAttemptAt, d.DeliveredAt = utcPtr(d.NextAttemptAt), utcPtr(d.LastAttemptAt), utcPtr(d.DeliveredAt)
-	d.CreatedAt, d.RetryFrom = d.CreatedAt.UTC(), d.RetryFrom.UTC()
-	return &d, ord, nil
-}
-
-type deliveryRow struct {
-	d   *hitl.Delivery
-	ord int64
-}
-
-func queryDeliveryRows(ctx context.Context, q querier, sql string, withSecret bool, args ...any) ([]deliveryRow, error) {
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, dbError(err, "deliveries")
-	}
-	defer rows.Close()
-	var out []deliveryRow
-	for rows.Next() {
-		d, ord, err := scanDelivery(rows, withSecret)
-		if err != nil {
-			return nil, dbError(err, "deliveries")
-		}
-		out = append(out, deliveryRow{d, ord})
-	}
-	return out, dbError(rows.Err(), "deliveries")
+	return dialect.Webhook(ctx, s.db, id)
 }
 
 func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.Delivery, string, error) {
-	var w where
-	cursor, err := f.Page.After()
-	if err != nil {
-		return nil, "", err
-	}
-	if cursor > 0 {
-		w.add("d.ord < " + w.arg(cursor))
-	}
-	if f.Kind != "" {
-		w.add("d.kind = " + w.arg(string(f.Kind)))
-	}
-	if f.WebhookID != "" {
-		w.add("d.webhook_id = " + w.arg(f.WebhookID))
-	}
-	if f.Status != "" {
-		w.add("d.status = " + w.arg(string(f.Status)))
-	}
-	if f.InquiryID != 0 {
-		w.add("d.inquiry_id = " + w.arg(f.InquiryID))
-	}
-	if f.Session != "" {
-		w.add("d.session = " + w.arg(f.Session))
-	}
-	limit := w.arg(f.Page.Limit + 1)
-	rows, err := queryDeliveryRows(ctx, s.pool, "SELECT "+deliveryColumns+" FROM deliveries d"+w.String()+" ORDER BY d.ord DESC LIMIT "+limit, false, w.args...)
-	if err != nil {
-		return nil, "", err
-	}
-	rows, next := hitl.PageOf(rows, f.Page.Limit, func(r deliveryRow) int64 { return r.ord })
-	out := make([]*hitl.Delivery, len(rows))
-	for i, r := range rows {
-		out[i] = r.d
-	}
-	return out, next, nil
+	return dialect.Deliveries(ctx, s.db, f)
 }
 
 func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (map[string]int, error) {
-	return readMap[int](s, ctx, "deliveries", "SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = $1 GROUP BY channel", string(kind))
+	return dialect.PendingDeliveries(ctx, s.db, kind)
 }
 
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
-	var seq int64
-	err := s.pool.QueryRow(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)
-	return seq, dbError(err, "outbox cursor")
+	return dialect.OutboxCursor(ctx, s.db)
 }
 
 func (s *Store) SessionsByKey(ctx context.Context, keys []string) ([]*hitl.Session, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	rows, err := s.pool.Query(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key = ANY ($1)", keys)
-	if err != nil {
-		return nil, dbError(err, "sessions")
-	}
-	defer rows.Close()
-	var out []*hitl.Session
-	for rows.Next() {
-		sess, _, err := scanSession(rows)
-		if err != nil {
-			return nil, dbError(err, "sessions")
-		}
-		out = append(out, sess)
-	}
-	return out, dbError(rows.Err(), "sessions")
+	return dialect.SessionsByKey(ctx, s.db, keys)
 }

@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // chainHead is the newest event of the audit chain as the writer's transaction sees it: read
@@ -67,71 +67,11 @@ func (t *txn) AppendEvent(ev *hitl.Event) error {
 	return nil
 }
 
-// chainPage is how many events ChainedEvents reads at a time.
-const chainPage = 500
-
 // ChainedEvents reads the log with its hashes a page at a time, and calls fn off the reader.
 func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
-	for {
-		page, err := onReader(s, ctx, func() ([]chained, error) { return readChained(ctx, s.read, after, chainPage) })
-		if err != nil {
-			return err
-		}
-		for _, c := range page {
-			if err := fn(c.ev, c.hash); err != nil {
-				return err
-			}
-		}
-		if len(page) < chainPage {
-			return nil
-		}
-		after = page[len(page)-1].ev.Seq
-	}
-}
-
-// scanEvent reads the columns seq, id, type, time, inquiry_id, session, actor, data of an
-// event, and then those of more.
-func scanEvent(sc interface{ Scan(...any) error }, more ...any) (*hitl.Event, error) {
-	var (
-		ev        hitl.Event
-		at        int64
-		inquiryID sql.NullInt64
-		session   sql.NullString
-		data      string
-	)
-	if err := sc.Scan(append([]any{&ev.Seq, &ev.ID, &ev.Type, &at, &inquiryID, &session, &ev.Actor, &data}, more...)...); err != nil {
-		return nil, err
-	}
-	ev.Time = fromMicros(at)
-	if inquiryID.Valid {
-		ev.InquiryID = &inquiryID.Int64
-	}
-	ev.Session = session.String
-	ev.Data = json.RawMessage(data)
-	return &ev, nil
-}
-
-type chained struct {
-	ev   *hitl.Event
-	hash []byte
-}
-
-func readChained(ctx context.Context, q querier, after int64, limit int) ([]chained, error) {
-	rows, err := q.QueryContext(ctx, "SELECT seq, id, type, time, inquiry_id, session, actor, data, hash FROM events WHERE seq > ? ORDER BY seq LIMIT ?", after, limit)
-	if err != nil {
-		return nil, dbError(err, "events")
-	}
-	defer rows.Close()
-	var out []chained
-	for rows.Next() {
-		var hash []byte
-		ev, err := scanEvent(rows, &hash)
-		if err != nil {
-			return nil, dbError(err, "events")
-		}
-		out = append(out, chained{ev, hash})
-	}
-	return out, dbError(rows.Err(), "events")
+	return sqlstore.ChainedEvents(after, func(after int64) ([]sqlstore.Chained, error) {
+		return onReader(s, ctx, func() ([]sqlstore.Chained, error) { return dialect.ChainedPage(ctx, sqlstore.SQL{Q: s.read}, after) })
+	}, fn)
 }
 
 // addEventHashes is migration 13: the events get their audit chain. The events written before
@@ -142,12 +82,8 @@ func addEventHashes(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	return audit.Rechain(func(after int64) ([]*hitl.Event, error) {
-		page, err := readChained(ctx, tx, after, chainPage)
-		evs := make([]*hitl.Event, len(page))
-		for i, c := range page {
-			evs[i] = c.ev
-		}
-		return evs, err
+		page, err := dialect.ChainedPage(ctx, sqlstore.SQL{Q: tx}, after)
+		return sqlstore.Events(page), err
 	}, func(seq int64, h audit.Hash) error {
 		_, err := tx.ExecContext(ctx, "UPDATE events SET hash = ? WHERE seq = ?", h[:], seq)
 		return err

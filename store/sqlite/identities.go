@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 )
 
 func (t *txn) Identity(name string) (int64, error) {
@@ -26,19 +25,9 @@ func (t *txn) InsertExecutionInquiry(execution string, inquiryID int64) error {
 }
 
 func (s *Store) IdentityName(ctx context.Context, id int64) (string, error) {
-	return onReader(s, ctx, func() (string, error) {
-		var name string
-		err := s.read.QueryRowContext(ctx, "SELECT name FROM identities WHERE id = ?", id).Scan(&name)
-		return name, dbError(err, fmt.Sprintf("identity %d", id))
-	})
+	return readBy(s, ctx, dialect.IdentityName, id)
 }
 
 func (s *Store) IdentityIDs(ctx context.Context, names []string) (map[string]int64, error) {
-	if len(names) == 0 {
-		return map[string]int64{}, nil
-	}
-	return onReader(s, ctx, func() (map[string]int64, error) {
-		return scanMap[int64]("identities")(s.read.QueryContext(ctx,
-			"SELECT name, id FROM identities WHERE name IN ("+placeholders(len(names))+")", anyArgs(names)...))
-	})
+	return readBy(s, ctx, dialect.IdentityIDs, names)
 }

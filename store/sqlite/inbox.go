@@ -9,14 +9,14 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 func (s *Store) InboxSessionKey(ctx context.Context, idHash string, now time.Time) (*hitl.Key, error) {
 	return onReader(s, ctx, func() (*hitl.Key, error) {
-		k, err := scanKey(s.read.QueryRowContext(ctx, `SELECT `+keyColumns+`
+		return sqlstore.One(ctx, dialect, sqlstore.SQL{Q: s.read}, "inbox session", dialect.ScanKey, `SELECT `+sqlstore.KeyColumns+`
 			FROM inbox_sessions s JOIN api_keys k ON k.id = s.key_id
-			WHERE s.id_hash = ? AND s.expires_at > ? AND k.revoked_at IS NULL`, idHash, micros(now)))
-		return k, dbError(err, "inbox session")
+			WHERE s.id_hash = ? AND s.expires_at > ? AND k.revoked_at IS NULL`, idHash, micros(now))
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // People, groups and chat webhooks: where notifications go.
@@ -65,102 +66,28 @@ func nonNilStrings(ss []string) []string {
 	return ss
 }
 
-type scanner interface{ Scan(...any) error }
-
-func scanPerson(sc scanner) (*hitl.Person, error) {
-	var (
-		p        hitl.Person
-		channels string
-		updated  int64
-	)
-	if err := sc.Scan(&p.Name, &p.DisplayName, &p.Email, &p.SlackUserID, &channels, &updated); err != nil {
-		return nil, err
-	}
-	p.UpdatedAt = fromMicros(updated)
-	return &p, json.Unmarshal([]byte(channels), &p.Channels)
-}
-
-func scanGroup(sc scanner) (*hitl.Group, error) {
-	var (
-		g       hitl.Group
-		updated int64
-	)
-	if err := sc.Scan(&g.Name, &g.Email, &g.SlackChannel, &updated); err != nil {
-		return nil, err
-	}
-	g.UpdatedAt = fromMicros(updated)
-	return &g, nil
-}
-
-func scanChatWebhook(sc scanner) (*hitl.ChatWebhook, error) {
-	var (
-		w       hitl.ChatWebhook
-		events  string
-		created int64
-	)
-	if err := sc.Scan(&w.ID, &w.Kind, &w.URL, &events, &w.CreatedBy, &created); err != nil {
-		return nil, err
-	}
-	w.CreatedAt = fromMicros(created)
-	return &w, json.Unmarshal([]byte(events), &w.Events)
-}
-
-// readAll runs a query on the reader and scans every row.
-func readAll[T any](s *Store, ctx context.Context, what string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
-	return onReader(s, ctx, func() ([]T, error) {
-		rows, err := s.read.QueryContext(ctx, query, args...)
-		if err != nil {
-			return nil, dbError(err, what)
-		}
-		defer rows.Close()
-		out := []T{}
-		for rows.Next() {
-			v, err := scan(rows)
-			if err != nil {
-				return nil, dbError(err, what)
-			}
-			out = append(out, v)
-		}
-		return out, dbError(rows.Err(), what)
-	})
-}
-
-// readOne runs a query for one row on the reader.
-func readOne[T any](s *Store, ctx context.Context, what string, scan func(scanner) (T, error), query string, args ...any) (T, error) {
-	return onReader(s, ctx, func() (T, error) {
-		v, err := scan(s.read.QueryRowContext(ctx, query, args...))
-		return v, dbError(err, what)
-	})
-}
-
-const (
-	personColumns      = "name, display_name, email, slack_user_id, channels, updated_at"
-	groupColumns       = "name, email, slack_channel, updated_at"
-	chatWebhookColumns = "id, kind, url, events, created_by, created_at"
-)
-
 func (s *Store) Person(ctx context.Context, name string) (*hitl.Person, error) {
-	return readOne(s, ctx, "person "+name, scanPerson, "SELECT "+personColumns+" FROM people WHERE name = ?", name)
+	return readRow(s, ctx, sqlstore.People, name)
 }
 
 func (s *Store) People(ctx context.Context) ([]*hitl.Person, error) {
-	return readAll(s, ctx, "people", scanPerson, "SELECT "+personColumns+" FROM people ORDER BY name")
+	return readTable(s, ctx, sqlstore.People)
 }
 
 func (s *Store) Group(ctx context.Context, name string) (*hitl.Group, error) {
-	return readOne(s, ctx, "group "+name, scanGroup, "SELECT "+groupColumns+" FROM contact_groups WHERE name = ?", name)
+	return readRow(s, ctx, sqlstore.Groups, name)
 }
 
 func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) {
-	return readAll(s, ctx, "groups", scanGroup, "SELECT "+groupColumns+" FROM contact_groups ORDER BY name")
+	return readTable(s, ctx, sqlstore.Groups)
 }
 
 func (s *Store) ChatWebhook(ctx context.Context, id string) (*hitl.ChatWebhook, error) {
-	return readOne(s, ctx, "chat webhook "+id, scanChatWebhook, "SELECT "+chatWebhookColumns+" FROM chat_webhooks WHERE id = ?", id)
+	return readRow(s, ctx, sqlstore.ChatWebhooks, id)
 }
 
 func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
-	return readAll(s, ctx, "chat webhooks", scanChatWebhook, "SELECT "+chatWebhookColumns+" FROM chat_webhooks ORDER BY created_at, id")
+	return readTable(s, ctx, sqlstore.ChatWebhooks)
 }
 
 func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, bool, error) {
@@ -168,14 +95,9 @@ func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel
 		thread  string
 		pending bool
 	}
-	r, err := readOne(s, ctx, "notification thread", func(sc scanner) (r result, err error) {
-		return r, sc.Scan(&r.thread, &r.pending)
-	}, `SELECT COALESCE((SELECT thread FROM deliveries d WHERE `+sameAddress+` AND status = 'delivered' AND thread <> ''
-			ORDER BY ord DESC LIMIT 1), ''),
-		EXISTS (SELECT 1 FROM deliveries d WHERE `+sameAddress+` AND status = 'pending' AND reason = 'created')`,
-		inquiryID, channel, address, inquiryID, channel, address)
+	r, err := onReader(s, ctx, func() (r result, err error) {
+		r.thread, r.pending, err = dialect.NotificationThread(ctx, sqlstore.SQL{Q: s.read}, inquiryID, channel, address)
+		return r, err
+	})
 	return r.thread, r.pending, err
 }
-
-// sameAddress selects an inquiry's notifications by one channel to one address.
-const sameAddress = "d.inquiry_id = ? AND d.kind = 'notification' AND d.channel = ? AND d.address = ?"

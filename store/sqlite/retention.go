@@ -2,10 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // The rule of hitl.RetentionRule, written once for the search off the writer and once more
@@ -34,12 +34,12 @@ func sessionArgs(r hitl.RetentionRule) []any {
 func (s *Store) RetentionCandidates(ctx context.Context, r hitl.RetentionRule, limit int) (hitl.RetentionBatch, error) {
 	return onReader(s, ctx, func() (b hitl.RetentionBatch, err error) {
 		// The index of final inquiries by updated_at (migration 17) finds the old ones.
-		b.Inquiries, err = queryColumn[int64](ctx, s.read, "SELECT i.id FROM inquiries i WHERE "+removableInquiry+" ORDER BY i.updated_at LIMIT ?",
+		b.Inquiries, err = sqlstore.Column[int64](ctx, sqlstore.SQL{Q: s.read}, "SELECT i.id FROM inquiries i WHERE "+removableInquiry+" ORDER BY i.updated_at LIMIT ?",
 			append(inquiryArgs(r), limit)...)
 		if err != nil {
 			return b, dbError(err, "inquiries past retention")
 		}
-		b.Sessions, err = queryColumn[string](ctx, s.read, "SELECT s.key FROM sessions s WHERE "+removableSession+" ORDER BY s.completed_at LIMIT ?",
+		b.Sessions, err = sqlstore.Column[string](ctx, sqlstore.SQL{Q: s.read}, "SELECT s.key FROM sessions s WHERE "+removableSession+" ORDER BY s.completed_at LIMIT ?",
 			append(sessionArgs(r), limit)...)
 		return b, dbError(err, "sessions past retention")
 	})
@@ -49,21 +49,21 @@ func (t *txn) RemoveResolved(b hitl.RetentionBatch, r hitl.RetentionRule) (*hitl
 	out := &hitl.Removal{}
 	var err error
 	if len(b.Inquiries) > 0 {
-		out.Inquiries, err = queryColumn[int64](t.ctx, t.tx, "SELECT i.id FROM inquiries i WHERE i.id IN ("+placeholders(len(b.Inquiries))+") AND "+removableInquiry,
-			append(int64Args(b.Inquiries), inquiryArgs(r)...)...)
+		out.Inquiries, err = sqlstore.Column[int64](t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT i.id FROM inquiries i WHERE i.id IN ("+sqlstore.Placeholders(len(b.Inquiries))+") AND "+removableInquiry,
+			append(sqlstore.Args(b.Inquiries), inquiryArgs(r)...)...)
 		if err != nil {
 			return nil, dbError(err, "inquiries past retention")
 		}
 	}
 	if len(b.Sessions) > 0 {
-		out.Sessions, err = queryColumn[string](t.ctx, t.tx, "SELECT s.key FROM sessions s WHERE s.key IN ("+placeholders(len(b.Sessions))+") AND "+removableSession,
-			append(anyArgs(b.Sessions), sessionArgs(r)...)...)
+		out.Sessions, err = sqlstore.Column[string](t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT s.key FROM sessions s WHERE s.key IN ("+sqlstore.Placeholders(len(b.Sessions))+") AND "+removableSession,
+			append(sqlstore.Args(b.Sessions), sessionArgs(r)...)...)
 		if err != nil {
 			return nil, dbError(err, "sessions past retention")
 		}
 	}
 	if len(out.Sessions) > 0 {
-		theirs, err := queryColumn[int64](t.ctx, t.tx, "SELECT id FROM inquiries WHERE session IN ("+placeholders(len(out.Sessions))+")", anyArgs(out.Sessions)...)
+		theirs, err := sqlstore.Column[int64](t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT id FROM inquiries WHERE session IN ("+sqlstore.Placeholders(len(out.Sessions))+")", sqlstore.Args(out.Sessions)...)
 		if err != nil {
 			return nil, dbError(err, "inquiries of sessions past retention")
 		}
@@ -72,8 +72,8 @@ func (t *txn) RemoveResolved(b hitl.RetentionBatch, r hitl.RetentionRule) (*hitl
 	if len(out.Inquiries) == 0 && len(out.Sessions) == 0 {
 		return out, nil
 	}
-	ids, keys := placeholders(len(out.Inquiries)), placeholders(len(out.Sessions))
-	idArgs, keyArgs := int64Args(out.Inquiries), anyArgs(out.Sessions)
+	ids, keys := sqlstore.Placeholders(len(out.Inquiries)), sqlstore.Placeholders(len(out.Sessions))
+	idArgs, keyArgs := sqlstore.Args(out.Inquiries), sqlstore.Args(out.Sessions)
 	rows, err := t.tx.QueryContext(t.ctx, "DELETE FROM events WHERE inquiry_id IN ("+ids+") OR session IN ("+keys+") RETURNING seq, hash", append(idArgs, keyArgs...)...)
 	if err != nil {
 		return nil, dbError(err, "events past retention")
@@ -109,32 +109,4 @@ func (t *txn) RemoveResolved(b hitl.RetentionBatch, r hitl.RetentionRule) (*hitl
 		}
 	}
 	return out, nil
-}
-
-func int64Args(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
-}
-
-// queryColumn reads a query's one column.
-func queryColumn[T any](ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var v T
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }

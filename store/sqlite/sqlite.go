@@ -28,6 +28,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/groupcommit"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -40,9 +41,9 @@ func migrations(db *sql.DB) (*goose.Provider, error) {
 		return nil, err
 	}
 	p, err := goose.NewProvider(goose.DialectSQLite3, db, dir,
-		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: addPromptColumn}, nil),
+		goose.WithGoMigrations(goose.NewGoMigration(3, &goose.GoFunc{RunTx: dialect.AddPromptColumn}, nil),
 			goose.NewGoMigration(13, &goose.GoFunc{RunTx: addEventHashes}, nil),
-			goose.NewGoMigration(17, &goose.GoFunc{RunTx: addStatsColumns}, nil)),
+			goose.NewGoMigration(17, &goose.GoFunc{RunTx: dialect.AddStatsColumns}, nil)),
 		goose.WithSlog(slog.New(slog.DiscardHandler)), goose.WithDisableGlobalRegistry(true))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
@@ -63,16 +64,11 @@ func SchemaVersion(ctx context.Context, path string) (have, want int64, err erro
 		return 0, 0, err
 	}
 	sources := p.ListSources()
-	want = sources[len(sources)-1].Version
-	var found bool
-	if err := db.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version')").Scan(&found); err != nil {
+	have, err = sqlstore.AppliedVersion(ctx, db, "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version')")
+	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if !found {
-		return -1, want, nil
-	}
-	err = db.QueryRowContext(ctx, "SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied").Scan(&have)
-	return have, want, err
+	return have, sources[len(sources)-1].Version, nil
 }
 
 // maxBatch bounds how many changes share one commit, so that one commit's latency stays small.

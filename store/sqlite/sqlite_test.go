@@ -13,12 +13,8 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) hitl.Store {
-		s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	storetest.Run(t, func(t *testing.T) (hitl.Store, error) {
+		return sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
 	})
 }
 
@@ -91,40 +87,6 @@ func TestUseAfterCloseFailsCleanly(t *testing.T) {
 	}
 }
 
-// sqlTamperer changes a SQLite database file through a connection of its own.
-type sqlTamperer struct{ db *sql.DB }
-
-func (tp sqlTamperer) exec(query string, args ...any) error {
-	_, err := tp.db.Exec(query, args...)
-	return err
-}
-
-func (tp sqlTamperer) SetData(seq int64, data string) error {
-	return tp.exec("UPDATE events SET data = ? WHERE seq = ?", data, seq)
-}
-
-func (tp sqlTamperer) SetHash(seq int64, hash []byte) error {
-	return tp.exec("UPDATE events SET hash = ? WHERE seq = ?", hash, seq)
-}
-
-func (tp sqlTamperer) Delete(from, to int64) error {
-	return tp.exec("DELETE FROM events WHERE seq BETWEEN ? AND ?", from, to)
-}
-
-func (tp sqlTamperer) Swap(a, b int64) error {
-	// Through negative seqs, which no event has, so that the key stays unique at each step.
-	if err := tp.exec("UPDATE events SET seq = CASE seq WHEN ? THEN ? ELSE ? END WHERE seq IN (?, ?)", a, -b, -a, a, b); err != nil {
-		return err
-	}
-	return tp.exec("UPDATE events SET seq = -seq WHERE seq < 0")
-}
-
-func (tp sqlTamperer) SetDoc(id int64, doc string) error {
-	return tp.exec("UPDATE inquiries SET doc = ? WHERE id = ?", doc, id)
-}
-
-func (tp sqlTamperer) Exec(stmt string) error { return tp.exec(stmt) }
-
 func TestTamperedLogIsFound(t *testing.T) {
 	storetest.RunTamper(t, openTampered)
 }
@@ -145,5 +107,8 @@ func openTampered(t *testing.T) (hitl.Store, storetest.Tamperer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return s, sqlTamperer{db}
+	return s, storetest.SQLTamperer(func(stmt string, args ...any) error {
+		_, err := db.Exec(stmt, args...)
+		return err
+	}, func(int) string { return "?" })
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Templates: the template's request is kept whole as JSON in doc.
@@ -37,25 +38,10 @@ func (t *txn) DeleteTemplate(name string) error {
 	return oneRow(res, err, "template", notFound("template "+name))
 }
 
-func scanTemplate(sc scanner) (*hitl.Template, error) {
-	var (
-		tpl              hitl.Template
-		doc              string
-		created, updated int64
-	)
-	if err := sc.Scan(&tpl.Name, &doc, &created, &updated, &tpl.UpdatedBy); err != nil {
-		return nil, err
-	}
-	tpl.CreatedAt, tpl.UpdatedAt = fromMicros(created), fromMicros(updated)
-	return &tpl, json.Unmarshal([]byte(doc), &tpl.TemplateRequest)
-}
-
-const templateColumns = "name, doc, created_at, updated_at, updated_by"
-
 func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, error) {
-	return readOne(s, ctx, "template "+name, scanTemplate, "SELECT "+templateColumns+" FROM templates WHERE name = ?", name)
+	return readRow(s, ctx, sqlstore.Templates, name)
 }
 
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
-	return readAll(s, ctx, "templates", scanTemplate, "SELECT "+templateColumns+" FROM templates ORDER BY name")
+	return readTable(s, ctx, sqlstore.Templates)
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // txn is one change's view of the writer's transaction.
@@ -54,44 +54,8 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const inquiryColumns = "i.id, i.doc"
-
-func scanInquiry(sc interface{ Scan(...any) error }) (*hitl.Inquiry, error) {
-	var (
-		id  int64
-		doc string
-	)
-	if err := sc.Scan(&id, &doc); err != nil {
-		return nil, err
-	}
-	inq := new(hitl.Inquiry)
-	if err := json.Unmarshal([]byte(doc), inq); err != nil {
-		return nil, fmt.Errorf("inquiry %d: stored document: %w", id, err)
-	}
-	inq.ID = id
-	return inq, nil
-}
-
-func queryInquiries(ctx context.Context, q querier, query string, args ...any) ([]*hitl.Inquiry, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, dbError(err, "inquiries")
-	}
-	defer rows.Close()
-	var out []*hitl.Inquiry
-	for rows.Next() {
-		inq, err := scanInquiry(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, inq)
-	}
-	return out, dbError(rows.Err(), "inquiries")
-}
-
 func getInquiry(ctx context.Context, q querier, id int64) (*hitl.Inquiry, error) {
-	inq, err := scanInquiry(q.QueryRowContext(ctx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.id = ?", id))
-	return inq, dbError(err, fmt.Sprintf("inquiry %d", id))
+	return dialect.Inquiry(ctx, sqlstore.SQL{Q: q}, id, "")
 }
 
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) { return getInquiry(t.ctx, t.tx, id) }
@@ -101,17 +65,14 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	var session sql.NullString
-	if inq.Session != "" {
-		session = sql.NullString{String: inq.Session, Valid: true}
-	}
+	c := inq.Columns()
 	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
 		created_at, updated_at, prompt, execution, doc)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		inq.Status, session, inq.Origin, inq.RequestType, inq.CreatedBy, boolInt(len(inq.AssignedTo) == 0),
-		boolInt(inq.Exclusive), nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()),
-		micros(inq.CreatedAt), micros(inq.UpdatedAt), inq.Prompt, sql.NullString{String: inq.Execution, Valid: inq.Execution != ""}, doc).Scan(&inq.ID)
+		c.Status, nullString(c.Session), c.Origin, c.RequestType, c.CreatedBy, boolInt(c.Unassigned),
+		boolInt(c.Exclusive), nullMicros(c.TimeoutAt), nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt),
+		micros(c.CreatedAt), micros(c.UpdatedAt), c.Prompt, nullString(c.Execution), doc).Scan(&inq.ID)
 	if err != nil {
 		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
 	}
@@ -151,10 +112,11 @@ func (t *txn) NudgeInquiry(inq, prev *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
+	c, was := inq.Columns(), prev.Columns()
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET next_reminder_at = ?, escalate_at = ?, unassigned = ?, updated_at = ?, doc = ?
 		WHERE id = ? AND status = 'pending' AND next_reminder_at IS ? AND escalate_at IS ?`,
-		nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()), boolInt(len(inq.AssignedTo) == 0), micros(inq.UpdatedAt), doc,
-		inq.ID, nullMicros(prev.NextReminderAt), nullMicros(prev.EscalationAt()))
+		nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt), boolInt(c.Unassigned), micros(c.UpdatedAt), doc,
+		inq.ID, nullMicros(was.NextReminderAt), nullMicros(was.EscalateAt))
 	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending, or its timers fired already", inq.ID)); err != nil {
 		return err
 	}
@@ -166,14 +128,11 @@ func (t *txn) UpdatePendingInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	var claimExpires *time.Time
-	if inq.Claim != nil {
-		claimExpires = &inq.Claim.ExpiresAt
-	}
+	c := inq.Columns()
 	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET timeout_at = ?, next_reminder_at = ?, escalate_at = ?, claim_expires_at = ?,
 		unassigned = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'`,
-		nullMicros(inq.TimeoutAt), nullMicros(inq.NextReminderAt), nullMicros(inq.EscalationAt()), nullMicros(claimExpires),
-		boolInt(len(inq.AssignedTo) == 0), micros(inq.UpdatedAt), doc, inq.ID)
+		nullMicros(c.TimeoutAt), nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt), nullMicros(c.ClaimExpiresAt),
+		boolInt(c.Unassigned), micros(c.UpdatedAt), doc, inq.ID)
 	if err := oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID)); err != nil {
 		return err
 	}
@@ -205,15 +164,11 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.status = 'pending' AND i.id IN ("+placeholders(len(ids))+") ORDER BY i.id", args...)
+	return dialect.Inquiries(t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.status = 'pending' AND i.id IN ("+sqlstore.Placeholders(len(ids))+") ORDER BY i.id", sqlstore.Args(ids)...)
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	return queryInquiries(t.ctx, t.tx, "SELECT "+inquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
+	return dialect.Inquiries(t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.session = ? AND i.status = 'pending' ORDER BY i.id", session)
 }
 
 // storedStatus is the status kept: awaiting_input is derived from pending inquiries when read.

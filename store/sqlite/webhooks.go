@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
 
 // Webhooks and the outbox of deliveries.
@@ -54,12 +55,12 @@ func (t *txn) insertDelivery(d *hitl.Delivery, onConflict string) error {
 // ClaimDeliveries ranks, among the oldest due deliveries of the targets with room, those of
 // each target, to take no more of one than its room.
 func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
-	var due where
-	due.add("status = 'pending' AND next_attempt_at <= ?", micros(c.Now))
+	due := dialect.Where()
+	due.Add("status = 'pending' AND next_attempt_at <= " + due.Arg(micros(c.Now)))
 	if full := c.Full(); len(full) > 0 {
-		due.add("target NOT IN ("+placeholders(len(full))+")", anyArgs(full)...)
+		due.Add("target NOT " + due.In(full))
 	}
-	args := append(due.args, c.Limit*hitl.ClaimWindow)
+	args := append(due.Args, c.Limit*hitl.ClaimWindow)
 	room := "?"
 	if len(c.InFlight) > 0 {
 		room = "CASE target"
@@ -70,19 +71,17 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 		room += " ELSE ? END"
 	}
 	args = append(args, c.PerTarget, c.Limit)
-	rows, err := queryDeliveryRows(t.ctx, t.tx, "SELECT "+deliveryColumns+", COALESCE(wh.secret, '') FROM deliveries d LEFT JOIN webhooks wh ON wh.id = d.webhook_id"+
+	rows, err := sqlstore.Query(t.ctx, dialect, sqlstore.SQL{Q: t.tx}, "deliveries", dialect.ScanDelivery(true), "SELECT "+sqlstore.DeliveryColumns+", COALESCE(wh.secret, '') FROM deliveries d LEFT JOIN webhooks wh ON wh.id = d.webhook_id"+
 		` WHERE d.id IN (SELECT id FROM (SELECT id, target, next_attempt_at,
 				ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
 				FROM (SELECT id, target, next_attempt_at, ord FROM deliveries`+due.String()+` ORDER BY next_attempt_at LIMIT ?))
 			WHERE rank <= `+room+` ORDER BY next_attempt_at LIMIT ?)
-		ORDER BY d.next_attempt_at, d.ord`, true, args...)
+		ORDER BY d.next_attempt_at, d.ord`, args...)
 	if err != nil {
 		return nil, err
 	}
-	ds := make([]*hitl.Delivery, len(rows))
-	for i, r := range rows {
-		d := r.d
-		ds[i] = d
+	ds := sqlstore.Deliveries(rows)
+	for _, d := range ds {
 		lease := c.LeaseUntil
 		d.NextAttemptAt = &lease
 		if _, err := t.tx.ExecContext(t.ctx, "UPDATE deliveries SET next_attempt_at = ? WHERE id = ?", micros(lease), d.ID); err != nil {
@@ -101,7 +100,7 @@ func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 }
 
 func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
-	d, err := getDelivery(t.ctx, t.tx, id)
+	d, err := dialect.Delivery(t.ctx, sqlstore.SQL{Q: t.tx}, id, "")
 	if err != nil {
 		return nil, err
 	}
@@ -124,247 +123,45 @@ func (t *txn) Setting(name, init string) (string, error) {
 }
 
 func (t *txn) StoredSecrets(settings []string) ([]hitl.StoredSecret, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT 'setting', name, value FROM settings WHERE name IN (`+placeholders(len(settings))+`)
+	return sqlstore.Query(t.ctx, dialect, sqlstore.SQL{Q: t.tx}, "secrets", scanSecret, `SELECT 'setting', name, value FROM settings WHERE name IN (`+sqlstore.Placeholders(len(settings))+`)
 		UNION ALL SELECT 'webhook', id, secret FROM webhooks UNION ALL SELECT 'chat webhook', id, url FROM chat_webhooks
-		ORDER BY 1, 2`, anyArgs(settings)...)
-	if err != nil {
-		return nil, dbError(err, "secrets")
-	}
-	defer rows.Close()
-	var out []hitl.StoredSecret
-	for rows.Next() {
-		var s hitl.StoredSecret
-		if err := rows.Scan(&s.Kind, &s.Name, &s.Value); err != nil {
-			return nil, dbError(err, "secrets")
-		}
-		out = append(out, s)
-	}
-	return out, dbError(rows.Err(), "secrets")
+		ORDER BY 1, 2`, sqlstore.Args(settings)...)
 }
 
 func (t *txn) SetStoredSecret(s hitl.StoredSecret) error {
-	query := "UPDATE settings SET value = ? WHERE name = ?"
-	switch s.Kind {
-	case hitl.SecretWebhook:
-		query = "UPDATE webhooks SET secret = ? WHERE id = ?"
-	case hitl.SecretChatWebhook:
-		query = "UPDATE chat_webhooks SET url = ? WHERE id = ?"
-	}
-	res, err := t.tx.ExecContext(t.ctx, query, s.Value, s.Name)
+	res, err := t.tx.ExecContext(t.ctx, dialect.SecretUpdate(s.Kind), s.Value, s.Name)
 	return oneRow(res, err, s.Place(), notFound(s.Place()))
 }
 
 func emptyNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
-const webhookColumns = "id, url, events, description, created_by, created_at"
-
-func scanWebhook(sc interface{ Scan(...any) error }) (*hitl.Webhook, error) {
-	var (
-		w       hitl.Webhook
-		events  string
-		created int64
-	)
-	if err := sc.Scan(&w.ID, &w.URL, &events, &w.Description, &w.CreatedBy, &created); err != nil {
-		return nil, err
-	}
-	w.CreatedAt = fromMicros(created)
-	return &w, json.Unmarshal([]byte(events), &w.Events)
+func scanSecret(sc sqlstore.Scanner) (s hitl.StoredSecret, err error) {
+	return s, sc.Scan(&s.Kind, &s.Name, &s.Value)
 }
 
 func (s *Store) Webhooks(ctx context.Context) ([]*hitl.Webhook, error) {
-	return onReader(s, ctx, func() ([]*hitl.Webhook, error) {
-		rows, err := s.read.QueryContext(ctx, "SELECT "+webhookColumns+" FROM webhooks ORDER BY created_at, id")
-		if err != nil {
-			return nil, dbError(err, "webhooks")
-		}
-		defer rows.Close()
-		var out []*hitl.Webhook
-		for rows.Next() {
-			w, err := scanWebhook(rows)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, w)
-		}
-		return out, dbError(rows.Err(), "webhooks")
-	})
+	return read(s, ctx, dialect.Webhooks)
 }
 
 func (s *Store) Webhook(ctx context.Context, id string) (*hitl.Webhook, error) {
-	return onReader(s, ctx, func() (*hitl.Webhook, error) {
-		w, err := scanWebhook(s.read.QueryRowContext(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE id = ?", id))
-		return w, dbError(err, "webhook "+id)
-	})
-}
-
-const deliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
-	d.inquiry_id, d.session, d.payload, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status,
-	d.last_error, d.last_response, d.created_at, d.retry_from, d.delivered_at, d.channel, d.recipient, d.address,
-	d.reason, d.thread, d.traceparent, d.tracestate`
-
-// scanDelivery reads deliveryColumns, and the secret after them when withSecret.
-func scanDelivery(sc interface{ Scan(...any) error }, withSecret bool) (*hitl.Delivery, int64, error) {
-	var (
-		d                       hitl.Delivery
-		ord, created, retryFrom int64
-		webhookID, session      sql.NullString
-		inquiryID               sql.NullInt64
-		next, last, delivered   sql.NullInt64
-		payload                 string
-	)
-	dest := []any{&ord, &d.ID, &d.Kind, &webhookID, &d.URL, &d.Target, &d.EventSeq, &d.EventID, &d.EventType,
-		&inquiryID, &session, &payload, &d.Status, &d.Attempts, &next, &last, &d.LastStatus,
-		&d.LastError, &d.LastResponse, &created, &retryFrom, &delivered, &d.Channel, &d.Recipient, &d.Address,
-		&d.Reason, &d.Thread, &d.Traceparent, &d.Tracestate}
-	if withSecret {
-		dest = append(dest, &d.Secret)
-	}
-	if err := sc.Scan(dest...); err != nil {
-		return nil, 0, err
-	}
-	d.WebhookID, d.Session, d.Payload = webhookID.String, session.String, json.RawMessage(payload)
-	if inquiryID.Valid {
-		d.InquiryID = &inquiryID.Int64
-	}
-	d.NextAttemptAt, d.LastAttemptAt, d.DeliveredAt = timeOrNil(next), timeOrNil(last), timeOrNil(delivered)
-	d.CreatedAt, d.RetryFrom = fromMicros(created), fromMicros(retryFrom)
-	return &d, ord, nil
-}
-
-func timeOrNil(us sql.NullInt64) *time.Time {
-	if !us.Valid {
-		return nil
-	}
-	t := fromMicros(us.Int64)
-	return &t
-}
-
-type deliveryRow struct {
-	d   *hitl.Delivery
-	ord int64
-}
-
-func queryDeliveryRows(ctx context.Context, q querier, query string, withSecret bool, args ...any) ([]deliveryRow, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, dbError(err, "deliveries")
-	}
-	defer rows.Close()
-	var out []deliveryRow
-	for rows.Next() {
-		d, ord, err := scanDelivery(rows, withSecret)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, deliveryRow{d, ord})
-	}
-	return out, dbError(rows.Err(), "deliveries")
-}
-
-func getDelivery(ctx context.Context, q querier, id string) (*hitl.Delivery, error) {
-	d, _, err := scanDelivery(q.QueryRowContext(ctx, "SELECT "+deliveryColumns+" FROM deliveries d WHERE d.id = ?", id), false)
-	return d, dbError(err, "delivery "+id)
+	return readBy(s, ctx, dialect.Webhook, id)
 }
 
 func (s *Store) Deliveries(ctx context.Context, f hitl.DeliveryFilter) ([]*hitl.Delivery, string, error) {
-	type page struct {
-		items []*hitl.Delivery
-		next  string
-	}
-	p, err := onReader(s, ctx, func() (page, error) {
-		var w where
-		cursor, err := f.Page.After()
-		if err != nil {
-			return page{}, err
-		}
-		if cursor > 0 {
-			w.add("d.ord < ?", cursor)
-		}
-		if f.Kind != "" {
-			w.add("d.kind = ?", f.Kind)
-		}
-		if f.WebhookID != "" {
-			w.add("d.webhook_id = ?", f.WebhookID)
-		}
-		if f.Status != "" {
-			w.add("d.status = ?", f.Status)
-		}
-		if f.InquiryID != 0 {
-			w.add("d.inquiry_id = ?", f.InquiryID)
-		}
-		if f.Session != "" {
-			w.add("d.session = ?", f.Session)
-		}
-		rows, err := queryDeliveryRows(ctx, s.read, "SELECT "+deliveryColumns+" FROM deliveries d"+w.String()+" ORDER BY d.ord DESC LIMIT ?",
-			false, append(w.args, f.Page.Limit+1)...)
-		if err != nil {
-			return page{}, err
-		}
-		rows, next := hitl.PageOf(rows, f.Page.Limit, func(r deliveryRow) int64 { return r.ord })
-		out := make([]*hitl.Delivery, len(rows))
-		for i, r := range rows {
-			out[i] = r.d
-		}
-		return page{out, next}, nil
-	})
-	return p.items, p.next, err
+	return readPage(s, ctx, dialect.Deliveries, f)
 }
 
 func (s *Store) PendingDeliveries(ctx context.Context, kind hitl.DeliveryKind) (map[string]int, error) {
-	return onReader(s, ctx, func() (map[string]int, error) {
-		return scanMap[int]("deliveries")(s.read.QueryContext(ctx,
-			"SELECT channel, COUNT(*) FROM deliveries WHERE status = 'pending' AND kind = ? GROUP BY channel", string(kind)))
-	})
-}
-
-// scanMap reads (name, value) rows into a map; what names the rows in errors.
-func scanMap[V any](what string) func(rows *sql.Rows, err error) (map[string]V, error) {
-	return func(rows *sql.Rows, err error) (map[string]V, error) {
-		if err != nil {
-			return nil, dbError(err, what)
-		}
-		defer rows.Close()
-		out := map[string]V{}
-		for rows.Next() {
-			var (
-				k string
-				v V
-			)
-			if err := rows.Scan(&k, &v); err != nil {
-				return nil, dbError(err, what)
-			}
-			out[k] = v
-		}
-		return out, dbError(rows.Err(), what)
-	}
+	return readBy(s, ctx, dialect.PendingDeliveries, kind)
 }
 
 func (s *Store) OutboxCursor(ctx context.Context) (int64, error) {
-	return onReader(s, ctx, func() (int64, error) {
-		var seq int64
-		err := s.read.QueryRowContext(ctx, "SELECT seq FROM outbox_cursor WHERE id = 1").Scan(&seq)
-		return seq, dbError(err, "outbox cursor")
-	})
+	return read(s, ctx, dialect.OutboxCursor)
 }
 
 func (s *Store) SessionsByKey(ctx context.Context, keys []string) ([]*hitl.Session, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	return onReader(s, ctx, func() ([]*hitl.Session, error) {
-		rows, err := s.read.QueryContext(ctx, "SELECT "+sessionColumns+" FROM sessions s WHERE s.key IN ("+placeholders(len(keys))+")", anyArgs(keys)...)
-		if err != nil {
-			return nil, dbError(err, "sessions")
-		}
-		defer rows.Close()
-		var out []*hitl.Session
-		for rows.Next() {
-			sess, _, err := scanSession(rows)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, sess)
-		}
-		return out, dbError(rows.Err(), "sessions")
-	})
+	return readBy(s, ctx, dialect.SessionsByKey, keys)
 }

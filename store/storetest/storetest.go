@@ -14,8 +14,8 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// Run runs every conformance test; newStore returns an empty store that the test may close.
-func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
+// Run runs every conformance test; open opens an empty store, which the test closes.
+func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 	tests := map[string]func(*testing.T, hitl.Store){
 		"InsertAndRead":           testInsertAndRead,
 		"ResolveOnlyPending":      testResolveOnlyPending,
@@ -61,7 +61,8 @@ func Run(t *testing.T, newStore func(t *testing.T) hitl.Store) {
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			s := newStore(t)
+			s, err := open(t)
+			must(t, err)
 			t.Cleanup(func() { s.Close() })
 			fn(t, s)
 		})
@@ -81,6 +82,15 @@ func newInquiry(n int, mods ...func(*hitl.Inquiry)) *hitl.Inquiry {
 		m(inq)
 	}
 	return inq
+}
+
+// deleteOnce deletes what del deletes, which is not found when deleted again.
+func deleteOnce(t *testing.T, s hitl.Store, del func(tx hitl.Tx) error) {
+	t.Helper()
+	must(t, s.Update(context.Background(), del))
+	if err := s.Update(context.Background(), del); code(err) != hitl.ENotFound {
+		t.Fatalf("deleting twice: %v, want not found", err)
+	}
 }
 
 func must(t *testing.T, err error) {

@@ -69,10 +69,7 @@ func testWebhooks(t *testing.T, s hitl.Store) {
 	}
 
 	// Deleting a webhook takes its deliveries with it.
-	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteWebhook("wh_1") }))
-	if err := s.Update(ctx, func(tx hitl.Tx) error { return tx.DeleteWebhook("wh_1") }); code(err) != hitl.ENotFound {
-		t.Fatalf("deleting twice: %v, want not found", err)
-	}
+	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeleteWebhook("wh_1") })
 	all, _, err := s.Deliveries(ctx, hitl.DeliveryFilter{Page: hitl.Page{Limit: 10}})
 	must(t, err)
 	if len(all) != 1 || all[0].ID != "msg_2" {

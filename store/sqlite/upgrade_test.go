@@ -2,8 +2,13 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/store/storetest"
 )
 
 // Migration 7 gives the names known before it their identities: key holders in the order
@@ -35,4 +40,30 @@ func TestIdentitiesBackfilled(t *testing.T) {
 	if err != nil || k.IdentityID != 1 {
 		t.Fatalf("bob's second key: %+v, %v", k, err)
 	}
+}
+
+func TestUpgrades(t *testing.T) {
+	storetest.RunUpgrades(t, func(t *testing.T, version int64) storetest.Older {
+		db, path := migratedTo(t, version)
+		return storetest.Older{Dialect: dialect, DB: db, Open: func() (hitl.Store, error) { return Open(context.Background(), path) }}
+	}, false)
+}
+
+// migratedTo is a new database file with the migrations up to version applied: the state of
+// a database that an older hitl left, for a test of the migrations after it.
+func migratedTo(t *testing.T, version int64) (*sql.DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := migrations(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(context.Background(), version); err != nil {
+		t.Fatal(err)
+	}
+	return db, path
 }

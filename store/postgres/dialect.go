@@ -1,0 +1,85 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
+)
+
+// dialect is how PostgreSQL spells what the stores share: numbered placeholders, a list as
+// one array argument, booleans, times and lists of their own types.
+var dialect = &sqlstore.Dialect{
+	Placeholder: func(n int) string { return "$" + strconv.Itoa(n) },
+	In:          func(w *sqlstore.Where, list []string) string { return "= ANY (" + w.Arg(list) + ")" },
+	True:        func(column string) string { return column },
+	False:       func(column string) string { return "NOT " + column },
+	Never:       "FALSE",
+	FalseColumn: "BOOLEAN NOT NULL DEFAULT FALSE",
+	Time:        func(t time.Time) any { return t },
+	Bool:        func(b bool) any { return b },
+	ScanTime: func(t *time.Time) any {
+		return utcDest{func(u time.Time) { *t = u }, func() error { return errNullTime }}
+	},
+	ScanNullTime: func(t **time.Time) any {
+		return utcDest{func(u time.Time) { *t = &u }, func() error { *t = nil; return nil }}
+	},
+	ScanList:     func(l *[]string) any { return l },
+	Like:         "ILIKE",
+	Searchable:   searchable,
+	Latest:       "'infinity'",
+	SessionOrder: "s.ord",
+	Err:          dbError,
+}
+
+// searchable is the prompt as the prompt column keeps it: PostgreSQL text holds no NUL.
+func searchable(prompt string) string { return strings.ReplaceAll(prompt, "\x00", "") }
+
+var errNullTime = errors.New("a time column is NULL")
+
+// utcDest reads a time column in UTC by set, or a NULL by null: from pgx, and from
+// database/sql (the Go migrations).
+type utcDest struct {
+	set  func(time.Time)
+	null func() error
+}
+
+func (u utcDest) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		return u.null()
+	}
+	u.set(v.Time.UTC())
+	return nil
+}
+
+func (u utcDest) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		return u.null()
+	case time.Time:
+		u.set(v.UTC())
+		return nil
+	}
+	return fmt.Errorf("a time column holds %T", src)
+}
+
+// pgDB is the pool, or a transaction, as the shared reads take it.
+type pgDB struct{ q querier }
+
+func (d pgDB) Query(ctx context.Context, sql string, args ...any) (sqlstore.Rows, error) {
+	rows, err := d.q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (d pgDB) QueryRow(ctx context.Context, sql string, args ...any) sqlstore.Scanner {
+	return d.q.QueryRow(ctx, sql, args...)
+}

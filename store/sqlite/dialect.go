@@ -1,0 +1,71 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hitl-dev/hitl/store/internal/sqlstore"
+)
+
+// dialect is how SQLite spells what the stores share: ? placeholders, IN lists of them,
+// booleans and times as integers (microseconds since 1970), lists as JSON text.
+var dialect = &sqlstore.Dialect{
+	Placeholder: func(int) string { return "?" },
+	In: func(w *sqlstore.Where, list []string) string {
+		w.Args = append(w.Args, sqlstore.Args(list)...)
+		return "IN (" + sqlstore.Placeholders(len(list)) + ")"
+	},
+	True:        func(column string) string { return column + " = 1" },
+	False:       func(column string) string { return column + " = 0" },
+	Never:       "0",
+	FalseColumn: "INTEGER NOT NULL DEFAULT 0",
+	Time:        func(t time.Time) any { return micros(t) },
+	Bool:        func(b bool) any { return boolInt(b) },
+	ScanTime: func(t *time.Time) any {
+		return microsDest{func(us int64) { *t = fromMicros(us) }, func() error { return errNullTime }}
+	},
+	ScanNullTime: func(t **time.Time) any {
+		return microsDest{func(us int64) { u := fromMicros(us); *t = &u }, func() error { *t = nil; return nil }}
+	},
+	ScanList:   func(l *[]string) any { return jsonDest{l} },
+	Like:       "LIKE",
+	Searchable: func(prompt string) string { return prompt },
+	// The largest integer: where inquiries without a deadline sort after every deadline.
+	Latest:       "9223372036854775807",
+	SessionOrder: "s.rowid",
+	Err:          dbError,
+}
+
+var errNullTime = errors.New("a time column is NULL")
+
+// microsDest reads a time column (microseconds since 1970) by set, or a NULL by null.
+type microsDest struct {
+	set  func(us int64)
+	null func() error
+}
+
+func (m microsDest) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		return m.null()
+	case int64:
+		m.set(v)
+		return nil
+	}
+	return fmt.Errorf("a time column holds %T", src)
+}
+
+// jsonDest reads a column of a JSON list of strings.
+type jsonDest struct{ l *[]string }
+
+func (j jsonDest) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		return json.Unmarshal([]byte(v), j.l)
+	case []byte:
+		return json.Unmarshal(v, j.l)
+	}
+	return fmt.Errorf("a list column holds %T", src)
+}
