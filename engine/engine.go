@@ -9,6 +9,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -20,6 +22,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/deadline"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/secretbox"
 	"github.com/hitl-dev/hitl/internal/tracing"
@@ -52,7 +56,9 @@ var DefaultThresholds = Thresholds{
 
 // Options configure an Engine. Zero values take the defaults.
 type Options struct {
-	Now        func() time.Time
+	// Clock is the time of the engine's rules and the clock its timers (deadlines, reminders,
+	// escalations, claims) keep; nil: clock.Real. Tests move a clock.Manual and the timers fire.
+	Clock      clock.Clock
 	Logger     *slog.Logger
 	Metrics    *metrics.Metrics
 	Limits     Limits
@@ -97,7 +103,7 @@ type Options struct {
 // Engine applies hitl's rules on top of a Store.
 type Engine struct {
 	store      hitl.Store
-	now        func() time.Time
+	clk        clock.Clock
 	log        *slog.Logger
 	metrics    *metrics.Metrics
 	limits     Limits
@@ -109,9 +115,9 @@ type Engine struct {
 	kick         chan struct{}
 	lastLocalSeq atomic.Int64
 	waiters      waiters
-	deadlines    *deadlines
-	nudges       *deadlines // reminders and escalations, keyed by inquiry like deadlines
-	claims       *deadlines // the expiry of claims
+	deadlines    *deadline.Queue
+	nudges       *deadline.Queue // reminders and escalations, keyed by inquiry like deadlines
+	claims       *deadline.Queue // the expiry of claims
 	// idempotencyTTL: see Options.IdempotencyTTL.
 	idempotencyTTL time.Duration
 	retainResolved time.Duration
@@ -156,7 +162,7 @@ type Engine struct {
 
 // New returns an engine over store. Call Start before serving and Stop when done.
 func New(store hitl.Store, o Options) *Engine {
-	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
+	e := &Engine{store: store, clk: o.Clock, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
 		agentQuestionURL: o.AgentQuestionCallbackURL,
 		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
@@ -165,8 +171,8 @@ func New(store hitl.Store, o Options) *Engine {
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}
-	if e.now == nil {
-		e.now = time.Now
+	if e.clk == nil {
+		e.clk = clock.Real
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -188,9 +194,9 @@ func New(store hitl.Store, o Options) *Engine {
 	e.outbox.kick = make(chan struct{}, 1)
 	e.outbox.ready = make(chan struct{}, 1)
 	e.waiters.m = make(map[int64]waitSet)
-	e.deadlines = newDeadlines(e.now, e.expire)
-	e.nudges = newDeadlines(e.now, e.nudge)
-	e.claims = newDeadlines(e.now, e.expireClaims)
+	e.deadlines = deadline.New(e.clk, e.expire)
+	e.nudges = deadline.New(e.clk, e.nudge)
+	e.claims = deadline.New(e.clk, e.expireClaims)
 	e.idempotencyTTL = cmp.Or(o.IdempotencyTTL, DefaultIdempotencyTTL)
 	e.retainResolved = o.RetainResolved
 	return e
@@ -214,21 +220,21 @@ func (e *Engine) Start(ctx context.Context) error {
 		return err
 	}
 	for _, d := range ds {
-		e.deadlines.add(d.InquiryID, d.At)
+		e.deadlines.Add(d.InquiryID, d.At)
 	}
 	nudges, err := e.store.PendingNudges(ctx)
 	if err != nil {
 		return err
 	}
 	for _, d := range nudges {
-		e.nudges.add(d.InquiryID, d.At)
+		e.nudges.Add(d.InquiryID, d.At)
 	}
 	claims, err := e.store.PendingClaims(ctx)
 	if err != nil {
 		return err
 	}
 	for _, d := range claims {
-		e.claims.add(d.InquiryID, d.At)
+		e.claims.Add(d.InquiryID, d.At)
 	}
 	if err := e.LoadSecrets(ctx); err != nil {
 		return err
@@ -239,9 +245,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e.stop = cancel
 	e.following = shared // before the timers start: an overdue one fires at once and reads it
-	e.running.Go(func() { e.deadlines.run(runCtx) })
-	e.running.Go(func() { e.nudges.run(runCtx) })
-	e.running.Go(func() { e.claims.run(runCtx) })
+	e.deadlines.Start(runCtx)
+	e.nudges.Start(runCtx)
+	e.claims.Start(runCtx)
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
 	e.running.Go(func() { e.runOutbox(runCtx) })
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
@@ -251,25 +257,53 @@ func (e *Engine) Start(ctx context.Context) error {
 	return nil
 }
 
-// CheckTimers makes the timers look at the clock at once. The timers wait in real time for
-// what comes next; a test that moves an injected clock calls this to have them see it.
-func (e *Engine) CheckTimers() {
-	e.deadlines.poke()
-	e.nudges.poke()
-	e.claims.poke()
-}
-
-// Stop ends the timers and waits for the timeouts in progress.
-func (e *Engine) Stop() {
-	if e.stop != nil {
-		e.stop()
+// Stop shuts the engine down: first every wait in progress, and every later one, returns the
+// inquiry's current state at once (streams end too, see Draining), so that a server shutting
+// down holds no long poll open; then the timers, the follower, the outbox and the housekeeping
+// stop, and Stop waits for what they are doing, no longer than ctx allows. The error names
+// what had not stopped by then.
+func (e *Engine) Stop(ctx context.Context) error {
+	e.drainOnce.Do(func() { close(e.draining) })
+	if e.stop == nil {
+		return nil // never started
 	}
-	e.running.Wait()
+	e.stop()
+	parts := []struct {
+		name string
+		stop func(context.Context) error
+	}{
+		{"the deadlines", e.deadlines.Stop},
+		{"the reminders", e.nudges.Stop},
+		{"the claims' expiry", e.claims.Stop},
+		{"the follower, the outbox and the housekeeping", func(ctx context.Context) error {
+			done := make(chan struct{})
+			go func() {
+				e.running.Wait()
+				close(done)
+			}()
+			select {
+			case <-done:
+				return nil
+			case <-ctx.Done():
+				return errors.New("still running")
+			}
+		}},
+	}
+	errs := make([]error, len(parts))
+	var stopping sync.WaitGroup
+	for i, p := range parts {
+		stopping.Go(func() {
+			if err := p.stop(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", p.name, err)
+			}
+		})
+	}
+	stopping.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("the engine had not stopped when the time to stop ran out (%w)", err)
+	}
+	return nil
 }
-
-// Drain makes every wait in progress, and every later one, return the inquiry's current state
-// at once, so that a server shutting down does not hold long polls open.
-func (e *Engine) Drain() { e.drainOnce.Do(func() { close(e.draining) }) }
 
 // Pending returns the number of pending inquiries, for the metrics gauge.
 func (e *Engine) Pending() int64 { return e.pending.Load() }
@@ -280,7 +314,7 @@ func (e *Engine) Waiting() int64 { return e.waiters.count.Load() }
 // Ready reports whether the store answers.
 func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
 
-func (e *Engine) clock() time.Time { return hitl.UTC(e.now()) }
+func (e *Engine) clock() time.Time { return hitl.UTC(e.clk.Now()) }
 
 func isKeyEvent(ev *hitl.Event) bool { return strings.HasPrefix(ev.Type, "key.") }
 
@@ -346,7 +380,7 @@ func (e *Engine) published(evs []*hitl.Event) {
 			}
 			e.metrics.InquiryCreated()
 			if inq.TimeoutAt != nil {
-				e.deadlines.add(inq.ID, *inq.TimeoutAt)
+				e.deadlines.Add(inq.ID, *inq.TimeoutAt)
 			}
 			e.keepNudge(inq.ID, inq.NextNudge())
 		case hitl.EventInquiryReminded, hitl.EventInquiryEscalated:
@@ -357,9 +391,9 @@ func (e *Engine) published(evs []*hitl.Event) {
 			if !e.following {
 				e.pending.Add(-1)
 			}
-			e.deadlines.remove(inq.ID)
-			e.nudges.remove(inq.ID)
-			e.claims.remove(inq.ID)
+			e.deadlines.Remove(inq.ID)
+			e.nudges.Remove(inq.ID)
+			e.claims.Remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt), e.groupLabels(inq))
 			e.waiters.wake(inq, at)
 		}

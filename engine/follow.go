@@ -141,7 +141,7 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 			return
 		}
 		if t.TimeoutAt != nil && ev.Type == hitl.EventInquiryCreated {
-			e.deadlines.add(id, *t.TimeoutAt)
+			e.deadlines.Add(id, *t.TimeoutAt)
 		}
 		e.keepNudge(id, t.nextNudge())
 	case hitl.EventInquiryStepCompleted, hitl.EventInquiryClaimed, hitl.EventInquiryReleased:
@@ -152,9 +152,9 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 		}
 		e.keepTimers(id, t)
 	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
-		e.deadlines.remove(id)
-		e.nudges.remove(id)
-		e.claims.remove(id)
+		e.deadlines.Remove(id)
+		e.nudges.Remove(id)
+		e.claims.Remove(id)
 		if !e.waiters.has(id) {
 			return // nobody here waits for it: no need to decode it
 		}

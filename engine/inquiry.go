@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/deadline"
 	"github.com/hitl-dev/hitl/internal/jsonlimit"
 	"github.com/hitl-dev/hitl/internal/tracing"
 )
@@ -633,7 +634,7 @@ func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time
 // that no other node holds right now: those another node holds are looked at again a moment
 // later, so each timer fires once across nodes. fire returns the events of what it did, or
 // when to look again. A transaction that fails is tried again a second later.
-func (e *Engine) fireTimers(ctx context.Context, timers *deadlines, ids []int64, what string,
+func (e *Engine) fireTimers(ctx context.Context, timers *deadline.Queue, ids []int64, what string,
 	fire func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) (evs []*hitl.Event, again *time.Time, err error)) {
 	now := e.clock()
 	var (
@@ -671,13 +672,13 @@ func (e *Engine) fireTimers(ctx context.Context, timers *deadlines, ids []int64,
 		if ctx.Err() == nil {
 			e.log.Error(what+" failed; retrying in a second", "inquiries", len(ids), "err", err)
 			for _, id := range ids {
-				timers.add(id, now.Add(time.Second))
+				timers.Add(id, now.Add(time.Second))
 			}
 		}
 		return
 	}
 	for _, d := range later {
-		timers.add(d.InquiryID, d.At)
+		timers.Add(d.InquiryID, d.At)
 	}
 	e.published(evs)
 }

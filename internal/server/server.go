@@ -33,6 +33,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/audit"
 	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/buildinfo"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/outbound"
@@ -95,8 +96,9 @@ type Config struct {
 	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
 	// without a bot token, Slack is off.
 	Slack slack.Config
-	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
-	Clock func() time.Time
+	// Clock is the engine's clock: deadlines, reminders, escalations (tests move a
+	// clock.Manual; default clock.Real).
+	Clock clock.Clock
 	// Brokers are the message brokers events are published to and action results come from.
 	Brokers BrokerConfig
 	// AuditKey signs the heads of the audit chain: an Ed25519 key's 32-byte seed in base64
@@ -331,6 +333,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = 10 * time.Second
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -414,7 +419,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	auditKey, _ := audit.ParseKey(cfg.AuditKey)       // checked by Validate; none given: nil, the key kept in the store
 	secretKey, _ := secretbox.ParseKey(cfg.SecretKey) // checked by Validate; none given: nil
-	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
+	eng = engine.New(st, engine.Options{Clock: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
@@ -556,7 +561,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	dispatcher := notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
-		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock, // the engine's clock: deliveries it makes are due by that clock
+		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock.Now, // the engine's clock: deliveries it makes are due by that clock
 		Tracer: s.tracer})
 	s.mail.serve(s.engine, s.log)
 	dispatched := make(chan struct{})
@@ -567,14 +572,13 @@ func (s *Server) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	s.log.Info("shutting down")
-	s.engine.Drain()
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	shutErr := errors.Join(s.http.Shutdown(sctx), s.mail.shutdown(sctx))
+	engineErr := s.engine.Stop(sctx) // long polls return at once, so that the requests below can finish
+	shutErr := errors.Join(s.http.Shutdown(sctx), s.mail.shutdown(sctx), engineErr)
 	stopDispatch()
 	<-dispatched
 	brokersDone.Wait()
-	s.engine.Stop()
 	closeErr := s.store.Close()
 	if errors.Is(serveErr, http.ErrServerClosed) {
 		serveErr = nil
