@@ -41,8 +41,8 @@ func (realClock) NewTimer(at time.Time) Timer { return realTimer{time.NewTimer(t
 type realTimer struct{ t *time.Timer }
 
 func (r realTimer) C() <-chan time.Time { return r.t.C }
-func (r realTimer) Reset(at time.Time) { r.t.Reset(time.Until(at)) }
-func (r realTimer) Stop()              { r.t.Stop() }
+func (r realTimer) Reset(at time.Time)  { r.t.Reset(time.Until(at)) }
+func (r realTimer) Stop()               { r.t.Stop() }
 
 // Manual is a clock that stands at a time until Advance or Set moves it; moving it fires the
 // timers it passes. Safe for concurrent use.
