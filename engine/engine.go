@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine/internal/deadline"
+	"github.com/hitl-dev/hitl/engine/internal/outbox"
 	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/secretbox"
@@ -122,7 +123,7 @@ type Engine struct {
 	idempotencyTTL time.Duration
 	retainResolved time.Duration
 	purgeFor       time.Duration // 0: defaultPurgeFor (tests shorten it)
-	outbox         outbox
+	outbox         *outbox.Outbox
 	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
 	resumes chan resume
 	// For deliveries: see Options.
@@ -191,8 +192,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.draining = make(chan struct{})
 	e.kick = make(chan struct{}, 1)
 	e.resumes = make(chan resume, resumeQueue)
-	e.outbox.kick = make(chan struct{}, 1)
-	e.outbox.ready = make(chan struct{}, 1)
+	e.outbox = outbox.New(store, e.planDeliveries, e.log)
 	e.waiters.m = make(map[int64]waitSet)
 	e.deadlines = deadline.New(e.clk, e.expire)
 	e.nudges = deadline.New(e.clk, e.nudge)
@@ -249,7 +249,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.nudges.Start(runCtx)
 	e.claims.Start(runCtx)
 	e.running.Go(func() { e.follow(runCtx, watcher, after) })
-	e.running.Go(func() { e.runOutbox(runCtx) })
+	e.outbox.Start(runCtx)
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
 	e.running.Go(func() { e.keepHouse(runCtx) })
 	e.running.Go(func() { e.recordResumes(runCtx) })
@@ -275,7 +275,8 @@ func (e *Engine) Stop(ctx context.Context) error {
 		{"the deadlines", e.deadlines.Stop},
 		{"the reminders", e.nudges.Stop},
 		{"the claims' expiry", e.claims.Stop},
-		{"the follower, the outbox and the housekeeping", func(ctx context.Context) error {
+		{"the outbox", e.outbox.Stop},
+		{"the follower and the housekeeping", func(ctx context.Context) error {
 			done := make(chan struct{})
 			go func() {
 				e.running.Wait()
@@ -400,7 +401,7 @@ func (e *Engine) published(evs []*hitl.Event) {
 	}
 	if len(evs) > 0 {
 		e.kickFollower()
-		e.kickOutbox()
+		e.outbox.Kick()
 	}
 }
 

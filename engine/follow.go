@@ -91,7 +91,7 @@ func (e *Engine) catchUp(ctx context.Context, after int64) (int64, int) {
 		}
 		read += len(evs)
 		if e.following && len(evs) > 0 {
-			e.kickOutbox() // the other nodes' events too may ask for deliveries
+			e.outbox.Kick() // the other nodes' events too may ask for deliveries
 		}
 		at := time.Now()
 		streaming := e.hub.count() > 0
