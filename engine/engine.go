@@ -23,6 +23,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine/internal/deadline"
+	"github.com/hitl-dev/hitl/engine/internal/fanout"
 	"github.com/hitl-dev/hitl/engine/internal/outbox"
 	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/metrics"
@@ -111,11 +112,11 @@ type Engine struct {
 	thresholds Thresholds
 	schemas    *schema.Cache
 	keys       keyCache
-	hub        hub
+	hub        *fanout.Hub
 	// kick wakes the follower; lastLocalSeq is the newest seq committed by this node.
 	kick         chan struct{}
 	lastLocalSeq atomic.Int64
-	waiters      waiters
+	waiters      *fanout.Waiters
 	deadlines    *deadline.Queue
 	nudges       *deadline.Queue // reminders and escalations, keyed by inquiry like deadlines
 	claims       *deadline.Queue // the expiry of claims
@@ -193,7 +194,8 @@ func New(store hitl.Store, o Options) *Engine {
 	e.kick = make(chan struct{}, 1)
 	e.resumes = make(chan resume, resumeQueue)
 	e.outbox = outbox.New(store, e.planDeliveries, e.log)
-	e.waiters.m = make(map[int64]waitSet)
+	e.waiters = fanout.NewWaiters()
+	e.hub = fanout.NewHub(eventVisible, e.log)
 	e.deadlines = deadline.New(e.clk, e.expire)
 	e.nudges = deadline.New(e.clk, e.nudge)
 	e.claims = deadline.New(e.clk, e.expireClaims)
@@ -310,7 +312,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 func (e *Engine) Pending() int64 { return e.pending.Load() }
 
 // Waiting returns the number of agents parked on a wait, for the metrics gauge.
-func (e *Engine) Waiting() int64 { return e.waiters.count.Load() }
+func (e *Engine) Waiting() int64 { return e.waiters.Count() }
 
 // Ready reports whether the store answers.
 func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
@@ -396,7 +398,7 @@ func (e *Engine) published(evs []*hitl.Event) {
 			e.nudges.Remove(inq.ID)
 			e.claims.Remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt), e.groupLabels(inq))
-			e.waiters.wake(inq, at)
+			e.waiters.Wake(inq, at)
 		}
 	}
 	if len(evs) > 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/fanout"
 )
 
 // followInterval is how often a node reads the log even without a hint, so a lost
@@ -58,7 +59,7 @@ func (e *Engine) follow(ctx context.Context, w hitl.EventWatcher, after int64) {
 				}
 			}
 		}
-		if !e.following && e.hub.idle(func() { after = max(after, e.lastLocalSeq.Load()) }) {
+		if !e.following && e.hub.Idle(func() { after = max(after, e.lastLocalSeq.Load()) }) {
 			continue
 		}
 		if wait := followGap - time.Since(last); wait > 0 && read >= followBusy {
@@ -94,15 +95,15 @@ func (e *Engine) catchUp(ctx context.Context, after int64) (int64, int) {
 			e.outbox.Kick() // the other nodes' events too may ask for deliveries
 		}
 		at := time.Now()
-		streaming := e.hub.count() > 0
+		streaming := e.hub.Count() > 0
 		for _, ev := range evs {
 			after = ev.Seq
 			if e.following {
 				e.applyFollowed(ev, at)
 			}
 			if streaming {
-				inq, sess := decodeForStream(ev)
-				e.hub.publish(ev, inq, sess, revokedKeyID(ev))
+				inq, sess := fanout.DecodeForStream(ev)
+				e.hub.Publish(ev, inq, sess, revokedKeyID(ev))
 			}
 		}
 		if len(evs) < followPage {
@@ -155,7 +156,7 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 		e.deadlines.Remove(id)
 		e.nudges.Remove(id)
 		e.claims.Remove(id)
-		if !e.waiters.has(id) {
+		if !e.waiters.Has(id) {
 			return // nobody here waits for it: no need to decode it
 		}
 		var inq hitl.Inquiry
@@ -163,6 +164,6 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 			e.log.Error("an event's inquiry cannot be read", "seq", ev.Seq, "err", err)
 			return
 		}
-		e.waiters.wake(&inq, at)
+		e.waiters.Wake(&inq, at)
 	}
 }

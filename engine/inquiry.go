@@ -689,8 +689,8 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	if timeout < 0 || timeout > MaxWait {
 		return nil, hitl.Errorf(hitl.EInvalid, "wait timeout must be between 0 and %s", MaxWait)
 	}
-	ch := e.waiters.add(id)
-	defer e.waiters.remove(id, ch)
+	ch := e.waiters.Add(id)
+	defer e.waiters.Remove(id, ch)
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil || inq.Status.Final() || timeout == 0 {
 		if err == nil {
@@ -702,9 +702,9 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	defer t.Stop()
 	select {
 	case w := <-ch:
-		e.metrics.WaiterWoken(time.Since(w.at))
-		e.received(p, w.inq)
-		return w.inq, nil
+		e.metrics.WaiterWoken(time.Since(w.At))
+		e.received(p, w.Inquiry)
+		return w.Inquiry, nil
 	case <-t.C:
 	case <-e.draining:
 	case <-ctx.Done():
