@@ -113,8 +113,9 @@ type Engine struct {
 	schemas    *schema.Cache
 	keys       keyCache
 	hub        *fanout.Hub
-	// kick wakes the follower; lastLocalSeq is the newest seq committed by this node.
-	kick         chan struct{}
+	// follower reads the event log for the streams, and on a shared store for the other
+	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
+	follower     *fanout.Follower
 	lastLocalSeq atomic.Int64
 	waiters      *fanout.Waiters
 	deadlines    *deadline.Queue
@@ -191,11 +192,11 @@ func New(store hitl.Store, o Options) *Engine {
 	}
 	e.validators = make(chan struct{}, runtime.GOMAXPROCS(0))
 	e.draining = make(chan struct{})
-	e.kick = make(chan struct{}, 1)
 	e.resumes = make(chan resume, resumeQueue)
 	e.outbox = outbox.New(store, e.planDeliveries, e.log)
 	e.waiters = fanout.NewWaiters()
 	e.hub = fanout.NewHub(eventVisible, e.log)
+	e.follower = fanout.NewFollower(store, e.hub, e.lastLocalSeq.Load, e.log)
 	e.deadlines = deadline.New(e.clk, e.expire)
 	e.nudges = deadline.New(e.clk, e.nudge)
 	e.claims = deadline.New(e.clk, e.expireClaims)
@@ -250,7 +251,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.deadlines.Start(runCtx)
 	e.nudges.Start(runCtx)
 	e.claims.Start(runCtx)
-	e.running.Go(func() { e.follow(runCtx, watcher, after) })
+	e.follower.Start(runCtx, after, e.followingOf(watcher))
 	e.outbox.Start(runCtx)
 	e.running.Go(func() { e.checkInboxStreams(runCtx) })
 	e.running.Go(func() { e.keepHouse(runCtx) })
@@ -278,7 +279,8 @@ func (e *Engine) Stop(ctx context.Context) error {
 		{"the reminders", e.nudges.Stop},
 		{"the claims' expiry", e.claims.Stop},
 		{"the outbox", e.outbox.Stop},
-		{"the follower and the housekeeping", func(ctx context.Context) error {
+		{"the follower", e.follower.Stop},
+		{"the housekeeping and the receipts of answers", func(ctx context.Context) error {
 			done := make(chan struct{})
 			go func() {
 				e.running.Wait()
