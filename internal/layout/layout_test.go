@@ -79,6 +79,17 @@ func TestImportGraph(t *testing.T) {
 			t.Errorf("%s depends on %s: %s", rule.from, rule.to, rule.why)
 		}
 	}
+	// The engine's machinery imports the domain package and the clock at most, never the engine
+	// nor each other: each is handed what it needs at construction.
+	machinery := []string{"engine/internal/deadline", "engine/internal/fanout", "engine/internal/outbox", "internal/clock"}
+	for _, from := range machinery {
+		for _, dep := range pkgs[from].Deps {
+			to := strings.TrimPrefix(strings.TrimPrefix(dep, module), "/")
+			if strings.HasPrefix(dep, module) && to != "" && to != "internal/clock" {
+				t.Errorf("%s depends on %s: the engine's machinery imports the domain package (and the clock) only", from, to)
+			}
+		}
+	}
 	// What is not API lives under internal/.
 	for _, gone := range []string{"store/groupcommit", "metrics", "credentials", "bench", "store/postgres/pgtest", "server"} {
 		if _, ok := pkgs[gone]; ok {

@@ -1,8 +1,9 @@
-// Package fanout holds the engine's live fan-out: the hub that hands each committed event to
-// the open streams that may see it, the waiters parked on an inquiry until it is final (one
-// inquiry, or many in one wait), and the stream events encoded once for every subscriber.
-// Who may see what is the engine's rule, handed to the hub as a function; this package only
-// keeps who listens and delivers, in seq order, without blocking on a slow listener.
+// Package fanout holds the engine's live fan-out: the follower that reads the event log as it
+// grows, the hub that hands each event to the open streams that may see it, the waiters
+// parked on an inquiry until it is final (one inquiry, or many in one wait), and the stream
+// events encoded once for every subscriber. Who may see what, and what another node's change
+// means to this one, are the engine's rules, handed in as functions; this package only keeps
+// who listens and delivers, in seq order, without blocking on a slow listener.
 package fanout
 
 import (
