@@ -24,6 +24,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine/internal/deadline"
 	"github.com/hitl-dev/hitl/engine/internal/fanout"
+	"github.com/hitl-dev/hitl/engine/internal/loops"
 	"github.com/hitl-dev/hitl/engine/internal/outbox"
 	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/metrics"
@@ -154,8 +155,8 @@ type Engine struct {
 	draining  chan struct{}
 	drainOnce sync.Once
 
-	stop    context.CancelFunc
-	running sync.WaitGroup
+	// loops are the engine's own: the housekeeping, the inbox streams' check, the receipts.
+	loops loops.Group
 
 	// validating, when set (by tests), is called as an answer is validated.
 	validating func(*hitl.Inquiry)
@@ -245,17 +246,16 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.loadKnownGroups(ctx); err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e.stop = cancel
+	runCtx := e.loops.Start(ctx)
 	e.following = shared // before the timers start: an overdue one fires at once and reads it
 	e.deadlines.Start(runCtx)
 	e.nudges.Start(runCtx)
 	e.claims.Start(runCtx)
 	e.follower.Start(runCtx, after, e.followingOf(watcher))
 	e.outbox.Start(runCtx)
-	e.running.Go(func() { e.checkInboxStreams(runCtx) })
-	e.running.Go(func() { e.keepHouse(runCtx) })
-	e.running.Go(func() { e.recordResumes(runCtx) })
+	e.loops.Go(func() { e.checkInboxStreams(runCtx) })
+	e.loops.Go(func() { e.keepHouse(runCtx) })
+	e.loops.Go(func() { e.recordResumes(runCtx) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
 	return nil
 }
@@ -267,10 +267,6 @@ func (e *Engine) Start(ctx context.Context) error {
 // what had not stopped by then.
 func (e *Engine) Stop(ctx context.Context) error {
 	e.drainOnce.Do(func() { close(e.draining) })
-	if e.stop == nil {
-		return nil // never started
-	}
-	e.stop()
 	parts := []struct {
 		name string
 		stop func(context.Context) error
@@ -280,19 +276,7 @@ func (e *Engine) Stop(ctx context.Context) error {
 		{"the claims' expiry", e.claims.Stop},
 		{"the outbox", e.outbox.Stop},
 		{"the follower", e.follower.Stop},
-		{"the housekeeping and the receipts of answers", func(ctx context.Context) error {
-			done := make(chan struct{})
-			go func() {
-				e.running.Wait()
-				close(done)
-			}()
-			select {
-			case <-done:
-				return nil
-			case <-ctx.Done():
-				return errors.New("still running")
-			}
-		}},
+		{"the housekeeping and the receipts of answers", e.loops.Stop},
 	}
 	errs := make([]error, len(parts))
 	var stopping sync.WaitGroup

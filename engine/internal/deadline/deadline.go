@@ -7,11 +7,11 @@ package deadline
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"math"
 	"sync"
 	"time"
 
+	"github.com/hitl-dev/hitl/engine/internal/loops"
 	"github.com/hitl-dev/hitl/internal/clock"
 )
 
@@ -40,9 +40,7 @@ type Queue struct {
 	kick  chan struct{}
 	clock clock.Clock
 	fire  Fire
-
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the loop, and the firings it started, have returned
+	loops loops.Group // the loop, which waits for the firings it started
 }
 
 type deadline struct {
@@ -127,28 +125,13 @@ func (q *Queue) due() ([]int64, time.Time) {
 
 // Start runs the timer until Stop: what is overdue fires at once.
 func (q *Queue) Start(ctx context.Context) {
-	ctx, q.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	q.done = make(chan struct{})
-	go func() {
-		defer close(q.done)
-		q.run(ctx)
-	}()
+	ctx = q.loops.Start(ctx)
+	q.loops.Go(func() { q.run(ctx) })
 }
 
 // Stop ends the timer and waits for the firings in progress, no longer than ctx allows; their
 // context is cancelled.
-func (q *Queue) Stop(ctx context.Context) error {
-	if q.cancel == nil {
-		return nil
-	}
-	q.cancel()
-	select {
-	case <-q.done:
-		return nil
-	case <-ctx.Done():
-		return errors.New("the timer's firings in progress had not returned")
-	}
-}
+func (q *Queue) Stop(ctx context.Context) error { return q.loops.Stop(ctx) }
 
 // run fires what is due until ctx ends, then sleeps until the next time held or until an
 // earlier one is added.

@@ -3,12 +3,11 @@ package fanout
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/loops"
 )
 
 // followInterval is how often a node reads the log even without a hint, so a lost
@@ -57,9 +56,7 @@ type Follower struct {
 	localSeq func() int64
 	logger   *slog.Logger
 	kick     chan struct{}
-
-	cancel  context.CancelFunc
-	running sync.WaitGroup
+	loops    loops.Group
 }
 
 // NewFollower returns a follower of log that feeds hub; localSeq is the newest seq this node
@@ -78,31 +75,15 @@ func (f *Follower) Kick() {
 
 // Start follows the log after seq after until Stop.
 func (f *Follower) Start(ctx context.Context, after int64, how Following) {
-	ctx, f.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	ctx = f.loops.Start(ctx)
 	if how.Watcher != nil {
-		f.running.Go(func() { how.Watcher.WatchEvents(ctx, f.Kick) })
+		f.loops.Go(func() { how.Watcher.WatchEvents(ctx, f.Kick) })
 	}
-	f.running.Go(func() { f.follow(ctx, after, how) })
+	f.loops.Go(func() { f.follow(ctx, after, how) })
 }
 
 // Stop ends the following and waits for the read in progress, no longer than ctx allows.
-func (f *Follower) Stop(ctx context.Context) error {
-	if f.cancel == nil {
-		return nil
-	}
-	f.cancel()
-	done := make(chan struct{})
-	go func() {
-		f.running.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return errors.New("the read of the log in progress had not returned")
-	}
-}
+func (f *Follower) Stop(ctx context.Context) error { return f.loops.Stop(ctx) }
 
 // follow applies the events in seq order. Applying an event twice is harmless (see
 // Following.Apply's user), and the streams skip seqs they have sent.

@@ -13,11 +13,11 @@ package outbox
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/loops"
 )
 
 const (
@@ -68,8 +68,7 @@ type Outbox struct {
 	stale   bool // another node moved the cursor: read it again
 	quiet   bool // the last read found events and no delivery among them
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	loops loops.Group
 }
 
 // New returns an outbox over log whose deliveries plan decides; it reads once started.
@@ -97,28 +96,13 @@ func signal(c chan struct{}) {
 // Start reads the log until Stop: at each kick (a moment later, to take many commits at once)
 // and every second.
 func (o *Outbox) Start(ctx context.Context) {
-	ctx, o.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	o.done = make(chan struct{})
-	go func() {
-		defer close(o.done)
-		o.run(ctx)
-	}()
+	ctx = o.loops.Start(ctx)
+	o.loops.Go(func() { o.run(ctx) })
 }
 
 // Stop ends the reading and waits for the read in progress, no longer than ctx allows; its
 // context is cancelled, and what it did not commit is read again at the next start.
-func (o *Outbox) Stop(ctx context.Context) error {
-	if o.cancel == nil {
-		return nil
-	}
-	o.cancel()
-	select {
-	case <-o.done:
-		return nil
-	case <-ctx.Done():
-		return errors.New("the read of the log in progress had not returned")
-	}
-}
+func (o *Outbox) Stop(ctx context.Context) error { return o.loops.Stop(ctx) }
 
 func (o *Outbox) run(ctx context.Context) {
 	o.stale = true
