@@ -543,8 +543,9 @@ func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
 // know when a request has reached the server.
 func (s *Server) Engine() *engine.Engine { return s.engine }
 
-// Serve answers requests until ctx ends, then shuts down: it stops accepting, makes long polls
-// return, lets in-flight requests finish, stops the timers and closes the store.
+// Serve answers requests until ctx ends, then shuts down: it stops the engine (long polls
+// return at once, the timers stop), stops accepting, lets in-flight requests finish and
+// closes the store.
 func (s *Server) Serve(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(s.listener) }()
