@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/internal/wording"
 )
@@ -217,8 +218,8 @@ func TestSeparationOfDuties(t *testing.T) {
 
 func TestChainMovesStepByStep(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "pay?", RequestType: hitl.RequestApproval,
 		TimeoutSeconds: seconds(7200), FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`{"approved":false}`),
@@ -238,7 +239,7 @@ func TestChainMovesStepByStep(t *testing.T) {
 	}
 	_, err = e.Respond(ctx, responder("fay", "finance"), inq.ID, approve(true, ""))
 	wantCode(t, err, hitl.ENotFound, "not found")
-	advance(e, c, time.Minute)
+	c.Advance(time.Minute)
 	step2, err := e.Respond(ctx, responder("sam", "sre"), inq.ID, approve(true, "lgtm"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +259,7 @@ func TestChainMovesStepByStep(t *testing.T) {
 	_, err = e.Respond(ctx, responder("sue", "sre"), inq.ID, approve(true, ""))
 	wantCode(t, err, hitl.EForbidden, "assigned to the group finance")
 	// The step's own deadline applies the inquiry's fallback.
-	advance(e, c, 10*time.Minute)
+	c.Advance(10 * time.Minute)
 	waitStatus(t, e, inq.ID, hitl.StatusTimeout)
 	final, _ := e.Inquiry(ctx, admin, inq.ID)
 	if !final.FallbackApplied || string(final.Response) != `{"approved":false}` {
@@ -292,8 +293,8 @@ func TestChainEndsOnAnyRejection(t *testing.T) {
 
 func TestClaims(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "which?", AssignedTo: []string{"group:ops"}}, "")
 	if err != nil {
@@ -320,7 +321,7 @@ func TestClaims(t *testing.T) {
 	wantCode(t, err, hitl.EInvalid, "ttl_seconds")
 
 	// It expires on its timer, once.
-	advance(e, c, 15*time.Minute)
+	c.Advance(15 * time.Minute)
 	waitEvents(t, e, inq.ID, hitl.EventInquiryReleased, 1)
 	cur, _ := e.Inquiry(ctx, admin, inq.ID)
 	if cur.Claim != nil {
@@ -355,8 +356,8 @@ func TestClaims(t *testing.T) {
 
 func TestPoolPicksTheLeastBusy(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	keys(t, e, []string{"oncall"}, "cat", "abe", "bea")
 	var picks []string

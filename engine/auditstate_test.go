@@ -13,6 +13,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/pgtest"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/postgres"
@@ -24,7 +25,7 @@ import (
 type auditNode struct {
 	e     *engine.Engine
 	st    hitl.Store
-	clock *clock
+	clock *clock.Manual
 	db    *sql.DB
 }
 
@@ -32,7 +33,7 @@ type auditNode struct {
 func onEachStore(t *testing.T, test func(t *testing.T, n *auditNode)) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
-			n := &auditNode{clock: &clock{t: time.Now().UTC()}}
+			n := &auditNode{clock: clock.NewManual(time.Now().UTC())}
 			var err error
 			driver, dsn := "pgx", ""
 			if kind == "sqlite" {
@@ -49,12 +50,12 @@ func onEachStore(t *testing.T, test func(t *testing.T, n *auditNode)) {
 			if n.db, err = sql.Open(driver, dsn); err != nil {
 				t.Fatal(err)
 			}
-			n.e = engine.New(n.st, engine.Options{Now: n.clock.Now})
+			n.e = engine.New(n.st, engine.Options{Clock: n.clock})
 			if err := n.e.Start(ctx); err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
-				n.e.Stop()
+				n.e.Stop(ctx)
 				n.st.Close()
 				n.db.Close()
 			})
@@ -306,7 +307,7 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 		cancelled := ask(&hitl.InquiryRequest{Prompt: "never mind"})
 		must(e.Cancel(ctx, agent, cancelled.ID, "changed my mind"))
 		for range 3 {
-			advance(e, n.clock, 30*time.Minute) // the claim expires, reminders and the escalation fire, then the deadline
+			n.clock.Advance(30 * time.Minute) // the claim expires, reminders and the escalation fire, then the deadline
 		}
 		must(e.Respond(ctx, responder("ann"), limited.ID, approve(true, ""))) // its second step starts
 		if got, err := e.Wait(ctx, agent, late.ID, 10*time.Second); err != nil || got.Status != hitl.StatusTimeout {

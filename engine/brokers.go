@@ -8,7 +8,7 @@ import (
 )
 
 // Message brokers. Every event a webhook may receive, and intake.rejected, becomes one broker
-// delivery per configured broker when the outbox reads it (engine/outbox.go): published at
+// delivery per configured broker when the outbox reads it (engine/deliveries.go): published at
 // least once, by whichever node claims it, with the event's ID as the message's ID so that
 // consumers (and JetStream) drop a repeat. What the message looks like is the adapter's
 // concern (broker/amqp, broker/nats); which events go out is decided here.

@@ -8,15 +8,15 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 // TestClaimChoices: what a person may do with a claim follows the rules of Claim and Release,
 // on the engine's clock: a claim whose time has passed on it is no one's, though its timer
 // has not fired yet.
 func TestClaimChoices(t *testing.T) {
-	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(time.Now().UTC().Truncate(time.Second))
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), timersHeld{c})
 	defer stop()
 	asker := &hitl.Principal{Name: "ops-bot", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}, Groups: []string{"ops"}}
 	yes := true
@@ -57,7 +57,7 @@ func TestClaimChoices(t *testing.T) {
 	want("bob, while alice holds it", choices(bob), false, false, false)
 	want("an admin, while alice holds it", choices(admin), false, false, true)
 
-	// The engine's clock passes the claim's end; its timer, in real time, has not fired.
+	// The engine's clock passes the claim's end; its timer has not fired.
 	c.Advance(61 * time.Second)
 	want("bob, after the claim's end", choices(bob), true, false, false)
 	want("alice, after the claim's end", choices(alice), true, false, false)

@@ -53,7 +53,7 @@ func BenchmarkStartLoadsDeadlines(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "s/start")
 		b.ReportMetric(float64(int64(after)-int64(before))/float64(n), "bytes/deadline")
 		b.ReportMetric(float64(peak.HeapSys)/(1<<20), "MiB-heap-sys")
-		e.Stop()
+		e.Stop(ctx)
 		st.Close()
 	}
 }

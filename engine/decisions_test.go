@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 // TestDecisionsWithoutADecision: a deadline, a fallback decision and a cancellation each give a
 // tool result that says whether to run the tool, never leaving the model to guess.
 func TestDecisionsWithoutADecision(t *testing.T) {
-	c := &clock{t: time.Now()}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(time.Now())
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	call := &hitl.ToolCall{ID: "call_1", Name: "drop_table", Arguments: json.RawMessage(`{"table":"users"}`)}
 	ask := func(fallback string) *hitl.Inquiry {

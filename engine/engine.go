@@ -9,6 +9,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -20,6 +22,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/deadline"
+	"github.com/hitl-dev/hitl/engine/internal/fanout"
+	"github.com/hitl-dev/hitl/engine/internal/loops"
+	"github.com/hitl-dev/hitl/engine/internal/outbox"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/secretbox"
 	"github.com/hitl-dev/hitl/internal/tracing"
@@ -52,7 +59,9 @@ var DefaultThresholds = Thresholds{
 
 // Options configure an Engine. Zero values take the defaults.
 type Options struct {
-	Now        func() time.Time
+	// Clock is the time of the engine's rules and the clock its timers (deadlines, reminders,
+	// escalations, claims) keep; nil: clock.Real. Tests move a clock.Manual and the timers fire.
+	Clock      clock.Clock
 	Logger     *slog.Logger
 	Metrics    *metrics.Metrics
 	Limits     Limits
@@ -97,26 +106,27 @@ type Options struct {
 // Engine applies hitl's rules on top of a Store.
 type Engine struct {
 	store      hitl.Store
-	now        func() time.Time
+	clk        clock.Clock
 	log        *slog.Logger
 	metrics    *metrics.Metrics
 	limits     Limits
 	thresholds Thresholds
 	schemas    *schema.Cache
 	keys       keyCache
-	hub        hub
-	// kick wakes the follower; lastLocalSeq is the newest seq committed by this node.
-	kick         chan struct{}
+	hub        *fanout.Hub
+	// follower reads the event log for the streams, and on a shared store for the other
+	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
+	follower     *fanout.Follower
 	lastLocalSeq atomic.Int64
-	waiters      waiters
-	deadlines    *deadlines
-	nudges       *deadlines // reminders and escalations, keyed by inquiry like deadlines
-	claims       *deadlines // the expiry of claims
+	waiters      *fanout.Waiters
+	deadlines    *deadline.Queue
+	nudges       *deadline.Queue // reminders and escalations, keyed by inquiry like deadlines
+	claims       *deadline.Queue // the expiry of claims
 	// idempotencyTTL: see Options.IdempotencyTTL.
 	idempotencyTTL time.Duration
 	retainResolved time.Duration
 	purgeFor       time.Duration // 0: defaultPurgeFor (tests shorten it)
-	outbox         outbox
+	outbox         *outbox.Outbox
 	// resumes are the agents' receipts of answers waiting to be written (engine/resume.go).
 	resumes chan resume
 	// For deliveries: see Options.
@@ -145,8 +155,8 @@ type Engine struct {
 	draining  chan struct{}
 	drainOnce sync.Once
 
-	stop    context.CancelFunc
-	running sync.WaitGroup
+	// loops are the engine's own: the housekeeping, the inbox streams' check, the receipts.
+	loops loops.Group
 
 	// validating, when set (by tests), is called as an answer is validated.
 	validating func(*hitl.Inquiry)
@@ -156,7 +166,7 @@ type Engine struct {
 
 // New returns an engine over store. Call Start before serving and Stop when done.
 func New(store hitl.Store, o Options) *Engine {
-	e := &Engine{store: store, now: o.Now, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
+	e := &Engine{store: store, clk: o.Clock, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
 		agentQuestionURL: o.AgentQuestionCallbackURL,
 		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
@@ -165,8 +175,8 @@ func New(store hitl.Store, o Options) *Engine {
 	if e.source == "" {
 		e.source = "urn:hitl"
 	}
-	if e.now == nil {
-		e.now = time.Now
+	if e.clk == nil {
+		e.clk = clock.Real
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -183,14 +193,14 @@ func New(store hitl.Store, o Options) *Engine {
 	}
 	e.validators = make(chan struct{}, runtime.GOMAXPROCS(0))
 	e.draining = make(chan struct{})
-	e.kick = make(chan struct{}, 1)
 	e.resumes = make(chan resume, resumeQueue)
-	e.outbox.kick = make(chan struct{}, 1)
-	e.outbox.ready = make(chan struct{}, 1)
-	e.waiters.m = make(map[int64]waitSet)
-	e.deadlines = newDeadlines(e.now, e.expire)
-	e.nudges = newDeadlines(e.now, e.nudge)
-	e.claims = newDeadlines(e.now, e.expireClaims)
+	e.outbox = outbox.New(store, e.planDeliveries, e.log)
+	e.waiters = fanout.NewWaiters()
+	e.hub = fanout.NewHub(eventVisible, e.log)
+	e.follower = fanout.NewFollower(store, e.hub, e.lastLocalSeq.Load, e.log)
+	e.deadlines = deadline.New(e.clk, e.expire)
+	e.nudges = deadline.New(e.clk, e.nudge)
+	e.claims = deadline.New(e.clk, e.expireClaims)
 	e.idempotencyTTL = cmp.Or(o.IdempotencyTTL, DefaultIdempotencyTTL)
 	e.retainResolved = o.RetainResolved
 	return e
@@ -214,21 +224,21 @@ func (e *Engine) Start(ctx context.Context) error {
 		return err
 	}
 	for _, d := range ds {
-		e.deadlines.add(d.InquiryID, d.At)
+		e.deadlines.Add(d.InquiryID, d.At)
 	}
 	nudges, err := e.store.PendingNudges(ctx)
 	if err != nil {
 		return err
 	}
 	for _, d := range nudges {
-		e.nudges.add(d.InquiryID, d.At)
+		e.nudges.Add(d.InquiryID, d.At)
 	}
 	claims, err := e.store.PendingClaims(ctx)
 	if err != nil {
 		return err
 	}
 	for _, d := range claims {
-		e.claims.add(d.InquiryID, d.At)
+		e.claims.Add(d.InquiryID, d.At)
 	}
 	if err := e.LoadSecrets(ctx); err != nil {
 		return err
@@ -236,51 +246,64 @@ func (e *Engine) Start(ctx context.Context) error {
 	if err := e.loadKnownGroups(ctx); err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e.stop = cancel
+	runCtx := e.loops.Start(ctx)
 	e.following = shared // before the timers start: an overdue one fires at once and reads it
-	e.running.Go(func() { e.deadlines.run(runCtx) })
-	e.running.Go(func() { e.nudges.run(runCtx) })
-	e.running.Go(func() { e.claims.run(runCtx) })
-	e.running.Go(func() { e.follow(runCtx, watcher, after) })
-	e.running.Go(func() { e.runOutbox(runCtx) })
-	e.running.Go(func() { e.checkInboxStreams(runCtx) })
-	e.running.Go(func() { e.keepHouse(runCtx) })
-	e.running.Go(func() { e.recordResumes(runCtx) })
+	e.deadlines.Start(runCtx)
+	e.nudges.Start(runCtx)
+	e.claims.Start(runCtx)
+	e.follower.Start(runCtx, after, e.followingOf(watcher))
+	e.outbox.Start(runCtx)
+	e.loops.Go(func() { e.checkInboxStreams(runCtx) })
+	e.loops.Go(func() { e.keepHouse(runCtx) })
+	e.loops.Go(func() { e.recordResumes(runCtx) })
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
 	return nil
 }
 
-// CheckTimers makes the timers look at the clock at once. The timers wait in real time for
-// what comes next; a test that moves an injected clock calls this to have them see it.
-func (e *Engine) CheckTimers() {
-	e.deadlines.poke()
-	e.nudges.poke()
-	e.claims.poke()
-}
-
-// Stop ends the timers and waits for the timeouts in progress.
-func (e *Engine) Stop() {
-	if e.stop != nil {
-		e.stop()
+// Stop shuts the engine down: first every wait in progress, and every later one, returns the
+// inquiry's current state at once (streams end too, see Draining), so that a server shutting
+// down holds no long poll open; then the timers, the follower, the outbox and the housekeeping
+// stop, and Stop waits for what they are doing, no longer than ctx allows. The error names
+// what had not stopped by then.
+func (e *Engine) Stop(ctx context.Context) error {
+	e.drainOnce.Do(func() { close(e.draining) })
+	parts := []struct {
+		name string
+		stop func(context.Context) error
+	}{
+		{"the deadlines", e.deadlines.Stop},
+		{"the reminders", e.nudges.Stop},
+		{"the claims' expiry", e.claims.Stop},
+		{"the outbox", e.outbox.Stop},
+		{"the follower", e.follower.Stop},
+		{"the housekeeping and the receipts of answers", e.loops.Stop},
 	}
-	e.running.Wait()
+	errs := make([]error, len(parts))
+	var stopping sync.WaitGroup
+	for i, p := range parts {
+		stopping.Go(func() {
+			if err := p.stop(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", p.name, err)
+			}
+		})
+	}
+	stopping.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("the engine had not stopped when the time to stop ran out (%w)", err)
+	}
+	return nil
 }
-
-// Drain makes every wait in progress, and every later one, return the inquiry's current state
-// at once, so that a server shutting down does not hold long polls open.
-func (e *Engine) Drain() { e.drainOnce.Do(func() { close(e.draining) }) }
 
 // Pending returns the number of pending inquiries, for the metrics gauge.
 func (e *Engine) Pending() int64 { return e.pending.Load() }
 
 // Waiting returns the number of agents parked on a wait, for the metrics gauge.
-func (e *Engine) Waiting() int64 { return e.waiters.count.Load() }
+func (e *Engine) Waiting() int64 { return e.waiters.Count() }
 
 // Ready reports whether the store answers.
 func (e *Engine) Ready(ctx context.Context) error { return e.store.Ping(ctx) }
 
-func (e *Engine) clock() time.Time { return hitl.UTC(e.now()) }
+func (e *Engine) clock() time.Time { return hitl.UTC(e.clk.Now()) }
 
 // Now is the engine's clock, which decides deadlines and claims: pages that word such a time
 // read it here, so that they say what the engine would decide.
@@ -350,7 +373,7 @@ func (e *Engine) published(evs []*hitl.Event) {
 			}
 			e.metrics.InquiryCreated()
 			if inq.TimeoutAt != nil {
-				e.deadlines.add(inq.ID, *inq.TimeoutAt)
+				e.deadlines.Add(inq.ID, *inq.TimeoutAt)
 			}
 			e.keepNudge(inq.ID, inq.NextNudge())
 		case hitl.EventInquiryReminded, hitl.EventInquiryEscalated:
@@ -361,16 +384,16 @@ func (e *Engine) published(evs []*hitl.Event) {
 			if !e.following {
 				e.pending.Add(-1)
 			}
-			e.deadlines.remove(inq.ID)
-			e.nudges.remove(inq.ID)
-			e.claims.remove(inq.ID)
+			e.deadlines.Remove(inq.ID)
+			e.nudges.Remove(inq.ID)
+			e.claims.Remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt), e.groupLabels(inq))
-			e.waiters.wake(inq, at)
+			e.waiters.Wake(inq, at)
 		}
 	}
 	if len(evs) > 0 {
 		e.kickFollower()
-		e.kickOutbox()
+		e.outbox.Kick()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
@@ -20,36 +21,18 @@ var (
 	human = &hitl.Principal{Name: "ann", Roles: []string{hitl.RoleResponder}}
 )
 
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func open(t testing.TB, path string, now func() time.Time) (*engine.Engine, func()) {
+func open(t testing.TB, path string, clk clock.Clock) (*engine.Engine, func()) {
 	t.Helper()
 	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := engine.New(st, engine.Options{Now: now})
+	e := engine.New(st, engine.Options{Clock: clk})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	stop := func() {
-		e.Stop()
+		e.Stop(ctx)
 		st.Close()
 	}
 	return e, stop
@@ -57,9 +40,21 @@ func open(t testing.TB, path string, now func() time.Time) (*engine.Engine, func
 
 func seconds(n int64) *int64 { return &n }
 
+// timersHeld is a clock whose timers never fire: the rules see its time move, the timers
+// do not, as when a deadline has passed and its timer is about to fire.
+type timersHeld struct{ *clock.Manual }
+
+func (timersHeld) NewTimer(time.Time) clock.Timer { return heldTimer{} }
+
+type heldTimer struct{}
+
+func (heldTimer) C() <-chan time.Time { return nil }
+func (heldTimer) Reset(time.Time)     {}
+func (heldTimer) Stop()               {}
+
 func TestAnswerAfterDeadlineBeforeTimerIsConflict(t *testing.T) {
-	c := &clock{t: time.Now()}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(time.Now())
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), timersHeld{c})
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutSeconds: seconds(3600),
 		FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"no"`)}, "")
@@ -95,8 +90,8 @@ func asError(err error, target **hitl.Error) bool {
 
 func TestOverdueDeadlinesTimeOutAtStart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
-	c := &clock{t: time.Now()}
-	e, stop := open(t, path, c.Now)
+	c := clock.NewManual(time.Now())
+	e, stop := open(t, path, c)
 	var ids []int64
 	for range 5 {
 		inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", TimeoutSeconds: seconds(600)}, "")
@@ -108,7 +103,7 @@ func TestOverdueDeadlinesTimeOutAtStart(t *testing.T) {
 	stop()
 	// Restart an hour later: every deadline has passed while the server was down.
 	c.Advance(time.Hour)
-	e, stop = open(t, path, c.Now)
+	e, stop = open(t, path, c)
 	defer stop()
 	for _, id := range ids {
 		got, err := e.Wait(ctx, agent, id, 5*time.Second)
@@ -141,7 +136,7 @@ func TestDeadlineFiresOnTime(t *testing.T) {
 	}
 }
 
-func TestWaitReturnsPendingAfterItsTimeoutAndOnDrain(t *testing.T) {
+func TestWaitReturnsPendingAfterItsTimeoutAndOnStop(t *testing.T) {
 	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?"}, "")
@@ -158,14 +153,16 @@ func TestWaitReturnsPendingAfterItsTimeoutAndOnDrain(t *testing.T) {
 		done <- got
 	}()
 	testserver.Eventually(t, 5*time.Second, "the waiter to park", func() bool { return e.Waiting() == 1 })
-	e.Drain()
+	if err := e.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case got := <-done:
 		if got == nil || got.Status != hitl.StatusPending {
 			t.Fatalf("drained wait returned %+v", got)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("Drain did not end the wait")
+		t.Fatal("Stop did not end the wait")
 	}
 	if _, err := e.Wait(ctx, agent, inq.ID, engine.MaxWait+time.Second); hitl.ErrorCode(err) != hitl.EInvalid {
 		t.Fatalf("over-long wait: %v", err)

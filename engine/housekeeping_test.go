@@ -7,14 +7,15 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 // TestIdempotencyKeysExpire: a key replays its inquiry for a day (the default), then is
 // removed, and the same key makes a new inquiry.
 func TestIdempotencyKeysExpire(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	first, created, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "deploy?"}, "run-7")
 	if err != nil || !created {

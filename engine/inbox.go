@@ -71,7 +71,7 @@ func (e *Engine) SignOut(ctx context.Context, id string) error {
 	if err != nil && hitl.ErrorCode(err) != hitl.ENotFound {
 		return err
 	}
-	e.hub.endInboxSession(hash) // other nodes end theirs at their next check
+	e.hub.EndInboxSession(hash) // other nodes end theirs at their next check
 	return nil
 }
 
@@ -90,11 +90,11 @@ func (e *Engine) checkInboxStreams(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		for _, hash := range e.hub.inboxSessions() {
+		for _, hash := range e.hub.InboxSessions() {
 			_, err := e.store.InboxSessionKey(ctx, hash, e.clock())
 			switch {
 			case hitl.ErrorCode(err) == hitl.ENotFound:
-				e.hub.endInboxSession(hash)
+				e.hub.EndInboxSession(hash)
 			case err != nil && ctx.Err() == nil:
 				e.log.Warn("checking the inbox sessions of open streams failed", "err", err)
 			}

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/deadline"
 	"github.com/hitl-dev/hitl/internal/jsonlimit"
 	"github.com/hitl-dev/hitl/internal/tracing"
 	"github.com/hitl-dev/hitl/internal/wording"
@@ -634,7 +635,7 @@ func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time
 // that no other node holds right now: those another node holds are looked at again a moment
 // later, so each timer fires once across nodes. fire returns the events of what it did, or
 // when to look again. A transaction that fails is tried again a second later.
-func (e *Engine) fireTimers(ctx context.Context, timers *deadlines, ids []int64, what string,
+func (e *Engine) fireTimers(ctx context.Context, timers *deadline.Queue, ids []int64, what string,
 	fire func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) (evs []*hitl.Event, again *time.Time, err error)) {
 	now := e.clock()
 	var (
@@ -672,13 +673,13 @@ func (e *Engine) fireTimers(ctx context.Context, timers *deadlines, ids []int64,
 		if ctx.Err() == nil {
 			e.log.Error(what+" failed; retrying in a second", "inquiries", len(ids), "err", err)
 			for _, id := range ids {
-				timers.add(id, now.Add(time.Second))
+				timers.Add(id, now.Add(time.Second))
 			}
 		}
 		return
 	}
 	for _, d := range later {
-		timers.add(d.InquiryID, d.At)
+		timers.Add(d.InquiryID, d.At)
 	}
 	e.published(evs)
 }
@@ -689,8 +690,8 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	if timeout < 0 || timeout > MaxWait {
 		return nil, hitl.Errorf(hitl.EInvalid, "wait timeout must be between 0 and %s", MaxWait)
 	}
-	ch := e.waiters.add(id)
-	defer e.waiters.remove(id, ch)
+	ch := e.waiters.Add(id)
+	defer e.waiters.Remove(id, ch)
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil || inq.Status.Final() || timeout == 0 {
 		if err == nil {
@@ -702,9 +703,9 @@ func (e *Engine) Wait(ctx context.Context, p *hitl.Principal, id int64, timeout 
 	defer t.Stop()
 	select {
 	case w := <-ch:
-		e.metrics.WaiterWoken(time.Since(w.at))
-		e.received(p, w.inq)
-		return w.inq, nil
+		e.metrics.WaiterWoken(time.Since(w.At))
+		e.received(p, w.Inquiry)
+		return w.Inquiry, nil
 	case <-t.C:
 	case <-e.draining:
 	case <-ctx.Done():

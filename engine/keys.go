@@ -48,7 +48,7 @@ func (e *Engine) Authenticate(ctx context.Context, token string) (*hitl.Principa
 		return nil, hitl.Errorf(hitl.EUnauthorized, "missing credentials: send Authorization: Bearer <token> or X-API-Key")
 	}
 	hash := hashToken(token)
-	if p := e.keys.get(hash, e.now()); p != nil {
+	if p := e.keys.get(hash, e.clk.Now()); p != nil {
 		return p, nil
 	}
 	k, err := e.store.KeyByTokenHash(ctx, hash)
@@ -59,7 +59,7 @@ func (e *Engine) Authenticate(ctx context.Context, token string) (*hitl.Principa
 		return nil, err
 	}
 	p := k.Principal()
-	e.keys.put(hash, k.ID, p, e.now())
+	e.keys.put(hash, k.ID, p, e.clk.Now())
 	return p, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 // keyFor stores a key for the principal's name with its roles and groups, so that hitl's
@@ -26,8 +27,8 @@ func keyFor(t *testing.T, e *engine.Engine, p *hitl.Principal) *hitl.Key {
 
 func TestAnswerLinks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
-	c := &clock{t: time.Now()}
-	e, stop := open(t, path, c.Now)
+	c := clock.NewManual(time.Now())
+	e, stop := open(t, path, c)
 	admin := &hitl.Principal{Name: "root", Roles: []string{hitl.RoleAdmin}}
 	other := &hitl.Principal{Name: "other-bot", Roles: []string{hitl.RoleAgent}}
 	keyFor(t, e, admin)
@@ -89,7 +90,7 @@ func TestAnswerLinks(t *testing.T) {
 
 	// The secret is kept in the store: a link works after a restart.
 	stop()
-	e, stop = open(t, path, c.Now)
+	e, stop = open(t, path, c)
 	defer stop()
 	if _, _, err := e.OpenAnswerLink(ctx, link.Token); err != nil {
 		t.Fatalf("after a restart: %v", err)

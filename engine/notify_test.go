@@ -63,7 +63,7 @@ func TestRoutingFollowsTheInquiry(t *testing.T) {
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { e.Stop(); st.Close() }()
+	defer func() { e.Stop(ctx); st.Close() }()
 	if _, err := e.PutPerson(ctx, admin, "ada", &hitl.PersonRequest{Email: "ada@example.com", SlackUserID: "U0ADA"}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRoutingNarrowsAndFallsBack(t *testing.T) {
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { e.Stop(); st.Close() }()
+	defer func() { e.Stop(ctx); st.Close() }()
 	for _, name := range []string{"ada", "cy"} {
 		if _, err := e.PutPerson(ctx, admin, name, &hitl.PersonRequest{Email: name + "@example.com", SlackUserID: "U0" + strings.ToUpper(name)}); err != nil {
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestRoutingNarrowsAndFallsBack(t *testing.T) {
 	if err := e2.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { e2.Stop(); st2.Close() }()
+	defer func() { e2.Stop(ctx); st2.Close() }()
 	inq, _, err := e2.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "q"}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestRoutingFollowsAChain(t *testing.T) {
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { e.Stop(); st.Close() }()
+	defer func() { e.Stop(ctx); st.Close() }()
 	for _, name := range []string{"sam", "fay"} {
 		if _, err := e.PutPerson(ctx, admin, name, &hitl.PersonRequest{Email: name + "@example.com"}); err != nil {
 			t.Fatal(err)

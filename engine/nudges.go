@@ -108,15 +108,15 @@ func timersOf(inq *hitl.Inquiry) timers {
 // a chain's next step has a deadline of its own, a claim expires.
 func (e *Engine) keepTimers(id int64, t timers) {
 	if t.TimeoutAt != nil {
-		e.deadlines.add(id, *t.TimeoutAt)
+		e.deadlines.Add(id, *t.TimeoutAt)
 	} else {
-		e.deadlines.remove(id)
+		e.deadlines.Remove(id)
 	}
 	e.keepNudge(id, t.nextNudge())
 	if t.Claim != nil {
-		e.claims.add(id, t.Claim.ExpiresAt)
+		e.claims.Add(id, t.Claim.ExpiresAt)
 	} else {
-		e.claims.remove(id)
+		e.claims.Remove(id)
 	}
 }
 
@@ -128,8 +128,8 @@ func (t timers) nextNudge() *time.Time {
 // keepNudge holds the inquiry's next reminder or escalation, or none.
 func (e *Engine) keepNudge(id int64, at *time.Time) {
 	if at != nil {
-		e.nudges.add(id, *at)
+		e.nudges.Add(id, *at)
 	} else {
-		e.nudges.remove(id)
+		e.nudges.Remove(id)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -43,16 +44,10 @@ func eventsOf(t *testing.T, e *engine.Engine, id int64, typ string, n int) []nud
 	return out
 }
 
-// advance moves the clock and has the engine's timers look at it.
-func advance(e *engine.Engine, c *clock, d time.Duration) {
-	c.Advance(d)
-	e.CheckTimers()
-}
-
 func TestRemindersFireOncePerIntervalUntilAnswered(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", AssignedTo: []string{"ann"}, RemindEvery: "30m"}, "")
 	if err != nil {
@@ -61,13 +56,13 @@ func TestRemindersFireOncePerIntervalUntilAnswered(t *testing.T) {
 	if inq.RemindEvery == nil || inq.RemindEvery.String() != "30m" || !inq.NextReminderAt.Equal(start.Add(30*time.Minute)) {
 		t.Fatalf("created with remind_every %v, next reminder %v", inq.RemindEvery, inq.NextReminderAt)
 	}
-	advance(e, c, 29*time.Minute) // not yet
-	advance(e, c, time.Minute)
+	c.Advance(29 * time.Minute) // not yet
+	c.Advance(time.Minute)
 	first := eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 1)[0]
 	if first.Reminder != 1 || first.RemindersSent != 1 || !first.NextReminderAt.Equal(start.Add(time.Hour)) || first.Prompt != "ok?" {
 		t.Fatalf("first reminder: %+v", first)
 	}
-	advance(e, c, 30*time.Minute)
+	c.Advance(30 * time.Minute)
 	evs := eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 2) // the first did not fire again
 	if evs[1].Reminder != 2 || !evs[1].NextReminderAt.Equal(start.Add(90*time.Minute)) {
 		t.Fatalf("second reminder: %+v", evs[1])
@@ -84,21 +79,21 @@ func TestRemindersFireOncePerIntervalUntilAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	advance(e, c, 31*time.Minute)
+	c.Advance(31 * time.Minute)
 	eventsOf(t, e, other.ID, hitl.EventInquiryReminded, 1)
 	eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 2)
 }
 
 func TestRemindersStopBeforeTheDeadline(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", RemindEvery: "1h", TimeoutSeconds: seconds(7200)}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	advance(e, c, time.Hour)
+	c.Advance(time.Hour)
 	if r := eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 1)[0]; r.NextReminderAt != nil {
 		t.Fatalf("a reminder at the deadline is planned: %v", r.NextReminderAt)
 	}
@@ -106,8 +101,8 @@ func TestRemindersStopBeforeTheDeadline(t *testing.T) {
 
 func TestEscalationAddsAssigneesOnce(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ship?", AssignedTo: []string{"ann", "group:leads"},
 		EscalateAfter: "2h", EscalateTo: []string{"bob", "group:leads"}, RemindEvery: "1h"}, "")
@@ -117,10 +112,10 @@ func TestEscalationAddsAssigneesOnce(t *testing.T) {
 	if _, err := e.Inquiry(ctx, bob, inq.ID); hitl.ErrorCode(err) != hitl.ENotFound {
 		t.Fatalf("bob before the escalation: %v", err)
 	}
-	advance(e, c, time.Hour)
+	c.Advance(time.Hour)
 	eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 1)
 	eventsOf(t, e, inq.ID, hitl.EventInquiryEscalated, 0)
-	advance(e, c, time.Hour) // the escalation and the second reminder are due together
+	c.Advance(time.Hour) // the escalation and the second reminder are due together
 	esc := eventsOf(t, e, inq.ID, hitl.EventInquiryEscalated, 1)[0]
 	if !slices.Equal(esc.Added, []string{"bob"}) || !slices.Equal(esc.AssignedTo, []string{"ann", "group:leads", "bob"}) ||
 		esc.EscalatedAt == nil || !esc.EscalatedAt.Equal(start.Add(2*time.Hour)) {
@@ -134,15 +129,15 @@ func TestEscalationAddsAssigneesOnce(t *testing.T) {
 	if _, err := e.Respond(ctx, bob, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"go"`)}); err != nil {
 		t.Fatalf("bob answers: %v", err)
 	}
-	advance(e, c, 3*time.Hour)
+	c.Advance(3 * time.Hour)
 	eventsOf(t, e, inq.ID, hitl.EventInquiryEscalated, 1)
 }
 
 func TestOverdueReminderFiresOnceAfterRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db")
 	start := time.Now().UTC().Truncate(time.Second)
-	c := &clock{t: start}
-	e, stop := open(t, path, c.Now)
+	c := clock.NewManual(start)
+	e, stop := open(t, path, c)
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", RemindEvery: "30m", EscalateAfter: "1h", EscalateTo: []string{"bob"}}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +145,7 @@ func TestOverdueReminderFiresOnceAfterRestart(t *testing.T) {
 	stop()
 	// Down for five hours: ten reminders and the escalation were missed.
 	c.Advance(5 * time.Hour)
-	e, stop = open(t, path, c.Now)
+	e, stop = open(t, path, c)
 	defer stop()
 	r := eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 1)[0]
 	if r.Reminder != 1 || !r.NextReminderAt.Equal(start.Add(5*time.Hour+30*time.Minute)) {
@@ -160,6 +155,6 @@ func TestOverdueReminderFiresOnceAfterRestart(t *testing.T) {
 	if esc := eventsOf(t, e, inq.ID, hitl.EventInquiryEscalated, 1)[0]; !slices.Equal(esc.Added, []string{"bob"}) || len(esc.AssignedTo) != 0 {
 		t.Fatalf("escalated: added %v, assigned to %v", esc.Added, esc.AssignedTo)
 	}
-	advance(e, c, 30*time.Minute)
+	c.Advance(30 * time.Minute)
 	eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 2)
 }

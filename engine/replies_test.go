@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
@@ -23,12 +24,12 @@ func TestReplyTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{t: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
-	e := engine.New(st, engine.Options{Now: c.Now, Notify: engine.NotifyOptions{Channels: []string{hitl.ChannelEmail, hitl.ChannelSlack}, PublicURL: "https://hitl.example"}})
+	c := clock.NewManual(time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	e := engine.New(st, engine.Options{Clock: c, Notify: engine.NotifyOptions{Channels: []string{hitl.ChannelEmail, hitl.ChannelSlack}, PublicURL: "https://hitl.example"}})
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { e.Stop(); st.Close() }()
+	defer func() { e.Stop(ctx); st.Close() }()
 	if _, err := e.PutPerson(ctx, admin, "ada", &hitl.PersonRequest{Email: "ada@example.com", SlackUserID: "U0ADA"}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
@@ -18,8 +19,8 @@ import (
 // microseconds since 2026-11-01; a later restore moves them further, past anything given out
 // at less than one a microsecond in between; a clock behind the log is refused.
 func TestRestoreNumbersByTheClock(t *testing.T) {
-	c := &clock{t: time.Now().UTC()}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(time.Now().UTC())
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	for range 3 {
 		if _, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "before"}, ""); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/audit"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
@@ -31,7 +32,7 @@ func startEngine(t *testing.T, o engine.Options) (*engine.Engine, hitl.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		e.Stop()
+		e.Stop(ctx)
 		st.Close()
 	})
 	return e, st
@@ -55,8 +56,8 @@ func askAndAnswer(t *testing.T, e *engine.Engine, prompt string) (*hitl.Inquiry,
 // time, while agents ask and people answer; every answer of the load is kept, the old ones
 // are gone, and the audit chain verifies, on this node's running verifier and from scratch.
 func TestRetentionUnderWriteLoad(t *testing.T) {
-	c := &clock{t: time.Now().UTC()}
-	e, st := startEngine(t, engine.Options{Now: c.Now})
+	c := clock.NewManual(time.Now().UTC())
+	e, st := startEngine(t, engine.Options{Clock: c})
 	const old = 350 // many batches
 	var oldIDs []int64
 	for i := range old {
@@ -142,8 +143,8 @@ func TestRetentionUnderWriteLoad(t *testing.T) {
 // TestRetainResolved: with RetainResolved the housekeeping removes what ended long enough
 // ago, and nothing younger or still pending.
 func TestRetainResolved(t *testing.T) {
-	c := &clock{t: time.Now().UTC()}
-	e, st := startEngine(t, engine.Options{Now: c.Now, RetainResolved: 24 * time.Hour})
+	c := clock.NewManual(time.Now().UTC())
+	e, st := startEngine(t, engine.Options{Clock: c, RetainResolved: 24 * time.Hour})
 	ended, _ := askAndAnswer(t, e, "old")
 	waiting, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "pending"}, "")
 	if err != nil {
@@ -178,8 +179,8 @@ func TestRetainResolved(t *testing.T) {
 // TestPurgeGoesOnWhereItStopped: a purge that runs out of time says more is left, and the
 // next one goes on from there until all is removed.
 func TestPurgeGoesOnWhereItStopped(t *testing.T) {
-	c := &clock{t: time.Now().UTC()}
-	e, st := startEngine(t, engine.Options{Now: c.Now})
+	c := clock.NewManual(time.Now().UTC())
+	e, st := startEngine(t, engine.Options{Clock: c})
 	engine.SetPurgeFor(e, time.Nanosecond) // one batch per purge
 	for i := range 50 {
 		askAndAnswer(t, e, fmt.Sprintf("old %d", i))
@@ -234,7 +235,7 @@ func TestEditedEventsShowAtTheHourlyReverification(t *testing.T) {
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer e.Stop()
+	defer e.Stop(ctx)
 	inq, _ := askAndAnswer(t, e, "Ship?")
 	if _, err := e.VerifyAudit(ctx); err != nil {
 		t.Fatal(err)

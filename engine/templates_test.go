@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 func putTemplate(t *testing.T, e *engine.Engine, name string, req hitl.TemplateRequest) *hitl.Template {
@@ -39,8 +40,8 @@ func fieldPaths(err error) []string {
 // (those that go together, together), the prompt is rendered with the vars, and the inquiry
 // records its template.
 func TestAskWithTemplate(t *testing.T) {
-	c := &clock{t: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c.Now)
+	c := clock.NewManual(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
 	defer stop()
 	tpl := putTemplate(t, e, "deploy-approval", hitl.TemplateRequest{
 		InquiryRequest: hitl.InquiryRequest{

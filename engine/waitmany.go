@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/fanout"
 )
 
 // MaxWaitIDs is how many inquiries one wait for many may name: enough that an agent process
@@ -16,33 +15,12 @@ import (
 // of each) keeps a request short.
 const MaxWaitIDs = 10000
 
-// MultiWait is one wait for many inquiries (POST /v1/inquiries/wait). It costs the server an
-// entry in the waiters' map and nine bytes per inquiry, and no goroutine: the one request that
-// holds it reads its queue when Ready says there is something to take.
+// MultiWait is one wait for many inquiries (POST /v1/inquiries/wait): its parked wait is a
+// fanout.Many, and what it reports passes through the engine's bookkeeping of receipts.
 type MultiWait struct {
-	e     *Engine
-	p     *hitl.Principal
-	ids   []int64 // sorted
-	done  []bool  // done[i]: ids[i] was reported (or refused), so it is reported once
-	left  int     // ids not done
-	queue waitQueue
-}
-
-// waitQueue is the waker of a MultiWait: woken inquiries wait here until the request takes them.
-type waitQueue struct {
-	mu    sync.Mutex
-	woken []wake
-	ready chan struct{}
-}
-
-func (q *waitQueue) wake(w wake) {
-	q.mu.Lock()
-	q.woken = append(q.woken, w)
-	q.mu.Unlock()
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
+	e    *Engine
+	p    *hitl.Principal
+	many *fanout.Many
 }
 
 // WaitResult is what a wait for many reports of one id: its final inquiry, or why it cannot be
@@ -62,12 +40,7 @@ func (e *Engine) WaitMany(ctx context.Context, p *hitl.Principal, ids []int64) (
 	if err := checkWaitIDs(ids); err != nil {
 		return nil, nil, err
 	}
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	m := &MultiWait{e: e, p: p, ids: sorted, done: make([]bool, len(sorted)), left: len(sorted)}
-	m.queue.ready = make(chan struct{}, 1)
-	e.waiters.addMany(sorted, &m.queue)
-	e.waiters.count.Add(int64(len(sorted)))
+	m := &MultiWait{e: e, p: p, many: e.waiters.AddMany(ids)}
 	var first []WaitResult
 	var gone []int64 // final or refused: no longer waited on
 	for i, id := range ids {
@@ -82,17 +55,17 @@ func (e *Engine) WaitMany(ctx context.Context, p *hitl.Principal, ids []int64) (
 		case errors.As(err, &de) && de.Code == hitl.ENotFound:
 			first = append(first, WaitResult{ID: id, Error: &hitl.BulkError{Code: de.Code, Message: de.Message}})
 		default:
-			e.waiters.removeMany(gone, &m.queue)
+			m.many.Forget(gone)
 			m.Close()
 			if ctx.Err() == nil {
 				err = fmt.Errorf("reading inquiry %d (the %d. of %d) to wait on it: %w", id, i+1, len(ids), err)
 			}
 			return nil, nil, err
 		}
-		m.markDone(id)
+		m.many.MarkDone(id)
 		gone = append(gone, id)
 	}
-	e.waiters.removeMany(gone, &m.queue)
+	m.many.Forget(gone)
 	return m, first, nil
 }
 
@@ -108,59 +81,25 @@ func checkWaitIDs(ids []int64) error {
 	return bad.err("invalid wait")
 }
 
-// markDone notes id as reported and reports whether it was not yet; a parked wait less.
-func (m *MultiWait) markDone(id int64) bool {
-	i, ok := slices.BinarySearch(m.ids, id)
-	if !ok || m.done[i] {
-		return false
-	}
-	m.done[i] = true
-	m.left--
-	m.e.waiters.count.Add(-1)
-	return true
-}
-
 // Ready receives when Take has inquiries to give.
-func (m *MultiWait) Ready() <-chan struct{} { return m.queue.ready }
+func (m *MultiWait) Ready() <-chan struct{} { return m.many.Ready() }
 
 // Take returns the inquiries that became final since the last Take, each once.
 func (m *MultiWait) Take() []*hitl.Inquiry {
-	m.queue.mu.Lock()
-	woken := m.queue.woken
-	m.queue.woken = nil
-	m.queue.mu.Unlock()
 	var out []*hitl.Inquiry
-	for _, w := range woken {
-		if m.markDone(w.inq.ID) {
-			m.e.metrics.WaiterWoken(time.Since(w.at))
-			m.e.received(m.p, w.inq)
-			out = append(out, w.inq)
-		}
+	for _, w := range m.many.Take() {
+		m.e.metrics.WaiterWoken(time.Since(w.At))
+		m.e.received(m.p, w.Inquiry)
+		out = append(out, w.Inquiry)
 	}
 	return out
 }
 
 // Left is how many inquiries are not reported yet.
-func (m *MultiWait) Left() int { return m.left }
+func (m *MultiWait) Left() int { return m.many.Left() }
 
 // Pending lists the ids not reported yet, in order.
-func (m *MultiWait) Pending() []int64 {
-	out := make([]int64, 0, m.left)
-	for i, id := range m.ids {
-		if !m.done[i] {
-			out = append(out, id)
-		}
-	}
-	return out
-}
+func (m *MultiWait) Pending() []int64 { return m.many.Pending() }
 
 // Close ends the wait: the ids not reported are no longer waited on.
-func (m *MultiWait) Close() {
-	pending := m.Pending()
-	m.e.waiters.removeMany(pending, &m.queue)
-	m.e.waiters.count.Add(-int64(len(pending)))
-	for i := range m.done {
-		m.done[i] = true
-	}
-	m.left = 0
-}
+func (m *MultiWait) Close() { m.many.Close() }

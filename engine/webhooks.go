@@ -186,7 +186,7 @@ func (e *Engine) RetryDelivery(ctx context.Context, p *hitl.Principal, id string
 	if err != nil {
 		return nil, err
 	}
-	e.deliveriesReady()
+	e.outbox.MarkReady()
 	e.log.Info("delivery retried by hand", "delivery_id", id, "actor", p.Name)
 	return d, nil
 }

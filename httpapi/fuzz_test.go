@@ -34,7 +34,7 @@ func newHandler(t testing.TB) (http.Handler, *engine.Engine) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		e.Stop()
+		e.Stop(context.Background())
 		st.Close()
 	})
 	return httpapi.New(e, nil, nil, httpapi.Config{MaxBodyBytes: 64 << 10}), e

@@ -66,7 +66,7 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	if err := e.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { e.Stop(); st.Close() }()
+	defer func() { e.Stop(ctx); st.Close() }()
 	h := New(e, nil, nil, Config{})
 
 	var raw any

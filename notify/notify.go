@@ -1,7 +1,7 @@
 // Package notify calls other servers for hitl, safely: the dispatcher that sends the outbox's
 // deliveries (webhooks and resume callbacks) at least once, with Standard Webhooks signatures
 // and CloudEvents bodies, through an HTTP client that reaches global unicast addresses only.
-// Which event goes where, and what its body is, is the engine's decision (engine/outbox.go);
+// Which event goes where, and what its body is, is the engine's decision (engine/deliveries.go);
 // the rules both share, URLs, addresses, secrets and the envelope, are in internal/outbound.
 // This package only delivers, and Verify and CloudEvent serve receivers written in Go.
 package notify

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -144,8 +145,8 @@ func TestAssigneesInWords(t *testing.T) {
 }
 
 func TestTheTimelineSaysWhenAnInquiryWasRemindedAndEscalated(t *testing.T) {
-	clock := testserver.NewClock(time.Now())
-	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))
+	clk := clock.NewManual(time.Now())
+	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
 	ctx := context.Background()
 	if _, err := e.agent.PutSession(ctx, "release-8", &hitl.SessionRequest{Agent: "deploy-bot"}); err != nil {
 		t.Fatal(err)
@@ -163,8 +164,7 @@ func TestTheTimelineSaysWhenAnInquiryWasRemindedAndEscalated(t *testing.T) {
 		{"No answer yet to “Ship it?”: reminded the assignees (1st reminder)"},
 		{"No answer yet to “Ship it?”: escalated to bob and the group leads", "No answer yet to “Ship it?”: reminded the assignees (2nd reminder)"},
 	} {
-		clock.Add(time.Hour)
-		e.Engine().CheckTimers()
+		clk.Advance(time.Hour)
 		for _, want := range says {
 			testserver.Eventually(t, 5*time.Second, fmt.Sprintf("hour %d: %s", hour+1, want), func() bool {
 				return strings.Contains(timelineText(b.get("/sessions/release-8").body), want)

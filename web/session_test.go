@@ -20,6 +20,7 @@ import (
 	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/testserver"
 	"github.com/hitl-dev/hitl/store/sqlite"
 	"github.com/hitl-dev/hitl/web"
@@ -202,29 +203,28 @@ func TestExpiredSessionIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c := testserver.NewClock(time.Now())
-	eng := engine.New(st, engine.Options{Now: c.Now})
+	c := clock.NewManual(time.Now())
+	eng := engine.New(st, engine.Options{Clock: c})
 	if _, err := eng.Bootstrap(ctx, adminToken); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(eng.Stop)
 	mux := http.NewServeMux()
 	mux.Handle("/", web.New(eng, web.Config{}))
 	mux.Handle("/v1/", httpapi.New(eng, nil, nil, httpapi.Config{}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	t.Cleanup(eng.Drain) // streams end before the server closes
+	t.Cleanup(func() { eng.Stop(ctx) }) // streams end before the server closes
 
 	b := browserAt(t, srv.URL)
 	b.signIn(adminToken)
 	expired := b.session()
-	c.Add(engine.InboxSessionTTL - time.Second)
+	c.Advance(engine.InboxSessionTTL - time.Second)
 	b.signedIn(true)
 	stream := b.openStream()
-	c.Add(time.Second)
+	c.Advance(time.Second)
 	ended(t, stream, "the session expired")
 	b.signedIn(false)
 

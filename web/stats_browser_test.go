@@ -15,19 +15,20 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // statsWeek fills a server with a week of questions: answers of every request type by three
 // people in two groups, deadlines that passed (some falling back), and one still waiting.
-func statsWeek(t *testing.T) (*env, *testserver.Clock) {
+func statsWeek(t *testing.T) (*env, *clock.Manual) {
 	// Noon (UTC) six days ago: each day's questions and the two hours after the last stay
 	// within their day, whatever the hour the test runs at (at 22:00 they crossed midnight and
 	// every bar moved one day on).
 	first := time.Now().UTC().Truncate(24 * time.Hour).Add(-6*24*time.Hour + 12*time.Hour)
-	clock := testserver.NewClock(first)
-	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))
+	clk := clock.NewManual(first)
+	e := start(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
 	ctx := context.Background()
 	grace, _ := e.Key(hitl.KeyRequest{Name: "grace", Roles: []string{hitl.RoleResponder}, Groups: []string{"ops"}})
 	linus, _ := e.Key(hitl.KeyRequest{Name: "linus", Roles: []string{hitl.RoleResponder}, Groups: []string{"sre"}})
@@ -46,14 +47,14 @@ func statsWeek(t *testing.T) (*env, *testserver.Clock) {
 	}
 	asked := 0
 	for day := range 7 {
-		clock.Add(first.Add(time.Duration(day) * 24 * time.Hour).Sub(clock.Now()))
+		clk.Advance(first.Add(time.Duration(day) * 24 * time.Hour).Sub(clk.Now()))
 		for j := range 1 + day%3 {
 			k, who := kinds[asked%len(kinds)], people[asked%len(people)]
 			asked++
 			req := k.req
 			req.AssignedTo = who.assign
 			inq := e.ask(&req)
-			clock.Add(time.Duration(j+1+day) * 70 * time.Second)
+			clk.Advance(time.Duration(j+1+day) * 70 * time.Second)
 			if _, err := who.c.Respond(ctx, inq.ID, json.RawMessage(k.answer), ""); err != nil {
 				t.Fatal(err)
 			}
@@ -65,14 +66,13 @@ func statsWeek(t *testing.T) (*env, *testserver.Clock) {
 				req.FallbackPolicy, req.FallbackValue = hitl.FallbackCompleteWithFallback, json.RawMessage(`"no"`)
 			}
 			inq := e.ask(req)
-			clock.Add(11 * time.Minute)
-			e.Engine().CheckTimers()
+			clk.Advance(11 * time.Minute)
 			testserver.Eventually(t, 10*time.Second, "the deadline passed", func() bool { return e.inquiry(inq.ID).Status == hitl.StatusTimeout })
 		}
 	}
 	e.ask(&hitl.InquiryRequest{Prompt: "Rotate the database password?", AssignedTo: []string{"group:sre"}})
-	clock.Add(2 * time.Hour)
-	return e, clock
+	clk.Advance(2 * time.Hour)
+	return e, clk
 }
 
 // The Stats page in a browser: the navigation leads to it, its charts are drawn from the

@@ -32,7 +32,7 @@ func TestCopiedInquiriesAreAudited(t *testing.T) {
 	if _, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Later", TimeoutAt: &at}, ""); err != nil {
 		t.Fatal(err)
 	}
-	e.Stop()
+	e.Stop(ctx)
 	st.Close()
 
 	const copies = 12_000 // more than one transaction's worth

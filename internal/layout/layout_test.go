@@ -125,6 +125,17 @@ func TestImportGraph(t *testing.T) {
 			t.Errorf("store/internal/sqlstore imports %s; it holds the stores' shared code on the root package and the standard library only", imp)
 		}
 	}
+	// The engine's machinery imports the domain package, the clock and loops at most, never the engine
+	// nor each other: each is handed what it needs at construction.
+	machinery := []string{"engine/internal/deadline", "engine/internal/fanout", "engine/internal/outbox", "engine/internal/loops", "internal/clock"}
+	for _, from := range machinery {
+		for _, dep := range pkgs[from].Deps {
+			to := strings.TrimPrefix(strings.TrimPrefix(dep, module), "/")
+			if strings.HasPrefix(dep, module) && to != "" && to != "internal/clock" && to != "engine/internal/loops" {
+				t.Errorf("%s depends on %s: the engine's machinery imports the domain package, the clock and loops only", from, to)
+			}
+		}
+	}
 	// What is not API lives under internal/.
 	for _, gone := range []string{"store/groupcommit", "metrics", "credentials", "bench", "store/postgres/pgtest", "server", "httpwire"} {
 		if _, ok := pkgs[gone]; ok {

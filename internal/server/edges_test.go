@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
-	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // The HTTP edges: slow bodies, the connection cap, errors in the API's format, and the limit
@@ -289,8 +289,8 @@ func (e *env) signIn(hc *http.Client, token string) reply {
 // answer links together: past the limit, that address gets 429 until its minute is up, even
 // with good credentials; other addresses are not affected.
 func TestFailedAuthenticationIsRateLimited(t *testing.T) {
-	clock := testserver.NewClock(time.Now())
-	e := startEdges(t, server.Config{AuthFailuresPerMinute: 3, LimiterClock: clock.Now})
+	clk := clock.NewManual(time.Now())
+	e := startEdges(t, server.Config{AuthFailuresPerMinute: 3, LimiterClock: clk.Now})
 	agent := e.token("bot", hitl.RoleAgent)
 	inq := ask(t, clientFor(e, agent), hitl.InquiryRequest{Prompt: "Ship it?", AssignedTo: []string{"ann"}})
 	e.token("ann", hitl.RoleResponder)
@@ -331,16 +331,16 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.doWith(here, "GET", "/healthz", "", ""); r.status != http.StatusOK {
 			t.Fatalf("a public route: %d %s", r.status, r.text)
 		}
-		clock.Add(45 * time.Second)
+		clk.Advance(45 * time.Second)
 		limited(t, "15 s before the minute is up", e.doWith(here, "GET", "/v1/me", agent, ""), 15, problem)
-		clock.Add(15 * time.Second)
+		clk.Advance(15 * time.Second)
 		if r := e.doWith(here, "GET", "/v1/me", agent, ""); r.status != http.StatusOK {
 			t.Fatalf("after the minute: %d %s", r.status, r.text)
 		}
 	})
 
 	t.Run("sign-in form", func(t *testing.T) {
-		clock.Add(time.Minute)
+		clk.Advance(time.Minute)
 		for i := range 3 {
 			if r := e.signIn(here, "bad-token"); r.status != http.StatusUnauthorized {
 				t.Fatalf("failure %d: %d %s", i, r.status, r.text)
@@ -354,14 +354,14 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.signIn(elsewhere, adminToken); r.status != http.StatusSeeOther {
 			t.Fatalf("another address: %d %s", r.status, r.text)
 		}
-		clock.Add(time.Minute)
+		clk.Advance(time.Minute)
 		if r := e.signIn(here, adminToken); r.status != http.StatusSeeOther {
 			t.Fatalf("after the minute: %d %s", r.status, r.text)
 		}
 	})
 
 	t.Run("answer links", func(t *testing.T) {
-		clock.Add(time.Minute)
+		clk.Advance(time.Minute)
 		for i, bad := range []string{"/a/not-a-link", "/a/v1.forged.sig", linkPath + "x"} {
 			if r := e.doWith(here, "GET", bad, "", ""); r.status != http.StatusUnauthorized {
 				t.Fatalf("failure %d: %d %s", i, r.status, r.text)
@@ -372,7 +372,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 		if r := e.doWith(elsewhere, "GET", linkPath, "", ""); r.status != http.StatusOK {
 			t.Fatalf("another address: %d %s", r.status, r.text)
 		}
-		clock.Add(time.Minute)
+		clk.Advance(time.Minute)
 		if r := e.doWith(here, "GET", linkPath, "", ""); r.status != http.StatusOK {
 			t.Fatalf("after the minute: %d %s", r.status, r.text)
 		}
@@ -381,7 +381,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 	// The tabs left open after a sign-out knock on the event stream with a session that has
 	// ended: that is no guess at a credential, and must not lock the person out.
 	t.Run("ended inbox sessions do not count", func(t *testing.T) {
-		clock.Add(time.Minute)
+		clk.Advance(time.Minute)
 		_, token := e.Key(hitl.KeyRequest{Name: "rita", Roles: []string{hitl.RoleResponder}})
 		tab := webClient(t, "127.0.0.1")
 		if r := e.signIn(tab, token); r.status != http.StatusSeeOther {
@@ -405,7 +405,7 @@ func TestFailedAuthenticationIsRateLimited(t *testing.T) {
 	})
 
 	t.Run("one count for all three", func(t *testing.T) {
-		clock.Add(time.Minute)
+		clk.Advance(time.Minute)
 		e.doWith(here, "GET", "/v1/me", "bad-token", "")
 		e.signIn(here, "bad-token")
 		e.doWith(here, "GET", "/a/not-a-link", "", "")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -34,8 +35,8 @@ func decodeNudge(t *testing.T, ev *hitl.Event) nudgeData {
 func TestRemindersAndEscalationOverHTTP(t *testing.T) {
 	t.Parallel()
 	start := time.Now().UTC().Truncate(time.Second)
-	clock := testserver.NewClock(start)
-	e := startServer(t, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))
+	clk := clock.NewManual(start)
+	e := startServer(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
 	agent := e.token("bot", hitl.RoleAgent)
 	bob := e.principal("bob", []string{hitl.RoleResponder})
 
@@ -55,15 +56,13 @@ func TestRemindersAndEscalationOverHTTP(t *testing.T) {
 	events, err := bob.Events(ctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryReminded, hitl.EventInquiryEscalated}})
 	must(t, err)
 
-	clock.Add(90 * time.Minute)
-	e.Engine().CheckTimers()
+	clk.Advance(90 * time.Minute)
 	reminded := firstOfType(t, e, id, hitl.EventInquiryReminded)
 	if d := decodeNudge(t, reminded); d.Reminder != 1 || d.RemindersSent != 1 || !d.NextReminderAt.Equal(start.Add(3*time.Hour)) {
 		t.Fatalf("reminder: %s", reminded.Data)
 	}
 
-	clock.Add(30 * time.Minute)
-	e.Engine().CheckTimers()
+	clk.Advance(30 * time.Minute)
 	ev := next(t, events) // bob sees the escalation that made him an assignee, not the reminder before it
 	d := decodeNudge(t, ev)
 	if ev.Type != hitl.EventInquiryEscalated || !slices.Equal(d.Added, []string{"bob", "group:leads"}) ||
@@ -100,8 +99,8 @@ func firstOfType(t *testing.T, e *env, id int64, typ string) *hitl.Event {
 // Two nodes hold every timer and fire together: each reminder and each escalation happens once.
 func TestRemindersExactlyOnceAcrossNodes(t *testing.T) {
 	start := time.Now().UTC().Truncate(time.Second)
-	clock := testserver.NewClock(start)
-	c := newCluster(t, 2, func(cfg *server.Config) { cfg.Clock = clock.Now })
+	clk := clock.NewManual(start)
+	c := newCluster(t, 2, func(cfg *server.Config) { cfg.Clock = clk })
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	created, err := c.agent[1].Events(sctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
@@ -119,10 +118,7 @@ func TestRemindersExactlyOnceAcrossNodes(t *testing.T) {
 	}
 	fire := func(d time.Duration, typ string, want int) []*hitl.Event {
 		t.Helper()
-		clock.Add(d)
-		for _, node := range c.nodes {
-			node.Engine().CheckTimers()
-		}
+		clk.Advance(d)
 		var evs []*hitl.Event
 		eventually(t, fmt.Sprintf("%d %s events", want, typ), func() bool {
 			evs = c.events(t, typ)

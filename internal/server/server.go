@@ -33,6 +33,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/audit"
 	"github.com/hitl-dev/hitl/internal/authlimit"
 	"github.com/hitl-dev/hitl/internal/buildinfo"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/credentials"
 	"github.com/hitl-dev/hitl/internal/httpwire"
 	"github.com/hitl-dev/hitl/internal/metrics"
@@ -98,8 +99,9 @@ type Config struct {
 	// Slack is the Slack app this server posts as and takes clicks from (HITL_SLACK_*);
 	// without a bot token, Slack is off.
 	Slack slack.Config
-	// Clock is the engine's clock: deadlines, reminders, escalations (tests; default time.Now).
-	Clock func() time.Time
+	// Clock is the engine's clock: deadlines, reminders, escalations (tests move a
+	// clock.Manual; default clock.Real).
+	Clock clock.Clock
 	// Brokers are the message brokers events are published to and action results come from.
 	Brokers BrokerConfig
 	// AuditKey signs the heads of the audit chain: an Ed25519 key's 32-byte seed in base64
@@ -340,6 +342,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 	if cfg.ShutdownTimeout == 0 {
 		cfg.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = clock.Real
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -425,7 +430,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 	}
 	auditKey, _ := audit.ParseKey(cfg.AuditKey)       // checked by Validate; none given: nil, the key kept in the store
 	secretKey, _ := secretbox.ParseKey(cfg.SecretKey) // checked by Validate; none given: nil
-	eng = engine.New(st, engine.Options{Now: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
+	eng = engine.New(st, engine.Options{Clock: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
@@ -543,9 +548,9 @@ func (s *Server) Engine() *engine.Engine { return s.engine }
 
 // Serve answers requests until ctx ends or a part of the server fails, then shuts down
 // within the configured shutdown timeout: it stops accepting, makes long polls and streams
-// return, lets in-flight requests and email conversations finish, stops the deliveries and
-// brokers (an attempt cut short stays in the outbox for the next start), stops the engine and
-// closes the store. A part that has not stopped when the time is up is named in the error.
+// return at once as the engine stops, lets in-flight requests and email conversations finish,
+// stops the deliveries and brokers (an attempt cut short stays in the outbox for the next
+// start) and closes the store. A part that has not stopped when the time is up is named in the error.
 func (s *Server) Serve(ctx context.Context) error {
 	running := newParts()
 	// The dispatcher and brokers run until the shutdown stops them, not as soon as ctx ends:
@@ -572,15 +577,17 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	s.engine.Drain()
+	// The engine stops first and at once, beside the HTTP server and the email listener: long
+	// polls and streams return, so that the requests in flight can finish; what those still
+	// change is stored, and the next start takes up its timers and deliveries.
 	var shutdown sync.WaitGroup
-	var httpErr, mailErr error
+	var engineErr, httpErr, mailErr error
+	shutdown.Go(func() { engineErr = s.engine.Stop(sctx) })
 	shutdown.Go(func() { httpErr = s.http.Shutdown(sctx) })
 	shutdown.Go(func() { mailErr = s.mail.shutdown(sctx) })
 	shutdown.Wait() // each is bounded by sctx
 	stopRunning()
 	runErr := running.wait(sctx)
-	engineErr := s.stopEngine(sctx)
 	closeErr := s.store.Close()
 	// The last spans go out within what is left of the shutdown's time; an exporter that
 	// cannot reach its collector loses them, and the log says so, but the stop is clean.
@@ -588,18 +595,6 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.log.Warn("the last spans could not be exported", "err", err)
 	}
 	return errors.Join(runErr, httpErr, mailErr, engineErr, closeErr)
-}
-
-// stopEngine stops the engine's timers and background work, waiting no longer than ctx.
-func (s *Server) stopEngine(ctx context.Context) error {
-	stopped := make(chan struct{})
-	go func() { s.engine.Stop(); close(stopped) }()
-	select {
-	case <-stopped:
-		return nil
-	case <-ctx.Done():
-		return errors.New("the engine did not stop within the shutdown timeout")
-	}
 }
 
 // dispatcher makes the deliveries of the outbox: webhooks, callbacks, notifications by every
@@ -615,7 +610,7 @@ func (s *Server) dispatcher(publishers map[string]notify.Publisher) *notify.Disp
 	return notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
-		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock, // the engine's clock: deliveries it makes are due by that clock
+		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock.Now, // the engine's clock: deliveries it makes are due by that clock
 		Tracer: s.tracer})
 }
 

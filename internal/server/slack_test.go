@@ -12,6 +12,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/channel/slack"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/slackpeer"
 	"github.com/hitl-dev/hitl/internal/testserver"
@@ -262,13 +263,12 @@ func TestSlackRateLimitIsHonoured(t *testing.T) {
 func TestSlackReminderRepliesInTheThread(t *testing.T) {
 	// The engine's clock starts half an hour ago, so that after the half hour it has to move
 	// for the reminder, the deliveries it makes are due for the dispatcher, on the real clock.
-	clock := testserver.NewClock(time.Now().UTC().Add(-30 * time.Minute))
-	s := newSlackEnv(t, func(c *server.Config) { c.Clock = clock.Now })
+	clk := clock.NewManual(time.Now().UTC().Add(-30 * time.Minute))
+	s := newSlackEnv(t, func(c *server.Config) { c.Clock = clk })
 	inq := ask(t, s.agent, hitl.InquiryRequest{Prompt: "Still on for Friday?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada"},
 		RemindEvery: "30m"})
 	ts := s.postedTS(inq.ID, hitl.ReasonCreated)
-	clock.Add(30 * time.Minute)
-	s.Engine().CheckTimers()
+	clk.Advance(30 * time.Minute)
 	reply := s.posted(2)
 	if reply.Form.Get("channel") != "D0ADA" || reply.Form.Get("thread_ts") != ts || !strings.Contains(slackpeer.Texts(reply.Blocks(t)), "Reminder") {
 		t.Fatalf("the reminder went to %q in thread %q (want D0ADA %s): %s", reply.Form.Get("channel"), reply.Form.Get("thread_ts"), ts, slackpeer.Texts(reply.Blocks(t)))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -24,8 +25,8 @@ func TestStatsOverHTTP(t *testing.T) {
 
 func statsOverHTTP(t *testing.T, opts ...testserver.Option) {
 	start := time.Now().UTC().Truncate(24 * time.Hour).Add(12 * time.Hour) // noon: every answer on one day
-	clock := testserver.NewClock(start)
-	e := startServer(t, append(opts, testserver.Configure(func(c *server.Config) { c.Clock = clock.Now }))...)
+	clk := clock.NewManual(start)
+	e := startServer(t, append(opts, testserver.Configure(func(c *server.Config) { c.Clock = clk }))...)
 	agentToken := e.token("bot", hitl.RoleAgent)
 	agent := clientFor(e, agentToken)
 	ann := e.principal("ann", []string{hitl.RoleResponder}, "ops")
@@ -38,25 +39,24 @@ func statsOverHTTP(t *testing.T, opts ...testserver.Option) {
 		FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"no"`)})
 	q4 := ask(t, agent, hitl.InquiryRequest{Prompt: "Page someone?", AssignedTo: []string{"bob"}})
 	q6 := ask(t, agent, hitl.InquiryRequest{Prompt: "Anything else?"})
-	clock.Add(time.Minute)
+	clk.Advance(time.Minute)
 	_, err := ann.Respond(ctx, q1.ID, json.RawMessage(`{"approved":true}`), "")
 	must(t, err)
-	clock.Add(time.Minute)
+	clk.Advance(time.Minute)
 	_, err = bob.Respond(ctx, q2.ID, json.RawMessage(`"8080"`), "")
 	must(t, err)
-	clock.Add(time.Minute)
+	clk.Advance(time.Minute)
 	_, err = ann.Respond(ctx, q6.ID, json.RawMessage(`"no"`), "")
 	must(t, err)
 	_, err = agent.Cancel(ctx, q4.ID, "not needed")
 	must(t, err)
-	clock.Add(4 * time.Minute) // past q3's deadline
-	e.Engine().CheckTimers()
+	clk.Advance(4 * time.Minute) // past q3's deadline
 	eventually(t, "the deadline passed", func() bool {
 		inq, err := agent.Inquiry(ctx, q3.ID)
 		return err == nil && inq.Status == hitl.StatusTimeout
 	})
 	q5 := ask(t, agent, hitl.InquiryRequest{Prompt: "Still there?", AssignedTo: []string{"bob"}})
-	clock.Add(30 * time.Second)
+	clk.Advance(30 * time.Second)
 
 	get := func(token, query string) reply {
 		t.Helper()
@@ -107,7 +107,7 @@ func statsOverHTTP(t *testing.T, opts ...testserver.Option) {
 	if d := get(adminToken, ""); d.status != http.StatusOK || d.body["since"] != "168h" || d.body["answered"] != float64(3) {
 		t.Errorf("default window: %d %s", d.status, d.text)
 	}
-	clock.Add(time.Hour)
+	clk.Advance(time.Hour)
 	if d := get(adminToken, "?since=30m"); d.status != http.StatusOK || d.body["answered"] != float64(0) || d.body["pending"] != float64(1) ||
 		len(d.body["per_day"].([]any)) != 1 || len(d.body["by_responder"].([]any)) != 0 {
 		t.Errorf("the last 30 minutes: %d %s", d.status, d.text)

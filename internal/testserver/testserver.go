@@ -290,29 +290,6 @@ func Receive[T any](t testing.TB, ch <-chan T, timeout time.Duration, what strin
 	return zero
 }
 
-// Clock is a time that a test moves: give its Now to what takes a clock.
-type Clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// NewClock returns a clock that stands at now until moved.
-func NewClock(now time.Time) *Clock { return &Clock{now: now} }
-
-// Now is the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Add moves the clock forward by d.
-func (c *Clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // RawDB opens a database as hitl's servers take it (a SQLite file, or a postgres:// URL of a
 // schema), to read or change it behind hitl's back, as someone with access to it could. The
 // caller closes it.

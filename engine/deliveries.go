@@ -12,174 +12,35 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/outbox"
 	"github.com/hitl-dev/hitl/internal/outbound"
 )
 
-// The outbox. The event log, written in the same transaction as every change, is what must
-// be delivered; this file turns it, in seq order, into deliveries: one row per event and URL
-// (webhooks whose events include its type, the inquiry's callback_url, its session's). Each
-// page of deliveries commits in one transaction with the outbox cursor, the seq up to which
-// the log has been read, so a crash at any point loses nothing and duplicates nothing.
-// Notifications to people, groups and chat rooms are deliveries too (engine/notify.go).
-//
-// Every node reads the log; the first to move the cursor past a page wins, and the others
-// learn that from a conflict and start again from where the winner left it.
+// Deliveries: what the event log asks to deliver, which the outbox (engine/internal/outbox)
+// stores page by page as it reads the log: one delivery per event and URL (webhooks whose
+// events include its type, the inquiry's callback_url, its session's), one per broker for the
+// events brokers carry, and the notifications to people, groups and chat rooms
+// (engine/notify.go).
 
-const (
-	// outboxPage is how many events one transaction turns into deliveries.
-	outboxPage = 500
-	// outboxGap is the least time between two reads of the log, so that under load one read
-	// takes the events of many commits. outboxQuietGap replaces it while the events read ask
-	// for no delivery (no webhook, no callback): a busy log that nobody subscribed to is read
-	// in a few large pages rather than on every commit.
-	outboxGap      = time.Millisecond
-	outboxQuietGap = 25 * time.Millisecond
-	// outboxInterval is how often the log is read without a hint (for the other nodes'
-	// events, and to save the cursor).
-	outboxInterval = time.Second
-	// outboxSaveEvery is how often the cursor is saved when the events read asked for no
-	// delivery. Reading them again after a crash finds no delivery either, so saving at once
-	// would only cost a write per page.
-	outboxSaveEvery = time.Second
-)
-
-// outbox is the position of this node's reading of the log.
-type outbox struct {
-	kick    chan struct{}
-	ready   chan struct{} // deliveries were added or made due
-	saved   int64         // the cursor as stored, as far as this node knows
-	read    int64         // events up to here asked for nothing beyond what is stored
-	savedAt time.Time
-	stale   bool // another node moved the cursor: read it again
-	quiet   bool // the last read found events and no delivery among them
-}
-
-func (e *Engine) kickOutbox() {
-	select {
-	case e.outbox.kick <- struct{}{}:
-	default:
+// planDeliveries reads the webhooks and chat rooms for one reading of the log, and returns
+// what lists the deliveries of each of its pages.
+func (e *Engine) planDeliveries(ctx context.Context) (outbox.PlanPage, error) {
+	webhooks, err := e.store.Webhooks(ctx)
+	if err != nil {
+		return nil, err
 	}
-}
-
-func (e *Engine) deliveriesReady() {
-	select {
-	case e.outbox.ready <- struct{}{}:
-	default:
+	chats, err := e.store.ChatWebhooks(ctx)
+	if err != nil {
+		return nil, err
 	}
+	return func(ctx context.Context, evs []*hitl.Event) ([]*hitl.Delivery, error) {
+		return e.deliveriesFor(ctx, evs, webhooks, chats)
+	}, nil
 }
 
 // DeliveriesReady receives when deliveries were added or retried by hand on this node, for the
 // dispatcher to look for work at once rather than at its next poll.
-func (e *Engine) DeliveriesReady() <-chan struct{} { return e.outbox.ready }
-
-func (e *Engine) runOutbox(ctx context.Context) {
-	e.outbox.stale = true
-	tick := time.NewTicker(outboxInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-e.outbox.kick:
-			if e.outbox.quiet {
-				time.Sleep(outboxQuietGap)
-			} else {
-				time.Sleep(outboxGap)
-			}
-		case <-tick.C:
-		}
-		if err := e.expandOutbox(ctx); err != nil && ctx.Err() == nil {
-			e.log.Warn("turning events into deliveries failed; retrying", "after", e.outbox.read, "err", err)
-		}
-	}
-}
-
-// expandOutbox turns the events after the cursor into deliveries, page by page.
-func (e *Engine) expandOutbox(ctx context.Context) error {
-	o := &e.outbox
-	if o.stale {
-		seq, err := e.store.OutboxCursor(ctx)
-		if err != nil {
-			return err
-		}
-		o.saved, o.read, o.stale = seq, seq, false
-	}
-	var (
-		webhooks []*hitl.Webhook
-		chats    []*hitl.ChatWebhook
-	)
-	read, delivering := false, false
-	defer func() { o.quiet = read && !delivering }()
-	for first := true; ; first = false {
-		evs, err := e.store.Events(ctx, hitl.EventFilter{After: o.read, Visibility: hitl.Visibility{All: true}, Limit: outboxPage})
-		if err != nil {
-			return err
-		}
-		if len(evs) == 0 {
-			break
-		}
-		read = true
-		if first {
-			if webhooks, err = e.store.Webhooks(ctx); err != nil {
-				return err
-			}
-			if chats, err = e.store.ChatWebhooks(ctx); err != nil {
-				return err
-			}
-		}
-		ds, err := e.deliveriesFor(ctx, evs, webhooks, chats)
-		if err != nil {
-			return err
-		}
-		o.read = evs[len(evs)-1].Seq
-		if len(ds) > 0 {
-			delivering = true
-			if err := e.saveOutbox(ctx, ds); err != nil || o.stale {
-				return err // stale: another node moved the cursor; start again from where it left it
-			}
-		}
-		if len(evs) < outboxPage {
-			break
-		}
-	}
-	if o.read > o.saved && time.Since(o.savedAt) >= outboxSaveEvery {
-		return e.saveOutbox(ctx, nil)
-	}
-	return nil
-}
-
-// saveOutbox stores ds and moves the cursor to what has been read, in one transaction.
-func (e *Engine) saveOutbox(ctx context.Context, ds []*hitl.Delivery) error {
-	o := &e.outbox
-	err := e.store.Update(ctx, func(tx hitl.Tx) error {
-		if err := tx.AdvanceOutboxCursor(o.saved, o.read); err != nil {
-			return err
-		}
-		for _, d := range ds {
-			insert := tx.InsertDelivery
-			if d.Kind == hitl.DeliveryNotification {
-				insert = tx.InsertNotification
-			}
-			if err := insert(d); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if hitl.ErrorCode(err) == hitl.EConflict {
-		o.stale = true // another node has made these deliveries, or is making them now
-		return nil
-	}
-	if err != nil {
-		o.stale = true
-		return err
-	}
-	o.saved, o.savedAt = o.read, time.Now()
-	if len(ds) > 0 {
-		e.deliveriesReady()
-	}
-	return nil
-}
+func (e *Engine) DeliveriesReady() <-chan struct{} { return e.outbox.Ready() }
 
 // resumeData is what a resume callback carries: the inquiry after the change (null for a
 // session's own events) and the session with its saved state (null outside a session), so

@@ -1,4 +1,4 @@
-package engine
+package fanout
 
 import (
 	"encoding/json"

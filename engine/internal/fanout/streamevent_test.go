@@ -1,4 +1,4 @@
-package engine_test
+package fanout_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/engine/internal/fanout"
 )
 
 // The bytes encoded once for every subscriber are those json.Marshal writes for the event, and
@@ -28,7 +28,7 @@ func TestStreamEventEncodesAsJSONMarshal(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantData, _ := json.Marshal(ev.Data)
-		se := engine.NewStreamEvent(ev)
+		se := fanout.NewStreamEvent(ev)
 		data, err := se.DataJSON()
 		if err != nil || !bytes.Equal(data, wantData) {
 			t.Fatalf("event %d's data:\n got %s (%v)\nwant %s", ev.Seq, data, err, wantData)
@@ -40,7 +40,7 @@ func TestStreamEventEncodesAsJSONMarshal(t *testing.T) {
 		}
 	}
 	// Data that is no JSON fails as json.Marshal fails, on both.
-	se := engine.NewStreamEvent(&hitl.Event{Seq: 4, Data: json.RawMessage(`{"open":`)})
+	se := fanout.NewStreamEvent(&hitl.Event{Seq: 4, Data: json.RawMessage(`{"open":`)})
 	if _, err := se.DataJSON(); err == nil {
 		t.Fatal("broken data's data encoded")
 	}

@@ -1,4 +1,4 @@
-package engine
+package deadline
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 // BenchmarkDeadlinesMemory reports the heap that a million pending deadlines hold in the
@@ -15,11 +17,11 @@ import (
 func BenchmarkDeadlinesMemory(b *testing.B) {
 	const n = 1_000_000
 	for range b.N {
-		d := newDeadlines(time.Now, func(context.Context, []int64) {})
+		d := New(clock.Real, func(context.Context, []int64) {})
 		start := time.Now().Add(time.Hour)
 		before := heapInUse()
 		for i := range n {
-			d.add(int64(i+1), start.Add(time.Duration(i*7919%n)*time.Millisecond))
+			d.Add(int64(i+1), start.Add(time.Duration(i*7919%n)*time.Millisecond))
 		}
 		after := heapInUse()
 		runtime.KeepAlive(d)
@@ -47,7 +49,7 @@ func BenchmarkDeadlinesLateness(b *testing.B) {
 			ats  = make(map[int64]time.Time, near)
 			done = make(chan struct{})
 		)
-		d := newDeadlines(time.Now, func(_ context.Context, ids []int64) {
+		d := New(clock.Real, func(_ context.Context, ids []int64) {
 			now := time.Now()
 			mu.Lock()
 			defer mu.Unlock()
@@ -60,18 +62,19 @@ func BenchmarkDeadlinesLateness(b *testing.B) {
 		})
 		start := time.Now()
 		for i := range far {
-			d.add(int64(near+i+1), start.Add(time.Hour+time.Duration(i)*time.Millisecond))
+			d.Add(int64(near+i+1), start.Add(time.Hour+time.Duration(i)*time.Millisecond))
 		}
 		start = time.Now().Add(100 * time.Millisecond)
 		for i := range near {
 			at := start.Add(time.Duration(i*7919%near) * 2 * time.Second / near)
 			ats[int64(i+1)] = at
-			d.add(int64(i+1), at)
+			d.Add(int64(i+1), at)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		go d.run(ctx)
+		d.Start(context.Background())
 		<-done
-		cancel()
+		if err := d.Stop(context.Background()); err != nil {
+			b.Fatal(err)
+		}
 		slices.Sort(late)
 		b.ReportMetric(float64(late[len(late)*99/100].Microseconds())/1000, "p99-late-ms")
 		b.ReportMetric(float64(late[len(late)-1].Microseconds())/1000, "max-late-ms")
@@ -82,30 +85,31 @@ func BenchmarkDeadlinesLateness(b *testing.B) {
 // out exactly those that have passed, earliest first, each once.
 func TestDeadlinesOrder(t *testing.T) {
 	base := time.Unix(1_700_000_000, 0)
-	now := base
-	d := newDeadlines(func() time.Time { return now }, nil)
+	c := clock.NewManual(base)
+	d := New(c, nil)
 	want := map[int64]time.Time{}
 	r := rand.New(rand.NewPCG(1, 2))
 	for step := range 20_000 {
 		id := int64(r.IntN(500))
 		switch r.IntN(4) {
 		case 0:
-			d.remove(id)
+			d.Remove(id)
 			delete(want, id)
 		default:
 			at := base.Add(time.Duration(r.IntN(10_000)) * time.Millisecond)
-			d.add(id, at)
+			d.Add(id, at)
 			want[id] = at
 		}
 		if step%100 != 0 {
 			continue
 		}
-		now = base.Add(time.Duration(step/2) * time.Millisecond)
+		now := base.Add(time.Duration(step/2) * time.Millisecond)
+		c.Set(now)
 		var got []int64
 		for {
 			ids, _ := d.due()
 			got = append(got, ids...)
-			if len(ids) < maxExpireBatch {
+			if len(ids) < maxBatch {
 				break
 			}
 		}
@@ -135,16 +139,43 @@ func TestDeadlinesOrder(t *testing.T) {
 // TestDeadlinesBeyondNanoseconds keeps a deadline past 2262 and one before 1678 in order.
 func TestDeadlinesBeyondNanoseconds(t *testing.T) {
 	now := time.Now()
-	d := newDeadlines(func() time.Time { return now }, nil)
-	d.add(1, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
-	d.add(2, now.Add(time.Minute))
-	d.add(3, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
-	ids, wait := d.due()
-	if !slices.Equal(ids, []int64{3}) || wait != time.Minute {
+	c := clock.NewManual(now)
+	d := New(c, nil)
+	d.Add(1, time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	d.Add(2, now.Add(time.Minute))
+	d.Add(3, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
+	ids, next := d.due()
+	if wait := next.Sub(now); !slices.Equal(ids, []int64{3}) || wait != time.Minute {
 		t.Fatalf("due = %v, wait %v", ids, wait)
 	}
 	now = now.Add(time.Hour)
-	if ids, wait := d.due(); !slices.Equal(ids, []int64{2}) || wait != time.Hour {
-		t.Fatalf("an hour later: due = %v, wait %v", ids, wait)
+	c.Set(now)
+	if ids, next := d.due(); !slices.Equal(ids, []int64{2}) || next.Sub(now) != time.Hour {
+		t.Fatalf("an hour later: due = %v, wait %v", ids, next.Sub(now))
+	}
+}
+
+// TestStopIsBoundedByItsContext: a firing that does not return holds Stop no longer than
+// Stop's context, and Stop says so; once it returns, Stop succeeds.
+func TestStopIsBoundedByItsContext(t *testing.T) {
+	start := time.Now()
+	c := clock.NewManual(start)
+	fired, release := make(chan struct{}), make(chan struct{})
+	q := New(c, func(context.Context, []int64) {
+		close(fired)
+		<-release
+	})
+	q.Add(1, start.Add(time.Minute))
+	q.Start(context.Background())
+	c.Advance(time.Minute)
+	<-fired
+	expired, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := q.Stop(expired); err == nil {
+		t.Fatal("Stop returned nil with a firing in progress")
+	}
+	close(release)
+	if err := q.Stop(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,9 +1,15 @@
-package engine
+// Package fanout holds the engine's live fan-out: the follower that reads the event log as it
+// grows, the hub that hands each event to the open streams that may see it, the waiters
+// parked on an inquiry until it is final (one inquiry, or many in one wait), and the stream
+// events encoded once for every subscriber. Who may see what, and what another node's change
+// means to this one, are the engine's rules, handed in as functions; this package only keeps
+// who listens and delivers, in seq order, without blocking on a slow listener.
+package fanout
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 
@@ -13,6 +19,9 @@ import (
 // streamBuffer is how many events a subscriber may fall behind before it is reset: the hub
 // never blocks on a slow client, and never drops an event silently.
 const streamBuffer = 1024
+
+// replayPage is how many stored events one read of a subscription's replay takes.
+const replayPage = 500
 
 // StreamFilter selects the events a subscription receives, beyond what its principal may see.
 type StreamFilter struct {
@@ -24,8 +33,16 @@ type StreamFilter struct {
 	AnswerableBy []string
 }
 
-// FromNow, as Subscribe's after, starts a stream at the end of the log: only new events.
+// FromNow, as a subscription's start, starts a stream at the end of the log: only new events.
 const FromNow = -1
+
+// MaySee is the rule of who sees an event: p, an inquiry's event (inq, its inquiry after the
+// change), a session's (sess), or neither (an event only admins see).
+type MaySee func(p *hitl.Principal, inq *hitl.Inquiry, sess *hitl.Session) bool
+
+// Replay reads up to limit stored events after a seq that a subscription may see, for the
+// replay that precedes the live events.
+type Replay func(ctx context.Context, after int64, limit int) ([]*hitl.Event, error)
 
 // Subscription is one stream of events, in seq order: the stored ones after a seq first, then
 // live ones as they commit, with no gap and no duplicate.
@@ -34,13 +51,14 @@ type Subscription struct {
 	After int64
 	// Events delivers the events; it is closed when the subscription ends (see Reset).
 	Events <-chan *StreamEvent
+	out    chan *StreamEvent // Events, fed by Run
 	events chan *StreamEvent // fed by the hub, buffered
 	p      *hitl.Principal
 	filter StreamFilter // its Types hold the stored types the requested aliases derive from
 	// requested are the types the subscriber asked for (nil: every type but the aliases); an alias
 	// (hitl.IntentAlias) is sent beside its event when asked for.
 	requested []string
-	hub       *hub
+	hub       *Hub
 	mu        sync.Mutex
 	last      int64 // the last seq the hub delivered
 	ended     bool
@@ -57,38 +75,65 @@ func (s *Subscription) Reset() (resumeAfter int64, overflowed bool) {
 }
 
 // Close ends the subscription.
-func (s *Subscription) Close() { s.hub.remove(s) }
+func (s *Subscription) Close() { s.hub.Remove(s) }
 
-// hub fans the event log out to live subscriptions.
-type hub struct {
-	mu   sync.Mutex
-	subs map[*Subscription]struct{}
+// Principal is whom the subscription streams to.
+func (s *Subscription) Principal() *hitl.Principal { return s.p }
+
+// Filter is the subscription's filter, with the types of the aliases asked for replaced by the
+// stored types they derive from.
+func (s *Subscription) Filter() StreamFilter { return s.filter }
+
+// Hub fans the event log out to live subscriptions.
+type Hub struct {
+	maySee MaySee
+	log    *slog.Logger
+	mu     sync.Mutex
+	subs   map[*Subscription]struct{}
 }
 
-func (h *hub) add(s *Subscription) {
-	h.mu.Lock()
-	if h.subs == nil {
-		h.subs = make(map[*Subscription]struct{})
+// NewHub returns a hub that gives each event to the subscriptions whose principal maySee it.
+func NewHub(maySee MaySee, log *slog.Logger) *Hub {
+	return &Hub{maySee: maySee, log: log, subs: make(map[*Subscription]struct{})}
+}
+
+// Open registers a subscription of p's to the events that pass f; the hub holds its live
+// events from now on, and Run sends them after the stored ones.
+func (h *Hub) Open(p *hitl.Principal, f StreamFilter) *Subscription {
+	out := make(chan *StreamEvent)
+	requested := f.Types
+	f.Types = nil
+	for _, t := range requested {
+		if sources := hitl.IntentAliasSources(t); sources != nil {
+			f.Types = append(f.Types, sources...)
+		} else {
+			f.Types = append(f.Types, t)
+		}
 	}
+	s := &Subscription{Events: out, out: out, events: make(chan *StreamEvent, streamBuffer), p: p, filter: f, requested: requested, hub: h}
+	h.mu.Lock()
 	h.subs[s] = struct{}{}
 	h.mu.Unlock()
+	return s
 }
 
-func (h *hub) count() int {
+// Count is the number of open subscriptions.
+func (h *Hub) Count() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.subs)
 }
 
-func (h *hub) remove(s *Subscription) {
+// Remove ends s.
+func (h *Hub) Remove(s *Subscription) {
 	h.mu.Lock()
 	delete(h.subs, s)
 	h.mu.Unlock()
 	s.end(false)
 }
 
-// inboxSessions lists the inbox sessions that open streams were authenticated with.
-func (h *hub) inboxSessions() []string {
+// InboxSessions lists the inbox sessions that open streams were authenticated with.
+func (h *Hub) InboxSessions() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []string
@@ -100,8 +145,8 @@ func (h *hub) inboxSessions() []string {
 	return out
 }
 
-// endInboxSession ends the streams of an inbox session that has ended.
-func (h *hub) endInboxSession(idHash string) {
+// EndInboxSession ends the streams of an inbox session that has ended.
+func (h *Hub) EndInboxSession(idHash string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {
@@ -112,9 +157,9 @@ func (h *hub) endInboxSession(idHash string) {
 	}
 }
 
-// idle runs fn and reports true when nothing subscribes; it holds the hub's lock meanwhile,
+// Idle runs fn and reports true when nothing subscribes; it holds the hub's lock meanwhile,
 // so no subscription starts in between.
-func (h *hub) idle(fn func()) bool {
+func (h *Hub) Idle(fn func()) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.subs) > 0 {
@@ -135,17 +180,18 @@ func (s *Subscription) end(reset bool) {
 	close(s.events)
 }
 
-// publish delivers one event of the log, in seq order, to every subscription that may see it:
+// Publish delivers one event of the log, in seq order, to every subscription that may see it:
 // the same StreamEvent to each, encoded before the first is woken, so that none waits for
-// another to encode it.
-func (h *hub) publish(raw *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, revokedKey string) {
+// another to encode it. inq and sess are what DecodeForStream reads from it; the streams of
+// revokedKey, when given, end (a revoked token's streams end at once).
+func (h *Hub) Publish(raw *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, revokedKey string) {
 	ev := NewStreamEvent(raw)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for s := range h.subs {
 		if revokedKey != "" && s.p.KeyID == revokedKey {
 			delete(h.subs, s)
-			s.end(false) // a revoked token's streams end at once
+			s.end(false)
 			continue
 		}
 		if !s.wants(raw, inq, sess) {
@@ -170,9 +216,7 @@ func (h *hub) publish(raw *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, re
 	}
 }
 
-// wants applies the subscription's filter and its principal's visibility, the same rule as
-// the lists: inquiry events with their inquiry, session events to the session's creator, key
-// events to admins.
+// wants applies the subscription's filter, then the hub's rule of who sees what.
 func (s *Subscription) wants(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session) bool {
 	f := s.filter
 	if len(f.Types) > 0 && !slices.Contains(f.Types, ev.Type) {
@@ -195,18 +239,14 @@ func (s *Subscription) wants(ev *hitl.Event, inq *hitl.Inquiry, sess *hitl.Sessi
 		if len(f.AnswerableBy) > 0 && len(inq.AssignedTo) > 0 && !assigned(f.AnswerableBy) {
 			return false
 		}
-		return canSee(s.p, inq)
 	case len(f.AssignedTo) > 0 || len(f.AnswerableBy) > 0 || f.InquiryID != 0:
 		return false
-	case sess != nil:
-		return ownsSession(s.p, sess) // responders see a session's status, never its events (they carry its state)
-	default:
-		return s.p.IsAdmin()
 	}
+	return s.hub.maySee(s.p, inq, sess)
 }
 
-// decodeForStream reads what visibility needs from an event: its inquiry or its session.
-func decodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
+// DecodeForStream reads what visibility needs from an event: its inquiry or its session.
+func DecodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
 	switch {
 	case ev.InquiryID != nil:
 		var inq hitl.Inquiry
@@ -222,85 +262,12 @@ func decodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
 	return nil, nil
 }
 
-// Streams returns the number of open event streams, for the metrics gauge.
-func (e *Engine) Streams() int { return e.hub.count() }
-
-// Subscribe opens a stream of the events p may see that pass f, after seq after. It is
-// registered before the stored events are read, so no event falls between the two.
-func (e *Engine) Subscribe(ctx context.Context, p *hitl.Principal, f StreamFilter, after int64) (*Subscription, error) {
-	if after < FromNow {
-		return nil, hitl.Errorf(hitl.EInvalid, "after must not be negative")
-	}
-	if after > 0 {
-		if err := e.checkPosition(ctx, after); err != nil {
-			return nil, err
-		}
-	}
-	out := make(chan *StreamEvent)
-	requested := f.Types
-	f.Types = nil
-	for _, t := range requested {
-		if sources := hitl.IntentAliasSources(t); sources != nil {
-			f.Types = append(f.Types, sources...)
-		} else {
-			f.Types = append(f.Types, t)
-		}
-	}
-	s := &Subscription{Events: out, events: make(chan *StreamEvent, streamBuffer), p: p, filter: f, requested: requested, hub: &e.hub}
-	e.hub.add(s)
-	if after == FromNow {
-		var err error
-		if after, err = e.store.LastEventSeq(ctx); err != nil {
-			e.hub.remove(s)
-			return nil, err
-		}
-	}
-	s.After = after
-	e.kickFollower()
-	go s.run(ctx, e, out, after)
-	return s, nil
-}
-
-// UnknownPosition is Subscribe's error for a seq this log does not know as a place to resume
-// after: one beyond its newest event, or one among the seqs a restore skipped. The events the
-// client saw up to it are not this log's: the server the database was restored from gave
-// those seqs to events this log does not hold (or the seq is from another server). The client
-// resumes after ResumeAfter, the last seq this log shares with what the client may have seen,
-// and reads again what it holds.
-type UnknownPosition struct {
-	After, ResumeAfter int64
-}
-
-func (u *UnknownPosition) Error() string {
-	return fmt.Sprintf("seq %d is no position of this event log (the database was restored from a backup, or the seq is from another server): resume after seq %d, and read again what you hold",
-		u.After, u.ResumeAfter)
-}
-
-// checkPosition refuses, with an *UnknownPosition, a seq this log does not know. The event
-// after a seq in a restore's gap is the audit.restored event that made the gap.
-func (e *Engine) checkPosition(ctx context.Context, after int64) error {
-	next, err := e.store.Events(ctx, hitl.EventFilter{After: after, Visibility: hitl.Visibility{All: true}, Limit: 1})
-	if err != nil {
-		return err
-	}
-	if len(next) == 0 {
-		head, err := e.store.LastEventSeq(ctx)
-		if err != nil || after <= head {
-			return err
-		}
-		return &UnknownPosition{After: after, ResumeAfter: head}
-	}
-	var r hitl.AuditRestore
-	if ev := next[0]; ev.Type == hitl.EventAuditRestored && json.Unmarshal(ev.Data, &r) == nil && after >= r.Skipped.From {
-		return &UnknownPosition{After: after, ResumeAfter: r.Skipped.From - 1}
-	}
-	return nil
-}
-
-// run sends the stored events after after, then the live ones, skipping what it has sent.
-func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *StreamEvent, after int64) {
+// Run sends the stored events after s.After that replay reads, then the live ones, skipping
+// what it has sent, until ctx ends or the subscription does; then it closes Events.
+func (s *Subscription) Run(ctx context.Context, replay Replay) {
+	out := s.out
 	defer close(out)
-	defer s.hub.remove(s)
+	defer s.hub.Remove(s)
 	asked := func(typ string) bool { return s.requested == nil || slices.Contains(s.requested, typ) }
 	deliver := func(ev *StreamEvent) bool {
 		select {
@@ -324,26 +291,25 @@ func (s *Subscription) run(ctx context.Context, e *Engine, out chan<- *StreamEve
 		s.mu.Unlock()
 		return true
 	}
-	last := after
+	last := s.After
 	s.mu.Lock()
-	s.sent = after
+	s.sent = last
 	s.mu.Unlock()
 	for {
-		evs, err := e.store.Events(ctx, hitl.EventFilter{After: last, Types: s.filter.Types, Session: s.filter.Session,
-			InquiryID: s.filter.InquiryID, Visibility: visibility(s.p), Limit: 500})
+		evs, err := replay(ctx, last, replayPage)
 		if err != nil {
 			if ctx.Err() == nil {
-				e.log.Warn("replaying events for a stream failed", "err", err)
+				s.hub.log.Warn("replaying events for a stream failed", "err", err)
 			}
 			return
 		}
 		for _, ev := range evs {
 			last = ev.Seq
-			if inq, sess := decodeForStream(ev); s.wants(ev, inq, sess) && !send(NewStreamEvent(ev)) {
+			if inq, sess := DecodeForStream(ev); s.wants(ev, inq, sess) && !send(NewStreamEvent(ev)) {
 				return
 			}
 		}
-		if len(evs) < 500 {
+		if len(evs) < replayPage {
 			break
 		}
 	}
