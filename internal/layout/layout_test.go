@@ -1,11 +1,15 @@
 // Package layout holds tests of the module's import graph: the rules of the package layout
-// (architecture.md) that a change could quietly break.
+// that a change could quietly break (ARCHITECTURE.md, at the repository's root, says them in
+// words), and that its maps name every package.
 package layout
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -164,4 +168,78 @@ func TestTestsDoNotSleep(t *testing.T) {
 	default:
 		t.Errorf("tests that sleep instead of waiting for a condition:\n%s", out)
 	}
+}
+
+// TestTheMapsListEveryPackage: ARCHITECTURE.md's code map and the README's "How it is built"
+// name every package of the module, and no package that is not there, so that a package added,
+// moved or removed updates the maps with it.
+func TestTheMapsListEveryPackage(t *testing.T) {
+	pkgs := packages(t)
+	for _, m := range []struct {
+		file  string
+		names func(string) []string
+	}{{"ARCHITECTURE.md", codeMapPackages}, {"README.md", readmePackages}} {
+		text, err := os.ReadFile("../../" + m.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := map[string]bool{}
+		for _, n := range m.names(string(text)) {
+			named[n] = true
+			if _, ok := pkgs[n]; !ok {
+				t.Errorf("%s names the package %q, which the module does not have", m.file, cmp.Or(n, "hitl (root)"))
+			}
+		}
+		if len(named) < 10 {
+			t.Fatalf("%s names %d packages; is its map where this test looks for it?", m.file, len(named))
+		}
+		for _, p := range slices.Sorted(maps.Keys(pkgs)) {
+			if !named[p] {
+				t.Errorf("%s does not name the package %q", m.file, cmp.Or(p, "hitl (root)"))
+			}
+		}
+	}
+}
+
+// codeMapPackages are the packages in the first column of ARCHITECTURE.md's code map: each
+// row names one or more in backquotes; `hitl` (root) is the root package.
+func codeMapPackages(text string) []string {
+	_, after, _ := strings.Cut(text, "## Code map")
+	var out []string
+	for line := range strings.Lines(after) {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		for i, part := range strings.Split(cell, "`") {
+			switch {
+			case i%2 == 0:
+			case part == "hitl":
+				out = append(out, "")
+			default:
+				out = append(out, strings.TrimSuffix(part, "/"))
+			}
+		}
+	}
+	return out
+}
+
+// readmePackages are the packages of the README's "How it is built": the first word of each
+// line of its code block that does not start with a space ("hitl (root)" is the root package).
+func readmePackages(text string) []string {
+	_, after, _ := strings.Cut(text, "## How it is built")
+	_, block, _ := strings.Cut(after, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	var out []string
+	for line := range strings.Lines(block) {
+		if line == "" || line[0] == ' ' || line[0] == '\n' {
+			continue
+		}
+		first := strings.Fields(line)[0]
+		if first == "hitl" {
+			first = ""
+		}
+		out = append(out, strings.TrimSuffix(first, "/"))
+	}
+	return out
 }
