@@ -1,6 +1,6 @@
 // Package broker holds what the message broker adapters (broker/amqp, broker/nats) share: the
 // choice of the messages' shape (the webhook's CloudEvent, or Attune's payloads, which
-// protocol/attune maps) and the reading of the action results they take in. Which events go
+// protocol/attune/executor maps) and the reading of the action results they take in. Which events go
 // out, and what an action result does, is the engine's decision; this package only maps shapes.
 package broker
 
@@ -14,7 +14,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/notify"
-	"github.com/hitl-dev/hitl/protocol/attune"
+	"github.com/hitl-dev/hitl/protocol/attune/executor"
 )
 
 // Message formats.
@@ -35,7 +35,7 @@ func CheckFormat(format string) error {
 
 // Identities looks up the integer identities of principals by name (the engine's IdentityIDs),
 // which Attune's payloads name people by.
-type Identities = attune.Identities
+type Identities = executor.Identities
 
 // Render returns the body of m in format and its content type; ids gives Attune's payloads
 // their integer assignee. A body that cannot be read is a PermanentError: no attempt can
@@ -48,10 +48,10 @@ func Render(ctx context.Context, format string, m *notify.Message, ids Identitie
 		Data json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(m.Body, &ce); err != nil {
-		return nil, "", &notify.PermanentError{Err: fmt.Errorf("%w: %w", attune.ErrUnreadable, err)}
+		return nil, "", &notify.PermanentError{Err: fmt.Errorf("%w: %w", executor.ErrUnreadable, err)}
 	}
-	body, err = attune.Payload(ctx, m.Type, ce.Data, ids)
-	if errors.Is(err, attune.ErrUnreadable) {
+	body, err = executor.Payload(ctx, m.Type, ce.Data, ids)
+	if errors.Is(err, executor.ErrUnreadable) {
 		return nil, "", &notify.PermanentError{Err: err}
 	}
 	if err != nil {

@@ -101,6 +101,11 @@ type Options struct {
 	// Tracer records the spans of creating and answering inquiries (nil: none); the trace
 	// context of the request that creates an inquiry is kept with it either way.
 	Tracer trace.TracerProvider
+	// ShuttingDown, when given, is closed as the server begins to stop: from then on every
+	// wait returns the inquiry's current state at once and streams end (as Stop does first),
+	// while the timers, the outbox and the receipts of answers keep going until Stop, for the
+	// requests that are still finishing.
+	ShuttingDown <-chan struct{}
 }
 
 // Engine applies hitl's rules on top of a Store.
@@ -154,6 +159,8 @@ type Engine struct {
 	following bool
 	draining  chan struct{}
 	drainOnce sync.Once
+	// shuttingDown: see Options.ShuttingDown (nil: only Stop drains).
+	shuttingDown <-chan struct{}
 
 	// loops are the engine's own: the housekeeping, the inbox streams' check, the receipts.
 	loops loops.Group
@@ -193,6 +200,7 @@ func New(store hitl.Store, o Options) *Engine {
 	}
 	e.validators = make(chan struct{}, runtime.GOMAXPROCS(0))
 	e.draining = make(chan struct{})
+	e.shuttingDown = o.ShuttingDown
 	e.resumes = make(chan resume, resumeQueue)
 	e.outbox = outbox.New(store, e.planDeliveries, e.log)
 	e.waiters = fanout.NewWaiters()
@@ -256,9 +264,19 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.loops.Go(func() { e.checkInboxStreams(runCtx) })
 	e.loops.Go(func() { e.keepHouse(runCtx) })
 	e.loops.Go(func() { e.recordResumes(runCtx) })
+	e.loops.Go(func() {
+		select {
+		case <-e.shuttingDown:
+			e.drain()
+		case <-runCtx.Done():
+		}
+	})
 	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
 	return nil
 }
+
+// drain makes every wait in progress, and every later one, return at once.
+func (e *Engine) drain() { e.drainOnce.Do(func() { close(e.draining) }) }
 
 // Stop shuts the engine down: first every wait in progress, and every later one, returns the
 // inquiry's current state at once (streams end too, see Draining), so that a server shutting
@@ -266,7 +284,7 @@ func (e *Engine) Start(ctx context.Context) error {
 // stop, and Stop waits for what they are doing, no longer than ctx allows. The error names
 // what had not stopped by then.
 func (e *Engine) Stop(ctx context.Context) error {
-	e.drainOnce.Do(func() { close(e.draining) })
+	e.drain()
 	parts := []struct {
 		name string
 		stop func(context.Context) error

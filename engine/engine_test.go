@@ -270,3 +270,45 @@ func TestSlowSubscriberIsResetOthersKeepUp(t *testing.T) {
 		}
 	}
 }
+
+// When the server begins to stop, waits return the inquiry as it stands at once, while the
+// engine keeps working for the requests still finishing: an answer then is recorded and its
+// deadline timer still runs until Stop.
+func TestShuttingDownEndsWaitsBeforeStop(t *testing.T) {
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	shuttingDown := make(chan struct{})
+	c := clock.NewManual(time.Now())
+	e := engine.New(st, engine.Options{Clock: c, ShuttingDown: shuttingDown})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer e.Stop(ctx)
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "still there?"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan *hitl.Inquiry, 1)
+	go func() {
+		got, _ := e.Wait(ctx, agent, inq.ID, engine.MaxWait)
+		waited <- got
+	}()
+	testserver.Eventually(t, 10*time.Second, "the wait parked", func() bool { return e.Waiting() == 1 })
+	close(shuttingDown)
+	got := <-waited
+	if got == nil || got.Status != hitl.StatusPending {
+		t.Fatalf("the wait returned %+v; want the inquiry as it stands, pending", got)
+	}
+	late, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "asked as the server stops", TimeoutSeconds: seconds(60)}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(61 * time.Second)
+	testserver.Eventually(t, 10*time.Second, "the late inquiry timed out by its timer", func() bool {
+		cur, err := e.Inquiry(ctx, admin, late.ID)
+		return err == nil && cur.Status == hitl.StatusTimeout
+	})
+}

@@ -281,6 +281,11 @@ func pendingInTx(tx hitl.Tx, id int64, now time.Time) (*hitl.Inquiry, error) {
 	return cur, nil
 }
 
+// notInSessionError refuses an answer to inquiry id that names a session it is not in.
+func notInSessionError(id int64, session string) error {
+	return hitl.Errorf(hitl.ENotFound, "inquiry %d is not in session %s", id, session)
+}
+
 // Respond records a human's answer. Exactly one answer wins; the same answer again from the
 // same principal returns the inquiry (a safe retry); any other later call is a conflict that
 // carries the current state.
@@ -302,12 +307,18 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	// An answer usually comes in a trace of its own (a person's browser): linked to the
 	// inquiry's, it can be found from the agent's.
 	tracing.Link(span, cur.Traceparent, cur.Tracestate)
+	// An inquiry of another session is not found, before who may answer is asked, to whoever
+	// may know of the inquiry: the caller who sees it, or one the answerer lets through.
+	notInSession := req.Session != "" && cur.Session != req.Session
+	if notInSession && canSee(p, cur) {
+		return nil, notInSessionError(id, req.Session)
+	}
 	who, relayedBy, err := e.answerer(ctx, p, cur, req) // who may answer, and as whom
 	if err != nil {
 		return nil, err
 	}
-	if req.Session != "" && cur.Session != req.Session { // asked only once the caller may know of the inquiry
-		return nil, hitl.Errorf(hitl.ENotFound, "inquiry %d is not in session %s", id, req.Session)
+	if notInSession {
+		return nil, notInSessionError(id, req.Session)
 	}
 	by := who.Name
 	if cur.HasDecisions() {

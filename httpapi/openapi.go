@@ -7,7 +7,8 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// openapiDoc is the API reference, served as is; a test keeps it in step with routes().
+// openapiDoc is the API reference, served as is; a test keeps it in step with the routes
+// mounted (ownRoutes and the protocols').
 //
 //go:embed openapi.json
 var openapiDoc []byte

@@ -190,6 +190,7 @@ func TestAgentQuestionsBadInput(t *testing.T) {
 		{"unknown question", "POST", "/agent/answer/sess-1", human, `{"question_id": "999999", "answer": "haiku"}`, 404, "not found"},
 		{"question id of another shape", "POST", "/agent/answer/sess-1", human, `{"question_id": "q-123", "answer": "haiku"}`, 404, "question q-123 not found"},
 		{"question of another session", "POST", "/agent/answer/sess-1", human, `{"question_id": "` + elsewhere + `", "answer": "x"}`, 404, "is not in session sess-1"},
+		{"question of another session, by the agent that asked it", "POST", "/agent/answer/sess-1", agent, `{"question_id": "` + elsewhere + `", "answer": "x"}`, 404, "is not in session sess-1"},
 		{"failed session", "POST", "/agent/answer/sess-done", human, `{"answer": "x"}`, 404, "has failed"},
 		{"foreign session, answered", "POST", "/agent/answer/sess-1", other, `{"question_id": "` + id + `", "answer": "haiku"}`, 404, "session sess-1 not found"},
 		{"foreign session, read", "GET", "/agent/session/sess-1", other, "", 404, "session sess-1 not found"},

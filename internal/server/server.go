@@ -320,6 +320,8 @@ type Server struct {
 	http     *http.Server
 	mail     *mailer
 	listener net.Listener
+	// shuttingDown is closed as the shutdown begins: the engine's waits return at once.
+	shuttingDown chan struct{}
 	// tracer records spans (a no-op one unless OTEL_EXPORTER_OTLP_*ENDPOINT is set);
 	// stopTracing exports what it still holds.
 	tracer      trace.TracerProvider
@@ -387,7 +389,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 	if tracing.Enabled() {
 		log.Info("exporting traces by OTLP over HTTP", "endpoint", cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")))
 	}
-	s := &Server{cfg: cfg, log: log, store: st, listener: ln, mail: mail, tracer: tp, stopTracing: stopTracing}
+	s := &Server{cfg: cfg, log: log, store: st, listener: ln, mail: mail, tracer: tp, stopTracing: stopTracing, shuttingDown: make(chan struct{})}
 	var eng *engine.Engine
 	m := metrics.New(metrics.Gauges{
 		Pending: func() float64 { return float64(eng.Pending()) },
@@ -436,7 +438,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
 		IdempotencyTTL:           cfg.IdempotencyTTL,
 		RetainResolved:           cfg.RetainResolved,
-		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp})
+		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp, ShuttingDown: s.shuttingDown})
 	s.engine = eng
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
 	err = eng.LoadSecrets(ctx)
@@ -548,9 +550,10 @@ func (s *Server) Engine() *engine.Engine { return s.engine }
 
 // Serve answers requests until ctx ends or a part of the server fails, then shuts down
 // within the configured shutdown timeout: it stops accepting, makes long polls and streams
-// return at once as the engine stops, lets in-flight requests and email conversations finish,
-// stops the deliveries and brokers (an attempt cut short stays in the outbox for the next
-// start) and closes the store. A part that has not stopped when the time is up is named in the error.
+// return at once, lets in-flight requests and email conversations finish, stops the
+// deliveries and brokers (an attempt cut short stays in the outbox for the next start), then
+// the engine, and closes the store. A part that has not stopped when the time is up is named
+// in the error.
 func (s *Server) Serve(ctx context.Context) error {
 	running := newParts()
 	// The dispatcher and brokers run until the shutdown stops them, not as soon as ctx ends:
@@ -577,17 +580,17 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	// The engine stops first and at once, beside the HTTP server and the email listener: long
-	// polls and streams return, so that the requests in flight can finish; what those still
-	// change is stored, and the next start takes up its timers and deliveries.
+	// Long polls and streams return at once, so that the requests in flight can finish; the
+	// engine's timers, outbox and receipts keep going for them until the engine stops, last.
+	close(s.shuttingDown)
 	var shutdown sync.WaitGroup
-	var engineErr, httpErr, mailErr error
-	shutdown.Go(func() { engineErr = s.engine.Stop(sctx) })
+	var httpErr, mailErr error
 	shutdown.Go(func() { httpErr = s.http.Shutdown(sctx) })
 	shutdown.Go(func() { mailErr = s.mail.shutdown(sctx) })
 	shutdown.Wait() // each is bounded by sctx
 	stopRunning()
 	runErr := running.wait(sctx)
+	engineErr := s.engine.Stop(sctx)
 	closeErr := s.store.Close()
 	// The last spans go out within what is left of the shutdown's time; an exporter that
 	// cannot reach its collector loses them, and the log says so, but the stop is clean.

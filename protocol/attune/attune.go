@@ -1,8 +1,8 @@
 // Package attune serves Attune's shape of hitl, so that a workflow engine built for Attune's
 // inquiry service uses it unchanged: its REST routes (/api/v1/..., with the envelope
-// {"data": ...}, its field names, numbers for executions and people), and the payloads Attune's
-// executor publishes, which the message brokers send in the attune format. It maps shapes only;
-// the engine decides, as for /v1.
+// {"data": ...}, its field names, numbers for executions and people); the payloads Attune's
+// executor publishes, which the message brokers send in the attune format, are in
+// protocol/attune/executor. It maps shapes only; the engine decides, as for /v1.
 package attune
 
 import (
@@ -14,6 +14,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/httpwire"
+	"github.com/hitl-dev/hitl/protocol/attune/executor"
 )
 
 // inquiry is an inquiry as Attune shows it.
@@ -58,17 +59,6 @@ func executionValue(execution string) any {
 	return execution
 }
 
-// person is the first assignee that names a principal rather than a group (Attune assigns one
-// person; groups have no identity).
-func person(assignees []string) string {
-	for _, a := range assignees {
-		if _, group := hitl.GroupOf(a); !group {
-			return a
-		}
-	}
-	return ""
-}
-
 // hasResponse: answered (null may be an answer), or given a fallback value at its deadline.
 func hasResponse(inq *hitl.Inquiry) bool {
 	return inq.Status == hitl.StatusResponded || !hitl.IsNull(inq.Response)
@@ -99,7 +89,7 @@ func (a *API) Mount(r httpwire.Router) {
 func (a *API) inquiries(r *http.Request, inqs []*hitl.Inquiry) ([]inquiry, error) {
 	var names []string
 	for _, inq := range inqs {
-		if name := person(inq.AssignedTo); name != "" {
+		if name := executor.Person(inq.AssignedTo); name != "" {
 			names = append(names, name)
 		}
 	}
@@ -113,7 +103,7 @@ func (a *API) inquiries(r *http.Request, inqs []*hitl.Inquiry) ([]inquiry, error
 			ResponseSchema: inq.ResponseSchema, Status: inq.Status, Response: inq.Response,
 			HasResponse: hasResponse(inq), TimeoutAt: inq.TimeoutAt, RespondedAt: inq.RespondedAt,
 			Created: inq.CreatedAt, Updated: inq.UpdatedAt}
-		if id, ok := ids[person(inq.AssignedTo)]; ok {
+		if id, ok := ids[executor.Person(inq.AssignedTo)]; ok {
 			out[i].AssignedTo = &id
 		}
 	}

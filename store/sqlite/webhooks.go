@@ -58,7 +58,7 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 	due := dialect.Where()
 	due.Add("status = 'pending' AND next_attempt_at <= " + due.Arg(micros(c.Now)))
 	if full := c.Full(); len(full) > 0 {
-		due.Add("target NOT " + due.In(full))
+		due.Add("NOT (target " + due.In(full) + ")")
 	}
 	args := append(due.Args, c.Limit*hitl.ClaimWindow)
 	room := "?"

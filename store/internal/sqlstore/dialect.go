@@ -16,7 +16,8 @@ type Dialect struct {
 	// Placeholder is the text of a statement's nth argument (from 1).
 	Placeholder func(n int) string
 	// In is the condition that an expression is one of list (not empty), whose arguments it
-	// adds to w: "IN (?, ?)" or "= ANY ($1)".
+	// adds to w: "IN (?, ?)" or "= ANY ($1)". Not negatable by a "NOT " before it ("NOT = ANY"
+	// is no SQL): write "NOT (expr " + In + ")".
 	In func(w *Where, list []string) string
 	// True and False test a boolean column; Never is a condition no row meets.
 	True, False func(column string) string
@@ -76,7 +77,8 @@ func (w *Where) Arg(v any) string {
 	return w.d.Placeholder(len(w.Args))
 }
 
-// In is the condition that an expression is one of list (not empty).
+// In is the condition that an expression is one of list (not empty); see Dialect.In for its
+// negation.
 func (w *Where) In(list []string) string { return w.d.In(w, list) }
 
 // Add adds a condition, whose arguments Arg added as it was written.

@@ -1,4 +1,7 @@
-package attune
+// Package executor holds the payloads Attune's executor publishes for each inquiry event
+// (inquiry_id, execution_id, ...), which the message brokers' attune format sends
+// (broker.Render). It needs the domain alone, so that the brokers do not depend on the engine.
+package executor
 
 import (
 	"context"
@@ -10,9 +13,6 @@ import (
 
 	"github.com/hitl-dev/hitl"
 )
-
-// Attune's executor publishes a payload of its own for each inquiry event (inquiry_id,
-// execution_id, ...); the message brokers' attune format sends these (broker.Render).
 
 // Identities looks up the integer identities of principals by name (the engine's IdentityIDs).
 type Identities interface {
@@ -70,10 +70,10 @@ func isInquiryEvent(typ string) bool {
 	return false
 }
 
-// identityOf is the integer identity of the person among assignees (see person), as
+// identityOf is the integer identity of the person among assignees (see Person), as
 // /api/v1/inquiries shows it; nil when there is none.
 func identityOf(ctx context.Context, ids Identities, assignees []string) (*int64, error) {
-	name := person(assignees)
+	name := Person(assignees)
 	if name == "" || ids == nil {
 		return nil, nil
 	}
@@ -138,4 +138,15 @@ func integerIfDigits(v json.RawMessage) json.RawMessage {
 		}
 	}
 	return hitl.OrNull(v)
+}
+
+// Person is the first assignee that names a principal rather than a group (Attune assigns one
+// person; groups have no identity).
+func Person(assignees []string) string {
+	for _, a := range assignees {
+		if _, group := hitl.GroupOf(a); !group {
+			return a
+		}
+	}
+	return ""
 }
