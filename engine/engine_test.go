@@ -312,3 +312,43 @@ func TestShuttingDownEndsWaitsBeforeStop(t *testing.T) {
 		return err == nil && cur.Status == hitl.StatusTimeout
 	})
 }
+
+// The receipts of answers still queued when the engine stops are written, not dropped: an
+// agent that has its answer as the server stops has resumed.
+func TestStopRecordsTheQueuedReceipts(t *testing.T) {
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := engine.New(st, engine.Options{})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var asked []int64
+	for range 3 {
+		inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Respond(ctx, human, inq.ID, &hitl.ResponseRequest{Response: json.RawMessage(`"yes"`)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Wait(ctx, agent, inq.ID, 0); err != nil { // the agent has its answer: a receipt is queued
+			t.Fatal(err)
+		}
+		asked = append(asked, inq.ID)
+	}
+	if err := e.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range asked {
+		cur, err := st.Inquiry(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.ResumedAt == nil {
+			t.Errorf("inquiry %d: the receipt queued as the engine stopped was not recorded", id)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -84,6 +85,7 @@ func (e *Engine) recordResumes(ctx context.Context) {
 		var batch []resume
 		select {
 		case <-ctx.Done():
+			e.flushResumes(ctx, nil)
 			return
 		case r := <-e.resumes:
 			batch = append(batch, r)
@@ -97,11 +99,37 @@ func (e *Engine) recordResumes(ctx context.Context) {
 			case <-linger.C:
 				break more
 			case <-ctx.Done():
+				e.flushResumes(ctx, batch)
 				return
 			}
 		}
 		linger.Stop()
 		e.writeResumes(ctx, batch)
+	}
+}
+
+// resumeFlushTime bounds the writing of the receipts still queued when the engine stops.
+const resumeFlushTime = 2 * time.Second
+
+// flushResumes writes, as the engine stops, batch and every receipt still queued: the last
+// requests of a shutdown (long polls returning, callbacks acknowledged) are recorded too.
+func (e *Engine) flushResumes(stopped context.Context, batch []resume) {
+	for {
+		select {
+		case r := <-e.resumes:
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		break
+	}
+	if len(batch) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(stopped), resumeFlushTime)
+	defer cancel()
+	for chunk := range slices.Chunk(batch, resumeBatch) {
+		e.writeResumes(ctx, chunk)
 	}
 }
 
