@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net"
 	"os"
@@ -64,5 +65,24 @@ func TestSecondServerOnABusyAddress(t *testing.T) {
 	}
 	if openErr == nil || openErr.Error() != busyAddrError(addr) {
 		t.Fatalf("a second server on %s: %v, want %q", addr, openErr, busyAddrError(addr))
+	}
+}
+
+// TestStartSaysWhichChannelsAreOn: serve says at start how it reaches people, and how to turn
+// on a channel that is off.
+func TestStartSaysWhichChannelsAreOn(t *testing.T) {
+	var log bytes.Buffer
+	dir := t.TempDir()
+	srv, err := server.Open(ctx, server.Config{Addr: "127.0.0.1:0", DB: filepath.Join(dir, "hitl.db")},
+		slog.New(slog.NewTextHandler(&log, nil)))
+	must(t, err)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx) }()
+	cancel()
+	must(t, <-done)
+	want := `msg="reaching people by the inbox, chat webhooks; off: email (set --smtp-url), Slack (set --slack-bot-token)"`
+	if !strings.Contains(log.String(), want) {
+		t.Fatalf("the start's log does not say which channels are on (%s):\n%s", want, log.String())
 	}
 }

@@ -425,6 +425,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 			channels = append(channels, c)
 		}
 	}
+	logChannels(log, channels)
 	for _, d := range defaults {
 		if !slices.Contains(channels, d.Channel) {
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
@@ -486,6 +487,28 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		}
 	}
 	return s, nil
+}
+
+// logChannels says at start how this server reaches people, and how to turn on a channel that
+// is off.
+func logChannels(log *slog.Logger, on []string) {
+	reach := []string{"the inbox", "chat webhooks"}
+	var off []string
+	for _, c := range []struct{ channel, name, flag string }{
+		{hitl.ChannelEmail, "email", "--smtp-url"},
+		{hitl.ChannelSlack, "Slack", "--slack-bot-token"},
+	} {
+		if slices.Contains(on, c.channel) {
+			reach = append(reach, c.name)
+		} else {
+			off = append(off, c.name+" (set "+c.flag+")")
+		}
+	}
+	msg := "reaching people by " + strings.Join(reach, ", ")
+	if len(off) > 0 {
+		msg += "; off: " + strings.Join(off, ", ")
+	}
+	log.Info(msg, "channels", on)
 }
 
 // listen binds the address. An address another process holds (most likely another hitl
