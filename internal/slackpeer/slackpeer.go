@@ -2,8 +2,8 @@
 // and answers as Slack does (form-encoded chat.* calls, JSON views.open), with failures
 // scripted per method, refusing as Slack does a message or form beyond Block Kit's limits; and
 // Slack's side of interactivity, which signs what it posts with the app's signing secret.
-// Only tests import it: channel/slack's, and the server's end-to-end
-// tests.
+// The tests import it (channel/slack's, and the server's end-to-end tests), and the Slack
+// sandbox (internal/slackpeer/sandbox) serves it to people trying Slack on their machine.
 package slackpeer
 
 import (
@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,6 +35,9 @@ type Call struct {
 	Method string
 	Form   url.Values     // chat.* calls
 	JSON   map[string]any // views.open
+	// Channel and TS are where a message the peer accepted was posted (chat.postMessage) or
+	// updated (chat.update), as it answered them.
+	Channel, TS string
 }
 
 // Blocks are the call's blocks, decoded.
@@ -58,7 +62,7 @@ type Failure struct {
 
 // Peer is a local Slack Web API.
 type Peer struct {
-	srv *httptest.Server
+	srv *httptest.Server // nil: served by its owner (Handler)
 
 	mu    sync.Mutex
 	calls []Call
@@ -68,11 +72,17 @@ type Peer struct {
 
 // New starts a peer, closed when the test ends.
 func New(t testing.TB) *Peer {
-	p := &Peer{fail: map[string][]Failure{}}
-	p.srv = httptest.NewServer(http.HandlerFunc(p.serve))
+	p := NewPeer()
+	p.srv = httptest.NewServer(p.Handler())
 	t.Cleanup(p.srv.Close)
 	return p
 }
+
+// NewPeer is a peer its owner serves (Handler), at the path /api/.
+func NewPeer() *Peer { return &Peer{fail: map[string][]Failure{}} }
+
+// Handler is the peer's Web API: /api/METHOD.
+func (p *Peer) Handler() http.Handler { return http.HandlerFunc(p.serve) }
 
 // APIURL is the peer's Web API base URL.
 func (p *Peer) APIURL() string { return p.srv.URL + "/api/" }
@@ -84,13 +94,13 @@ func (p *Peer) FailNext(method string, f Failure) {
 	p.fail[method] = append(p.fail[method], f)
 }
 
-// Calls are the calls of the method received so far, failed ones included.
-func (p *Peer) Calls(method string) []Call {
+// Calls are the calls of the methods received so far, failed ones included, in order.
+func (p *Peer) Calls(methods ...string) []Call {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []Call
 	for _, c := range p.calls {
-		if c.Method == method {
+		if slices.Contains(methods, c.Method) {
 			out = append(out, c)
 		}
 	}
@@ -116,6 +126,7 @@ func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Lock()
 	p.calls = append(p.calls, call)
+	at := len(p.calls) - 1
 	var f *Failure
 	if q := p.fail[method]; len(q) > 0 {
 		f, p.fail[method] = &q[0], q[1:]
@@ -147,14 +158,21 @@ func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
 			"response_metadata": map[string]any{"messages": problems}})
 		return
 	}
+	posted := func(channel, ts string) {
+		p.mu.Lock()
+		p.calls[at].Channel, p.calls[at].TS = channel, ts
+		p.mu.Unlock()
+	}
 	switch method {
 	case "chat.postMessage":
 		channel := call.Form.Get("channel")
 		if u, ok := strings.CutPrefix(channel, "U"); ok {
 			channel = "D" + u // a message to a user lands in the app's DM with them
 		}
+		posted(channel, ts)
 		reply(map[string]any{"ok": true, "channel": channel, "ts": ts, "message": map[string]any{"ts": ts}})
 	case "chat.update":
+		posted(call.Form.Get("channel"), call.Form.Get("ts"))
 		reply(map[string]any{"ok": true, "channel": call.Form.Get("channel"), "ts": call.Form.Get("ts")})
 	case "chat.postEphemeral":
 		reply(map[string]any{"ok": true, "message_ts": ts})
@@ -195,12 +213,22 @@ func Sign(secret string, ts time.Time, body string) (timestamp, signature string
 // override the signature's headers ("" removes one). It returns the status and the body.
 func Post(t testing.TB, url, body string, headers map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	status, answer, err := Send(http.DefaultClient, url, SigningSecret, body, headers)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return status, answer
+}
+
+// Send posts a form-encoded body to url as Slack does, signed with secret now; headers
+// override the signature's headers ("" removes one). It returns the status and the body.
+func Send(client *http.Client, url, secret, body string, headers map[string]string) (int, string, error) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	ts, sig := Sign(SigningSecret, time.Now(), body)
+	ts, sig := Sign(secret, time.Now(), body)
 	req.Header.Set("X-Slack-Request-Timestamp", ts)
 	req.Header.Set("X-Slack-Signature", sig)
 	for k, v := range headers {
@@ -210,39 +238,62 @@ func Post(t testing.TB, url, body string, headers map[string]string) (int, strin
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // PayloadBody is an interaction payload as Slack posts it: form-encoded payload=JSON.
 func PayloadBody(t testing.TB, payload map[string]any) string {
 	t.Helper()
-	b, err := json.Marshal(payload)
+	body, err := EncodePayload(payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return url.Values{"payload": {string(b)}}.Encode()
+	return body
+}
+
+// EncodePayload is an interaction payload as Slack posts it: form-encoded payload=JSON.
+func EncodePayload(payload map[string]any) (string, error) {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return "", err
+	}
+	return url.Values{"payload": {string(b)}}.Encode(), nil
+}
+
+// Buttons are the blocks' buttons, each with its block's block_id.
+func Buttons(blocks []map[string]any) []map[string]any {
+	var out []map[string]any
+	for _, b := range blocks {
+		elems, _ := b["elements"].([]any)
+		for _, e := range elems {
+			if el, _ := e.(map[string]any); el["type"] == "button" {
+				el["block_id"] = b["block_id"]
+				out = append(out, el)
+			}
+		}
+	}
+	return out
+}
+
+// ButtonText is the text a button shows.
+func ButtonText(btn map[string]any) string {
+	label, _ := btn["text"].(map[string]any)
+	text, _ := label["text"].(string)
+	return text
 }
 
 // Button finds the button with the text among the blocks, with its block's block_id.
 func Button(t testing.TB, blocks []map[string]any, text string) map[string]any {
 	t.Helper()
-	for _, b := range blocks {
-		elems, _ := b["elements"].([]any)
-		for _, e := range elems {
-			el, _ := e.(map[string]any)
-			if el["type"] != "button" {
-				continue
-			}
-			if label, _ := el["text"].(map[string]any); label["text"] == text {
-				el["block_id"] = b["block_id"]
-				return el
-			}
+	for _, btn := range Buttons(blocks) {
+		if ButtonText(btn) == text {
+			return btn
 		}
 	}
 	t.Fatalf("no button %q in %v", text, blocks)
@@ -299,14 +350,9 @@ func Texts(v any) string {
 // ActionIDs lists the action_ids of the blocks' buttons.
 func ActionIDs(blocks []map[string]any) []string {
 	var out []string
-	for _, b := range blocks {
-		elems, _ := b["elements"].([]any)
-		for _, e := range elems {
-			if el, _ := e.(map[string]any); el["type"] == "button" {
-				id, _ := el["action_id"].(string)
-				out = append(out, id)
-			}
-		}
+	for _, btn := range Buttons(blocks) {
+		id, _ := btn["action_id"].(string)
+		out = append(out, id)
 	}
 	return out
 }
