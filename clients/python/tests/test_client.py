@@ -206,7 +206,11 @@ class ServerTest(unittest.TestCase):
         t = self.answer_when_asked("Which date?", "2026-12-04")
         text = self.agent.request_user_input("Which date?", context="the venue is free on both", options=["2026-12-04", "2026-12-11"])
         t.join()
-        self.assertEqual(json.loads(text), "2026-12-04")
+        self.assertEqual(text, "2026-12-04")  # a text answer is the text, without JSON's quotes
+        t = self.answer_when_asked("Ship the haiku?", {"approved": True})
+        text = self.agent.request_user_input("Ship the haiku?", request_type="approval")
+        t.join()
+        self.assertEqual(json.loads(text), {"approved": True})  # any other answer is JSON text
         # Bound to a model's tool call: the tool result of the call.
         call = {"id": "call_py_1", "name": "request_user_input", "arguments": {"prompt": "Ship it?"}}
         text = self.agent.request_user_input("Ship it?", request_type="approval", timeout_seconds=1, tool_call=call)

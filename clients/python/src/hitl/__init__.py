@@ -379,8 +379,9 @@ class Client:
     def request_user_input(self, prompt, context=None, request_type=None, options=None, **kwargs):
         """A tool function for agent frameworks: asks and returns the result as text for the model.
 
-        The answer comes back as JSON text; a deadline or a cancellation comes back as a sentence
-        saying so (the model must not act as if the human had agreed). Refused requests raise
+        A text answer comes back as that text ("haiku", not '"haiku"'); any other answer (an
+        approval's object, a number, a list) as JSON text. A deadline or a cancellation comes back
+        as a sentence saying so (the model must not act as if the human had agreed). Refused requests raise
         HitlError, so the framework reports them as tool errors.
         """
         call = kwargs.pop("tool_call", None)
@@ -395,11 +396,13 @@ class Client:
         if inquiry.get("tool_result"):
             return inquiry["tool_result"]["content"]
         try:
-            return json.dumps(_outcome(inquiry))
+            answer = _outcome(inquiry)
         except InputTimeoutError:
             return "The human did not answer before the deadline; there is no answer. Do not go ahead as if they had agreed."
         except InputCancelledError as e:
             return "The question was cancelled before the human answered. " + str(e)
+        # The model reads text: its quotes would be noise, and it could take them as part of the answer.
+        return answer if isinstance(answer, str) else json.dumps(answer)
 
     def review_tool_call(
         self,
