@@ -99,6 +99,26 @@ func jsonArg(what, v string) (json.RawMessage, error) {
 	return bytes.TrimSpace(b), nil
 }
 
+// schemaArg reads --schema and compiles it, so that a mistake in it is the flag's: the one
+// problem the person must fix, where it is in the schema.
+func schemaArg(v string) (json.RawMessage, error) {
+	doc, err := jsonArg("--schema", v)
+	if err != nil || doc == nil {
+		return doc, err
+	}
+	if _, err := schema.Compile(doc); err != nil {
+		// Compile says "invalid schema: PATH: PROBLEM; PATH: PROBLEM" (the alternatives the
+		// validator tried); the first names the mistake, the others only other ways to be right.
+		problem, _ := strings.CutPrefix(err.Error(), "invalid schema: ")
+		problem, _, _ = strings.Cut(problem, "; ")
+		if path, what, ok := strings.Cut(problem, ": "); ok && (path == "" || strings.HasPrefix(path, "/")) {
+			problem = "at " + cmp.Or(path, "the top") + ": " + what
+		}
+		return nil, usagef("--schema is not a valid JSON Schema: %s", problem)
+	}
+	return doc, nil
+}
+
 // answerArg reads an answer given as JSON, as @file, or as a bare word that is not JSON,
 // taken as a string: --fallback garden is "garden", as hitl respond 7 garden is.
 func answerArg(what, v string) (json.RawMessage, error) {
@@ -161,12 +181,18 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 				req.Prompt = args[0]
 			}
 			req.RequestType = hitl.RequestType(reqType)
+			if reqType != "" && !req.RequestType.Valid() {
+				return usagef("--type must be approval, clarification, selection or input, not %q", reqType)
+			}
+			if len(options) == 1 {
+				return usagef("--option: a selection needs at least two options to choose from; give --option once for each")
+			}
 			req.FallbackPolicy = hitl.FallbackPolicy(policy)
 			for _, o := range options {
 				req.Options = append(req.Options, hitl.Option{Value: o})
 			}
 			var err error
-			if req.ResponseSchema, err = jsonArg("--schema", schema); err != nil {
+			if req.ResponseSchema, err = schemaArg(schema); err != nil {
 				return err
 			}
 			if req.Context, err = jsonArg("--context", ctxJSON); err != nil {
@@ -237,9 +263,9 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.StringArrayVar((*[]string)(&req.AssignedTo), "assign", nil, "who may answer: a name or group:NAME (repeat)")
 	f.StringVar(&req.ChannelHint, "channel", "", "channel hint (slack, email, ...)")
 	f.StringArrayVar(&req.Notify, "notify", nil, "notify only by this channel: email or slack (repeat; default: every channel of the recipients)")
-	f.DurationVar(&timeout, "timeout", 0, "deadline from now, like 30m (none by default)")
-	f.StringVar(&req.RemindEvery, "remind-every", "", "remind the recipients at this interval while nobody answers, like 30m (at least 1m)")
-	f.StringVar(&req.EscalateAfter, "escalate-after", "", "after this long without an answer, like 2h, add the --escalate-to people as assignees")
+	durationVar(f, &timeout, "timeout", 0, "deadline from now, like 30m or 2d (none by default)")
+	f.Var(durationText{&req.RemindEvery}, "remind-every", "remind the recipients at this interval while nobody answers, like 30m (at least 1m)")
+	f.Var(durationText{&req.EscalateAfter}, "escalate-after", "after this long without an answer, like 2h, add the --escalate-to people as assignees")
 	f.StringArrayVar((*[]string)(&req.EscalateTo), "escalate-to", nil, "who to add on escalation: a name or group:NAME (repeat)")
 	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
 	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")
@@ -790,7 +816,7 @@ the claim. --release gives it back; an admin's --release breaks anyone's claim.`
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&ttl, "ttl", 0, "how long the claim holds, like 30m (default 15m, at most 24h)")
+	durationVar(cmd.Flags(), &ttl, "ttl", 0, "how long the claim holds, like 30m (default 15m, at most 24h)")
 	cmd.Flags().BoolVar(&release, "release", false, "give the claim back instead")
 	return cmd
 }

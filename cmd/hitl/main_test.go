@@ -136,7 +136,7 @@ func TestAskExitStatuses(t *testing.T) {
 			t.Errorf("%v: exit %d %q, want %d", args, code, errOut, exitUsage)
 		}
 	}
-	if code, _, errOut := cli(t, "ask", "x", "--schema", `{"type":"nope"}`); code != exitError || !strings.Contains(errOut, "response_schema") || strings.Contains(errOut, "goroutine") {
+	if code, _, errOut := cli(t, "ask", "x", "--schema", `{"type":"nope"}`); code != exitUsage || !strings.Contains(errOut, "--schema is not a valid JSON Schema: at /type:") || strings.Contains(errOut, "goroutine") {
 		t.Fatalf("refused ask: %d %q", code, errOut)
 	}
 	if code, _, errOut := cli(t, "show", "99999"); code != exitError || !strings.Contains(errOut, "not found") {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every duration flag reads days as the docs say: ask --timeout 2d as --remind-every 2d.
+func TestDurationFlagsTakeDays(t *testing.T) {
+	admin, _ := startServer(t)
+	done := make(chan int, 1)
+	go func() {
+		code, _, _ := cli(t, "ask", "Ship it this week?", "--timeout", "2d", "--remind-every", "1d")
+		done <- code
+	}()
+	id := pendingID(t, admin)
+	inq, err := admin.Inquiry(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inq.TimeoutAt == nil || time.Until(*inq.TimeoutAt) < 47*time.Hour || time.Until(*inq.TimeoutAt) > 49*time.Hour {
+		t.Errorf("--timeout 2d: the deadline is %v", inq.TimeoutAt)
+	}
+	if code, _, errOut := cli(t, "claim", fmt.Sprint(id), "--ttl", "1d"); code != exitOK {
+		t.Errorf("claim --ttl 1d: exit %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "cancel", fmt.Sprint(id)); code != exitOK {
+		t.Fatalf("cancel: %d %s", code, errOut)
+	}
+	if code := <-done; code != exitCancelled {
+		t.Fatalf("ask exited %d", code)
+	}
+	for _, flag := range []string{"--timeout", "--remind-every", "--escalate-after"} {
+		code, _, errOut := cli(t, "ask", "x", flag, "2x")
+		if want := `invalid argument "2x" for "` + flag + `" flag: "2x" is not a duration: write it like 90d or 36h`; code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("ask %s 2x: exit %d %q, want %q", flag, code, errOut, want)
+		}
+	}
+}
+
+// A mistake in ask's flags is a usage error that names the flag and says what it takes,
+// before anything is asked.
+func TestAskFlagMistakesAreUsageErrors(t *testing.T) {
+	startServer(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--type", "aproval"}, `--type must be approval, clarification, selection or input, not "aproval"`},
+		{[]string{"--option", "hall"}, "--option: a selection needs at least two options to choose from; give --option once for each"},
+		{[]string{"--schema", `{"type":"object","properties":{"n":{"type":"integr"}}}`}, "--schema is not a valid JSON Schema: at /properties/n/type:"},
+		{[]string{"--schema", `{"type":`}, "--schema: not valid JSON"},
+	} {
+		code, _, errOut := cli(t, append([]string{"ask", "x"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 2 {
+			t.Errorf("ask %s: exit %d %q, want %q", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}
