@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -33,6 +34,7 @@ const defaultURL = "http://127.0.0.1:7447"
 type target struct {
 	URL, Token string
 	From       string // "HITL_URL", "the credentials file PATH" or "the default"
+	TokenFrom  string // "HITL_TOKEN" or "the credentials file PATH"
 }
 
 // findTarget reads HITL_URL and HITL_TOKEN, else the credentials file.
@@ -41,11 +43,14 @@ func findTarget() (target, error) {
 	if err != nil && (os.Getenv("HITL_URL") == "" || os.Getenv("HITL_TOKEN") == "") {
 		return target{}, err
 	}
-	t := target{URL: os.Getenv("HITL_URL"), Token: envOr("HITL_TOKEN", f.Token), From: "HITL_URL"}
+	path, _ := credentials.Path()
+	t := target{URL: os.Getenv("HITL_URL"), Token: os.Getenv("HITL_TOKEN"), From: "HITL_URL", TokenFrom: "HITL_TOKEN"}
+	if t.Token == "" {
+		t.Token, t.TokenFrom = f.Token, "the credentials file "+path
+	}
 	switch {
 	case t.URL != "":
 	case f.URL != "":
-		path, _ := credentials.Path()
 		t.URL, t.From = f.URL, "the credentials file "+path
 	default:
 		t.URL, t.From = defaultURL, "the default"
@@ -79,6 +84,20 @@ func unreachable(err error) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("cannot reach the hitl server at %s — is `hitl serve` running? (the address is from %s; set HITL_URL to use another)", t.URL, t.From), true
+}
+
+// refusedToken says in words that the server does not know the token, when that is what err
+// is, and where the token came from: the setting to fix.
+func refusedToken(err error) (string, bool) {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.StatusCode != http.StatusUnauthorized {
+		return "", false
+	}
+	t, terr := findTarget()
+	if terr != nil {
+		return "", false
+	}
+	return fmt.Sprintf("the hitl server at %s refused the token: it is unknown or revoked (the token is from %s; set HITL_TOKEN to use another)", t.URL, t.TokenFrom), true
 }
 
 // jsonArg reads a JSON value given inline or as @file; what names it in messages ("--schema").

@@ -3,9 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-dev/hitl"
 )
 
 // Every duration flag reads days as the docs say: ask --timeout 2d as --remind-every 2d.
@@ -58,5 +62,33 @@ func TestAskFlagMistakesAreUsageErrors(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 2 {
 			t.Errorf("ask %s: exit %d %q, want %q", strings.Join(c.args, " "), code, errOut, c.want)
 		}
+	}
+}
+
+// A token the server does not know, or one revoked, says where it came from, as a server that
+// does not answer says where its address came from.
+func TestAnUnknownTokenSaysWhereItCameFrom(t *testing.T) {
+	admin, url := startServer(t)
+	t.Setenv("HITL_TOKEN", "hitl_nobodys")
+	code, _, errOut := cli(t, "whoami")
+	if want := "the hitl server at " + url + " refused the token: it is unknown or revoked (the token is from HITL_TOKEN; set HITL_TOKEN to use another)"; code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("unknown token from HITL_TOKEN: exit %d %q, want %q", code, errOut, want)
+	}
+
+	k, err := admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: "gone", Roles: []string{hitl.RoleResponder}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.RevokeKey(context.Background(), k.ID); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HITL_TOKEN", "")
+	t.Setenv("HITL_URL", "")
+	creds := filepath.Join(t.TempDir(), "credentials.json")
+	os.WriteFile(creds, []byte(`{"url":"`+url+`","token":"`+k.Token+`"}`), 0o600)
+	t.Setenv("HITL_CREDENTIALS", creds)
+	code, _, errOut = cli(t, "ls")
+	if want := "refused the token: it is unknown or revoked (the token is from the credentials file " + creds; code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("revoked token from the credentials file: exit %d %q, want %q", code, errOut, want)
 	}
 }

@@ -74,6 +74,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stderr, "hitl:", msg)
 			return exitError
 		}
+		if msg, ok := refusedToken(err); ok {
+			fmt.Fprintln(stderr, "hitl:", msg)
+			return exitError
+		}
 		fmt.Fprintln(stderr, "hitl:", err)
 		return exitError
 	}
