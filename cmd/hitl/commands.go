@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
@@ -249,26 +251,30 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 			}
 			stderr := cmd.ErrOrStderr()
 			stopSpinner := func() {}
-			inq, err := c.Ask(cmd.Context(), &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
-				fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
-				if isTerminal(stderr) {
-					stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
-				}
-			}})
+			var (
+				asked int64
+				inq   *hitl.Inquiry
+			)
+			sig, err := untilSignal(cmd.Context(), func(ctx context.Context) (err error) {
+				inq, err = c.Ask(ctx, &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
+					asked = inq.ID
+					fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
+					if isTerminal(stderr) {
+						stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
+					}
+				}})
+				return err
+			})
 			stopSpinner()
-			if err != nil {
+			switch {
+			case sig != 0 && asked == 0:
+				return signalError{sig: sig, what: "stopped before the server said the question was asked (hitl ls --mine shows whether it was)"}
+			case sig != 0:
+				return stillPending(sig, asked)
+			case err != nil:
 				return err
 			}
-			// The answer first, then who gave it: on a terminal the note reads as its caption.
-			if _, err := fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response)); err != nil {
-				return err
-			}
-			if inq.FallbackApplied {
-				fmt.Fprintln(stderr, "Nobody answered by the deadline: this is the fallback value.")
-			} else if inq.RespondedBy != nil {
-				fmt.Fprintf(stderr, "Answered by %s.\n", *inq.RespondedBy)
-			}
-			return nil
+			return printAnswer(cmd, inq)
 		},
 	}
 	f := cmd.Flags()
@@ -293,6 +299,71 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.StringVar(&req.Template, "template", "", "ask with this template (hitl templates ls); the prompt is then optional")
 	f.StringArrayVar(&vars, "var", nil, "NAME=VALUE for the template's {{.NAME}} (repeat; VALUE is JSON when it parses as JSON, else a string)")
 	return cmd
+}
+
+// stillPending is the error of a wait for inquiry id that a signal stopped: the question is
+// still open, and the person needs to know how to withdraw it or wait for it again.
+func stillPending(sig syscall.Signal, id int64) error {
+	return signalError{sig: sig, what: fmt.Sprintf("inquiry %d is still pending: withdraw it with 'hitl cancel %d', or wait for its answer again with 'hitl wait %d'", id, id, id)}
+}
+
+// printAnswer prints a resolved inquiry's answer as JSON on stdout, then who gave it on
+// stderr: on a terminal the note reads as the answer's caption.
+func printAnswer(cmd *cobra.Command, inq *hitl.Inquiry) error {
+	if _, err := fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response)); err != nil {
+		return err
+	}
+	if inq.FallbackApplied {
+		fmt.Fprintln(cmd.ErrOrStderr(), "Nobody answered by the deadline: this is the fallback value.")
+	} else if inq.RespondedBy != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Answered by %s.\n", *inq.RespondedBy)
+	}
+	return nil
+}
+
+func waitCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "wait ID",
+		Short: "Wait for an inquiry asked before, and print its answer as hitl ask does",
+		Long: `Wait until an inquiry is answered, timed out or cancelled, as hitl ask does once it has
+asked: the answer is printed as JSON on stdout, with the same exit statuses (0 answered or the
+fallback applied, 3 timed out, 4 cancelled). For a hitl ask stopped by Ctrl-C, whose inquiry
+is still pending, or an inquiry an agent asked.`,
+		Example: "  hitl wait 7",
+		Args:    exactArgs(1, "an inquiry id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, c, err := inquiryClient(args[0])
+			if err != nil {
+				return err
+			}
+			inq, err := c.Inquiry(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			if inq.Status == hitl.StatusPending {
+				fmt.Fprintf(stderr, "Waiting for an answer to inquiry %d (hitl show %d, hitl respond %d JSON).\n", id, id, id)
+				stopSpinner := func() {}
+				if isTerminal(stderr) {
+					stopSpinner = spinner(stderr, id, inq.TimeoutAt)
+				}
+				sig, err := untilSignal(cmd.Context(), func(ctx context.Context) (err error) {
+					inq, err = c.Await(ctx, id)
+					return err
+				})
+				stopSpinner()
+				if sig != 0 {
+					return stillPending(sig, id)
+				}
+				if err != nil {
+					return err
+				}
+			} else if err := client.Outcome(inq); err != nil {
+				return err
+			}
+			return printAnswer(cmd, inq)
+		},
+	}
 }
 
 func lsCmd() *cobra.Command {

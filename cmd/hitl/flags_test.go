@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // Every duration flag reads days as the docs say: ask --timeout 2d as --remind-every 2d.
@@ -90,5 +94,68 @@ func TestAnUnknownTokenSaysWhereItCameFrom(t *testing.T) {
 	code, _, errOut = cli(t, "ls")
 	if want := "refused the token: it is unknown or revoked (the token is from the credentials file " + creds; code != exitError || !strings.Contains(errOut, want) {
 		t.Errorf("revoked token from the credentials file: exit %d %q, want %q", code, errOut, want)
+	}
+}
+
+// Ctrl-C on hitl ask leaves the question open and says so, with how to withdraw it or wait
+// for it again; hitl wait N then waits and prints the answer as ask would have.
+func TestCtrlCOnAskSaysTheInquiryIsStillPending(t *testing.T) {
+	s := testserver.Start(t)
+	admin := s.Admin
+	t.Setenv("HITL_URL", s.URL)
+	t.Setenv("HITL_TOKEN", s.AdminToken)
+	t.Setenv("HITL_CREDENTIALS", filepath.Join(t.TempDir(), "credentials.json"))
+	ask := exec.Command(os.Args[0], "ask", "Venue?", "--option", "hall", "--option", "garden")
+	ask.Env = append(os.Environ(), "HITL_TEST_RUN_MAIN=1")
+	var stderr syncBuffer
+	ask.Stderr = &stderr
+	if err := ask.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id := pendingID(t, admin)
+	// The inquiry exists before ask says so: the signal must come once ask handles it.
+	testserver.Eventually(t, 5*time.Second, "hitl ask to say it asked", func() bool {
+		return strings.Contains(stderr.String(), "Asked inquiry")
+	})
+	ask.Process.Signal(syscall.SIGINT)
+	ask.Wait()
+	want := fmt.Sprintf("hitl: stopped by SIGINT: inquiry %d is still pending: withdraw it with 'hitl cancel %d', or wait for its answer again with 'hitl wait %d'", id, id, id)
+	if code := ask.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("Ctrl-C on ask: exit %d %q, want %q", code, stderr.String(), want)
+	}
+	if inq, err := admin.Inquiry(context.Background(), id); err != nil || inq.Status != hitl.StatusPending {
+		t.Fatalf("after Ctrl-C the inquiry is %v (%v), want pending", inq, err)
+	}
+
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := cli(t, "wait", fmt.Sprint(id))
+		done <- result{code, out, errOut}
+	}()
+	testserver.Eventually(t, 5*time.Second, "hitl wait to wait", func() bool { return s.Engine().Waiting() > 0 })
+	if code, _, errOut := cli(t, "respond", fmt.Sprint(id), "garden"); code != exitOK {
+		t.Fatalf("respond: %d %s", code, errOut)
+	}
+	r := testserver.Receive(t, done, 10*time.Second, "hitl wait to end")
+	if r.code != exitOK || r.stdout != "\"garden\"\n" || !strings.Contains(r.stderr, "Answered by admin.") {
+		t.Fatalf("hitl wait: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// An inquiry already resolved: at once, with ask's exit statuses.
+	if code, out, _ := cli(t, "wait", fmt.Sprint(id)); code != exitOK || out != "\"garden\"\n" {
+		t.Errorf("hitl wait on an answered inquiry: exit %d %q", code, out)
+	}
+	cancelled, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Still needed?"}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Cancel(context.Background(), cancelled.ID, "obsolete"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cli(t, "wait", fmt.Sprint(cancelled.ID)); code != exitCancelled {
+		t.Errorf("hitl wait on a cancelled inquiry: exit %d %q", code, errOut)
 	}
 }
