@@ -166,6 +166,16 @@ func inquiryClient(arg string) (int64, *client.Client, error) {
 	return id, c, err
 }
 
+// fetchInquiry reads an inquiry id argument, connects and gets the inquiry.
+func fetchInquiry(ctx context.Context, arg string) (*hitl.Inquiry, *client.Client, error) {
+	id, c, err := inquiryClient(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	inq, err := c.Inquiry(ctx, id)
+	return inq, c, err
+}
+
 func askCmd() *cobra.Command {
 	var (
 		req                                  hitl.InquiryRequest
@@ -332,14 +342,11 @@ is still pending, or an inquiry an agent asked.`,
 		Example: "  hitl wait 7",
 		Args:    exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, c, err := inquiryClient(args[0])
+			inq, c, err := fetchInquiry(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			inq, err := c.Inquiry(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
+			id := inq.ID
 			stderr := cmd.ErrOrStderr()
 			if inq.Status == hitl.StatusPending {
 				fmt.Fprintf(stderr, "Waiting for an answer to inquiry %d (hitl show %d, hitl respond %d JSON).\n", id, id, id)
@@ -475,11 +482,7 @@ func showCmd() *cobra.Command {
 		Short: "Show one inquiry",
 		Args:  exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, c, err := inquiryClient(args[0])
-			if err != nil {
-				return err
-			}
-			inq, err := c.Inquiry(cmd.Context(), id)
+			inq, _, err := fetchInquiry(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -127,15 +127,7 @@ func TestCtrlCOnAskSaysTheInquiryIsStillPending(t *testing.T) {
 		t.Fatalf("after Ctrl-C the inquiry is %v (%v), want pending", inq, err)
 	}
 
-	type result struct {
-		code           int
-		stdout, stderr string
-	}
-	done := make(chan result, 1)
-	go func() {
-		code, out, errOut := cli(t, "wait", fmt.Sprint(id))
-		done <- result{code, out, errOut}
-	}()
+	done := cliAsync(t, "wait", fmt.Sprint(id))
 	testserver.Eventually(t, 5*time.Second, "hitl wait to wait", func() bool { return s.Engine().Waiting() > 0 })
 	if code, _, errOut := cli(t, "respond", fmt.Sprint(id), "garden"); code != exitOK {
 		t.Fatalf("respond: %d %s", code, errOut)
