@@ -20,20 +20,29 @@ type longDuration struct{ d *time.Duration }
 
 func (l longDuration) Set(s string) (err error) { *l.d, err = parseLongDuration(s); return err }
 func (l longDuration) String() string {
-	if l.d == nil || *l.d == 0 {
-		return "0" // what pflag takes for no default, as it does for its own durations
-	}
-	if *l.d%(24*time.Hour) != 0 {
+	if l.d == nil || *l.d == 0 || *l.d%(24*time.Hour) != 0 {
 		return l.d.String()
 	}
 	return strconv.FormatInt(int64(*l.d/(24*time.Hour)), 10) + "d"
 }
 func (longDuration) Type() string { return "duration" }
 
-// durationVar is pflag's DurationVar, reading days too.
+// durationVar is pflag's DurationVar, reading days too; the help shows the default as
+// pflag's own would (24h0m0s, none for 0).
 func durationVar(f *pflag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
-	f.Var(longDuration{p}, name, usage)
+	f.Var(duration{longDuration{p}}, name, usage)
+}
+
+// duration is a longDuration written as time.Duration writes itself, as the flags that were
+// pflag durations were shown.
+type duration struct{ longDuration }
+
+func (d duration) String() string {
+	if *d.d == 0 {
+		return "0" // no default, for pflag
+	}
+	return d.d.String()
 }
 
 // durationText is a flag of a duration the server reads itself (--remind-every 2d): it is
