@@ -128,6 +128,17 @@ func (c *Client) create(ctx context.Context, req *hitl.InquiryRequest, o AskOpti
 	return inq, err
 }
 
+// Await waits until inquiry id, asked before by this process or another, is resolved, and
+// returns it as Ask does: the answer, or the fallback value, or the typed error of a timeout
+// or a cancellation; restarts and dropped connections are ridden out the same way.
+func (c *Client) Await(ctx context.Context, id int64) (*hitl.Inquiry, error) {
+	inq, err := c.waitFinal(ctx, &hitl.Inquiry{ID: id, Status: hitl.StatusPending}, defaultPollWait)
+	if err != nil {
+		return nil, err
+	}
+	return inq, Outcome(inq)
+}
+
 // waitFinal long-polls until inq is final, riding out dropped connections and restarts.
 func (c *Client) waitFinal(ctx context.Context, inq *hitl.Inquiry, pollWait time.Duration) (*hitl.Inquiry, error) {
 	for inq.Status == hitl.StatusPending {

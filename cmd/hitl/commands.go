@@ -3,15 +3,18 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
@@ -33,6 +36,7 @@ const defaultURL = "http://127.0.0.1:7447"
 type target struct {
 	URL, Token string
 	From       string // "HITL_URL", "the credentials file PATH" or "the default"
+	TokenFrom  string // "HITL_TOKEN" or "the credentials file PATH"
 }
 
 // findTarget reads HITL_URL and HITL_TOKEN, else the credentials file.
@@ -41,11 +45,14 @@ func findTarget() (target, error) {
 	if err != nil && (os.Getenv("HITL_URL") == "" || os.Getenv("HITL_TOKEN") == "") {
 		return target{}, err
 	}
-	t := target{URL: os.Getenv("HITL_URL"), Token: envOr("HITL_TOKEN", f.Token), From: "HITL_URL"}
+	path, _ := credentials.Path()
+	t := target{URL: os.Getenv("HITL_URL"), Token: os.Getenv("HITL_TOKEN"), From: "HITL_URL", TokenFrom: "HITL_TOKEN"}
+	if t.Token == "" {
+		t.Token, t.TokenFrom = f.Token, "the credentials file "+path
+	}
 	switch {
 	case t.URL != "":
 	case f.URL != "":
-		path, _ := credentials.Path()
 		t.URL, t.From = f.URL, "the credentials file "+path
 	default:
 		t.URL, t.From = defaultURL, "the default"
@@ -81,6 +88,20 @@ func unreachable(err error) (string, bool) {
 	return fmt.Sprintf("cannot reach the hitl server at %s — is `hitl serve` running? (the address is from %s; set HITL_URL to use another)", t.URL, t.From), true
 }
 
+// refusedToken says in words that the server does not know the token, when that is what err
+// is, and where the token came from: the setting to fix.
+func refusedToken(err error) (string, bool) {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.StatusCode != http.StatusUnauthorized {
+		return "", false
+	}
+	t, terr := findTarget()
+	if terr != nil {
+		return "", false
+	}
+	return fmt.Sprintf("the hitl server at %s refused the token: it is unknown or revoked (the token is from %s; set HITL_TOKEN to use another)", t.URL, t.TokenFrom), true
+}
+
 // jsonArg reads a JSON value given inline or as @file; what names it in messages ("--schema").
 func jsonArg(what, v string) (json.RawMessage, error) {
 	if v == "" {
@@ -97,6 +118,26 @@ func jsonArg(what, v string) (json.RawMessage, error) {
 		return nil, usagef("%s: not valid JSON", what)
 	}
 	return bytes.TrimSpace(b), nil
+}
+
+// schemaArg reads --schema and compiles it, so that a mistake in it is the flag's: the one
+// problem the person must fix, where it is in the schema.
+func schemaArg(v string) (json.RawMessage, error) {
+	doc, err := jsonArg("--schema", v)
+	if err != nil || doc == nil {
+		return doc, err
+	}
+	if _, err := schema.Compile(doc); err != nil {
+		// Compile says "invalid schema: PATH: PROBLEM; PATH: PROBLEM" (the alternatives the
+		// validator tried); the first names the mistake, the others only other ways to be right.
+		problem, _ := strings.CutPrefix(err.Error(), "invalid schema: ")
+		problem, _, _ = strings.Cut(problem, "; ")
+		if path, what, ok := strings.Cut(problem, ": "); ok && (path == "" || strings.HasPrefix(path, "/")) {
+			problem = "at " + cmp.Or(path, "the top") + ": " + what
+		}
+		return nil, usagef("--schema is not a valid JSON Schema: %s", problem)
+	}
+	return doc, nil
 }
 
 // answerArg reads an answer given as JSON, as @file, or as a bare word that is not JSON,
@@ -123,6 +164,16 @@ func inquiryClient(arg string) (int64, *client.Client, error) {
 	}
 	c, err := connect()
 	return id, c, err
+}
+
+// fetchInquiry reads an inquiry id argument, connects and gets the inquiry.
+func fetchInquiry(ctx context.Context, arg string) (*hitl.Inquiry, *client.Client, error) {
+	id, c, err := inquiryClient(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	inq, err := c.Inquiry(ctx, id)
+	return inq, c, err
 }
 
 func askCmd() *cobra.Command {
@@ -161,12 +212,18 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 				req.Prompt = args[0]
 			}
 			req.RequestType = hitl.RequestType(reqType)
+			if reqType != "" && !req.RequestType.Valid() {
+				return usagef("--type must be approval, clarification, selection or input, not %q", reqType)
+			}
+			if len(options) == 1 {
+				return usagef("--option: a selection needs at least two options to choose from; give --option once for each")
+			}
 			req.FallbackPolicy = hitl.FallbackPolicy(policy)
 			for _, o := range options {
 				req.Options = append(req.Options, hitl.Option{Value: o})
 			}
 			var err error
-			if req.ResponseSchema, err = jsonArg("--schema", schema); err != nil {
+			if req.ResponseSchema, err = schemaArg(schema); err != nil {
 				return err
 			}
 			if req.Context, err = jsonArg("--context", ctxJSON); err != nil {
@@ -204,26 +261,30 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 			}
 			stderr := cmd.ErrOrStderr()
 			stopSpinner := func() {}
-			inq, err := c.Ask(cmd.Context(), &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
-				fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
-				if isTerminal(stderr) {
-					stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
-				}
-			}})
+			var (
+				asked int64
+				inq   *hitl.Inquiry
+			)
+			sig, err := untilSignal(cmd.Context(), func(ctx context.Context) (err error) {
+				inq, err = c.Ask(ctx, &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
+					asked = inq.ID
+					fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
+					if isTerminal(stderr) {
+						stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
+					}
+				}})
+				return err
+			})
 			stopSpinner()
-			if err != nil {
+			switch {
+			case sig != 0 && asked == 0:
+				return signalError{sig: sig, what: "stopped before the server said the question was asked (hitl ls --mine shows whether it was)"}
+			case sig != 0:
+				return stillPending(sig, asked)
+			case err != nil:
 				return err
 			}
-			// The answer first, then who gave it: on a terminal the note reads as its caption.
-			if _, err := fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response)); err != nil {
-				return err
-			}
-			if inq.FallbackApplied {
-				fmt.Fprintln(stderr, "Nobody answered by the deadline: this is the fallback value.")
-			} else if inq.RespondedBy != nil {
-				fmt.Fprintf(stderr, "Answered by %s.\n", *inq.RespondedBy)
-			}
-			return nil
+			return printAnswer(cmd, inq)
 		},
 	}
 	f := cmd.Flags()
@@ -237,9 +298,9 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.StringArrayVar((*[]string)(&req.AssignedTo), "assign", nil, "who may answer: a name or group:NAME (repeat)")
 	f.StringVar(&req.ChannelHint, "channel", "", "channel hint (slack, email, ...)")
 	f.StringArrayVar(&req.Notify, "notify", nil, "notify only by this channel: email or slack (repeat; default: every channel of the recipients)")
-	f.DurationVar(&timeout, "timeout", 0, "deadline from now, like 30m (none by default)")
-	f.StringVar(&req.RemindEvery, "remind-every", "", "remind the recipients at this interval while nobody answers, like 30m (at least 1m)")
-	f.StringVar(&req.EscalateAfter, "escalate-after", "", "after this long without an answer, like 2h, add the --escalate-to people as assignees")
+	durationVar(f, &timeout, "timeout", 0, "deadline from now, like 30m or 2d (none by default)")
+	f.Var(durationText{&req.RemindEvery}, "remind-every", "remind the recipients at this interval while nobody answers, like 30m (at least 1m)")
+	f.Var(durationText{&req.EscalateAfter}, "escalate-after", "after this long without an answer, like 2h, add the --escalate-to people as assignees")
 	f.StringArrayVar((*[]string)(&req.EscalateTo), "escalate-to", nil, "who to add on escalation: a name or group:NAME (repeat)")
 	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
 	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")
@@ -248,6 +309,68 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.StringVar(&req.Template, "template", "", "ask with this template (hitl templates ls); the prompt is then optional")
 	f.StringArrayVar(&vars, "var", nil, "NAME=VALUE for the template's {{.NAME}} (repeat; VALUE is JSON when it parses as JSON, else a string)")
 	return cmd
+}
+
+// stillPending is the error of a wait for inquiry id that a signal stopped: the question is
+// still open, and the person needs to know how to withdraw it or wait for it again.
+func stillPending(sig syscall.Signal, id int64) error {
+	return signalError{sig: sig, what: fmt.Sprintf("inquiry %d is still pending: withdraw it with 'hitl cancel %d', or wait for its answer again with 'hitl wait %d'", id, id, id)}
+}
+
+// printAnswer prints a resolved inquiry's answer as JSON on stdout, then who gave it on
+// stderr: on a terminal the note reads as the answer's caption.
+func printAnswer(cmd *cobra.Command, inq *hitl.Inquiry) error {
+	if _, err := fmt.Fprintln(cmd.OutOrStdout(), string(inq.Response)); err != nil {
+		return err
+	}
+	if inq.FallbackApplied {
+		fmt.Fprintln(cmd.ErrOrStderr(), "Nobody answered by the deadline: this is the fallback value.")
+	} else if inq.RespondedBy != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Answered by %s.\n", *inq.RespondedBy)
+	}
+	return nil
+}
+
+func waitCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "wait ID",
+		Short: "Wait for an inquiry asked before, and print its answer as hitl ask does",
+		Long: `Wait until an inquiry is answered, timed out or cancelled, as hitl ask does once it has
+asked: the answer is printed as JSON on stdout, with the same exit statuses (0 answered or the
+fallback applied, 3 timed out, 4 cancelled). For a hitl ask stopped by Ctrl-C, whose inquiry
+is still pending, or an inquiry an agent asked.`,
+		Example: "  hitl wait 7",
+		Args:    exactArgs(1, "an inquiry id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			inq, c, err := fetchInquiry(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			id := inq.ID
+			stderr := cmd.ErrOrStderr()
+			if inq.Status == hitl.StatusPending {
+				fmt.Fprintf(stderr, "Waiting for an answer to inquiry %d (hitl show %d, hitl respond %d JSON).\n", id, id, id)
+				stopSpinner := func() {}
+				if isTerminal(stderr) {
+					stopSpinner = spinner(stderr, id, inq.TimeoutAt)
+				}
+				sig, err := untilSignal(cmd.Context(), func(ctx context.Context) (err error) {
+					inq, err = c.Await(ctx, id)
+					return err
+				})
+				stopSpinner()
+				if sig != 0 {
+					return stillPending(sig, id)
+				}
+				if err != nil {
+					return err
+				}
+			} else if err := client.Outcome(inq); err != nil {
+				return err
+			}
+			return printAnswer(cmd, inq)
+		},
+	}
 }
 
 func lsCmd() *cobra.Command {
@@ -359,11 +482,7 @@ func showCmd() *cobra.Command {
 		Short: "Show one inquiry",
 		Args:  exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, c, err := inquiryClient(args[0])
-			if err != nil {
-				return err
-			}
-			inq, err := c.Inquiry(cmd.Context(), id)
+			inq, _, err := fetchInquiry(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -790,7 +909,7 @@ the claim. --release gives it back; an admin's --release breaks anyone's claim.`
 			return nil
 		},
 	}
-	cmd.Flags().DurationVar(&ttl, "ttl", 0, "how long the claim holds, like 30m (default 15m, at most 24h)")
+	durationVar(cmd.Flags(), &ttl, "ttl", 0, "how long the claim holds, like 30m (default 15m, at most 24h)")
 	cmd.Flags().BoolVar(&release, "release", false, "give the claim back instead")
 	return cmd
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"slices"
 	"strconv"
@@ -398,34 +397,13 @@ func runGroups(ctx context.Context, groups []*huh.Group, in io.Reader, out io.Wr
 		form = form.WithInput(piped)
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
-	caught := make(chan syscall.Signal, 1)
-	stop := make(chan struct{})
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		select {
-		case s := <-signals:
-			caught <- s.(syscall.Signal)
-			cancel()
-		case <-stop:
-		}
-	}()
-	err := runForm(ctx, form)
-	close(stop)
-	<-watched
+	sig, err := untilSignal(ctx, func(ctx context.Context) error { return runForm(ctx, form) })
 	if piped.ranDry {
 		return errInputEnded
 	}
 	const unsent = "the form was closed and nothing was sent"
-	select {
-	case s := <-caught:
-		return signalError{sig: s, what: unsent}
-	default:
+	if sig != 0 {
+		return signalError{sig: sig, what: unsent}
 	}
 	if errors.Is(err, huh.ErrUserAborted) {
 		return signalError{sig: syscall.SIGINT, what: unsent}

@@ -1,5 +1,5 @@
 // Command hitl is the human-in-the-loop server and its command-line client: `hitl serve`
-// runs the server; ask, ls, show, respond, decline, cancel, keys and whoami talk to it; bench
+// runs the server; ask, wait, ls, show, respond, decline, cancel, keys and whoami talk to it; bench
 // measures it; version says which hitl this is.
 package main
 
@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 
@@ -74,6 +75,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stderr, "hitl:", msg)
 			return exitError
 		}
+		if msg, ok := refusedToken(err); ok {
+			fmt.Fprintln(stderr, "hitl:", msg)
+			return exitError
+		}
 		fmt.Fprintln(stderr, "hitl:", err)
 		return exitError
 	}
@@ -89,7 +94,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), lsCmd(), showCmd(), respondCmd(), declineCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), backupCmd(), restoreCmd(), purgeCmd(), secretsCmd(), statsCmd(), versionCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), waitCmd(), lsCmd(), showCmd(), respondCmd(), declineCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), backupCmd(), restoreCmd(), purgeCmd(), secretsCmd(), statsCmd(), versionCmd())
 	for _, group := range root.Commands() {
 		refuseUnknownSubcommands(group)
 	}
@@ -169,3 +174,35 @@ func (e signalError) Error() string {
 
 // exitCode is the shell's convention: 128 + the signal's number.
 func (e signalError) exitCode() int { return 128 + int(e.sig) }
+
+// untilSignal runs fn with a context that a SIGINT, SIGTERM or SIGHUP ends, and says which
+// signal ended it, 0 for none: the signal is then the command's to handle, not the process's
+// to die of, so that the command can say what it left undone.
+func untilSignal(ctx context.Context, fn func(context.Context) error) (syscall.Signal, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	caught := make(chan syscall.Signal, 1)
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case s := <-signals:
+			caught <- s.(syscall.Signal)
+			cancel()
+		case <-stop:
+		}
+	}()
+	err := fn(ctx)
+	close(stop)
+	<-watched
+	select {
+	case s := <-caught:
+		return s, err
+	default:
+		return 0, err
+	}
+}

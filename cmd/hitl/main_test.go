@@ -45,6 +45,22 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// cliResult is what a command run by cliAsync did.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// cliAsync runs the hitl command as cli does, in the background: for the commands that wait.
+func cliAsync(t *testing.T, args ...string) <-chan cliResult {
+	done := make(chan cliResult, 1)
+	go func() {
+		code, out, errOut := cli(t, args...)
+		done <- cliResult{code, out, errOut}
+	}()
+	return done
+}
+
 // startServer runs a server in-process (loopback webhook receivers allowed) and points the
 // CLI at it through HITL_URL and HITL_TOKEN; it returns the admin's client and the URL.
 func startServer(t *testing.T) (*client.Client, string) {
@@ -136,7 +152,7 @@ func TestAskExitStatuses(t *testing.T) {
 			t.Errorf("%v: exit %d %q, want %d", args, code, errOut, exitUsage)
 		}
 	}
-	if code, _, errOut := cli(t, "ask", "x", "--schema", `{"type":"nope"}`); code != exitError || !strings.Contains(errOut, "response_schema") || strings.Contains(errOut, "goroutine") {
+	if code, _, errOut := cli(t, "ask", "x", "--schema", `{"type":"nope"}`); code != exitUsage || !strings.Contains(errOut, "--schema is not a valid JSON Schema: at /type:") || strings.Contains(errOut, "goroutine") {
 		t.Fatalf("refused ask: %d %q", code, errOut)
 	}
 	if code, _, errOut := cli(t, "show", "99999"); code != exitError || !strings.Contains(errOut, "not found") {

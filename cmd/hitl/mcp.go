@@ -45,7 +45,7 @@ streamable HTTP at /mcp.`,
 			return s.Run(cmd.Context(), &sdk.StdioTransport{})
 		},
 	}
-	cmd.Flags().DurationVar(&waitBound, "wait-bound", mcp.DefaultWaitBound, "how long a tool call waits for the human before it returns pending")
+	durationVar(cmd.Flags(), &waitBound, "wait-bound", mcp.DefaultWaitBound, "how long a tool call waits for the human before it returns pending")
 	return cmd
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/httpwire"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/notify"
@@ -52,32 +51,8 @@ func (e *envFlags) int(name string, def int) int {
 }
 
 func (e *envFlags) duration(name string, def time.Duration) time.Duration {
-	e.parse(name, func(v string) (err error) { def, err = time.ParseDuration(v); return err })
+	e.parse(name, func(v string) (err error) { def, err = parseLongDuration(v); return err })
 	return def
-}
-
-// longDuration is a flag of a time that may be counted in days: "90d", or what
-// time.ParseDuration reads ("36h").
-type longDuration struct{ d *time.Duration }
-
-func (l longDuration) Set(s string) (err error) { *l.d, err = parseLongDuration(s); return err }
-func (l longDuration) String() string {
-	if l.d == nil || *l.d == 0 || *l.d%(24*time.Hour) != 0 {
-		return l.d.String()
-	}
-	return strconv.FormatInt(int64(*l.d/(24*time.Hour)), 10) + "d"
-}
-func (longDuration) Type() string { return "duration" }
-
-func parseLongDuration(s string) (time.Duration, error) {
-	if d, err := time.ParseDuration(s); err == nil {
-		return d, nil
-	}
-	d, err := hitl.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration: write it like 90d or 36h", s)
-	}
-	return d.Duration(), nil
 }
 
 func serveCmd() *cobra.Command {
@@ -139,28 +114,28 @@ on this machine work with no set-up.`,
 	maxBody, _ := strconv.ParseInt(envOr("HITL_MAX_BODY_BYTES", strconv.Itoa(httpwire.DefaultMaxBodyBytes)), 10, 64)
 	f := cmd.Flags()
 	w := &cfg.Webhooks
-	f.DurationVar(&cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", mcp.DefaultWaitBound), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
+	durationVar(f, &cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", mcp.DefaultWaitBound), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
 	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
 	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session is posted as the async agent questions protocol's question_pending (HITL_AGENT_QUESTION_CALLBACK_URL)")
 	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks and callbacks reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")
 	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", notify.DefaultConcurrency), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")
 	f.IntVar(&w.PerTarget, "webhook-per-target", env.int("HITL_WEBHOOK_PER_TARGET", notify.DefaultPerTarget), "attempts in flight to one webhook or callback host, so a slow one holds no more (HITL_WEBHOOK_PER_TARGET)")
-	f.DurationVar(&w.AttemptTimeout, "webhook-timeout", env.duration("HITL_WEBHOOK_TIMEOUT", notify.DefaultAttemptTimeout), "how long one delivery attempt may take (HITL_WEBHOOK_TIMEOUT)")
-	f.DurationVar(&w.RetryBase, "webhook-retry-base", env.duration("HITL_WEBHOOK_RETRY_BASE", notify.DefaultRetryBase), "wait after a delivery's first failed attempt, doubled after each (HITL_WEBHOOK_RETRY_BASE)")
-	f.DurationVar(&w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", notify.DefaultRetryMax), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
-	f.DurationVar(&w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", notify.DefaultRetryFor), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
-	f.DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", env.duration("HITL_IDEMPOTENCY_TTL", 24*time.Hour), "how long an Idempotency-Key replays the inquiry it created; older keys are removed (HITL_IDEMPOTENCY_TTL)")
+	durationVar(f, &w.AttemptTimeout, "webhook-timeout", env.duration("HITL_WEBHOOK_TIMEOUT", notify.DefaultAttemptTimeout), "how long one delivery attempt may take (HITL_WEBHOOK_TIMEOUT)")
+	durationVar(f, &w.RetryBase, "webhook-retry-base", env.duration("HITL_WEBHOOK_RETRY_BASE", notify.DefaultRetryBase), "wait after a delivery's first failed attempt, doubled after each (HITL_WEBHOOK_RETRY_BASE)")
+	durationVar(f, &w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", notify.DefaultRetryMax), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
+	durationVar(f, &w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", notify.DefaultRetryFor), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
+	durationVar(f, &cfg.IdempotencyTTL, "idempotency-ttl", env.duration("HITL_IDEMPOTENCY_TTL", 24*time.Hour), "how long an Idempotency-Key replays the inquiry it created; older keys are removed (HITL_IDEMPOTENCY_TTL)")
 	env.parse("HITL_RETAIN_RESOLVED", func(v string) (err error) { cfg.RetainResolved, err = parseLongDuration(v); return err })
 	f.Var(longDuration{&cfg.RetainResolved}, "retain-resolved", "how long ended inquiries and finished sessions are kept, with their events, like 90d; 0: for good (HITL_RETAIN_RESOLVED)")
-	f.DurationVar(&cfg.DefaultTimeout, "default-timeout", env.duration("HITL_DEFAULT_TIMEOUT", 0), "deadline of inquiries that give none, like 30m or 24h; 0: none (HITL_DEFAULT_TIMEOUT)")
+	durationVar(f, &cfg.DefaultTimeout, "default-timeout", env.duration("HITL_DEFAULT_TIMEOUT", 0), "deadline of inquiries that give none, like 30m or 24h; 0: none (HITL_DEFAULT_TIMEOUT)")
 	f.StringVar((*string)(&cfg.DefaultFallbackPolicy), "default-fallback-policy", envOr("HITL_DEFAULT_FALLBACK_POLICY", "fail"), "fallback policy of inquiries that name none: fail, or complete_with_fallback / use_default_and_continue for those that give a fallback_value (HITL_DEFAULT_FALLBACK_POLICY)")
 	f.StringVar(&cfg.Notify.Default, "notify-default", os.Getenv("HITL_NOTIFY_DEFAULT"), "where notifications of unassigned inquiries go, like slack:C012AB3CD,email:ops@example.com (HITL_NOTIFY_DEFAULT)")
 	emailFlags(cmd, &cfg.Email)
 	f.StringVar(&cfg.Addr, "addr", envOr("HITL_ADDR", "127.0.0.1:7447"), "address to listen on (HITL_ADDR)")
 	f.StringVar(&cfg.DB, "db", envOr("HITL_DB", server.DefaultDB()), "SQLite database file, or postgres:// URL for several nodes (HITL_DB)")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", maxBody, "largest request body accepted (HITL_MAX_BODY_BYTES)")
-	f.DurationVar(&cfg.BodyReadTimeout, "body-read-timeout", env.duration("HITL_BODY_READ_TIMEOUT", 30*time.Second), "how long a request body may take to arrive; 0: no limit (HITL_BODY_READ_TIMEOUT)")
-	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", env.duration("HITL_SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout), "how long a stop (SIGTERM, Ctrl-C) waits for requests, email conversations and deliveries in progress before it ends them (HITL_SHUTDOWN_TIMEOUT)")
+	durationVar(f, &cfg.BodyReadTimeout, "body-read-timeout", env.duration("HITL_BODY_READ_TIMEOUT", 30*time.Second), "how long a request body may take to arrive; 0: no limit (HITL_BODY_READ_TIMEOUT)")
+	durationVar(f, &cfg.ShutdownTimeout, "shutdown-timeout", env.duration("HITL_SHUTDOWN_TIMEOUT", server.DefaultShutdownTimeout), "how long a stop (SIGTERM, Ctrl-C) waits for requests, email conversations and deliveries in progress before it ends them (HITL_SHUTDOWN_TIMEOUT)")
 	f.IntVar(&cfg.MaxConns, "max-conns", env.int("HITL_MAX_CONNS", 10000), "connections open at once; more wait until one closes; 0: no cap (HITL_MAX_CONNS)")
 	f.IntVar(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", env.int("HITL_AUTH_FAILURES_PER_MINUTE", 20), "failed authentications one client address may have per minute before it gets 429; 0: no limit (HITL_AUTH_FAILURES_PER_MINUTE)")
 	rateFlags(f, &env, &cfg.RateLimit)
