@@ -85,7 +85,8 @@ func writeCommandFlags(w io.Writer, cmd *cobra.Command, flags *pflag.FlagSet) {
 		}
 		def := f.DefValue
 		switch {
-		case def == "" || def == "[]" || f.Value.Type() == "bool" && def == "false":
+		case def == "" || def == "[]" || f.Value.Type() == "bool" && def == "false",
+			f.Value.Type() == "duration" && (def == "0" || def == "0s"): // none
 			def = ""
 		default:
 			def = "`" + def + "`"
