@@ -380,3 +380,41 @@ func TestActionResultOnceAcrossNodes(t *testing.T) {
 		t.Fatalf("%d inquiry.created events", n)
 	}
 }
+
+// Bulk answers are served in Attune's shape too (issue 27, 13a): POST
+// /api/v1/inquiries/respond takes hitl's request and rules, its results the envelope's data.
+func TestAttuneBulkRespond(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("attune-executor", "agent")
+	alice := e.token("alice", "responder")
+	bob := e.token("bob", "responder")
+	aliceID, bobID := e.identityOf(alice), e.identityOf(bob)
+	var ids []int64
+	for i, assignee := range []int64{aliceID, aliceID, bobID} {
+		r := e.do("POST", fmt.Sprintf("/api/v1/executions/%d/result", 500+i), agent,
+			fmt.Sprintf(`{"__inquiry":{"prompt":"Step %d?","assigned_to":%d,"response_schema":{"type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]}}}`, i, assignee))
+		if r.status != http.StatusCreated {
+			t.Fatalf("execution %d: %d %s", 500+i, r.status, r.text)
+		}
+		ids = append(ids, int64(data(t, r)["id"].(float64)))
+	}
+	r := e.do("POST", "/api/v1/inquiries/respond", alice, fmt.Sprintf(`{"ids":[%d,%d,%d],"response":{"approved":true}}`, ids[0], ids[1], ids[2]))
+	results, ok := r.body["data"].([]any)
+	if r.status != http.StatusOK || !ok || len(results) != 3 {
+		t.Fatalf("bulk answer: %d %s", r.status, r.text)
+	}
+	for i, want := range []string{"responded", "responded", "refused"} {
+		res := results[i].(map[string]any)
+		if res["id"] != float64(ids[i]) || res["status"] != want {
+			t.Fatalf("result %d: %v, want %d %s", i, res, ids[i], want)
+		}
+	}
+	if code := results[2].(map[string]any)["error"].(map[string]any)["code"]; code != hitl.ENotFound {
+		t.Fatalf("bob's inquiry, which alice does not see, is refused as %v", code)
+	}
+	if d := data(t, e.do("GET", fmt.Sprintf("/api/v1/inquiries/%d", ids[1]), agent, "")); d["status"] != "responded" || fmt.Sprint(d["response"]) != "map[approved:true]" {
+		t.Fatalf("after the bulk answer: %v", d)
+	}
+	wantProblem(t, e.do("POST", "/api/v1/inquiries/respond", alice, `{"response":{"approved":true}}`), http.StatusBadRequest, hitl.EInvalid)
+	wantProblem(t, e.do("POST", "/api/v1/inquiries/respond", agent, fmt.Sprintf(`{"ids":[%d],"response":{"approved":true}}`, ids[2])), http.StatusForbidden, hitl.EForbidden)
+}
