@@ -155,6 +155,45 @@ func TestWebSocketUserIDFilterAndVisibility(t *testing.T) {
 	}
 }
 
+// Attune's subscribe names the user by integer identity (issue 27, 13b): user_id 5 filters as
+// the name that holds identity 5 does; an identity nobody holds as a name nobody holds does.
+func TestWebSocketUserIDByIntegerIdentity(t *testing.T) {
+	e := newEnv(t)
+	agent := clientFor(e, e.token("bot", "agent"))
+	aliceTok := e.token("alice", "responder")
+	subscribed := func(token, userID string) *websocket.Conn {
+		t.Helper()
+		c := dialWS(t, e, token)
+		wsSend(t, c, `{"type":"subscribe","filters":{"entity_type":"inquiry","user_id":`+userID+`}}`)
+		if m := wsRead(t, c); m.Type != "subscribed" {
+			t.Fatalf("user_id %s: %+v", userID, m)
+		}
+		return c
+	}
+	alice := subscribed(aliceTok, itoa(e.identityOf(aliceTok)))
+	unknownName := subscribed(e.AdminToken, `"nobody"`)
+	unknownID := subscribed(e.AdminToken, "987654")
+	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
+	forAlice := ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
+	open := ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
+	for _, want := range []int64{forAlice.ID, open.ID} {
+		if m := wsRead(t, alice); m.Entity != itoa(want) {
+			t.Fatalf("alice, by identity, received inquiry %s, want %d", m.Entity, want)
+		}
+	}
+	for _, c := range []*websocket.Conn{unknownName, unknownID} {
+		if m := wsRead(t, c); m.Entity != itoa(open.ID) {
+			t.Fatalf("a user nobody is received inquiry %s, want only the unassigned %d", m.Entity, open.ID)
+		}
+	}
+	for _, bad := range []string{"true", "1.5", `["alice"]`} {
+		wsSend(t, unknownID, `{"type":"subscribe","filters":{"user_id":`+bad+`}}`)
+		if m := wsRead(t, unknownID); m.Type != "error" || !strings.Contains(m.Message, "user_id must be a principal's name or its integer identity") {
+			t.Fatalf("user_id %s: %+v", bad, m)
+		}
+	}
+}
+
 func itoa(n int64) string {
 	b, _ := json.Marshal(n)
 	return string(b)
