@@ -418,3 +418,38 @@ func TestAttuneBulkRespond(t *testing.T) {
 	wantProblem(t, e.do("POST", "/api/v1/inquiries/respond", alice, `{"response":{"approved":true}}`), http.StatusBadRequest, hitl.EInvalid)
 	wantProblem(t, e.do("POST", "/api/v1/inquiries/respond", agent, fmt.Sprintf(`{"ids":[%d],"response":{"approved":true}}`, ids[2])), http.StatusForbidden, hitl.EForbidden)
 }
+
+// An __inquiry that gives no response_schema takes any JSON answer, as Attune's does (issue 27,
+// 13c); hitl's own ways of asking keep their defaults: text on /v1, and an approval's shape for
+// an __inquiry that says request_type approval.
+func TestAttuneInquiryWithoutSchemaTakesAnyAnswer(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("attune-executor", "agent")
+	alice := e.token("alice", "responder")
+	ask := func(execution, inquiry string) string {
+		t.Helper()
+		r := e.do("POST", "/api/v1/executions/"+execution+"/result", agent, `{"__inquiry":`+inquiry+`}`)
+		if r.status != http.StatusCreated {
+			t.Fatalf("execution %s: %d %s", execution, r.status, r.text)
+		}
+		return fmt.Sprintf("/api/v1/inquiries/%.0f", data(t, r)["id"].(float64))
+	}
+	for i, answer := range []string{`{"regions":["eu"],"replicas":3}`, `42`, `"yes"`, `[true]`} {
+		path := ask(fmt.Sprint(600+i), `{"prompt":"Plan?"}`)
+		r := e.do("POST", path+"/respond", alice, `{"response":`+answer+`}`)
+		if r.status != http.StatusOK {
+			t.Fatalf("the answer %s: %d %s", answer, r.status, r.text)
+		}
+		if got, _ := json.Marshal(data(t, r)["response"]); string(got) != answer {
+			t.Fatalf("the answer %s was recorded as %s", answer, got)
+		}
+	}
+	path := ask("610", `{"prompt":"Ship?","request_type":"approval"}`)
+	wantProblem(t, e.do("POST", path+"/respond", alice, `{"response":{"replicas":3}}`), http.StatusUnprocessableEntity, hitl.EInvalidResponse)
+	r := e.do("POST", "/v1/inquiries", agent, `{"prompt":"Plan?"}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("POST /v1/inquiries: %d %s", r.status, r.text)
+	}
+	wantProblem(t, e.do("POST", fmt.Sprintf("/v1/inquiries/%.0f/respond", r.body["id"].(float64)), alice, `{"response":{"replicas":3}}`),
+		http.StatusUnprocessableEntity, hitl.EInvalidResponse)
+}
