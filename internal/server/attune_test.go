@@ -453,3 +453,30 @@ func TestAttuneInquiryWithoutSchemaTakesAnyAnswer(t *testing.T) {
 	wantProblem(t, e.do("POST", fmt.Sprintf("/v1/inquiries/%.0f/respond", r.body["id"].(float64)), alice, `{"response":{"replicas":3}}`),
 		http.StatusUnprocessableEntity, hitl.EInvalidResponse)
 }
+
+// A chain's steps name their approvers by integer identity as assigned_to does (issue 27, 13d):
+// hitl stores the names, and refuses an identity nobody holds at its path.
+func TestChainStepsTakeIntegerIdentities(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("attune-executor", "agent")
+	alice := e.token("alice", "responder")
+	bob := e.token("bob", "responder")
+	aliceID, bobID := e.identityOf(alice), e.identityOf(bob)
+	r := e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":%d},{"assigned_to":[%d,"group:sre"]}]}`, aliceID, bobID))
+	if r.status != http.StatusCreated {
+		t.Fatalf("a chain by identities: %d %s", r.status, r.text)
+	}
+	steps, _ := json.Marshal(r.body["steps"])
+	if !strings.Contains(string(steps), `"assigned_to":["alice"]`) || !strings.Contains(string(steps), `"assigned_to":["bob","group:sre"]`) ||
+		fmt.Sprint(r.body["assigned_to"]) != "[alice]" {
+		t.Fatalf("the steps are stored by name: %s", r.text)
+	}
+	r = e.do("POST", "/api/v1/executions/700/result", agent, fmt.Sprintf(`{"__inquiry":{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":[%d]},{"assigned_to":[%d]}]}}`, bobID, aliceID))
+	if r.status != http.StatusCreated || data(t, r)["assigned_to"] != float64(bobID) {
+		t.Fatalf("a chain by identities from an action's result: %d %s", r.status, r.text)
+	}
+	wantProblem(t, e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":%d},{"assigned_to":[987654]}]}`, aliceID)),
+		http.StatusBadRequest, hitl.EInvalid, "/steps/1/assigned_to/0", "no principal has identity 987654")
+	wantProblem(t, e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":[%d,"alice"]}]}`, aliceID)),
+		http.StatusBadRequest, hitl.EInvalid, "/steps/0/assigned_to", "lists an entry twice")
+}
