@@ -26,6 +26,15 @@ func (e *env) identityOf(token string) int64 {
 	return int64(id)
 }
 
+// executorAliceBob makes keys for Attune's executor (an agent) and for two responders, alice
+// and bob, and reads the responders' integer identities.
+func (e *env) executorAliceBob() (agent, alice, bob string, aliceID, bobID int64) {
+	e.t.Helper()
+	agent = e.token("attune-executor", "agent")
+	alice, bob = e.token("alice", "responder"), e.token("bob", "responder")
+	return agent, alice, bob, e.identityOf(alice), e.identityOf(bob)
+}
+
 // wantProblem checks a problem answer: its status, its code, and words of its detail.
 func wantProblem(t *testing.T, r reply, status int, code string, words ...string) {
 	t.Helper()
@@ -221,10 +230,7 @@ func TestActionResultCreatesOneInquiryPerExecution(t *testing.T) {
 
 func TestAttuneInquiriesREST(t *testing.T) {
 	e := newEnv(t)
-	agent := e.token("attune-executor", "agent")
-	alice := e.token("alice", "responder")
-	bob := e.token("bob", "responder")
-	aliceID, bobID := e.identityOf(alice), e.identityOf(bob)
+	agent, alice, bob, aliceID, bobID := e.executorAliceBob()
 
 	ids := map[string]int64{}
 	for _, tc := range []struct{ execution, assignee string }{{"1", fmt.Sprint(aliceID)}, {"2", fmt.Sprint(bobID)}, {"3", `"group:sre"`}, {"4", "null"}, {"5", fmt.Sprint(aliceID)}} {
@@ -385,10 +391,7 @@ func TestActionResultOnceAcrossNodes(t *testing.T) {
 // /api/v1/inquiries/respond takes hitl's request and rules, its results the envelope's data.
 func TestAttuneBulkRespond(t *testing.T) {
 	e := newEnv(t)
-	agent := e.token("attune-executor", "agent")
-	alice := e.token("alice", "responder")
-	bob := e.token("bob", "responder")
-	aliceID, bobID := e.identityOf(alice), e.identityOf(bob)
+	agent, alice, _, aliceID, bobID := e.executorAliceBob()
 	var ids []int64
 	for i, assignee := range []int64{aliceID, aliceID, bobID} {
 		r := e.do("POST", fmt.Sprintf("/api/v1/executions/%d/result", 500+i), agent,
@@ -458,10 +461,7 @@ func TestAttuneInquiryWithoutSchemaTakesAnyAnswer(t *testing.T) {
 // hitl stores the names, and refuses an identity nobody holds at its path.
 func TestChainStepsTakeIntegerIdentities(t *testing.T) {
 	e := newEnv(t)
-	agent := e.token("attune-executor", "agent")
-	alice := e.token("alice", "responder")
-	bob := e.token("bob", "responder")
-	aliceID, bobID := e.identityOf(alice), e.identityOf(bob)
+	agent, _, _, aliceID, bobID := e.executorAliceBob()
 	r := e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":%d},{"assigned_to":[%d,"group:sre"]}]}`, aliceID, bobID))
 	if r.status != http.StatusCreated {
 		t.Fatalf("a chain by identities: %d %s", r.status, r.text)

@@ -142,14 +142,8 @@ func TestWebSocketUserIDFilterAndVisibility(t *testing.T) {
 	if m := wsRead(t, c); m.Type != "subscribed" {
 		t.Fatalf("%+v", m)
 	}
-	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
-	forAlice := ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
-	open := ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
-	for _, want := range []int64{forAlice.ID, open.ID} {
-		if m := wsRead(t, c); m.Entity != itoa(want) {
-			t.Fatalf("alice received inquiry %s, want %d", m.Entity, want)
-		}
-	}
+	forAlice, open := askBobAliceAnyone(t, agent)
+	wantEntities(t, c, "alice", forAlice.ID, open.ID)
 	if r := e.do("GET", "/v1/ws", "", ""); r.status != 401 {
 		t.Fatalf("a socket without a token: %d", r.status)
 	}
@@ -173,23 +167,34 @@ func TestWebSocketUserIDByIntegerIdentity(t *testing.T) {
 	alice := subscribed(aliceTok, itoa(e.identityOf(aliceTok)))
 	unknownName := subscribed(e.AdminToken, `"nobody"`)
 	unknownID := subscribed(e.AdminToken, "987654")
-	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
-	forAlice := ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
-	open := ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
-	for _, want := range []int64{forAlice.ID, open.ID} {
-		if m := wsRead(t, alice); m.Entity != itoa(want) {
-			t.Fatalf("alice, by identity, received inquiry %s, want %d", m.Entity, want)
-		}
-	}
-	for _, c := range []*websocket.Conn{unknownName, unknownID} {
-		if m := wsRead(t, c); m.Entity != itoa(open.ID) {
-			t.Fatalf("a user nobody is received inquiry %s, want only the unassigned %d", m.Entity, open.ID)
-		}
-	}
+	forAlice, open := askBobAliceAnyone(t, agent)
+	wantEntities(t, alice, "alice, by identity,", forAlice.ID, open.ID)
+	wantEntities(t, unknownName, "a user nobody is", open.ID)
+	wantEntities(t, unknownID, "an identity nobody holds", open.ID)
 	for _, bad := range []string{"true", "1.5", `["alice"]`} {
 		wsSend(t, unknownID, `{"type":"subscribe","filters":{"user_id":`+bad+`}}`)
 		if m := wsRead(t, unknownID); m.Type != "error" || !strings.Contains(m.Message, "user_id must be a principal's name or its integer identity") {
 			t.Fatalf("user_id %s: %+v", bad, m)
+		}
+	}
+}
+
+// askBobAliceAnyone asks, in this order, an inquiry assigned to bob, one to alice and one to
+// anyone, and returns the last two.
+func askBobAliceAnyone(t *testing.T, agent *client.Client) (forAlice, open *hitl.Inquiry) {
+	t.Helper()
+	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
+	forAlice = ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
+	return forAlice, ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
+}
+
+// wantEntities reads the socket's next events and checks that they are of these inquiries, in
+// this order.
+func wantEntities(t *testing.T, c *websocket.Conn, who string, ids ...int64) {
+	t.Helper()
+	for _, want := range ids {
+		if m := wsRead(t, c); m.Entity != itoa(want) {
+			t.Fatalf("%s received inquiry %s, want %d", who, m.Entity, want)
 		}
 	}
 }
