@@ -126,8 +126,6 @@ func checkSteps(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now 
 			bad.add(path+"/assigned_to", "is required: who approves this step")
 		case slices.ContainsFunc(s.AssignedTo, func(a string) bool { _, ok := hitl.PoolOf(a); return ok }):
 			bad.add(path+"/assigned_to", "a step names people and groups, not pools")
-		case slices.ContainsFunc(s.AssignedTo, func(a string) bool { _, ok := hitl.IdentityOf(a); return ok }):
-			bad.add(path+"/assigned_to", "a step names people and groups by name, not by integer identity")
 		}
 		switch {
 		case s.Required == 0:

@@ -13,10 +13,15 @@ import (
 // inquiryMember is the member of an action's result that asks a human (Attune's convention).
 const inquiryMember = "__inquiry"
 
+// anyAnswerSchema is the answer of an "__inquiry" that says nothing of its shape: any JSON, as
+// Attune takes it (POST /v1/inquiries asks for text instead).
+var anyAnswerSchema = json.RawMessage(`{}`)
+
 // IntakeActionResult takes in the result of a workflow execution's action, the way Attune's
 // executor does: an action that needs a human returns, in its result, an "__inquiry" object
 // (prompt, response_schema, assigned_to as a name or an integer identity, timeout_seconds, and
-// any other field of POST /v1/inquiries). Every way in (REST, RabbitMQ, NATS) calls this one
+// any other field of POST /v1/inquiries). Without response_schema (nor request_type, options
+// or template, which give hitl's) any JSON answers it, as in Attune. Every way in (REST, RabbitMQ, NATS) calls this one
 // method, so they behave alike.
 //
 // Contract:
@@ -156,6 +161,9 @@ func inquiryInResult(asked json.RawMessage, executionID string) (*hitl.InquiryRe
 		bad.add("/"+inquiryMember+"/execution", "is %s, the execution whose result this is; leave it out", executionID)
 	}
 	req.Execution = executionID
+	if hitl.IsNull(req.ResponseSchema) && req.RequestType == "" && len(req.Options) == 0 && req.Template == "" {
+		req.ResponseSchema = anyAnswerSchema // hitl's own fields keep hitl's defaults
+	}
 	return &req, bad.err("invalid inquiry")
 }
 

@@ -148,6 +148,13 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	if err != nil {
 		return nil, err
 	}
+	if len(req.Steps) > 0 {
+		chain := *req // the request keeps what was asked, for idempotency
+		if chain.Steps, err = e.resolveStepIdentities(ctx, &bad, req.Steps); err != nil {
+			return nil, err
+		}
+		req = &chain
+	}
 	switch n := utf8.RuneCountInString(req.Prompt); {
 	case strings.TrimSpace(req.Prompt) == "":
 		bad.add("/prompt", "is required and must not be blank")
@@ -408,6 +415,19 @@ func (e *Engine) resolveIdentities(ctx context.Context, bad *problems, path stri
 		default:
 			out[i] = name
 		}
+	}
+	return out, nil
+}
+
+// resolveStepIdentities is resolveIdentities for the assignees of each step of a chain.
+func (e *Engine) resolveStepIdentities(ctx context.Context, bad *problems, steps []hitl.ApprovalStep) ([]hitl.ApprovalStep, error) {
+	out := slices.Clone(steps)
+	for i := range out {
+		names, err := e.resolveIdentities(ctx, bad, fmt.Sprintf("/steps/%d/assigned_to", i), out[i].AssignedTo)
+		if err != nil {
+			return nil, err
+		}
+		out[i].AssignedTo = names
 	}
 	return out, nil
 }

@@ -10,11 +10,7 @@ import (
 // respondMany serves POST /v1/inquiries/respond: one answer to several inquiries, each
 // answered or refused on its own; 200 with every inquiry's result, in the order of the ids.
 func (s *Server) respondMany(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	var req hitl.BulkResponseRequest
-	if err := httpwire.Decode(r, &req); err != nil {
-		return err
-	}
-	results, err := s.engine.RespondMany(r.Context(), p, &req)
+	results, err := httpwire.AnswerMany(r, p, s.engine.RespondMany)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 //
 //	{"type": "subscribe", "id": "optional name", "filters": {"entity_type": "inquiry",
 //	  "user_id": "alice", "session": "...", "inquiry_id": 42, "after": 0}}
+//	  (user_id: a principal's name, or its integer identity as Attune sends it: 5)
 //	{"type": "unsubscribe", "id": "the name"}   (no id: every subscription)
 //
 // Server → client: one message per event,
@@ -41,11 +42,11 @@ type wsRequest struct {
 	// interaction_update: see nova.Message) instead of events.
 	Protocol string `json:"protocol"`
 	Filters  struct {
-		EntityType string `json:"entity_type"`
-		UserID     string `json:"user_id"`
-		Session    string `json:"session"`
-		InquiryID  int64  `json:"inquiry_id"`
-		After      *int64 `json:"after"`
+		EntityType string          `json:"entity_type"`
+		UserID     json.RawMessage `json:"user_id"`
+		Session    string          `json:"session"`
+		InquiryID  int64           `json:"inquiry_id"`
+		After      *int64          `json:"after"`
 	} `json:"filters"`
 }
 
@@ -258,6 +259,28 @@ func (ws *wsSession) handle(data []byte) {
 	}
 }
 
+// userEntry reads a subscription's user_id, a name or an integer identity, as the assignee
+// entry the filter matches ("" when there is none). An identity nobody holds is kept as its
+// entry, which no assignee is, as a name nobody holds matches nobody's inquiries.
+func (ws *wsSession) userEntry(raw json.RawMessage) (string, error) {
+	if hitl.IsNull(raw) {
+		return "", nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err == nil {
+		return name, nil
+	}
+	var id int64
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return "", hitl.Errorf(hitl.EInvalid, "user_id must be a principal's name or its integer identity")
+	}
+	name, err := ws.engine.IdentityName(ws.ctx, id)
+	if hitl.ErrorCode(err) == hitl.ENotFound {
+		return hitl.IdentityEntry(id), nil
+	}
+	return name, err
+}
+
 func (ws *wsSession) subscribe(req wsRequest) {
 	f := engine.StreamFilter{Session: req.Filters.Session, InquiryID: req.Filters.InquiryID}
 	asNova := req.Protocol == "nova"
@@ -279,7 +302,12 @@ func (ws *wsSession) subscribe(req wsRequest) {
 			}
 		}
 	}
-	if u := req.Filters.UserID; u != "" {
+	u, err := ws.userEntry(req.Filters.UserID)
+	if err != nil {
+		ws.fail("%s", hitl.ErrorMessage(err))
+		return
+	}
+	if u != "" {
 		f.AnswerableBy = []string{u}
 		if u == ws.p.Name {
 			f.AnswerableBy = ws.p.Entries()

@@ -39,6 +39,8 @@ type (
 	InquiryFunc func(ctx context.Context, p *hitl.Principal, id int64) (*hitl.Inquiry, error)
 	RespondFunc func(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error)
 	EndFunc     func(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error)
+	// RespondManyFunc is the engine's RespondMany.
+	RespondManyFunc func(ctx context.Context, p *hitl.Principal, req *hitl.BulkResponseRequest) ([]hitl.BulkResult, error)
 )
 
 // PathInquiry reads the inquiry of the path, if the principal may see it (get: the engine's
@@ -63,6 +65,16 @@ func Answer(r *http.Request, p *hitl.Principal, respond RespondFunc) (*hitl.Inqu
 		return nil, err
 	}
 	return respond(r.Context(), p, id, &req)
+}
+
+// AnswerMany reads one answer to several inquiries (hitl.BulkResponseRequest) and records
+// it on each (respondMany: the engine's RespondMany).
+func AnswerMany(r *http.Request, p *hitl.Principal, respondMany RespondManyFunc) ([]hitl.BulkResult, error) {
+	var req hitl.BulkResponseRequest
+	if err := Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return respondMany(r.Context(), p, &req)
 }
 
 // WithReason calls end (the engine's Cancel or Decline) on the inquiry of the path with the

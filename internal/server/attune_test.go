@@ -26,6 +26,15 @@ func (e *env) identityOf(token string) int64 {
 	return int64(id)
 }
 
+// executorAliceBob makes keys for Attune's executor (an agent) and for two responders, alice
+// and bob, and reads the responders' integer identities.
+func (e *env) executorAliceBob() (agent, alice, bob string, aliceID, bobID int64) {
+	e.t.Helper()
+	agent = e.token("attune-executor", "agent")
+	alice, bob = e.token("alice", "responder"), e.token("bob", "responder")
+	return agent, alice, bob, e.identityOf(alice), e.identityOf(bob)
+}
+
 // wantProblem checks a problem answer: its status, its code, and words of its detail.
 func wantProblem(t *testing.T, r reply, status int, code string, words ...string) {
 	t.Helper()
@@ -221,10 +230,7 @@ func TestActionResultCreatesOneInquiryPerExecution(t *testing.T) {
 
 func TestAttuneInquiriesREST(t *testing.T) {
 	e := newEnv(t)
-	agent := e.token("attune-executor", "agent")
-	alice := e.token("alice", "responder")
-	bob := e.token("bob", "responder")
-	aliceID, bobID := e.identityOf(alice), e.identityOf(bob)
+	agent, alice, bob, aliceID, bobID := e.executorAliceBob()
 
 	ids := map[string]int64{}
 	for _, tc := range []struct{ execution, assignee string }{{"1", fmt.Sprint(aliceID)}, {"2", fmt.Sprint(bobID)}, {"3", `"group:sre"`}, {"4", "null"}, {"5", fmt.Sprint(aliceID)}} {
@@ -379,4 +385,98 @@ func TestActionResultOnceAcrossNodes(t *testing.T) {
 	if n := len(c.events(t, hitl.EventInquiryCreated)); n != 1 {
 		t.Fatalf("%d inquiry.created events", n)
 	}
+}
+
+// Bulk answers are served in Attune's shape too (issue 27, 13a): POST
+// /api/v1/inquiries/respond takes hitl's request and rules, its results the envelope's data.
+func TestAttuneBulkRespond(t *testing.T) {
+	e := newEnv(t)
+	agent, alice, _, aliceID, bobID := e.executorAliceBob()
+	var ids []int64
+	for i, assignee := range []int64{aliceID, aliceID, bobID} {
+		r := e.do("POST", fmt.Sprintf("/api/v1/executions/%d/result", 500+i), agent,
+			fmt.Sprintf(`{"__inquiry":{"prompt":"Step %d?","assigned_to":%d,"response_schema":{"type":"object","properties":{"approved":{"type":"boolean"}},"required":["approved"]}}}`, i, assignee))
+		if r.status != http.StatusCreated {
+			t.Fatalf("execution %d: %d %s", 500+i, r.status, r.text)
+		}
+		ids = append(ids, int64(data(t, r)["id"].(float64)))
+	}
+	r := e.do("POST", "/api/v1/inquiries/respond", alice, fmt.Sprintf(`{"ids":[%d,%d,%d],"response":{"approved":true}}`, ids[0], ids[1], ids[2]))
+	results, ok := r.body["data"].([]any)
+	if r.status != http.StatusOK || !ok || len(results) != 3 {
+		t.Fatalf("bulk answer: %d %s", r.status, r.text)
+	}
+	for i, want := range []string{"responded", "responded", "refused"} {
+		res := results[i].(map[string]any)
+		if res["id"] != float64(ids[i]) || res["status"] != want {
+			t.Fatalf("result %d: %v, want %d %s", i, res, ids[i], want)
+		}
+	}
+	if code := results[2].(map[string]any)["error"].(map[string]any)["code"]; code != hitl.ENotFound {
+		t.Fatalf("bob's inquiry, which alice does not see, is refused as %v", code)
+	}
+	if d := data(t, e.do("GET", fmt.Sprintf("/api/v1/inquiries/%d", ids[1]), agent, "")); d["status"] != "responded" || fmt.Sprint(d["response"]) != "map[approved:true]" {
+		t.Fatalf("after the bulk answer: %v", d)
+	}
+	wantProblem(t, e.do("POST", "/api/v1/inquiries/respond", alice, `{"response":{"approved":true}}`), http.StatusBadRequest, hitl.EInvalid)
+	wantProblem(t, e.do("POST", "/api/v1/inquiries/respond", agent, fmt.Sprintf(`{"ids":[%d],"response":{"approved":true}}`, ids[2])), http.StatusForbidden, hitl.EForbidden)
+}
+
+// An __inquiry that gives no response_schema takes any JSON answer, as Attune's does (issue 27,
+// 13c); hitl's own ways of asking keep their defaults: text on /v1, and an approval's shape for
+// an __inquiry that says request_type approval.
+func TestAttuneInquiryWithoutSchemaTakesAnyAnswer(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("attune-executor", "agent")
+	alice := e.token("alice", "responder")
+	ask := func(execution, inquiry string) string {
+		t.Helper()
+		r := e.do("POST", "/api/v1/executions/"+execution+"/result", agent, `{"__inquiry":`+inquiry+`}`)
+		if r.status != http.StatusCreated {
+			t.Fatalf("execution %s: %d %s", execution, r.status, r.text)
+		}
+		return fmt.Sprintf("/api/v1/inquiries/%.0f", data(t, r)["id"].(float64))
+	}
+	for i, answer := range []string{`{"regions":["eu"],"replicas":3}`, `42`, `"yes"`, `[true]`} {
+		path := ask(fmt.Sprint(600+i), `{"prompt":"Plan?"}`)
+		r := e.do("POST", path+"/respond", alice, `{"response":`+answer+`}`)
+		if r.status != http.StatusOK {
+			t.Fatalf("the answer %s: %d %s", answer, r.status, r.text)
+		}
+		if got, _ := json.Marshal(data(t, r)["response"]); string(got) != answer {
+			t.Fatalf("the answer %s was recorded as %s", answer, got)
+		}
+	}
+	path := ask("610", `{"prompt":"Ship?","request_type":"approval"}`)
+	wantProblem(t, e.do("POST", path+"/respond", alice, `{"response":{"replicas":3}}`), http.StatusUnprocessableEntity, hitl.EInvalidResponse)
+	r := e.do("POST", "/v1/inquiries", agent, `{"prompt":"Plan?"}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("POST /v1/inquiries: %d %s", r.status, r.text)
+	}
+	wantProblem(t, e.do("POST", fmt.Sprintf("/v1/inquiries/%.0f/respond", r.body["id"].(float64)), alice, `{"response":{"replicas":3}}`),
+		http.StatusUnprocessableEntity, hitl.EInvalidResponse)
+}
+
+// A chain's steps name their approvers by integer identity as assigned_to does (issue 27, 13d):
+// hitl stores the names, and refuses an identity nobody holds at its path.
+func TestChainStepsTakeIntegerIdentities(t *testing.T) {
+	e := newEnv(t)
+	agent, _, _, aliceID, bobID := e.executorAliceBob()
+	r := e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":%d},{"assigned_to":[%d,"group:sre"]}]}`, aliceID, bobID))
+	if r.status != http.StatusCreated {
+		t.Fatalf("a chain by identities: %d %s", r.status, r.text)
+	}
+	steps, _ := json.Marshal(r.body["steps"])
+	if !strings.Contains(string(steps), `"assigned_to":["alice"]`) || !strings.Contains(string(steps), `"assigned_to":["bob","group:sre"]`) ||
+		fmt.Sprint(r.body["assigned_to"]) != "[alice]" {
+		t.Fatalf("the steps are stored by name: %s", r.text)
+	}
+	r = e.do("POST", "/api/v1/executions/700/result", agent, fmt.Sprintf(`{"__inquiry":{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":[%d]},{"assigned_to":[%d]}]}}`, bobID, aliceID))
+	if r.status != http.StatusCreated || data(t, r)["assigned_to"] != float64(bobID) {
+		t.Fatalf("a chain by identities from an action's result: %d %s", r.status, r.text)
+	}
+	wantProblem(t, e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":%d},{"assigned_to":[987654]}]}`, aliceID)),
+		http.StatusBadRequest, hitl.EInvalid, "/steps/1/assigned_to/0", "no principal has identity 987654")
+	wantProblem(t, e.do("POST", "/v1/inquiries", agent, fmt.Sprintf(`{"prompt":"Release?","request_type":"approval","steps":[{"assigned_to":[%d,"alice"]}]}`, aliceID)),
+		http.StatusBadRequest, hitl.EInvalid, "/steps/0/assigned_to", "lists an entry twice")
 }

@@ -142,16 +142,60 @@ func TestWebSocketUserIDFilterAndVisibility(t *testing.T) {
 	if m := wsRead(t, c); m.Type != "subscribed" {
 		t.Fatalf("%+v", m)
 	}
-	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
-	forAlice := ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
-	open := ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
-	for _, want := range []int64{forAlice.ID, open.ID} {
-		if m := wsRead(t, c); m.Entity != itoa(want) {
-			t.Fatalf("alice received inquiry %s, want %d", m.Entity, want)
-		}
-	}
+	forAlice, open := askBobAliceAnyone(t, agent)
+	wantEntities(t, c, "alice", forAlice.ID, open.ID)
 	if r := e.do("GET", "/v1/ws", "", ""); r.status != 401 {
 		t.Fatalf("a socket without a token: %d", r.status)
+	}
+}
+
+// Attune's subscribe names the user by integer identity (issue 27, 13b): user_id 5 filters as
+// the name that holds identity 5 does; an identity nobody holds as a name nobody holds does.
+func TestWebSocketUserIDByIntegerIdentity(t *testing.T) {
+	e := newEnv(t)
+	agent := clientFor(e, e.token("bot", "agent"))
+	aliceTok := e.token("alice", "responder")
+	subscribed := func(token, userID string) *websocket.Conn {
+		t.Helper()
+		c := dialWS(t, e, token)
+		wsSend(t, c, `{"type":"subscribe","filters":{"entity_type":"inquiry","user_id":`+userID+`}}`)
+		if m := wsRead(t, c); m.Type != "subscribed" {
+			t.Fatalf("user_id %s: %+v", userID, m)
+		}
+		return c
+	}
+	alice := subscribed(aliceTok, itoa(e.identityOf(aliceTok)))
+	unknownName := subscribed(e.AdminToken, `"nobody"`)
+	unknownID := subscribed(e.AdminToken, "987654")
+	forAlice, open := askBobAliceAnyone(t, agent)
+	wantEntities(t, alice, "alice, by identity,", forAlice.ID, open.ID)
+	wantEntities(t, unknownName, "a user nobody is", open.ID)
+	wantEntities(t, unknownID, "an identity nobody holds", open.ID)
+	for _, bad := range []string{"true", "1.5", `["alice"]`} {
+		wsSend(t, unknownID, `{"type":"subscribe","filters":{"user_id":`+bad+`}}`)
+		if m := wsRead(t, unknownID); m.Type != "error" || !strings.Contains(m.Message, "user_id must be a principal's name or its integer identity") {
+			t.Fatalf("user_id %s: %+v", bad, m)
+		}
+	}
+}
+
+// askBobAliceAnyone asks, in this order, an inquiry assigned to bob, one to alice and one to
+// anyone, and returns the last two.
+func askBobAliceAnyone(t *testing.T, agent *client.Client) (forAlice, open *hitl.Inquiry) {
+	t.Helper()
+	ask(t, agent, hitl.InquiryRequest{Prompt: "for bob", AssignedTo: []string{"bob"}})
+	forAlice = ask(t, agent, hitl.InquiryRequest{Prompt: "for alice", AssignedTo: []string{"alice"}})
+	return forAlice, ask(t, agent, hitl.InquiryRequest{Prompt: "for anyone"})
+}
+
+// wantEntities reads the socket's next events and checks that they are of these inquiries, in
+// this order.
+func wantEntities(t *testing.T, c *websocket.Conn, who string, ids ...int64) {
+	t.Helper()
+	for _, want := range ids {
+		if m := wsRead(t, c); m.Entity != itoa(want) {
+			t.Fatalf("%s received inquiry %s, want %d", who, m.Entity, want)
+		}
 	}
 }
 

@@ -81,6 +81,7 @@ func (a *API) Mount(r httpwire.Router) {
 	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/inquiries", Query: listQuery, Handle: a.list})
 	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/inquiries/{id}", Handle: a.get})
 	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/inquiries/{id}/respond", Handle: a.respond})
+	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/inquiries/respond", Handle: a.respondMany})
 	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/inquiries/{id}/cancel", Handle: a.cancel})
 }
 
@@ -217,6 +218,16 @@ func (a *API) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 		return err
 	}
 	return a.write(w, r, http.StatusOK, inq, "Response submitted successfully")
+}
+
+// respondMany serves POST /api/v1/inquiries/respond: hitl's bulk answer (POST
+// /v1/inquiries/respond, the same request and rules), its results the envelope's data.
+func (a *API) respondMany(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	results, err := httpwire.AnswerMany(r, p, a.engine.RespondMany)
+	if err != nil {
+		return err
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, envelope{Data: results})
 }
 
 func (a *API) cancel(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
