@@ -151,3 +151,14 @@ func TestCtrlCOnAskSaysTheInquiryIsStillPending(t *testing.T) {
 		t.Errorf("hitl wait on a cancelled inquiry: exit %d %q", code, errOut)
 	}
 }
+
+// TestLongNamesOfLsAndRm: every ls and rm command answers to list and delete too.
+func TestLongNamesOfLsAndRm(t *testing.T) {
+	root := newRoot()
+	for _, path := range [][]string{{"list"}, {"keys", "list"}, {"people", "list"}, {"people", "delete"}, {"groups", "delete"}, {"templates", "delete"}, {"webhooks", "list"}, {"webhooks", "delete"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil || (cmd.Name() != "ls" && cmd.Name() != "rm") {
+			t.Errorf("hitl %v: %v, found %q; want the ls or rm command", path, err, cmd.Name())
+		}
+	}
+}

@@ -98,7 +98,21 @@ func newRoot() *cobra.Command {
 	for _, group := range root.Commands() {
 		refuseUnknownSubcommands(group)
 	}
+	addLongNames(root)
 	return root
+}
+
+// longNames are the words people type for the short ones: hitl list, hitl people delete.
+var longNames = map[string]string{"ls": "list", "rm": "delete"}
+
+// addLongNames lets every ls and rm command, at any depth, be called by its long name too.
+func addLongNames(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		if long, ok := longNames[c.Name()]; ok {
+			c.Aliases = append(c.Aliases, long)
+		}
+		addLongNames(c)
+	}
 }
 
 // refuseUnknownSubcommands makes a group of commands (hitl audit, hitl webhooks, ...) say that
