@@ -104,7 +104,9 @@ func (e *Engine) recordResumes(ctx context.Context) {
 			}
 		}
 		linger.Stop()
-		e.writeResumes(ctx, batch)
+		// A write in progress finishes though the engine stops meanwhile (Stop waits for it,
+		// within its own bound): cut short, its receipts would be lost.
+		e.writeResumes(context.WithoutCancel(ctx), batch)
 	}
 }
 
