@@ -116,14 +116,8 @@ const resumeFlushTime = 2 * time.Second
 // flushResumes writes, as the engine stops, batch and every receipt still queued: the last
 // requests of a shutdown (long polls returning, callbacks acknowledged) are recorded too.
 func (e *Engine) flushResumes(stopped context.Context, batch []resume) {
-	for {
-		select {
-		case r := <-e.resumes:
-			batch = append(batch, r)
-			continue
-		default:
-		}
-		break
+	for len(e.resumes) > 0 { // this loop is the only reader: what is counted is there
+		batch = append(batch, <-e.resumes)
 	}
 	if len(batch) == 0 {
 		return
