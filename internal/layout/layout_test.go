@@ -177,7 +177,7 @@ func TestTestsDoNotSleep(t *testing.T) {
 	}
 }
 
-// TestTheMapsListEveryPackage: ARCHITECTURE.md's code map and the README's "How it is built"
+// TestTheMapsListEveryPackage: ARCHITECTURE.md's code map and docs/development.md's "How it is built"
 // name every package of the module, and no package that is not there, so that a package added,
 // moved or removed updates the maps with it.
 func TestTheMapsListEveryPackage(t *testing.T) {
@@ -185,7 +185,7 @@ func TestTheMapsListEveryPackage(t *testing.T) {
 	for _, m := range []struct {
 		file  string
 		names func(string) []string
-	}{{"ARCHITECTURE.md", codeMapPackages}, {"README.md", readmePackages}} {
+	}{{"ARCHITECTURE.md", codeMapPackages}, {"docs/development.md", packageListPackages}} {
 		text, err := os.ReadFile("../../" + m.file)
 		if err != nil {
 			t.Fatal(err)
@@ -231,9 +231,9 @@ func codeMapPackages(text string) []string {
 	return out
 }
 
-// readmePackages are the packages of the README's "How it is built": the first word of each
+// packageListPackages are the packages of docs/development.md's "How it is built": the first word of each
 // line of its code block that does not start with a space ("hitl (root)" is the root package).
-func readmePackages(text string) []string {
+func packageListPackages(text string) []string {
 	_, after, _ := strings.Cut(text, "## How it is built")
 	_, block, _ := strings.Cut(after, "```\n")
 	block, _, _ = strings.Cut(block, "```")
