@@ -172,6 +172,6 @@ func webhooksCmd() *cobra.Command {
 			return err
 		},
 	}
-	cmd.AddCommand(create, ls, rm, deliveries, retry, secret)
+	cmd.AddCommand(create, ls, rm, deliveries, retry, secret, webhooksListenCmd())
 	return cmd
 }
