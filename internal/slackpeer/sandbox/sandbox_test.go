@@ -47,6 +47,9 @@ func TestSandboxRunsTheSlackLoop(t *testing.T) {
 		page = get(t, web.URL+"/")
 		return strings.Contains(page, "Deploy v2 to production?") && strings.Contains(page, ">Approve</button>")
 	})
+	if n := strings.Count(page, "Approve"); n != 1 {
+		t.Errorf("the page says Approve %d times; want once, as its button:\n%s", n, page)
+	}
 	msgs := box.messages()
 	index := -1
 	for _, b := range msgs[0].Buttons {
