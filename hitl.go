@@ -8,6 +8,7 @@ package hitl
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -21,17 +22,18 @@ const (
 	StatusCancelled Status = "cancelled"
 )
 
+// statuses are the four statuses, in the order of an inquiry's life.
+var statuses = [...]Status{StatusPending, StatusResponded, StatusTimeout, StatusCancelled}
+
+// Statuses are the four statuses, in the order of an inquiry's life: for the lists that offer
+// them (the CLI's completion), so that none is left out.
+func Statuses() []Status { return slices.Clone(statuses[:]) }
+
 // Final reports whether nothing may change the inquiry any more.
 func (s Status) Final() bool { return s != StatusPending }
 
 // Valid reports whether s is one of the four statuses.
-func (s Status) Valid() bool {
-	switch s {
-	case StatusPending, StatusResponded, StatusTimeout, StatusCancelled:
-		return true
-	}
-	return false
-}
+func (s Status) Valid() bool { return slices.Contains(statuses[:], s) }
 
 // RequestType says what kind of answer an inquiry expects; it picks the default schema.
 type RequestType string
@@ -43,14 +45,14 @@ const (
 	RequestInput         RequestType = "input"
 )
 
+// requestTypes are the known request types.
+var requestTypes = [...]RequestType{RequestApproval, RequestClarification, RequestSelection, RequestInput}
+
+// RequestTypes are the known request types, for the lists and messages that name them all.
+func RequestTypes() []RequestType { return slices.Clone(requestTypes[:]) }
+
 // Valid reports whether t is a known request type.
-func (t RequestType) Valid() bool {
-	switch t {
-	case RequestApproval, RequestClarification, RequestSelection, RequestInput:
-		return true
-	}
-	return false
-}
+func (t RequestType) Valid() bool { return slices.Contains(requestTypes[:], t) }
 
 // FallbackPolicy says what a timed-out inquiry answers on the human's behalf.
 type FallbackPolicy string

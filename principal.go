@@ -16,10 +16,15 @@ const (
 	RoleRelay = "relay"
 )
 
+// roles are the known roles, in the order people meet them: who asks, who answers, who may do
+// everything, who carries other people's answers.
+var roles = [...]string{RoleAgent, RoleResponder, RoleAdmin, RoleRelay}
+
+// Roles are the known roles, for the lists and help texts that name them all.
+func Roles() []string { return slices.Clone(roles[:]) }
+
 // ValidRole reports whether r is a known role.
-func ValidRole(r string) bool {
-	return r == RoleAdmin || r == RoleAgent || r == RoleResponder || r == RoleRelay
-}
+func ValidRole(r string) bool { return slices.Contains(roles[:], r) }
 
 // Principal is who a token speaks for.
 type Principal struct {
@@ -39,6 +44,16 @@ type Principal struct {
 	// relayed_by, and separation of duties counts it as it counts the person.
 	Via string `json:"-"`
 }
+
+// Caller is what GET /v1/me answers: the caller's principal, with the key it authenticated
+// with, which the principal keeps out of JSON elsewhere.
+type Caller struct {
+	*Principal
+	KeyID string `json:"key_id"`
+}
+
+// AsCaller is the principal as GET /v1/me shows it.
+func (p *Principal) AsCaller() Caller { return Caller{Principal: p, KeyID: p.KeyID} }
 
 // Has reports whether the principal holds the role.
 func (p *Principal) Has(role string) bool { return slices.Contains(p.Roles, role) }
