@@ -376,10 +376,14 @@ func (c *Client) RevokeKey(ctx context.Context, id string) error {
 	return err
 }
 
-// Me returns the caller's principal.
+// Me returns the caller's principal, with the key it authenticated with (KeyID).
 func (c *Client) Me(ctx context.Context) (*hitl.Principal, error) {
-	p := new(hitl.Principal)
-	return p, c.get(ctx, "/v1/me", p)
+	me := hitl.Caller{Principal: new(hitl.Principal)}
+	if err := c.get(ctx, "/v1/me", &me); err != nil {
+		return nil, err
+	}
+	me.Principal.KeyID = me.KeyID
+	return me.Principal, nil
 }
 
 // Ready reports whether the server and its store answer.

@@ -105,8 +105,10 @@ func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request, p *hitl.Princ
 	return nil
 }
 
+// me is the caller's principal, with the key it authenticated with (hitl whoami shows it: the
+// key to revoke, or to tell apart from the name's other keys).
 func (s *Server) me(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	return httpwire.WriteJSON(w, http.StatusOK, p)
+	return httpwire.WriteJSON(w, http.StatusOK, p.AsCaller())
 }
 
 // ---- inquiries
