@@ -172,7 +172,7 @@ with "hash" added at the end. Removing the line's final ,"hash":"…" member giv
 canonical JSON, so anyone can recompute hash = SHA-256(previous hash ‖ canonical JSON) from the
 export alone: the previous hash of the first line is the hash of seq --after (32 zero bytes
 for --after 0; after a gap retention left, the hash the audit.checkpoint event recorded for
-the run that ends just before it; after a restore's gap, the hash of the event before the gap). Reads the database directly, like verify; admins only, by who can read it.`,
+the run that ends just before it; after a restore's gap, the hash of the event before the gap). Reads the database directly, like verify: no role applies, whoever can read the database can run it.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if after < 0 {

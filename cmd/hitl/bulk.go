@@ -52,8 +52,9 @@ func respondSession(cmd *cobra.Command, session string, approve bool, comment st
 func declineCmd() *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
-		Use:   "decline ID",
-		Short: "Decline to answer an inquiry, when its agent allows it",
+		Use:               "decline ID",
+		ValidArgsFunction: completeInquiryID,
+		Short:             "Decline to answer an inquiry, when its agent allows it (role: responder)",
 		Long: `Decline to answer an inquiry whose agent set cancellable_by_responder: the inquiry is
 cancelled with your reason, the agent's wait ends with the cancellation, and its session fails
 with the reason.`,

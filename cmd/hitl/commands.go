@@ -186,14 +186,14 @@ func askCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "ask [PROMPT]",
-		Short: "Ask a human and wait for the answer (printed as JSON on stdout)",
+		Short: "Ask a human and wait for the answer, printed as JSON on stdout (role: agent)",
 		Long: `Ask a human a question and block until it is answered, timed out or cancelled.
 The answer is printed as JSON on stdout, so a script or CI job can gate on a human.
 
 Exit status: 0 answered (or the fallback applied; stderr says so), 3 timed out,
 4 cancelled, 1 any other error, 2 bad usage.
 
-With --template, the question is made from a template an admin set (hitl templates ls):
+With --template, the question is made from a template (hitl templates ls; role admin sets them):
 each --var NAME=VALUE fills its {{.NAME}} placeholders (a VALUE that is JSON is taken as
 JSON: 3, true, {"a":1}, "quoted" with its quotes; any other as a string), and the flags given replace
 the template's fields. The prompt is then optional: given, it replaces the template's.`,
@@ -213,7 +213,7 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 			}
 			req.RequestType = hitl.RequestType(reqType)
 			if reqType != "" && !req.RequestType.Valid() {
-				return usagef("--type must be approval, clarification, selection or input, not %q", reqType)
+				return usagef("--type must be %s, not %q", orList(requestTypeNames()), reqType)
 			}
 			if len(options) == 1 {
 				return usagef("--option: a selection needs at least two options to choose from; give --option once for each")
@@ -288,7 +288,7 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&reqType, "type", "", "approval, clarification, selection or input (default: selection with options, else input)")
+	f.StringVar(&reqType, "type", "", orList(requestTypeNames())+" (default: selection with options, else input)")
 	f.StringArrayVar(&options, "option", nil, "an option to choose from (repeat; at least 2)")
 	f.BoolVar(&req.Multiple, "multiple", false, "allow choosing several options")
 	f.StringVar(&schema, "schema", "", "JSON Schema of the answer, inline or @file")
@@ -308,6 +308,7 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.StringArrayVar(&metadata, "metadata", nil, "KEY=VALUE for filtering (repeat)")
 	f.StringVar(&req.Template, "template", "", "ask with this template (hitl templates ls); the prompt is then optional")
 	f.StringArrayVar(&vars, "var", nil, "NAME=VALUE for the template's {{.NAME}} (repeat; VALUE is JSON when it parses as JSON, else a string)")
+	cmd.RegisterFlagCompletionFunc("type", completeWords(requestTypeNames(), nil))
 	return cmd
 }
 
@@ -333,8 +334,9 @@ func printAnswer(cmd *cobra.Command, inq *hitl.Inquiry) error {
 
 func waitCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "wait ID",
-		Short: "Wait for an inquiry asked before, and print its answer as hitl ask does",
+		Use:               "wait ID",
+		ValidArgsFunction: completeInquiryID,
+		Short:             "Wait for an inquiry asked before, and print its answer as hitl ask does",
 		Long: `Wait until an inquiry is answered, timed out or cancelled, as hitl ask does once it has
 asked: the answer is printed as JSON on stdout, with the same exit statuses (0 answered or the
 fallback applied, 3 timed out, 4 cancelled). For a hitl ask stopped by Ctrl-C, whose inquiry
@@ -389,7 +391,7 @@ func lsCmd() *cobra.Command {
 			}
 			status, ok := statusNamed(o.Status)
 			if !ok {
-				return usagef("--status %q: want pending, answered, timed-out or cancelled", o.Status)
+				return usagef("--status %q: want %s", o.Status, orList(statusNames()))
 			}
 			o.Status = string(status)
 			c, err := connect()
@@ -417,11 +419,12 @@ func lsCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Status, "status", "", "pending, answered, timed-out or cancelled (or the API's responded, timeout)")
+	f.StringVar(&o.Status, "status", "", orList(statusNames())+" (or the API's responded, timeout)")
 	f.StringVar(&o.Session, "session", "", "only this session")
 	f.BoolVar(&mine, "mine", false, "only what is assigned to me or my groups")
 	f.IntVar(&o.Limit, "limit", 50, "how many (1..500)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.RegisterFlagCompletionFunc("status", completeWords(statusNames(), nil))
 	return cmd
 }
 
@@ -478,9 +481,10 @@ func shorten(s string, n int) string {
 func showCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one inquiry",
-		Args:  exactArgs(1, "an inquiry id"),
+		Use:               "show ID",
+		ValidArgsFunction: completeInquiryID,
+		Short:             "Show one inquiry",
+		Args:              exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			inq, _, err := fetchInquiry(cmd.Context(), args[0])
 			if err != nil {
@@ -696,8 +700,9 @@ func respondCmd() *cobra.Command {
 		comment, edit, session string
 	)
 	cmd := &cobra.Command{
-		Use:   "respond ID [JSON] | respond --session KEY --approve|--reject",
-		Short: "Answer an inquiry, or every pending approval of a session",
+		Use:               "respond ID [JSON] | respond --session KEY --approve|--reject",
+		ValidArgsFunction: completeAnswer,
+		Short:             "Answer an inquiry, or every pending approval of a session (role: responder)",
 		Long: `Answer an inquiry with a JSON value, or @file to read it from a file. A value that is
 not JSON is sent as a JSON string, so 'hitl respond 7 Garden' answers "Garden". For
 approvals, --approve or --reject (with --comment) build the answer; for an approval of a tool
@@ -855,9 +860,10 @@ func withFieldErrors(err error) error {
 func cancelCmd() *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
-		Use:   "cancel ID",
-		Short: "Cancel a pending inquiry",
-		Args:  exactArgs(1, "an inquiry id"),
+		Use:               "cancel ID",
+		ValidArgsFunction: completeInquiryID,
+		Short:             "Cancel a pending inquiry (the agent that asked it, or role: admin)",
+		Args:              exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, c, err := inquiryClient(args[0])
 			if err != nil {
@@ -880,11 +886,12 @@ func claimCmd() *cobra.Command {
 		release bool
 	)
 	cmd := &cobra.Command{
-		Use:   "claim ID",
-		Short: "Take an inquiry to answer it, so nobody else answers meanwhile (or give it back with --release)",
+		Use:               "claim ID",
+		ValidArgsFunction: completeInquiryID,
+		Short:             "Take an inquiry to answer it, so nobody else answers meanwhile, or give it back with --release (role: responder)",
 		Long: `Claim an inquiry you may answer: until the claim expires (--ttl, default 15m), you answer
 or you release it, others who answer get "claimed by you until ...". Claiming again extends
-the claim. --release gives it back; an admin's --release breaks anyone's claim.`,
+the claim. --release gives it back; with the role admin, --release breaks anyone's claim.`,
 		Args: exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, c, err := inquiryClient(args[0])
@@ -915,7 +922,7 @@ the claim. --release gives it back; an admin's --release breaks anyone's claim.`
 }
 
 func keysCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (admin)"}
+	cmd := &cobra.Command{Use: "keys", Short: "Manage API keys (role: admin)"}
 	var roles, groups []string
 	create := &cobra.Command{
 		Use:     "create NAME",
@@ -936,7 +943,8 @@ func keysCmd() *cobra.Command {
 			return err
 		},
 	}
-	create.Flags().StringArrayVar(&roles, "role", []string{"responder"}, "admin, agent, responder or relay (repeat)")
+	create.Flags().StringArrayVar(&roles, "role", []string{hitl.RoleResponder}, "a role of the key: "+orList(hitl.Roles())+" (repeat)")
+	create.RegisterFlagCompletionFunc("role", completeWords(hitl.Roles(), roleDoes))
 	create.Flags().StringArrayVar(&groups, "group", nil, "a group the principal belongs to (repeat)")
 	var asJSON bool
 	ls := &cobra.Command{
@@ -989,10 +997,14 @@ func keysCmd() *cobra.Command {
 }
 
 func whoamiCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "whoami",
-		Short: "Show the principal your token speaks for",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Show the principal your token speaks for: its name, roles, groups and key",
+		Long: `Show the principal your token speaks for, as a table (or JSON with --json): its name, its
+integer identity, its roles, its groups and the key the token belongs to. Under the table, on
+stderr, which server was asked and where the token came from.`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := connect()
 			if err != nil {
@@ -1002,7 +1014,21 @@ func whoamiCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printJSON(cmd.OutOrStdout(), p)
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), p.AsCaller())
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tIDENTITY\tROLES\tGROUPS\tKEY")
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", p.Name, p.IdentityID, strings.Join(p.Roles, ","), dash(strings.Join(p.Groups, ",")), dash(p.KeyID))
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if t, err := findTarget(); err == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Asked %s (the address is from %s) with the token from %s.\n", t.URL, t.From, t.TokenFrom)
+			}
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
 }

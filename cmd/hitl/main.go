@@ -88,6 +88,7 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "hitl",
 		Short:         "Human-in-the-loop server: agents ask, humans answer, agents resume",
+		Long:          "Human-in-the-loop server: agents ask, humans answer, agents resume.\n\n" + rolesHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildinfo.Get().String(),

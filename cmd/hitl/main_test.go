@@ -218,9 +218,22 @@ func TestListShowKeysWhoami(t *testing.T) {
 		t.Fatalf("keys ls: %d %q", code, out)
 	}
 	t.Setenv("HITL_TOKEN", strings.TrimSpace(token))
-	code, out, _ = cli(t, "whoami")
-	if code != 0 || !strings.Contains(out, `"olga"`) || !regexp.MustCompile(`"identity_id": [1-9]`).MatchString(out) {
-		t.Fatalf("whoami: %d %q", code, out)
+	// whoami is a table, as keys ls is, with the key the token belongs to; JSON with --json.
+	code, out, errOut = cli(t, "whoami")
+	if code != 0 || !regexp.MustCompile(`(?m)^NAME +IDENTITY +ROLES +GROUPS +KEY\nolga +[1-9]\d* +responder +ops +key_\S+\n$`).MatchString(out) ||
+		!strings.Contains(errOut, "with the token from HITL_TOKEN") {
+		t.Fatalf("whoami: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = cli(t, "whoami", "--json")
+	var me struct {
+		Name       string   `json:"name"`
+		IdentityID int64    `json:"identity_id"`
+		Roles      []string `json:"roles"`
+		Groups     []string `json:"groups"`
+		KeyID      string   `json:"key_id"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &me) != nil || me.Name != "olga" || me.IdentityID == 0 || fmt.Sprint(me.Roles, me.Groups) != "[responder] [ops]" || !strings.HasPrefix(me.KeyID, "key_") {
+		t.Fatalf("whoami --json: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "ls", "--mine")
 	if code != 0 || !strings.Contains(out, "Rename") {
@@ -305,7 +318,7 @@ func TestFirstStartWritesTheAdminKey(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file mode %v (%v), want 600", fi.Mode().Perm(), err)
 	}
-	if code, stdout, errOut := cli(t, "whoami"); code != 0 || !strings.Contains(stdout, `"admin"`) {
+	if code, stdout, errOut := cli(t, "whoami"); code != 0 || !regexp.MustCompile(`(?m)^admin +\d+ +admin `).MatchString(stdout) {
 		t.Fatalf("whoami with the saved credentials: %d %q %q", code, stdout, errOut)
 	}
 	cancel()

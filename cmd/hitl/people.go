@@ -11,7 +11,7 @@ import (
 )
 
 func peopleCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "people", Short: "Where people are reached: email, Slack (admin)"}
+	cmd := &cobra.Command{Use: "people", Short: "Where people are reached: email, Slack (role: admin)"}
 	var (
 		req    hitl.PersonRequest
 		asJSON bool
@@ -103,7 +103,7 @@ func personChannels(p *hitl.Person) string {
 }
 
 func groupsCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "groups", Short: "Groups' shared contact points: a list, a Slack channel (admin)"}
+	cmd := &cobra.Command{Use: "groups", Short: "Groups' shared contact points: a list, a Slack channel (role: admin)"}
 	var (
 		req    hitl.GroupRequest
 		asJSON bool

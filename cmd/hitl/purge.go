@@ -17,7 +17,7 @@ func purgeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "purge --before DATE",
-		Short: "Remove the inquiries and sessions that ended before a date, with their events (admins)",
+		Short: "Remove the inquiries and sessions that ended before a date, with their events (role: admin)",
 		Long: `Remove what --retain-resolved removes on its own, by hand: every inquiry that ended (answered,
 timed out or cancelled) before DATE, every finished session that ended before it with its
 inquiries, and what is kept for them — assignees, deliveries, idempotency keys and events.

@@ -18,7 +18,7 @@ func statsCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "stats",
-		Short: "Show how long humans take, what timed out and what waits (admins: everything; responders: their own)",
+		Short: "Show how long humans take, what timed out and what waits (role admin: everything; role responder: their own)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := connect()

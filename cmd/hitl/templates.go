@@ -15,7 +15,7 @@ import (
 )
 
 func templatesCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "templates", Short: "Templates that agents ask with: hitl ask --template NAME --var k=v (admins set them)"}
+	cmd := &cobra.Command{Use: "templates", Short: "Templates that agents ask with: hitl ask --template NAME --var k=v (set and rm: role admin)"}
 	var (
 		file   string
 		asJSON bool

@@ -13,7 +13,7 @@ import (
 )
 
 func webhooksCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "webhooks", Short: "Manage webhooks and their deliveries (admin)"}
+	cmd := &cobra.Command{Use: "webhooks", Short: "Manage webhooks and their deliveries (role: admin)"}
 	var (
 		events      []string
 		description string
