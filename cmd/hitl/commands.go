@@ -500,9 +500,27 @@ func showCmd() *cobra.Command {
 	return cmd
 }
 
-// describe prints an inquiry for people: one line per fact, then the context, what the
+// describe prints an inquiry for people: what was asked (describeAsked), then what the
 // answer should be and the answer, each indented under its heading.
 func describe(w io.Writer, inq *hitl.Inquiry) error {
+	if err := describeAsked(w, inq); err != nil {
+		return err
+	}
+	if inq.Status == hitl.StatusPending {
+		writeBlock(w, "The answer", answerWanted(inq))
+	}
+	if len(inq.Options) == 0 && !inq.IsPlainApproval() && !inq.HasDecisions() {
+		writeBlock(w, "Answer schema", indentJSON(inq.ResponseSchema))
+	}
+	if inq.Status == hitl.StatusResponded || inq.FallbackApplied {
+		writeBlock(w, "Response", cmp.Or(indentJSON(inq.Response), "null")) // null is an answer too
+	}
+	return nil
+}
+
+// describeAsked prints what was asked: one line per fact, then the context and the tool call,
+// each indented under its heading. The answer form shows it before the question.
+func describeAsked(w io.Writer, inq *hitl.Inquiry) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	line := func(k, v string) {
 		if v != "" {
@@ -587,25 +605,18 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	block := func(heading, text string) {
-		if text != "" {
-			fmt.Fprintf(w, "\n%s:\n  %s\n", heading, strings.ReplaceAll(text, "\n", "\n  "))
-		}
-	}
-	block("Context", indentJSON(inq.Context))
+	writeBlock(w, "Context", indentJSON(inq.Context))
 	if inq.HasDecisions() {
-		block("Tool call", inq.ToolCall.Name+" "+indentJSON(inq.ToolCall.Arguments))
-	}
-	if inq.Status == hitl.StatusPending {
-		block("The answer", answerWanted(inq))
-	}
-	if len(inq.Options) == 0 && !inq.IsPlainApproval() && !inq.HasDecisions() {
-		block("Answer schema", indentJSON(inq.ResponseSchema))
-	}
-	if inq.Status == hitl.StatusResponded || inq.FallbackApplied {
-		block("Response", cmp.Or(indentJSON(inq.Response), "null")) // null is an answer too
+		writeBlock(w, "Tool call", inq.ToolCall.Name+" "+indentJSON(inq.ToolCall.Arguments))
 	}
 	return nil
+}
+
+// writeBlock prints text under its heading, indented; nothing for no text.
+func writeBlock(w io.Writer, heading, text string) {
+	if text != "" {
+		fmt.Fprintf(w, "\n%s:\n  %s\n", heading, strings.ReplaceAll(text, "\n", "\n  "))
+	}
 }
 
 // indentJSON is a JSON value indented for reading; "" for none.
@@ -709,7 +720,10 @@ approvals, --approve or --reject (with --comment) build the answer; for an appro
 call with decisions, --reject takes the reason as the argument after it, and --edit the
 arguments to run the tool with instead (JSON, or @file). With no answer on a terminal, a form
 built from the inquiry's options or schema asks for it (ACCESSIBLE=1: plain prompts, one per
-line, which also read answers piped in). An answer to a quorum or a chain is a vote: the
+line, which also read answers piped in): it shows what was asked first, as hitl show does; after
+the choice of an approval or a selection it asks for a comment, with the choice in view, and
+sends it beside the answer as --comment does; its last line says what was sent. Reject comes
+first, so Enter alone never approves; Ctrl-C sends nothing. An answer to a quorum or a chain is a vote: the
 inquiry may still wait for other people's votes, and the line after it says where it stands.
 
 With --session KEY and --approve or --reject, every pending approval of that session that is
@@ -749,7 +763,10 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 			if err != nil {
 				return err
 			}
-			var answer json.RawMessage
+			var (
+				answer json.RawMessage
+				sent   string // what the form sent, in words
+			)
 			switch {
 			case len(args) == 1 && !approve && !reject && edit == "":
 				inq, err := c.Inquiry(cmd.Context(), id)
@@ -759,9 +776,11 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 				if inq.Status.Final() {
 					return fmt.Errorf("inquiry %d is already %s", id, wording.Status(inq.Status))
 				}
-				if answer, err = askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr()); err != nil {
+				form, err := askForm(cmd.Context(), inq, cmd.InOrStdin(), cmd.ErrOrStderr())
+				if err != nil {
 					return err
 				}
+				answer, comment, sent = form.response, cmp.Or(comment, form.comment), form.words
 			case approve || reject || edit != "":
 				inq, err := c.Inquiry(cmd.Context(), id)
 				if err != nil {
@@ -785,6 +804,9 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 			inq, err := c.Respond(cmd.Context(), id, answer, comment)
 			if err != nil {
 				return withFieldErrors(err)
+			}
+			if sent != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "Sent:", sent)
 			}
 			if inq.Status == hitl.StatusPending { // a vote, and others are still to vote
 				me, err := c.Me(cmd.Context())

@@ -122,9 +122,12 @@ func TestDecisionFormWithPlainPrompts(t *testing.T) {
 		{"edit", "3\n{\"service\":\"api\",\"replicas\":5}\n", `{"decision":"edit","args":{"service":"api","replicas":5}}`, "/replicas: 3 → 5"},
 		{"edit keeping the proposed arguments", "3\n\n", `{"decision":"edit","args":{"service":"api","replicas":3}}`, "Arguments of deploy"},
 		{"edit re-asked until it is JSON", "3\nreplicas=5\n{\"service\":\"web\",\"replicas\":3}\n", `{"decision":"edit","args":{"service":"web","replicas":3}}`, "enter the arguments as a JSON object"},
-		{"reject with a reason", "1\nnot today\n", `{"decision":"reject","message":"not today"}`, "Reject: do not run deploy"},
+		{"reject with a reason", "1\nnot today\n", `{"decision":"reject","message":"not today"}`, "You chose: Reject: do not run deploy. Why not (optional)"},
 		{"approve", "2\n", `{"decision":"approve"}`, "Approve: run deploy as proposed"},
 		{"respond, an answer required", "4\n\nuse the canary\n", `{"decision":"respond","message":"use the canary"}`, "an answer is required"},
+		{"respond, the choice in view", "4\nuse the canary\n", `{"decision":"respond","message":"use the canary"}`, "You chose: Respond: do not run deploy; answer the model instead. Your answer to the model *"},
+		{"respond, said", "4\nuse the canary\n", `{"decision":"respond","message":"use the canary"}`, `Sent: Respond: do not run deploy; answer the model instead, with the message "use the canary"`},
+		{"approve, said", "2\n", `{"decision":"approve"}`, "Sent: Approve: run deploy as proposed\n"},
 	} {
 		inq := askToolCall(t, admin, all...)
 		code, _, errOut := cliInput(t, c.input, "respond", fmt.Sprint(inq.ID))
@@ -156,10 +159,25 @@ func TestDecisionFormOnATerminal(t *testing.T) {
 	if code := term.exit(); code != 0 {
 		t.Fatalf("exit %d; the screen:\n%s", code, term.screen())
 	}
-	if !strings.Contains(term.screen(), "/replicas: 3 → 5") {
-		t.Fatalf("the change is not shown:\n%s", term.screen())
+	if !strings.Contains(term.screen(), "/replicas: 3 → 5") || !strings.Contains(term.screen(), `Sent: Edit: run deploy with {"service":"api","replicas":5}`) {
+		t.Fatalf("the change, or what was sent, is not shown:\n%s", term.screen())
 	}
 	if tr := toolResultAfter(t, admin, inq.ID); tr.Decision != hitl.DecisionEdit || string(tr.Arguments) != `{"service":"api","replicas":5}` {
 		t.Fatalf("edited on a terminal: %+v", tr)
+	}
+
+	// Reject is first; its reason is asked with the choice in view.
+	inq = askToolCall(t, admin, hitl.DecisionApprove, hitl.DecisionReject)
+	term = respondOnTerminal(t, inq.ID)
+	term.waitFor("Approve: run deploy as proposed")
+	term.typeKeys("\r")
+	term.waitFor("Why not (optional)")
+	term.waitFor("You chose: Reject: do not run deploy")
+	term.typeKeys("freeze\r")
+	if code := term.exit(); code != 0 || !strings.Contains(term.screen(), `Sent: Reject: do not run deploy, with the message "freeze"`) {
+		t.Fatalf("exit %d; the screen:\n%s", code, term.screen())
+	}
+	if tr := toolResultAfter(t, admin, inq.ID); tr.Decision != hitl.DecisionReject || tr.Message != "freeze" {
+		t.Fatalf("rejected on a terminal: %+v", tr)
 	}
 }

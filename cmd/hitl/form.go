@@ -58,21 +58,116 @@ func (o *oneByteReader) Read(p []byte) (int, error) {
 // errInputEnded: piped answers ran out before the form was complete; nothing is sent.
 var errInputEnded = usagef("expected an answer: the input ended before the form was complete, so nothing was sent")
 
-// answerForm builds the form that asks for an inquiry's answer from its options or schema,
-// one page per group, and the function that reads the answer once the form ran. Anything a
-// form cannot express gets one JSON field, which the server validates.
-func answerForm(inq *hitl.Inquiry) ([]*huh.Group, func() (json.RawMessage, error)) {
-	if inq.IsPlainApproval() {
-		return approvalForm(inq)
+// formAnswer is what the form asked for: the answer, the comment that goes beside it (the
+// respond request's top-level comment, as hitl respond --comment sends it), and what was
+// chosen in words, which the command says once the server took it ("Sent: Venue B").
+type formAnswer struct {
+	response json.RawMessage
+	comment  string
+	words    string
+}
+
+// choice is the first page of an approval or a selection: its field, and what it chose in
+// words, as the pages after it show it ("Approve", "Venue B") and as the sent line says it
+// ("approved", "Venue B").
+type choice struct {
+	field  huh.Field
+	picked any // what the field sets: the later pages follow its changes
+	label  func() string
+	words  func() string
+	answer func(comment string) (json.RawMessage, error)
+	// commentRequired: the approval's schema requires a comment.
+	commentRequired bool
+}
+
+// optionsChoice asks for one of the options, or any of them.
+func optionsChoice(inq *hitl.Inquiry) choice {
+	opts := make([]huh.Option[string], len(inq.Options))
+	labels := map[string]string{}
+	for i, o := range inq.Options {
+		labels[o.Value] = cmp.Or(o.Label, o.Value)
+		key := labels[o.Value]
+		if o.Description != "" {
+			key += " — " + o.Description
+		}
+		opts[i] = huh.NewOption(key, o.Value)
 	}
-	fields, get := answerFields(inq)
-	return []*huh.Group{huh.NewGroup(fields...)}, get
+	var c choice
+	if inq.Multiple {
+		var picked []string
+		c.field = huh.NewMultiSelect[string]().Title(inq.Prompt).Options(opts...).Value(&picked).
+			Validate(func(v []string) error {
+				if len(v) == 0 {
+					return errors.New("choose at least one")
+				}
+				return nil
+			})
+		c.picked = &picked
+		c.label = func() string {
+			var chosen []string
+			for _, v := range picked {
+				chosen = append(chosen, labels[v])
+			}
+			return strings.Join(chosen, ", ")
+		}
+		c.answer = func(string) (json.RawMessage, error) { return json.Marshal(picked) }
+	} else {
+		var picked string
+		c.field = huh.NewSelect[string]().Title(inq.Prompt).Options(opts...).Value(&picked)
+		c.picked = &picked
+		c.label = func() string { return labels[picked] }
+		c.answer = func(string) (json.RawMessage, error) { return json.Marshal(picked) }
+	}
+	c.words = c.label
+	return c
+}
+
+// approvalChoice asks Approve / Reject under the prompt. Reject is highlighted first: Enter
+// alone never approves. The comment is in the answer too, as the approval's schema has it.
+func approvalChoice(inq *hitl.Inquiry) choice {
+	var approved bool
+	c := choice{
+		field:  huh.NewConfirm().Title(inq.Prompt).Affirmative("Approve").Negative("Reject").Value(&approved),
+		picked: &approved,
+		label:  func() string { return map[bool]string{true: "Approve", false: "Reject"}[approved] },
+		words:  func() string { return map[bool]string{true: "approved", false: "rejected"}[approved] },
+		answer: func(comment string) (json.RawMessage, error) { return hitl.ApprovalAnswer(approved, comment), nil },
+	}
+	for _, f := range schema.FormFor(inq.ResponseSchema).Fields {
+		c.commentRequired = c.commentRequired || f.Key == "comment" && f.Required
+	}
+	return c
+}
+
+// askChoice asks an approval or a selection, then, on a page of its own that keeps the choice
+// in view, for a comment.
+func askChoice(ctx context.Context, c choice, in io.Reader, out io.Writer) (formAnswer, error) {
+	var comment string
+	title := "Comment (optional)"
+	if c.commentRequired {
+		title = "Comment *"
+	}
+	commenting := func() []page {
+		field := huh.NewInput().Value(&comment).Validate(func(v string) error {
+			if c.commentRequired && strings.TrimSpace(v) == "" {
+				return errors.New("a comment is required")
+			}
+			return nil
+		})
+		return []page{{fields: []huh.Field{showChoice(field, func() string { return title }, c.label, c.picked)}}}
+	}
+	if err := runPages(ctx, c.field, commenting, in, out); err != nil {
+		return formAnswer{}, err
+	}
+	response, err := c.answer(comment)
+	words := c.words()
+	if comment != "" {
+		words += fmt.Sprintf(", with the comment %q", comment)
+	}
+	return formAnswer{response: response, comment: comment, words: words}, err
 }
 
 func answerFields(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error)) {
-	if len(inq.Options) > 0 {
-		return optionsField(inq)
-	}
 	root := schema.FormFor(inq.ResponseSchema)
 	if f, get, ok := scalarField(inq.Prompt, root, true); ok {
 		return []huh.Field{f}, get
@@ -83,61 +178,69 @@ func answerFields(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, erro
 	return jsonField(inq)
 }
 
-func optionsField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error)) {
-	opts := make([]huh.Option[string], len(inq.Options))
-	for i, o := range inq.Options {
-		key := o.Value
-		if o.Label != "" {
-			key = o.Label
-		}
-		if o.Description != "" {
-			key += " — " + o.Description
-		}
-		opts[i] = huh.NewOption(key, o.Value)
-	}
-	if inq.Multiple {
-		var picked []string
-		f := huh.NewMultiSelect[string]().Title(inq.Prompt).Options(opts...).Value(&picked).
-			Validate(func(v []string) error {
-				if len(v) == 0 {
-					return errors.New("choose at least one")
-				}
-				return nil
-			})
-		return []huh.Field{f}, func() (json.RawMessage, error) { return json.Marshal(picked) }
-	}
-	var picked string
-	f := huh.NewSelect[string]().Title(inq.Prompt).Options(opts...).Value(&picked)
-	return []huh.Field{f}, func() (json.RawMessage, error) { return json.Marshal(picked) }
+// page is a page of a form after its first: its fields, and when it is not shown (nil: it
+// always is).
+type page struct {
+	fields []huh.Field
+	hidden func() bool
 }
 
-// approvalForm asks Approve / Reject under the prompt, then, on a page of its own, for a
-// comment. Reject is highlighted first: Enter alone never approves.
-func approvalForm(inq *hitl.Inquiry) ([]*huh.Group, func() (json.RawMessage, error)) {
-	var (
-		approved bool
-		comment  string
-	)
-	commentRequired := false
-	for _, f := range schema.FormFor(inq.ResponseSchema).Fields {
-		commentRequired = commentRequired || f.Key == "comment" && f.Required
-	}
-	commentTitle := "Comment (optional)"
-	if commentRequired {
-		commentTitle = "Comment *"
-	}
-	groups := []*huh.Group{
-		huh.NewGroup(huh.NewConfirm().Title(inq.Prompt).Affirmative("Approve").Negative("Reject").Value(&approved)),
-		huh.NewGroup(huh.NewInput().Title(commentTitle).Value(&comment).Validate(func(v string) error {
-			if commentRequired && strings.TrimSpace(v) == "" {
-				return errors.New("a comment is required")
+// runPages runs a form whose later pages follow from its first field. On a terminal it is
+// one form, so that Shift-Tab goes back to the choice, and its later pages follow the choice
+// as it changes (whether they are shown, their titles and descriptions). Plain prompts ask
+// every field of a form, hidden or not, and evaluate nothing that changes: they get the first
+// field on its own, then the pages it leads to, built once it is answered.
+func runPages(ctx context.Context, first huh.Field, later func() []page, in io.Reader, out io.Writer) error {
+	if !accessible() {
+		groups := []*huh.Group{huh.NewGroup(first)}
+		for _, p := range later() {
+			g := huh.NewGroup(p.fields...)
+			if p.hidden != nil {
+				g = g.WithHideFunc(p.hidden)
 			}
-			return nil
-		})),
+			groups = append(groups, g)
+		}
+		return runGroups(ctx, groups, in, out)
 	}
-	return groups, func() (json.RawMessage, error) {
-		return hitl.ApprovalAnswer(approved, comment), nil
+	if err := runGroups(ctx, []*huh.Group{huh.NewGroup(first)}, in, out); err != nil {
+		return err
 	}
+	for _, p := range later() {
+		if p.hidden == nil || !p.hidden() {
+			if err := runGroups(ctx, []*huh.Group{huh.NewGroup(p.fields...)}, in, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// choiceShower is a field that can say what was chosen on the page before it.
+type choiceShower[F any] interface {
+	Title(string) F
+	TitleFunc(func() string, any) F
+	DescriptionFunc(func() string, any) F
+}
+
+// showChoice titles a field on a page after a choice and keeps the choice in view on it:
+// "You chose: Venue B". On a terminal its title and description follow the choice (picked)
+// as it changes. Plain prompts show a title alone and evaluate nothing that changes, but
+// build the later pages once the choice is made (runPages): there the title says it.
+func showChoice[F choiceShower[F]](f F, title, chosen func() string, picked any) F {
+	if accessible() {
+		return f.Title("You chose: " + chosen() + ". " + title())
+	}
+	return f.TitleFunc(title, picked).DescriptionFunc(func() string { return "You chose: " + chosen() }, picked)
+}
+
+// answerWords is an answer as the sent line says it: a text as the text, anything else as
+// its JSON.
+func answerWords(answer json.RawMessage) string {
+	var text string
+	if json.Unmarshal(answer, &text) == nil {
+		return text
+	}
+	return string(answer)
 }
 
 // scalarField is one field for a boolean, a number, a string or an enum of strings. A field
@@ -279,25 +382,35 @@ func jsonField(inq *hitl.Inquiry) ([]huh.Field, func() (json.RawMessage, error))
 	return []huh.Field{f}, func() (json.RawMessage, error) { return json.RawMessage(text), nil }
 }
 
-// askForm runs the answer form for inq on in and out. On a terminal the form gets the
-// terminal itself, so that it can put it in raw mode (arrow keys, Enter); plain prompts
-// (ACCESSIBLE) read one byte at a time, so that piped answers reach the prompt they are meant
-// for. Ctrl-C, and SIGINT, SIGTERM or SIGHUP while the form is open, abort it: nothing is sent.
-func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
-	if inq.HasDecisions() {
+// askForm shows what was asked, as hitl show prints it, then runs the answer form for inq on
+// in and out. On a terminal the form gets the terminal itself, so that it can put it in raw
+// mode (arrow keys, Enter); plain prompts (ACCESSIBLE) read one byte at a time, so that piped
+// answers reach the prompt they are meant for. Ctrl-C, and SIGINT, SIGTERM or SIGHUP while
+// the form is open, abort it: nothing is sent.
+func askForm(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (formAnswer, error) {
+	if err := describeAsked(out, inq); err != nil {
+		return formAnswer{}, err
+	}
+	fmt.Fprintln(out)
+	switch {
+	case inq.HasDecisions():
 		return askDecision(ctx, inq, in, out)
+	case inq.IsPlainApproval():
+		return askChoice(ctx, approvalChoice(inq), in, out)
+	case len(inq.Options) > 0:
+		return askChoice(ctx, optionsChoice(inq), in, out)
 	}
-	groups, get := answerForm(inq)
-	if err := runGroups(ctx, groups, in, out); err != nil {
-		return nil, err
+	fields, get := answerFields(inq)
+	if err := runGroups(ctx, []*huh.Group{huh.NewGroup(fields...)}, in, out); err != nil {
+		return formAnswer{}, err
 	}
-	return get()
+	response, err := get()
+	return formAnswer{response: response, words: answerWords(response)}, err
 }
 
 // askDecision asks what to do about the tool call, then what the decision needs: the edited
-// arguments, or the message. On a terminal it is one form whose second page depends on the
-// first; plain prompts ask every field of a form, hidden or not, so they get two forms.
-func askDecision(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (json.RawMessage, error) {
+// arguments, or the message.
+func askDecision(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Writer) (formAnswer, error) {
 	tc := inq.ToolCall
 	var picked hitl.Decision
 	choose := huh.NewSelect[hitl.Decision]().Title(inq.Prompt).
@@ -311,58 +424,51 @@ func askDecision(ctx context.Context, inq *hitl.Inquiry, in io.Reader, out io.Wr
 	}
 	proposed := cmp.Or(string(tc.Arguments), "{}") // one line: plain prompts read one
 	edited, message := proposed, ""
-	editArgs := huh.NewText().Title("Arguments of " + tc.Name + " *").
-		Description("JSON that fits the tool's parameters (hitl show " + strconv.FormatInt(inq.ID, 10) + " prints them), starting from those proposed; plain prompts keep them on an empty line").
-		Value(&edited).Validate(func(v string) error {
-		var args map[string]json.RawMessage
-		if strings.TrimSpace(v) != "" && json.Unmarshal([]byte(v), &args) != nil { // empty: the plain prompt keeps those proposed
-			return errors.New("enter the arguments as a JSON object")
-		}
-		return nil
-	})
-	writeMessage := huh.NewText().TitleFunc(func() string {
-		if picked == hitl.DecisionRespond {
-			return "Your answer to the model *"
-		}
-		return "Why not (optional)"
-	}, &picked).Value(&message).Validate(func(v string) error {
-		if picked == hitl.DecisionRespond && strings.TrimSpace(v) == "" {
-			return errors.New("an answer is required")
-		}
-		return nil
-	})
-	first := huh.NewGroup(choose.Options(opts...))
-	editing := huh.NewGroup(editArgs).WithHideFunc(func() bool { return picked != hitl.DecisionEdit })
-	saying := huh.NewGroup(writeMessage).WithHideFunc(func() bool { return picked != hitl.DecisionReject && picked != hitl.DecisionRespond })
-	if !accessible() {
-		if err := runGroups(ctx, []*huh.Group{first, editing, saying}, in, out); err != nil {
-			return nil, err
-		}
-	} else {
-		if err := runGroups(ctx, []*huh.Group{first}, in, out); err != nil {
-			return nil, err
-		}
-		var next huh.Field
-		switch picked {
-		case hitl.DecisionEdit:
-			next = editArgs
-		case hitl.DecisionReject, hitl.DecisionRespond:
-			next = writeMessage
-		}
-		if next != nil {
-			if err := runGroups(ctx, []*huh.Group{huh.NewGroup(next)}, in, out); err != nil {
-				return nil, err
+	later := func() []page {
+		editArgs := huh.NewText().Title("Arguments of " + tc.Name + " *").
+			Description("JSON that fits the tool's parameters (hitl show " + strconv.FormatInt(inq.ID, 10) + " prints them), starting from those proposed; plain prompts keep them on an empty line").
+			Value(&edited).Validate(func(v string) error {
+			var args map[string]json.RawMessage
+			if strings.TrimSpace(v) != "" && json.Unmarshal([]byte(v), &args) != nil { // empty: the plain prompt keeps those proposed
+				return errors.New("enter the arguments as a JSON object")
 			}
+			return nil
+		})
+		messageTitle := func() string {
+			if picked == hitl.DecisionRespond {
+				return "Your answer to the model *"
+			}
+			return "Why not (optional)"
+		}
+		writeMessage := huh.NewText().Value(&message).Validate(func(v string) error {
+			if picked == hitl.DecisionRespond && strings.TrimSpace(v) == "" {
+				return errors.New("an answer is required")
+			}
+			return nil
+		})
+		return []page{
+			{fields: []huh.Field{editArgs}, hidden: func() bool { return picked != hitl.DecisionEdit }},
+			{fields: []huh.Field{showChoice(writeMessage, messageTitle, func() string { return decisionLabel(picked, tc.Name) }, &picked)},
+				hidden: func() bool { return picked != hitl.DecisionReject && picked != hitl.DecisionRespond }},
 		}
 	}
+	if err := runPages(ctx, choose.Options(opts...), later, in, out); err != nil {
+		return formAnswer{}, err
+	}
 	a := hitl.DecisionAnswer{Decision: picked, Message: message}
+	words := decisionLabel(picked, tc.Name)
 	if picked == hitl.DecisionEdit {
 		a.Args = json.RawMessage(edited)
 		for _, c := range hitl.ArgumentChanges(json.RawMessage(proposed), a.Args) {
 			fmt.Fprintf(out, "  %s: %s → %s\n", c.Path, cmp.Or(string(c.Before), "(none)"), cmp.Or(string(c.After), "(removed)"))
 		}
+		words = "Edit: run " + tc.Name + " with " + strings.Join(strings.Fields(edited), " ")
 	}
-	return json.Marshal(a)
+	if message != "" {
+		words += fmt.Sprintf(", with the message %q", message)
+	}
+	response, err := json.Marshal(a)
+	return formAnswer{response: response, words: words}, err
 }
 
 // decisionLabel says what a decision does, as a form offers it.

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,28 +112,58 @@ func (term *terminal) exit() int {
 
 func askVenue(t *testing.T, admin *client.Client) int64 {
 	t.Helper()
-	inq, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Which venue?",
-		Options: []hitl.Option{{Value: "hall"}, {Value: "garden"}, {Value: "roof"}}}, client.CreateOptions{})
+	inq, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Which venue?", Context: json.RawMessage(`{"guests": 40}`),
+		Options: []hitl.Option{{Value: "hall"}, {Value: "garden", Label: "The garden"}, {Value: "roof"}}}, client.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return inq.ID
 }
 
-// On a terminal the form reads keys, not lines: arrow down and Enter answer the second option.
+// On a terminal the form reads keys, not lines: arrow down and Enter choose the second option.
+// What was asked comes first, as hitl show prints it; the choice stays in view on the comment
+// page after it, as an approval's does; and the last line says what was sent. The comment goes
+// beside the answer, as hitl respond --comment sends it.
 func TestRespondFormOnATerminal(t *testing.T) {
 	admin, _ := startServer(t)
 	id := askVenue(t, admin)
 	term := respondOnTerminal(t, id)
 	term.waitFor("roof")
+	if screen := term.screen(); !regexp.MustCompile(`(?s)Prompt +Which venue\?.*Context:\s+\{\s+"guests": 40\s+\}.*roof`).MatchString(screen) {
+		t.Fatalf("the context is not shown before the question:\n%s", screen)
+	}
 	term.typeKeys("\x1b[B") // arrow down
 	term.typeKeys("\r")     // Enter
+	term.waitFor("You chose: The garden")
+	term.waitFor("Comment (optional)")
+	term.typeKeys("near the trees\r")
 	if code := term.exit(); code != 0 {
 		t.Fatalf("exit %d; the screen:\n%s", code, term.screen())
 	}
+	if !strings.Contains(term.screen(), `Sent: The garden, with the comment "near the trees"`) {
+		t.Fatalf("the form does not say what was sent:\n%s", term.screen())
+	}
 	inq, err := admin.Inquiry(context.Background(), id)
-	if err != nil || inq.Status != hitl.StatusResponded || string(inq.Response) != `"garden"` {
-		t.Fatalf("after arrow down and Enter: %+v, %v", inq, err)
+	if err != nil || inq.Status != hitl.StatusResponded || string(inq.Response) != `"garden"` || inq.Comment == nil || *inq.Comment != "near the trees" {
+		t.Fatalf("after arrow down, Enter and a comment: %+v, %v", inq, err)
+	}
+}
+
+// A selection's comment may be left empty, and then the sent line is the choice alone.
+func TestRespondFormOnATerminalWithoutAComment(t *testing.T) {
+	admin, _ := startServer(t)
+	id := askVenue(t, admin)
+	term := respondOnTerminal(t, id)
+	term.waitFor("roof")
+	term.typeKeys("\r") // the first option
+	term.waitFor("You chose: hall")
+	term.typeKeys("\r")
+	if code := term.exit(); code != 0 || !strings.Contains(term.screen(), "Sent: hall\r\n") {
+		t.Fatalf("exit %d; the screen:\n%s", code, term.screen())
+	}
+	inq, err := admin.Inquiry(context.Background(), id)
+	if err != nil || string(inq.Response) != `"hall"` || inq.Comment != nil {
+		t.Fatalf("answered: %+v, %v", inq, err)
 	}
 }
 
@@ -150,13 +182,17 @@ func TestApprovalFormOnATerminalUsesTitles(t *testing.T) {
 	}
 	term.typeKeys("\x1b[D\r") // Reject is highlighted first, so Enter alone never approves; ← Approve, Enter
 	term.waitFor("Comment (optional)")
+	term.waitFor("You chose: Approve")
 	term.typeKeys("fine\r")
 	if code := term.exit(); code != 0 {
 		t.Fatalf("exit %d; the screen:\n%s", code, term.screen())
 	}
+	if !strings.Contains(term.screen(), `Sent: approved, with the comment "fine"`) {
+		t.Fatalf("the form does not say what was sent:\n%s", term.screen())
+	}
 	got, err := admin.Inquiry(context.Background(), inq.ID)
-	if err != nil || string(got.Response) != `{"approved":true,"comment":"fine"}` {
-		t.Fatalf("answered %s, %v", got.Response, err)
+	if err != nil || string(got.Response) != `{"approved":true,"comment":"fine"}` || got.Comment == nil || *got.Comment != "fine" {
+		t.Fatalf("answered %s, comment %v, %v", got.Response, got.Comment, err)
 	}
 }
 
@@ -172,6 +208,11 @@ func TestRespondFormStoppedBySignalSendsNothing(t *testing.T) {
 		{"SIGTERM", func(term *terminal) { term.cmd.Process.Signal(syscall.SIGTERM) }, 143, "stopped by SIGTERM"},
 		{"SIGHUP", func(term *terminal) { term.cmd.Process.Signal(syscall.SIGHUP) }, 129, "stopped by SIGHUP"},
 		{"Ctrl-C", func(term *terminal) { term.typeKeys("\x03") }, 130, "stopped by SIGINT"},
+		{"Ctrl-C on the comment page", func(term *terminal) {
+			term.typeKeys("\r")
+			term.waitFor("You chose: hall")
+			term.typeKeys("half a comm\x03")
+		}, 130, "stopped by SIGINT"},
 	} {
 		id := askVenue(t, admin)
 		term := respondOnTerminal(t, id)

@@ -33,8 +33,8 @@ func TestRespondForm(t *testing.T) {
 		want  string
 	}{
 		{"approval: a confirm and a comment", hitl.InquiryRequest{Prompt: "Deploy?", RequestType: hitl.RequestApproval}, "y\nLGTM\n", `{"approved":true,"comment":"LGTM"}`},
-		{"selection", hitl.InquiryRequest{Prompt: "Which city?", Options: []hitl.Option{{Value: "oslo"}, {Value: "bergen", Label: "Bergen", Description: "rainy"}, {Value: "tromso"}}}, "2\n", `"bergen"`},
-		{"multiple selection", hitl.InquiryRequest{Prompt: "Which days?", Multiple: true, Options: []hitl.Option{{Value: "fri"}, {Value: "sat"}, {Value: "sun"}}}, "1\n3\n0\n", `["fri","sun"]`},
+		{"selection, no comment", hitl.InquiryRequest{Prompt: "Which city?", Options: []hitl.Option{{Value: "oslo"}, {Value: "bergen", Label: "Bergen", Description: "rainy"}, {Value: "tromso"}}}, "2\n\n", `"bergen"`},
+		{"multiple selection, no comment", hitl.InquiryRequest{Prompt: "Which days?", Multiple: true, Options: []hitl.Option{{Value: "fri"}, {Value: "sat"}, {Value: "sun"}}}, "1\n3\n0\n\n", `["fri","sun"]`},
 		{"an integer within bounds, re-asked", hitl.InquiryRequest{Prompt: "How many seats?", ResponseSchema: json.RawMessage(`{"type":"integer","minimum":1,"maximum":10}`)}, "many\n42\n7\n", `7`},
 		{"a string with a pattern, re-asked", hitl.InquiryRequest{Prompt: "Airport code?", ResponseSchema: json.RawMessage(`{"type":"string","pattern":"^[A-Z]{3}$","maxLength":3}`)}, "osl\nOSL\n", `"OSL"`},
 		{"a boolean", hitl.InquiryRequest{Prompt: "Vegetarian?", ResponseSchema: json.RawMessage(`{"type":"boolean"}`)}, "n\n", `false`},
@@ -94,7 +94,7 @@ func TestRespondForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := cliInput(t, "1\n", "respond", fmt.Sprint(inq.ID)); code != 0 || strings.Contains(errOut, "\x1b[") || !strings.Contains(errOut, "Which city?") {
+	if code, _, errOut := cliInput(t, "1\n\n", "respond", fmt.Sprint(inq.ID)); code != 0 || strings.Contains(errOut, "\x1b[") || !strings.Contains(errOut, "Which city?") {
 		t.Errorf("plain prompts off a terminal: exit %d %q", code, errOut)
 	}
 
@@ -102,6 +102,49 @@ func TestRespondForm(t *testing.T) {
 	t.Setenv("ACCESSIBLE", "")
 	if code, _, errOut := cliInput(t, "", "respond", "1"); code != exitUsage || !strings.Contains(errOut, "form") {
 		t.Fatalf("no answer, no terminal: %d %q", code, errOut)
+	}
+}
+
+// TestRespondFormSaysWhatWasSent: with plain prompts too, the form shows what was asked first,
+// keeps the choice in view on the comment prompt, sends the comment beside the answer, and
+// ends by saying what was sent.
+func TestRespondFormSaysWhatWasSent(t *testing.T) {
+	admin, _ := startServer(t)
+	t.Setenv("ACCESSIBLE", "1")
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, input string
+		req         hitl.InquiryRequest
+		shows, sent string
+		response    string
+		comment     string
+	}{
+		{"an approval", "n\nnot on a Friday\n", hitl.InquiryRequest{Prompt: "Deploy?", RequestType: hitl.RequestApproval, Context: json.RawMessage(`{"version":"v2.5.0"}`)},
+			"You chose: Reject. Comment (optional)", `Sent: rejected, with the comment "not on a Friday"`, `{"approved":false,"comment":"not on a Friday"}`, "not on a Friday"},
+		{"a selection", "2\nbook it today\n", hitl.InquiryRequest{Prompt: "Which venue?", Context: json.RawMessage(`{"guests":40}`), Options: []hitl.Option{{Value: "a", Label: "Venue A"}, {Value: "b", Label: "Venue B"}}},
+			"You chose: Venue B. Comment (optional)", `Sent: Venue B, with the comment "book it today"`, `"b"`, "book it today"},
+		{"several options", "1\n3\n0\n\n", hitl.InquiryRequest{Prompt: "Which days?", Multiple: true, Options: []hitl.Option{{Value: "fri"}, {Value: "sat"}, {Value: "sun", Label: "Sunday"}}},
+			"You chose: fri, Sunday. Comment (optional)", "Sent: fri, Sunday\n", `["fri","sun"]`, ""},
+		{"a text", "OSL\n", hitl.InquiryRequest{Prompt: "Airport code?", ResponseSchema: json.RawMessage(`{"type":"string"}`)},
+			"Airport code?", "Sent: OSL\n", `"OSL"`, ""},
+		{"an object", "3\n", hitl.InquiryRequest{Prompt: "Seats", ResponseSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+			"n", `Sent: {"n":3}`, `{"n":3}`, ""},
+	} {
+		inq, _, err := admin.CreateInquiry(ctx, &c.req, client.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := cliInput(t, c.input, "respond", fmt.Sprint(inq.ID))
+		if code != 0 || !strings.Contains(errOut, c.shows) || !strings.Contains(errOut, c.sent) {
+			t.Errorf("%s: exit %d, the screen does not show %q and %q:\n%s", c.name, code, c.shows, c.sent, errOut)
+		}
+		if context := indentJSON(c.req.Context); context != "" && !strings.Contains(errOut, "Context:\n  "+strings.ReplaceAll(context, "\n", "\n  ")+"\n\n"+c.req.Prompt) {
+			t.Errorf("%s: the context is not shown before the question:\n%s", c.name, errOut)
+		}
+		got, err := admin.Inquiry(ctx, inq.ID)
+		if err != nil || !sameJSON(got.Response, c.response) || (c.comment == "") != (got.Comment == nil) || got.Comment != nil && *got.Comment != c.comment {
+			t.Errorf("%s: answered %s with the comment %v (%v), want %s and %q", c.name, got.Response, got.Comment, err, c.response, c.comment)
+		}
 	}
 }
 
