@@ -225,13 +225,7 @@ func TestListShowKeysWhoami(t *testing.T) {
 		t.Fatalf("whoami: %d %q %q", code, out, errOut)
 	}
 	code, out, _ = cli(t, "whoami", "--json")
-	var me struct {
-		Name       string   `json:"name"`
-		IdentityID int64    `json:"identity_id"`
-		Roles      []string `json:"roles"`
-		Groups     []string `json:"groups"`
-		KeyID      string   `json:"key_id"`
-	}
+	me := hitl.Caller{Principal: new(hitl.Principal)}
 	if code != 0 || json.Unmarshal([]byte(out), &me) != nil || me.Name != "olga" || me.IdentityID == 0 || fmt.Sprint(me.Roles, me.Groups) != "[responder] [ops]" || !strings.HasPrefix(me.KeyID, "key_") {
 		t.Fatalf("whoami --json: %d %q", code, out)
 	}
