@@ -268,7 +268,7 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 			sig, err := untilSignal(cmd.Context(), func(ctx context.Context) (err error) {
 				inq, err = c.Ask(ctx, &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
 					asked = inq.ID
-					fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d, hitl respond %d JSON).\n", inq.ID, inq.ID, inq.ID)
+					fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d; %s).\n", inq.ID, inq.ID, answerHint(inq))
 					if isTerminal(stderr) {
 						stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
 					}
@@ -1053,4 +1053,17 @@ stderr, which server was asked and where the token came from.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// answerHint says how the inquiry is answered from another terminal, in the shape its
+// question takes, since the one who asked is often the one who tries it out.
+func answerHint(inq *hitl.Inquiry) string {
+	switch {
+	case inq.RequestType == hitl.RequestApproval:
+		return fmt.Sprintf("hitl respond %d --approve|--reject", inq.ID)
+	case len(inq.Options) > 0:
+		return fmt.Sprintf("hitl respond %d %s", inq.ID, inq.Options[0].Value)
+	default:
+		return fmt.Sprintf("hitl respond %d JSON, or a form on a terminal", inq.ID)
+	}
 }
