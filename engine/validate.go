@@ -295,15 +295,17 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 
 	// Fallback. A null fallback_value is no fallback value, although answers may be null:
-	// clients send null for "none", and a policy that applies a value needs one.
+	// clients send null for "none", and a policy that applies a value needs one. Under fail a
+	// fallback_value is ignored, as OpenIntent's SDK ignores it (its request_input takes one
+	// whatever the policy): the inquiry shows none, since none will apply.
 	if !inq.FallbackPolicy.Valid() {
 		bad.add("/fallback_policy", "must be fail, complete_with_fallback or use_default_and_continue")
 	} else if inq.FallbackPolicy.AppliesValue() {
 		if hitl.IsNull(inq.FallbackValue) {
 			bad.add("/fallback_value", "is required with fallback_policy %s", inq.FallbackPolicy)
 		}
-	} else if !hitl.IsNull(inq.FallbackValue) {
-		bad.add("/fallback_value", "only applies with a fallback policy other than fail")
+	} else {
+		inq.FallbackValue = nil
 	}
 	if len(bad) == 0 && !hitl.IsNull(inq.FallbackValue) {
 		_, fields, err := e.decodeAnswer(ctx, inq, inq.FallbackValue)

@@ -7,9 +7,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
+	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // openIntentRespond posts to OpenIntent's respond route as the seed's operator does: the key
@@ -154,5 +158,33 @@ func TestAnswersToAnEndedSessionAreRefusedAlike(t *testing.T) {
 				t.Errorf("an answer to question %s of the completed session: %d %s", id, r.status, r.text)
 			}
 		}
+	}
+}
+
+// TestOpenIntentFallbackValueUnderFail: OpenIntent's SDK sends a fallback_value whatever the
+// policy and uses it only under complete_with_fallback; hitl takes it under fail too and
+// ignores it as the SDK does: the inquiry has none, and its deadline ends it with no answer.
+func TestOpenIntentFallbackValueUnderFail(t *testing.T) {
+	clk := clock.NewManual(time.Now())
+	e := newEnv(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
+	agent := e.token("refund-agent", "agent")
+	// request_input(intent_id, question="Approve?", timeout_seconds=300, fallback_policy="fail",
+	// fallback_value="deny"), as the SDK's request asks it.
+	var id any
+	for _, policy := range []string{`"fallback_policy": "fail", `, ""} { // named, or the server's default
+		r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "Approve?", "session": "refund-9", "timeout_seconds": 300, `+policy+`"fallback_value": "deny"}`)
+		if r.status != http.StatusCreated || r.body["fallback_policy"] != "fail" || r.body["fallback_value"] != nil {
+			t.Fatalf("fallback_value under fail (%s): %d %s", policy, r.status, r.text)
+		}
+		id = r.body["id"]
+	}
+	clk.Advance(300 * time.Second)
+	if r := e.do("GET", fmt.Sprintf("/v1/inquiries/%v/wait?timeout=10s", id), agent, ""); r.body["status"] != "timeout" {
+		t.Fatalf("the deadline passed: %s", r.text)
+	}
+	r := e.do("GET", "/api/v1/intents/refund-9", "", "", "X-API-Key", agent)
+	susp, _ := r.body["state"].(map[string]any)["_suspension"].(map[string]any)
+	if susp["resolution"] != "expired" || susp["value"] != nil || susp["fallback_applied"] != false || susp["fallback_value"] != nil {
+		t.Fatalf("at the deadline: %s", r.text)
 	}
 }
