@@ -127,6 +127,8 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	inq := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Deploy?","request_type":"approval","session":"s1","tool_call":{"id":"c1","name":"ask"},"timeout_seconds":60,"metadata":{"k":"v"}}`, 201).(map[string]any)
 	id := fmt.Sprint(inq["id"])
 	check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Pick","options":["a",{"value":"b","label":"B"}]}`, 201)
+	venue := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Which venue?","request_type":"selection","context":{"venues":[{"name":"A","capacity":9},{"name":"B"}]}}`, 201).(map[string]any)
+	check("Inquiry", "POST", fmt.Sprintf("/v1/inquiries/%v/respond", venue["id"]), `{"response":"A"}`, 200)
 	header = http.Header{"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}, "Tracestate": {"vendor=opaque"}}
 	if traced := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Traced?"}`, 201).(map[string]any); traced["traceparent"] == nil || traced["tracestate"] == nil {
 		t.Fatalf("a traced inquiry shows no trace context: %v", traced)
