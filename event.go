@@ -23,6 +23,10 @@ const (
 	EventSessionCompleted = "session.completed"
 	EventSessionFailed    = "session.failed"
 	EventSessionCancelled = "session.cancelled"
+	// EventSessionLogged is an entry the agent adds to its session's log, which changes
+	// nothing (OpenIntent's log() and POST /intents/{id}/events). Data: the session, and
+	// "entry", the SessionLogEntry.
+	EventSessionLogged = "session.logged"
 	// Key events are the audit trail of API keys, visible to admins only. They also tell every
 	// node to forget what it remembers of a key.
 	EventKeyCreated = "key.created"

@@ -153,6 +153,21 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	check("Decision", "POST", "/v1/engagement/decide", `{"confidence":0.5,"risk":0.5,"reversibility":0.5}`, 200)
 	check("Problem", "GET", "/v1/inquiries/999", "", 404)
 	check("Problem", "POST", "/v1/inquiries", `{"prompt":""}`, 400)
+	// OpenIntent's log and status of an intent (a session); the events before hitl's log is read.
+	check("Session", "PUT", "/v1/sessions/s3", `{"agent":"refund-agent"}`, 201)
+	check("IntentEvent", "POST", "/api/v1/intents/s3/events", `{"event_type":"comment","actor":"refund-agent","payload":{"message":"expired"}}`, 200)
+	check("Intent", "POST", "/api/v1/intents/s3/status", `{"status":"abandoned","reason":"No operator response"}`, 200)
+	check("Intent", "GET", "/api/v1/intents/s3", "", 200)
+	if code, v := call("GET", "/api/v1/intents/s3/events?limit=10", ""); code != http.StatusOK || len(v.([]any)) != 3 {
+		t.Fatalf("GET /api/v1/intents/s3/events: %d %v", code, v)
+	} else {
+		for _, ev := range v.([]any) {
+			if err := schemaFor("IntentEvent").Validate(ev); err != nil {
+				t.Fatalf("GET /api/v1/intents/s3/events item does not match IntentEvent: %v", err)
+			}
+		}
+	}
+	check("Problem", "POST", "/api/v1/intents/s3/status", `{"status":"draft"}`, 400)
 	checkPage("Inquiry", "/v1/inquiries")
 	checkPage("Session", "/v1/sessions")
 	checkPage("Inquiry", "/v1/sessions/s1/inquiries")

@@ -343,6 +343,30 @@ type entry struct {
 	Event   *hitl.Event
 	Inquiry *hitl.Inquiry // for inquiry events: the inquiry after the change
 	Session *hitl.Session // for session events
+	Logged  *logged       // for session.logged
+}
+
+// logged is an entry an agent logged in its session, as the timeline tells it: its type and
+// the message of a comment, or else what it logged as JSON.
+type logged struct {
+	EventType, Text string
+}
+
+// loggedOf reads the entry of a session.logged event; nil for another event.
+func loggedOf(ev *hitl.Event) *logged {
+	var data struct {
+		Entry *hitl.SessionLogEntry `json:"entry"`
+	}
+	if ev.Type != hitl.EventSessionLogged || json.Unmarshal(ev.Data, &data) != nil || data.Entry == nil {
+		return nil
+	}
+	var comment struct {
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(data.Entry.Payload, &comment) == nil && comment.Message != nil {
+		return &logged{EventType: data.Entry.EventType, Text: *comment.Message}
+	}
+	return &logged{EventType: data.Entry.EventType, Text: string(data.Entry.Payload)}
 }
 
 const timelinePage = 500
@@ -380,6 +404,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, v *viewer) {
 			if json.Unmarshal(ev.Data, e.Session) != nil {
 				e.Session = nil
 			}
+			e.Logged = loggedOf(ev)
 		}
 		entries = append(entries, e)
 	}
