@@ -41,6 +41,17 @@ const (
 	EventAuditCheckpoint = "audit.checkpoint"
 )
 
+// LoggedEntry is what a session.logged event logged; nil for another event.
+func LoggedEntry(ev *Event) *SessionLogEntry {
+	var data struct {
+		Entry *SessionLogEntry `json:"entry"`
+	}
+	if ev.Type != EventSessionLogged || json.Unmarshal(ev.Data, &data) != nil {
+		return nil
+	}
+	return data.Entry
+}
+
 // IntakeRejection is the data of an intake.rejected event: where the message came from,
 // which one it was, and why it was refused, in words.
 type IntakeRejection struct {

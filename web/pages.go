@@ -352,21 +352,19 @@ type logged struct {
 	EventType, Text string
 }
 
-// loggedOf reads the entry of a session.logged event; nil for another event.
+// loggedOf is the timeline's line of a session.logged event; nil for another event.
 func loggedOf(ev *hitl.Event) *logged {
-	var data struct {
-		Entry *hitl.SessionLogEntry `json:"entry"`
-	}
-	if ev.Type != hitl.EventSessionLogged || json.Unmarshal(ev.Data, &data) != nil || data.Entry == nil {
+	entry := hitl.LoggedEntry(ev)
+	if entry == nil {
 		return nil
 	}
 	var comment struct {
 		Message *string `json:"message"`
 	}
-	if json.Unmarshal(data.Entry.Payload, &comment) == nil && comment.Message != nil {
-		return &logged{EventType: data.Entry.EventType, Text: *comment.Message}
+	if json.Unmarshal(entry.Payload, &comment) == nil && comment.Message != nil {
+		return &logged{EventType: entry.EventType, Text: *comment.Message}
 	}
-	return &logged{EventType: data.Entry.EventType, Text: string(data.Entry.Payload)}
+	return &logged{EventType: entry.EventType, Text: string(entry.Payload)}
 }
 
 const timelinePage = 500

@@ -112,11 +112,8 @@ func intentEventOf(ev *hitl.Event) intentEvent {
 	if alias := hitl.IntentAliasType(ev); alias != "" {
 		out.EventType = alias
 	}
-	var logged struct {
-		Entry *hitl.SessionLogEntry `json:"entry"`
-	}
-	if ev.Type == hitl.EventSessionLogged && json.Unmarshal(ev.Data, &logged) == nil && logged.Entry != nil {
-		out.EventType, out.Payload = logged.Entry.EventType, logged.Entry.Payload
+	if entry := hitl.LoggedEntry(ev); entry != nil {
+		out.EventType, out.Payload = entry.EventType, entry.Payload
 	}
 	return out
 }
