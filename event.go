@@ -23,6 +23,10 @@ const (
 	EventSessionCompleted = "session.completed"
 	EventSessionFailed    = "session.failed"
 	EventSessionCancelled = "session.cancelled"
+	// EventSessionLogged is an entry the agent adds to its session's log, which changes
+	// nothing (OpenIntent's log() and POST /intents/{id}/events). Data: the session, and
+	// "entry", the SessionLogEntry.
+	EventSessionLogged = "session.logged"
 	// Key events are the audit trail of API keys, visible to admins only. They also tell every
 	// node to forget what it remembers of a key.
 	EventKeyCreated = "key.created"
@@ -36,6 +40,17 @@ const (
 	// gaps they leave; visible to admins only.
 	EventAuditCheckpoint = "audit.checkpoint"
 )
+
+// LoggedEntry is what a session.logged event logged; nil for another event.
+func LoggedEntry(ev *Event) *SessionLogEntry {
+	var data struct {
+		Entry *SessionLogEntry `json:"entry"`
+	}
+	if ev.Type != EventSessionLogged || json.Unmarshal(ev.Data, &data) != nil {
+		return nil
+	}
+	return data.Entry
+}
 
 // IntakeRejection is the data of an intake.rejected event: where the message came from,
 // which one it was, and why it was refused, in words.

@@ -18,8 +18,12 @@ type Inquiry struct {
 	ResponseSchema json.RawMessage `json:"response_schema"`
 	Options        []Option        `json:"options"`
 	Multiple       bool            `json:"multiple"`
-	Context        json.RawMessage `json:"context"`
-	Session        string          `json:"session"`
+	// OptionsFrom is where in Context a selection asked without options found them: the JSON
+	// Pointer of its list of choices ("/venues"), one option per entry in the list's order.
+	// "" when the options were given.
+	OptionsFrom string          `json:"options_from,omitempty"`
+	Context     json.RawMessage `json:"context"`
+	Session     string          `json:"session"`
 	// Execution is the workflow execution (for example Attune's) that asked, "" for none.
 	Execution   string   `json:"execution,omitempty"`
 	Origin      string   `json:"origin"`
@@ -68,8 +72,13 @@ type Inquiry struct {
 	AllowedDecisions []Decision  `json:"allowed_decisions,omitempty"`
 	ToolResult       *ToolResult `json:"tool_result"`
 	// CallbackURL receives this inquiry's events (the resume callback); omitted when unset.
-	CallbackURL     string          `json:"callback_url,omitempty"`
-	Response        json.RawMessage `json:"response"`
+	CallbackURL string          `json:"callback_url,omitempty"`
+	Response    json.RawMessage `json:"response"`
+	// Chosen is, for options read from the context (OptionsFrom), the entry of the context's
+	// list that the answer picked, as the agent gave it: the object an option's label stands
+	// for ({"name": "Venue B", "capacity": 80} for "Venue B"), or a list of them when the
+	// selection is multiple. Absent otherwise.
+	Chosen          json.RawMessage `json:"chosen,omitempty"`
 	FallbackApplied bool            `json:"fallback_applied"`
 	RespondedBy     *string         `json:"responded_by"`
 	// RespondedByID is the integer identity of RespondedBy (see Principal.IdentityID).

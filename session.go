@@ -62,6 +62,16 @@ type SessionRequest struct {
 	CallbackFormat string `json:"callback_format,omitempty"`
 }
 
+// SessionLogEntry is what an agent records in its session's log (EventSessionLogged): what it
+// did or saw, in OpenIntent's shape, since OpenIntent's agents write it.
+type SessionLogEntry struct {
+	// EventType is the agent's name for it: one of OpenIntent's event types, "comment" for
+	// its log(intent_id, message).
+	EventType string `json:"event_type"`
+	// Payload is a JSON object: for a comment, {"message": ...} and whatever else was logged.
+	Payload json.RawMessage `json:"payload"`
+}
+
 // The shapes of a session's callbacks.
 const (
 	// CallbackCloudEvents: every event of the session as a CloudEvent with the resume data.

@@ -76,7 +76,7 @@ var ToolInputSchema = json.RawMessage(`{
     "options": {"type": "array", "minItems": 2, "maxItems": 50,
       "items": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["value"], "properties": {
         "value": {"type": "string"}, "label": {"type": "string"}, "description": {"type": "string"}}}]},
-      "description": "The choices of a selection; without them, a context with one list of 2 to 50 distinct strings or numbers gives them."},
+      "description": "The choices of a selection; without them, a context with one list of 2 to 50 choices gives them: strings or numbers, or objects named by their name, title or label (the answer is the name)."},
     "multiple": {"type": "boolean", "description": "A selection that allows several options."},
     "response_schema": {"type": "object", "description": "A JSON Schema (2020-12) the answer must fit, for structured input: at most 64 KiB, nested at most 32 deep; format is checked."},
     "assigned_to": {"type": "array", "items": {"type": "string"}, "description": "Who may answer: names, or group:NAME."},

@@ -349,7 +349,13 @@ func appendInquiryEventWith(tx hitl.Tx, typ string, inq *hitl.Inquiry, shown any
 
 // appendSessionEvent records the change of a session; its data is the session after it.
 func appendSessionEvent(tx hitl.Tx, typ string, s *hitl.Session, actor string, at time.Time) (*hitl.Event, error) {
-	data, err := json.Marshal(s)
+	return appendSessionEventWith(tx, typ, s, s, actor, at)
+}
+
+// appendSessionEventWith is appendSessionEvent with other data: the session and what the
+// event adds to it.
+func appendSessionEventWith(tx hitl.Tx, typ string, s *hitl.Session, shown any, actor string, at time.Time) (*hitl.Event, error) {
+	data, err := json.Marshal(shown)
 	if err != nil {
 		return nil, err
 	}

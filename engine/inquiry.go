@@ -347,7 +347,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		return nil, err
 	}
 	out := resolved(cur, hitl.StatusResponded, now)
-	out.Response = response
+	out.Response, out.Chosen = response, chosenIn(cur, response)
 	out.RespondedBy, out.RespondedAt = &by, &now
 	if relayedBy != "" {
 		out.RelayedBy = &relayedBy
@@ -633,6 +633,7 @@ func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time
 	out := resolved(cur, hitl.StatusTimeout, now)
 	if cur.FallbackPolicy.AppliesValue() {
 		out.Response, out.FallbackApplied = cur.FallbackValue, true
+		out.Chosen = chosenIn(cur, cur.FallbackValue)
 	}
 	out.ToolResult = toolResult(out)
 	if err := tx.ResolveInquiry(out); err != nil {

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 	"unicode/utf8"
 
@@ -191,6 +193,21 @@ type SessionEnd struct {
 // FinishSession completes, fails or cancels a session. Its pending inquiries are cancelled
 // in the same transaction: nobody would act on their answers any more.
 func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key string, end SessionEnd) (*hitl.Session, error) {
+	return e.finish(ctx, p, key, end, false)
+}
+
+// AbandonSession ends a session that will not reach its goal, as OpenIntent's agents abandon
+// an intent: a running session fails, with the reason as its error, and its pending inquiries
+// are cancelled. One that has already failed or been cancelled is abandoned already (a
+// question that timed out under the fail policy, say, ended it) and is returned as it is, with
+// the reason it ended for; a completed one is a conflict.
+func (e *Engine) AbandonSession(ctx context.Context, p *hitl.Principal, key, reason string) (*hitl.Session, error) {
+	return e.finish(ctx, p, key, SessionEnd{Status: hitl.SessionFailed, Error: reason}, true)
+}
+
+// finish ends a session as end says; abandoning, one that has already ended without
+// completing is left as it is.
+func (e *Engine) finish(ctx context.Context, p *hitl.Principal, key string, end SessionEnd, abandoning bool) (*hitl.Session, error) {
 	if !end.Status.Finished() {
 		return nil, fmt.Errorf("FinishSession with status %q", end.Status)
 	}
@@ -218,7 +235,13 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 		if err := mayChangeSession(p, s); err != nil {
 			return err
 		}
-		if s.Status.Finished() {
+		switch {
+		case abandoning && s.Status == hitl.SessionCompleted:
+			return hitl.Errorf(hitl.EConflict, "session %s has completed: a run that reached its goal cannot be abandoned", key)
+		case abandoning && s.Status.Finished():
+			out = s
+			return nil
+		case s.Status.Finished():
 			return hitl.Errorf(hitl.EConflict, "session %s is already %s", key, s.Status)
 		}
 		evs, err = finishSession(tx, s, end, p.Name, now, 0)
@@ -267,6 +290,56 @@ func finishSession(tx hitl.Tx, s *hitl.Session, end SessionEnd, actor string, no
 	ev, err := appendSessionEvent(tx, sessionEventType[end.Status], s, actor, now)
 	return append(evs, ev), err
 }
+
+// LogSession adds an entry to a session's log, as OpenIntent's agents log to an intent: an
+// event (session.logged) that changes nothing and records what the agent says it did or saw,
+// beside its questions and their answers. Its owner (or an admin) writes it, while the session
+// runs or after it has ended: a note on why it ended belongs with the rest.
+func (e *Engine) LogSession(ctx context.Context, p *hitl.Principal, key string, entry hitl.SessionLogEntry) (*hitl.Event, error) {
+	var bad problems
+	if !logEventTypePattern.MatchString(entry.EventType) {
+		bad.add("/event_type", "must be 1 to 100 characters of a-z A-Z 0-9 . _ : - (comment, for a note)")
+	}
+	switch payload := bytes.TrimSpace(entry.Payload); {
+	case hitl.IsNull(payload):
+		entry.Payload = json.RawMessage("{}")
+	case len(payload) > e.limits.ContextBytes:
+		bad.add("/payload", "is %d bytes; at most %d are allowed", len(payload), e.limits.ContextBytes)
+	case payload[0] != '{':
+		bad.add("/payload", "must be a JSON object, like {\"message\": \"...\"}")
+	default:
+		checkJSON(&bad, "/payload", payload, valueLimits)
+	}
+	if err := bad.err("invalid log entry"); err != nil {
+		return nil, err
+	}
+	now := e.clock()
+	var ev *hitl.Event
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		s, err := tx.Session(key)
+		if err != nil {
+			return err
+		}
+		if err := mayChangeSession(p, s); err != nil {
+			return err
+		}
+		// The session, as every event of a session carries it, and the entry beside it.
+		ev, err = appendSessionEventWith(tx, hitl.EventSessionLogged, s, struct {
+			*hitl.Session
+			Entry hitl.SessionLogEntry `json:"entry"`
+		}{s, entry}, p.Name, now)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.published([]*hitl.Event{ev})
+	return ev, nil
+}
+
+// logEventTypePattern is what an agent may call an entry of its log: OpenIntent's event types
+// (comment, tool_call_started, intent.suspended, ...) and the like.
+var logEventTypePattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,100}$`)
 
 var sessionEventType = map[hitl.SessionStatus]string{
 	hitl.SessionCompleted: hitl.EventSessionCompleted,

@@ -267,7 +267,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	// What the answer must look like.
 	options := req.Options
 	if len(options) == 0 && inq.RequestType == hitl.RequestSelection && hitl.IsNull(req.ResponseSchema) {
-		options = optionsInContext(inq.Context)
+		options, inq.OptionsFrom = optionsInContext(&bad, inq.Context)
 	}
 	if len(options) > 0 || inq.RequestType == hitl.RequestSelection {
 		checkOptions(&bad, options, inq.RequestType)
@@ -295,15 +295,17 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 
 	// Fallback. A null fallback_value is no fallback value, although answers may be null:
-	// clients send null for "none", and a policy that applies a value needs one.
+	// clients send null for "none", and a policy that applies a value needs one. Under fail a
+	// fallback_value is ignored, as OpenIntent's SDK ignores it (its request_input takes one
+	// whatever the policy): the inquiry shows none, since none will apply.
 	if !inq.FallbackPolicy.Valid() {
 		bad.add("/fallback_policy", "must be fail, complete_with_fallback or use_default_and_continue")
 	} else if inq.FallbackPolicy.AppliesValue() {
 		if hitl.IsNull(inq.FallbackValue) {
 			bad.add("/fallback_value", "is required with fallback_policy %s", inq.FallbackPolicy)
 		}
-	} else if !hitl.IsNull(inq.FallbackValue) {
-		bad.add("/fallback_value", "only applies with a fallback policy other than fail")
+	} else {
+		inq.FallbackValue = nil
 	}
 	if len(bad) == 0 && !hitl.IsNull(inq.FallbackValue) {
 		_, fields, err := e.decodeAnswer(ctx, inq, inq.FallbackValue)
@@ -329,7 +331,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
 	if len(opts) < minOptions || len(opts) > maxOptions {
 		if t == hitl.RequestSelection && len(opts) == 0 {
-			bad.add("/options", "a selection needs options: give options (%d to %d), or a context with one list of %d to %d distinct choices (strings, numbers or booleans)",
+			bad.add("/options", "a selection needs options: give options (%d to %d), or a context with one list of %d to %d distinct choices (strings, numbers, booleans, or objects with a name)",
 				minOptions, maxOptions, minOptions, maxOptions)
 			return
 		}
@@ -354,47 +356,165 @@ func checkOptions(bad *problems, opts []hitl.Option, t hitl.RequestType) {
 
 // optionsInContext reads the choices of a selection asked without options the way Microsoft
 // Agent Framework's agents ask, request_user_input(prompt, context={"venues": [...]},
-// request_type="selection"): when the context is an object with exactly one list, of 2 to 50
-// distinct strings, numbers or booleans, those are the options. Otherwise nil: the selection
-// has no options, and checkOptions says how to give them.
-func optionsInContext(given json.RawMessage) []hitl.Option {
+// request_type="selection"): when the context is an object with exactly one list, its 2 to 50
+// entries are the options, in the list's order, and from is the list's JSON Pointer
+// ("/venues"). A string, a number or a boolean is its own option ([20, 30] gives "20" and
+// "30"); an object is named by its name, title or label, the first of them that is a string,
+// else by its first member that is a string ({"name": "Venue A", "capacity": 120} gives
+// "Venue A"). The answer is the name, and the entry it names is the answer's Chosen (chosenIn).
+// A list whose entries cannot all be named, or not each differently, is a problem at the
+// entry's place in the context; with no single list, nil: checkOptions says how to give options.
+func optionsInContext(bad *problems, given json.RawMessage) (options []hitl.Option, from string) {
 	var members map[string]json.RawMessage
 	if json.Unmarshal(given, &members) != nil {
-		return nil
+		return nil, ""
 	}
 	var list []json.RawMessage
-	for _, v := range members {
+	for name, v := range members {
 		if v = bytes.TrimSpace(v); len(v) > 0 && v[0] == '[' {
 			if list != nil {
-				return nil // two lists: which one holds the choices is a guess
+				return nil, "" // two lists: which one holds the choices is a guess
 			}
 			if json.Unmarshal(v, &list) != nil || list == nil {
-				return nil
+				return nil, ""
 			}
+			from = "/" + pointerEscaper.Replace(name)
 		}
+	}
+	if list == nil {
+		return nil, ""
 	}
 	if len(list) < minOptions || len(list) > maxOptions {
+		bad.add("/context"+from, "holds %d entries: as the choices of the selection, it needs %d to %d", len(list), minOptions, maxOptions)
+		return nil, ""
+	}
+	options = make([]hitl.Option, len(list))
+	named := true // every entry, each differently
+	for i, item := range list {
+		at := fmt.Sprintf("/context%s/%d", from, i)
+		name, member := choiceName(item)
+		is, length := fmt.Sprintf("is %q", name), "is" // the entry, in words
+		if member != "" {
+			is, length = fmt.Sprintf("is named %q by its %s", name, member), "its "+member+" is"
+		}
+		switch twin := slices.IndexFunc(options[:i], func(o hitl.Option) bool { return o.Value == name }); {
+		case name == "" && bytes.HasPrefix(bytes.TrimSpace(item), []byte("{")):
+			bad.add(at, "has no member that is a non-empty string (name, title, label or any other) to name it by as a choice of the selection")
+		case name == "":
+			bad.add(at, "cannot be a choice of the selection: a choice is a non-empty string, a number, a boolean, or an object with a name")
+		case utf8.RuneCountInString(name) > maxShortText:
+			bad.add(at, "%s %d characters long; the name of a choice of the selection may have at most %d", length, utf8.RuneCountInString(name), maxShortText)
+		case twin >= 0:
+			bad.add(at, "%s, as /context%s/%d is: the choices of a selection need distinct names", is, from, twin)
+		default:
+			options[i] = hitl.Option{Value: name}
+			continue
+		}
+		named = false
+	}
+	if !named {
+		return nil, ""
+	}
+	return options, from
+}
+
+// pointerEscaper writes a member name as a JSON Pointer's token (RFC 6901), pointerUnescaper
+// reads it back.
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// choiceName is what names an entry of a list of choices, and the member of an object that
+// does ("" for a string, a number or a boolean, which name themselves); "" and "" when nothing
+// does: an empty string, null, a list, an object without a string member.
+func choiceName(item json.RawMessage) (name, member string) {
+	item = bytes.TrimSpace(item)
+	switch {
+	case len(item) == 0:
+		return "", ""
+	case item[0] == '"':
+		json.Unmarshal(item, &name)
+		return name, ""
+	case string(item) == "true", string(item) == "false", item[0] == '-' || item[0] >= '0' && item[0] <= '9':
+		return string(item), ""
+	case item[0] != '{':
+		return "", ""
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(item, &members) != nil {
+		return "", ""
+	}
+	for _, m := range []string{"name", "title", "label"} {
+		if s := nonEmptyString(members[m]); s != "" {
+			return s, m
+		}
+	}
+	// The first string member in the order the agent wrote them, which a map forgets.
+	dec := json.NewDecoder(bytes.NewReader(item))
+	if _, err := dec.Token(); err != nil { // {
+		return "", ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		var value json.RawMessage
+		if err != nil || dec.Decode(&value) != nil {
+			return "", ""
+		}
+		if s := nonEmptyString(value); s != "" {
+			return s, key.(string)
+		}
+	}
+	return "", ""
+}
+
+// nonEmptyString is v's text when v is a JSON string other than "", else "".
+func nonEmptyString(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// chosenIn is the entry of the context's list that an answer to options read from it picked
+// (Inquiry.Chosen), a list of them for a multiple selection; nil for options that were given,
+// and for no answer.
+func chosenIn(inq *hitl.Inquiry, answer json.RawMessage) json.RawMessage {
+	if inq.OptionsFrom == "" || hitl.IsNull(answer) {
 		return nil
 	}
-	options := make([]hitl.Option, len(list))
-	for i, item := range list {
-		var value string
-		switch scalar := bytes.TrimSpace(item); {
-		case len(scalar) > 0 && scalar[0] == '"':
-			if json.Unmarshal(scalar, &value) != nil {
-				return nil
-			}
-		case string(scalar) == "true", string(scalar) == "false", len(scalar) > 0 && (scalar[0] == '-' || scalar[0] >= '0' && scalar[0] <= '9'):
-			value = string(scalar)
-		default:
-			return nil // an object, a list or null is no choice one can name
+	var members map[string]json.RawMessage
+	var list []json.RawMessage
+	if json.Unmarshal(inq.Context, &members) != nil ||
+		json.Unmarshal(members[pointerUnescaper.Replace(inq.OptionsFrom[1:])], &list) != nil || len(list) != len(inq.Options) {
+		return nil // the options were read from this list, and neither changes since: it cannot happen
+	}
+	entry := func(value string) json.RawMessage {
+		if i := slices.IndexFunc(inq.Options, func(o hitl.Option) bool { return o.Value == value }); i >= 0 {
+			return list[i]
 		}
-		if value == "" || slices.ContainsFunc(options[:i], func(o hitl.Option) bool { return o.Value == value }) {
+		return nil
+	}
+	if !inq.Multiple {
+		var value string
+		if json.Unmarshal(answer, &value) != nil {
 			return nil
 		}
-		options[i] = hitl.Option{Value: value}
+		return entry(value)
 	}
-	return options
+	var values []string
+	if json.Unmarshal(answer, &values) != nil {
+		return nil
+	}
+	entries := make([]json.RawMessage, len(values))
+	for i, v := range values {
+		if entries[i] = entry(v); entries[i] == nil {
+			return nil
+		}
+	}
+	b, _ := json.Marshal(entries) // of JSON values read from JSON: it cannot fail
+	return b
 }
 
 // resolveIdentities turns the integer identities among assignees into the names that hold

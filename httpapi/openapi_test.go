@@ -127,6 +127,8 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	inq := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Deploy?","request_type":"approval","session":"s1","tool_call":{"id":"c1","name":"ask"},"timeout_seconds":60,"metadata":{"k":"v"}}`, 201).(map[string]any)
 	id := fmt.Sprint(inq["id"])
 	check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Pick","options":["a",{"value":"b","label":"B"}]}`, 201)
+	venue := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Which venue?","request_type":"selection","context":{"venues":[{"name":"A","capacity":9},{"name":"B"}]}}`, 201).(map[string]any)
+	check("Inquiry", "POST", fmt.Sprintf("/v1/inquiries/%v/respond", venue["id"]), `{"response":"A"}`, 200)
 	header = http.Header{"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}, "Tracestate": {"vendor=opaque"}}
 	if traced := check("Inquiry", "POST", "/v1/inquiries", `{"prompt":"Traced?"}`, 201).(map[string]any); traced["traceparent"] == nil || traced["tracestate"] == nil {
 		t.Fatalf("a traced inquiry shows no trace context: %v", traced)
@@ -151,6 +153,21 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 	check("Decision", "POST", "/v1/engagement/decide", `{"confidence":0.5,"risk":0.5,"reversibility":0.5}`, 200)
 	check("Problem", "GET", "/v1/inquiries/999", "", 404)
 	check("Problem", "POST", "/v1/inquiries", `{"prompt":""}`, 400)
+	// OpenIntent's log and status of an intent (a session); the events before hitl's log is read.
+	check("Session", "PUT", "/v1/sessions/s3", `{"agent":"refund-agent"}`, 201)
+	check("IntentEvent", "POST", "/api/v1/intents/s3/events", `{"event_type":"comment","actor":"refund-agent","payload":{"message":"expired"}}`, 200)
+	check("Intent", "POST", "/api/v1/intents/s3/status", `{"status":"abandoned","reason":"No operator response"}`, 200)
+	check("Intent", "GET", "/api/v1/intents/s3", "", 200)
+	if code, v := call("GET", "/api/v1/intents/s3/events?limit=10", ""); code != http.StatusOK || len(v.([]any)) != 3 {
+		t.Fatalf("GET /api/v1/intents/s3/events: %d %v", code, v)
+	} else {
+		for _, ev := range v.([]any) {
+			if err := schemaFor("IntentEvent").Validate(ev); err != nil {
+				t.Fatalf("GET /api/v1/intents/s3/events item does not match IntentEvent: %v", err)
+			}
+		}
+	}
+	check("Problem", "POST", "/api/v1/intents/s3/status", `{"status":"draft"}`, 400)
 	checkPage("Inquiry", "/v1/inquiries")
 	checkPage("Session", "/v1/sessions")
 	checkPage("Inquiry", "/v1/sessions/s1/inquiries")

@@ -343,6 +343,28 @@ type entry struct {
 	Event   *hitl.Event
 	Inquiry *hitl.Inquiry // for inquiry events: the inquiry after the change
 	Session *hitl.Session // for session events
+	Logged  *logged       // for session.logged
+}
+
+// logged is an entry an agent logged in its session, as the timeline tells it: its type and
+// the message of a comment, or else what it logged as JSON.
+type logged struct {
+	EventType, Text string
+}
+
+// loggedOf is the timeline's line of a session.logged event; nil for another event.
+func loggedOf(ev *hitl.Event) *logged {
+	entry := hitl.LoggedEntry(ev)
+	if entry == nil {
+		return nil
+	}
+	var comment struct {
+		Message *string `json:"message"`
+	}
+	if json.Unmarshal(entry.Payload, &comment) == nil && comment.Message != nil {
+		return &logged{EventType: entry.EventType, Text: *comment.Message}
+	}
+	return &logged{EventType: entry.EventType, Text: string(entry.Payload)}
 }
 
 const timelinePage = 500
@@ -380,6 +402,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request, v *viewer) {
 			if json.Unmarshal(ev.Data, e.Session) != nil {
 				e.Session = nil
 			}
+			e.Logged = loggedOf(ev)
 		}
 		entries = append(entries, e)
 	}

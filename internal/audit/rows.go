@@ -182,7 +182,7 @@ func compareFixed(stored, created *hitl.Inquiry, first *hitl.Event) string {
 func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 	out := *inq
 	// The answer, the deadline, a cancellation (resolved) and the agent's resuming.
-	out.Status, out.Response, out.FallbackApplied, out.ToolResult = "", nil, false, nil
+	out.Status, out.Response, out.Chosen, out.FallbackApplied, out.ToolResult = "", nil, nil, false, nil
 	out.RespondedBy, out.RespondedByID, out.RelayedBy, out.RespondedAt = nil, nil, nil, nil
 	out.Comment, out.CancelReason, out.ResumedAt, out.UpdatedAt = nil, nil, nil, time.Time{}
 	// Claims, votes and a chain's steps; reminders and the escalation.

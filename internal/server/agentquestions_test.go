@@ -299,7 +299,6 @@ func TestSelectionWithItsChoicesInTheContext(t *testing.T) {
 	const fix = "a selection needs options: give options (2 to 50), or a context with one list of 2 to 50 distinct choices"
 	for name, context := range map[string]string{
 		"no context":          `null`,
-		"venues as objects":   `{"venues": [{"name": "A"}, {"name": "B"}]}`,
 		"two lists":           `{"venues": ["A", "B"], "dates": ["Fri", "Sat"]}`,
 		"one choice":          `{"venues": ["A"]}`,
 		"a choice twice":      `{"venues": ["A", "A"]}`,

@@ -7,9 +7,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
+	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // openIntentRespond posts to OpenIntent's respond route as the seed's operator does: the key
@@ -155,4 +159,136 @@ func TestAnswersToAnEndedSessionAreRefusedAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOpenIntentFallbackValueUnderFail: OpenIntent's SDK sends a fallback_value whatever the
+// policy and uses it only under complete_with_fallback; hitl takes it under fail too and
+// ignores it as the SDK does: the inquiry has none, and its deadline ends it with no answer.
+func TestOpenIntentFallbackValueUnderFail(t *testing.T) {
+	clk := clock.NewManual(time.Now())
+	e := newEnv(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
+	agent := e.token("refund-agent", "agent")
+	// request_input(intent_id, question="Approve?", timeout_seconds=300, fallback_policy="fail",
+	// fallback_value="deny"), as the SDK's request asks it.
+	var id any
+	for _, policy := range []string{`"fallback_policy": "fail", `, ""} { // named, or the server's default
+		r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "Approve?", "session": "refund-9", "timeout_seconds": 300, `+policy+`"fallback_value": "deny"}`)
+		if r.status != http.StatusCreated || r.body["fallback_policy"] != "fail" || r.body["fallback_value"] != nil {
+			t.Fatalf("fallback_value under fail (%s): %d %s", policy, r.status, r.text)
+		}
+		id = r.body["id"]
+	}
+	clk.Advance(300 * time.Second)
+	if r := e.do("GET", fmt.Sprintf("/v1/inquiries/%v/wait?timeout=10s", id), agent, ""); r.body["status"] != "timeout" {
+		t.Fatalf("the deadline passed: %s", r.text)
+	}
+	r := e.do("GET", "/api/v1/intents/refund-9", "", "", "X-API-Key", agent)
+	susp, _ := r.body["state"].(map[string]any)["_suspension"].(map[string]any)
+	if susp["resolution"] != "expired" || susp["value"] != nil || susp["fallback_applied"] != false || susp["fallback_value"] != nil {
+		t.Fatalf("at the deadline: %s", r.text)
+	}
+}
+
+// TestOpenIntentLogAndAbandon: the seed's agent, when nobody answers, logs to its intent and
+// abandons it — log(intent_id, message) posts a comment to POST /intents/{id}/events, and
+// abandon(intent_id, reason) ends it through POST /intents/{id}/status. Both are the engine's:
+// a session.logged event that changes nothing, and the session failing with the reason.
+func TestOpenIntentLogAndAbandon(t *testing.T) {
+	e := newEnv(t)
+	agentKey := e.token("refund-agent", "agent")
+	operatorKey := e.token("ops", "responder")
+	agent := e.Client(agentKey)
+	oi := func(method, path, key, body string) reply {
+		t.Helper()
+		return e.do(method, "/api/v1/intents/"+path, "", body, "X-API-Key", key, "Content-Type", "application/json")
+	}
+	suspension := ask(t, agent, hitl.InquiryRequest{Session: "refund-3", Prompt: "Approve the refund?"})
+
+	r := oi("POST", "refund-3/events", agentKey, fmt.Sprintf(`{"event_type": "comment", "actor": "refund-agent", "payload": {"message": "Suspension %d expired", "suspension_id": %d}}`, suspension.ID, suspension.ID))
+	payload, _ := r.body["payload"].(map[string]any)
+	if r.status != http.StatusOK || r.body["event_type"] != "comment" || r.body["intent_id"] != "refund-3" || r.body["actor"] != "refund-agent" ||
+		payload["message"] != fmt.Sprintf("Suspension %d expired", suspension.ID) || r.body["id"] == "" || r.body["created_at"] == nil {
+		t.Fatalf("log: %d %s", r.status, r.text)
+	}
+	// A note changes nothing: the intent still waits for its answer.
+	if r := oi("GET", "refund-3", agentKey, ""); r.body["status"] != "suspended_awaiting_input" {
+		t.Fatalf("after the note: %s", r.text)
+	}
+
+	r = oi("POST", "refund-3/status", agentKey, `{"status": "abandoned", "reason": "No operator response"}`)
+	susp, _ := r.body["state"].(map[string]any)["_suspension"].(map[string]any)
+	if r.status != http.StatusOK || r.body["status"] != "abandoned" || r.body["abandonment_reason"] != "No operator response" || susp["resolution"] != "cancelled" {
+		t.Fatalf("abandon: %d %s", r.status, r.text)
+	}
+	sess, err := agent.Session(ctx, "refund-3")
+	must(t, err)
+	if sess.Status != hitl.SessionFailed || sess.Error == nil || *sess.Error != "No operator response" {
+		t.Fatalf("the session: %+v", sess)
+	}
+	// Abandoned already (as a question that timed out under fail leaves it): the same intent,
+	// with the reason it ended for. A note after the end is kept with the rest.
+	r = oi("POST", "refund-3/status", agentKey, `{"status": "abandoned", "reason": "Still nobody"}`)
+	if r.status != http.StatusOK || r.body["status"] != "abandoned" || r.body["abandonment_reason"] != "No operator response" {
+		t.Fatalf("abandoned again: %d %s", r.status, r.text)
+	}
+	if r := oi("POST", "refund-3/events", agentKey, `{"event_type": "comment", "payload": {"message": "customer told"}}`); r.status != http.StatusOK {
+		t.Fatalf("a note after the end: %d %s", r.status, r.text)
+	}
+
+	// The intent's event log: its suspension and what became of it under OpenIntent's names,
+	// the notes as logged, and its end; a page at a time.
+	r = oi("GET", "refund-3/events", agentKey, "")
+	var types []string
+	var events []any
+	must(t, json.Unmarshal([]byte(r.text), &events))
+	for _, ev := range events {
+		types = append(types, ev.(map[string]any)["event_type"].(string))
+	}
+	if r.status != http.StatusOK || strings.Join(types, " ") != "session.updated intent.suspended comment intent.resumed session.failed comment" {
+		t.Fatalf("the intent's events: %d %v %s", r.status, types, r.text)
+	}
+	second := events[1].(map[string]any)
+	r = oi("GET", fmt.Sprintf("refund-3/events?limit=2&after=%v", second["seq"]), agentKey, "")
+	if !strings.HasPrefix(r.text, `[{"id":`) || strings.Count(r.text, `"event_type"`) != 2 || !strings.Contains(r.text, `"event_type":"comment"`) {
+		t.Fatalf("the page after the suspension: %s", r.text)
+	}
+	// hitl's own log has the entry beside the session it changed nothing of.
+	page, err := agent.EventPage(ctx, client.EventOptions{Session: "refund-3", Types: []string{hitl.EventSessionLogged}})
+	must(t, err)
+	var data struct {
+		Status string               `json:"status"`
+		Entry  hitl.SessionLogEntry `json:"entry"`
+	}
+	if len(page.Data) != 2 || json.Unmarshal(page.Data[0].Data, &data) != nil || data.Status != "awaiting_input" || data.Entry.EventType != "comment" ||
+		!strings.Contains(string(data.Entry.Payload), "expired") || page.Data[0].Actor != "refund-agent" {
+		t.Fatalf("session.logged: %+v", page.Data)
+	}
+
+	// Completing, and what cannot be done.
+	ask(t, agent, hitl.InquiryRequest{Session: "refund-4", Prompt: "Approve?"})
+	if r := oi("POST", "refund-4/status", agentKey, `{"status": "completed"}`); r.status != http.StatusOK || r.body["status"] != "completed" {
+		t.Fatalf("complete: %d %s", r.status, r.text)
+	}
+	problem := func(r reply, status int, words string) {
+		t.Helper()
+		if r.status != status || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") || !strings.Contains(r.text, words) {
+			t.Errorf("got %d %s, want %d with %q", r.status, r.text, status, words)
+		}
+	}
+	problem(oi("POST", "refund-4/status", agentKey, `{"status": "abandoned"}`), 409, "session refund-4 has completed: a run that reached its goal cannot be abandoned")
+	problem(oi("POST", "refund-4/status", agentKey, `{"status": "completed"}`), 409, "already completed")
+	problem(oi("POST", "refund-3/status", agentKey, `{"status": "active"}`), 400, "status must be abandoned or completed")
+	problem(oi("POST", "refund-3/status", agentKey, `{"status": "completed", "reason": "done"}`), 400, "reason is kept for an abandoned intent only")
+	problem(oi("POST", "refund-3/status", agentKey, `{}`), 400, "status must be abandoned or completed")
+	problem(oi("POST", "no-such-intent/status", agentKey, `{"status": "abandoned"}`), 404, "no-such-intent")
+	problem(oi("POST", "refund-3/status", operatorKey, `{"status": "abandoned"}`), 403, "only the session's creator or an admin")
+	problem(oi("POST", "refund-3/events", agentKey, `{"payload": {}}`), 400, "/event_type")
+	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "comment", "payload": "hello"}`), 400, "must be a JSON object")
+	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "a comment"}`), 400, "must be 1 to 100 characters")
+	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "comment", "trace_id": "t1"}`), 400, "trace_id")
+	problem(oi("POST", "refund-3/events", operatorKey, `{"event_type": "comment"}`), 403, "only the session's creator or an admin")
+	problem(oi("POST", "no-such-intent/events", agentKey, `{"event_type": "comment"}`), 404, "no-such-intent")
+	problem(oi("GET", "no-such-intent/events", agentKey, ""), 404, "no-such-intent")
+	problem(oi("GET", "refund-3/events?limit=0", agentKey, ""), 400, "limit must be a whole number from 1 to 1000")
+	problem(oi("GET", "refund-3/events?offset=5", agentKey, ""), 400, "offset")
 }

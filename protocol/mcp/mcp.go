@@ -83,6 +83,7 @@ var (
 		"inquiry_id":{"type":"integer"},
 		"status":{"type":"string","enum":["pending","responded","timeout","cancelled"]},
 		"answer":{"description":"The human's answer, or the fallback value when the deadline passed under a fallback policy."},
+		"chosen":{"description":"For a selection whose choices were a list in the context: the entry of the list the answer names (the object for its name)."},
 		"fallback_applied":{"type":"boolean"},
 		"responded_by":{"type":"string"},
 		"comment":{"type":"string"},
@@ -116,6 +117,7 @@ type result struct {
 	InquiryID       int64           `json:"inquiry_id"`
 	Status          hitl.Status     `json:"status"`
 	Answer          json.RawMessage `json:"answer,omitempty"`
+	Chosen          json.RawMessage `json:"chosen,omitempty"`
 	FallbackApplied bool            `json:"fallback_applied,omitempty"`
 	RespondedBy     string          `json:"responded_by,omitempty"`
 	Comment         string          `json:"comment,omitempty"`
@@ -126,7 +128,7 @@ type result struct {
 }
 
 func resultOf(inq *hitl.Inquiry) result {
-	r := result{InquiryID: inq.ID, Status: inq.Status, FallbackApplied: inq.FallbackApplied}
+	r := result{InquiryID: inq.ID, Status: inq.Status, Chosen: inq.Chosen, FallbackApplied: inq.FallbackApplied}
 	if inq.RespondedBy != nil {
 		r.RespondedBy = *inq.RespondedBy
 	}

@@ -1,13 +1,17 @@
 // Package openintent serves OpenIntent's HITL shape (RFC-0025, /api/v1/intents/...), so that
 // its SDK and the operators' tools written for it use hitl unchanged: an intent is a session, a
 // suspension an inquiry asked in it (suspension_id is the inquiry's id, as a string or a
-// number). It maps shapes only; the engine decides, as for /v1.
+// number), its event log the session's events, with what its agent logs as session.logged
+// events; an abandoned intent is a session that failed or was cancelled. It maps shapes only;
+// the engine decides, as for /v1.
 package openintent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -55,17 +59,63 @@ type intentView struct {
 	ID     string         `json:"id"`
 	Status string         `json:"status"`
 	State  map[string]any `json:"state"`
+	// AbandonmentReason is why an abandoned intent ended (its session's error), when it says.
+	AbandonmentReason string `json:"abandonment_reason,omitempty"`
 }
 
-// intentStatus is a session's status under RFC-0001's names.
+// intentStatus is a session's status under RFC-0001's names, which call every end but
+// completion abandoned.
 func intentStatus(s hitl.SessionStatus) string {
 	switch s {
 	case hitl.SessionRunning:
 		return "active"
 	case hitl.SessionAwaitingInput:
 		return "suspended_awaiting_input"
+	case hitl.SessionFailed, hitl.SessionCancelled:
+		return "abandoned"
 	}
-	return string(s) // completed, failed, cancelled
+	return string(s) // completed
+}
+
+// statusChange is the body of POST /api/v1/intents/{intent_id}/status. OpenIntent's SDK sends
+// the intent's version in If-Match; hitl's sessions have none, and the header is not read.
+type statusChange struct {
+	Status string `json:"status"`
+	Reason string `json:"reason"`
+}
+
+// intentEvent is an entry of an intent's event log (RFC-0001's Event object).
+type intentEvent struct {
+	ID string `json:"id"`
+	// Seq is where the event stands in hitl's log: GET .../events?after=SEQ goes on from it.
+	Seq       int64           `json:"seq"`
+	IntentID  string          `json:"intent_id"`
+	EventType string          `json:"event_type"`
+	Actor     string          `json:"actor"`
+	Payload   json.RawMessage `json:"payload"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// eventToLog is the body of POST /api/v1/intents/{intent_id}/events. The SDK's actor is its
+// agent id; hitl records the key that sends the event as its actor, and does not read it.
+type eventToLog struct {
+	EventType string          `json:"event_type"`
+	Actor     string          `json:"actor"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// intentEventOf is an event of the intent's session as OpenIntent shows it: an entry the agent
+// logged as it logged it; an inquiry's event under OpenIntent's name for it (intent.suspended,
+// intent.resumed) when it has one, else hitl's; the payload the event's data.
+func intentEventOf(ev *hitl.Event) intentEvent {
+	out := intentEvent{ID: ev.ID, Seq: ev.Seq, IntentID: ev.Session, EventType: ev.Type, Actor: ev.Actor, Payload: ev.Data, CreatedAt: ev.Time}
+	if alias := hitl.IntentAliasType(ev); alias != "" {
+		out.EventType = alias
+	}
+	if entry := hitl.LoggedEntry(ev); entry != nil {
+		out.EventType, out.Payload = entry.EventType, entry.Payload
+	}
+	return out
 }
 
 // resolution is an inquiry's status under RFC-0025's names.
@@ -104,6 +154,9 @@ func New(e *engine.Engine) *API { return &API{engine: e} }
 func (a *API) Mount(r httpwire.Router) {
 	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/intents/{intent_id}", Handle: a.intent})
 	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/suspend/respond", Handle: a.respond})
+	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/status", Handle: a.status})
+	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/intents/{intent_id}/events", Query: []string{"limit", "after"}, Handle: a.events})
+	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/events", Handle: a.logEvent})
 }
 
 // respond serves POST /api/v1/intents/{intent_id}/suspend/respond.
@@ -139,14 +192,22 @@ func (a *API) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 // intent serves GET /api/v1/intents/{intent_id}: the session as an intent, its state
 // holding the latest suspension as _suspension, which OpenIntent's SDK polls.
 func (a *API) intent(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	key := r.PathValue("intent_id")
-	sess, err := a.engine.Session(r.Context(), p, key)
+	view, err := a.view(r.Context(), p, r.PathValue("intent_id"))
 	if err != nil {
 		return err
 	}
-	inqs, err := a.engine.SessionInquiries(r.Context(), p, key)
+	return httpwire.WriteJSON(w, http.StatusOK, view)
+}
+
+// view is the intent that the session key is, as p may see it.
+func (a *API) view(ctx context.Context, p *hitl.Principal, key string) (*intentView, error) {
+	sess, err := a.engine.Session(ctx, p, key)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	inqs, err := a.engine.SessionInquiries(ctx, p, key)
+	if err != nil {
+		return nil, err
 	}
 	state := map[string]any{}
 	if !hitl.IsNull(sess.State) && json.Unmarshal(sess.State, &state) != nil {
@@ -155,7 +216,93 @@ func (a *API) intent(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 	if len(inqs) > 0 {
 		state["_suspension"] = suspensionOf(inqs[len(inqs)-1])
 	}
-	return httpwire.WriteJSON(w, http.StatusOK, intentView{ID: sess.Key, Status: intentStatus(sess.Status), State: state})
+	view := &intentView{ID: sess.Key, Status: intentStatus(sess.Status), State: state}
+	if sess.Error != nil && view.Status == "abandoned" {
+		view.AbandonmentReason = *sess.Error
+	}
+	return view, nil
+}
+
+// status serves POST /api/v1/intents/{intent_id}/status: an agent abandons its intent (the
+// session fails, with the reason) or completes it; the intent as it is then.
+func (a *API) status(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	var req statusChange
+	if err := httpwire.Decode(r, &req); err != nil {
+		return err
+	}
+	key := r.PathValue("intent_id")
+	var err error
+	switch req.Status {
+	case "abandoned":
+		_, err = a.engine.AbandonSession(r.Context(), p, key, req.Reason)
+	case "completed":
+		if req.Reason != "" {
+			return hitl.Errorf(hitl.EInvalid, "reason is kept for an abandoned intent only: a completed one has its result (POST /v1/sessions/%s/complete)", key)
+		}
+		_, err = a.engine.FinishSession(r.Context(), p, key, engine.SessionEnd{Status: hitl.SessionCompleted})
+	default:
+		return hitl.Errorf(hitl.EInvalid, "status must be abandoned or completed: whether an intent is active or suspended_awaiting_input follows from its questions")
+	}
+	if err != nil {
+		return err
+	}
+	view, err := a.view(r.Context(), p, key)
+	if err != nil {
+		return err
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, view)
+}
+
+// logEvent serves POST /api/v1/intents/{intent_id}/events: an entry the agent adds to its
+// intent's log (its SDK's log() sends a comment).
+func (a *API) logEvent(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	var req eventToLog
+	if err := httpwire.Decode(r, &req); err != nil {
+		return err
+	}
+	ev, err := a.engine.LogSession(r.Context(), p, r.PathValue("intent_id"), hitl.SessionLogEntry{EventType: req.EventType, Payload: req.Payload})
+	if err != nil {
+		return err
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, intentEventOf(ev))
+}
+
+// maxEvents is the most events GET .../events returns at once, as OpenIntent's server; 100 by
+// default.
+const maxEvents = 1000
+
+// events serves GET /api/v1/intents/{intent_id}/events?limit=N&after=SEQ: the intent's log,
+// oldest first, as far as the caller may see it.
+func (a *API) events(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	key := r.PathValue("intent_id")
+	if _, err := a.engine.Session(r.Context(), p, key); err != nil {
+		return err
+	}
+	f := hitl.EventFilter{Session: key, Limit: 100}
+	q := r.URL.Query()
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxEvents {
+			return hitl.Errorf(hitl.EInvalid, "limit must be a whole number from 1 to %d", maxEvents)
+		}
+		f.Limit = n
+	}
+	if s := q.Get("after"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			return hitl.Errorf(hitl.EInvalid, "after must be the seq of an event of the intent (a whole number ≥ 0)")
+		}
+		f.After = n
+	}
+	evs, err := a.engine.Events(r.Context(), p, f)
+	if err != nil {
+		return err
+	}
+	out := make([]intentEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = intentEventOf(ev)
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, out)
 }
 
 func suspensionOf(inq *hitl.Inquiry) suspensionRecord {

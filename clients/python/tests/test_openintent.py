@@ -192,6 +192,60 @@ class OpenIntentTest(unittest.TestCase):
         self.assertEqual(asyncio.run(answer_when_requested()), "ship")
         self.assertEqual(calls, [("requested", "Ship it?", "email"), ("received", "ship", "test-operator")])
 
+    def test_log_and_abandon_when_nobody_answers(self):
+        """The seed's handling of InputTimeoutError as written: log the expiry, abandon the intent.
+        The fallback_value under "fail" is taken and ignored, as OpenIntent's SDK ignores it."""
+
+        @Agent("expiry-agent")
+        class ExpiryAgent:
+            @on_assignment
+            async def handle(self, intent):
+                intent_id = intent.id
+                try:
+                    return await self.request_input(
+                        intent_id, question="Approve?", timeout_seconds=1, fallback_policy="fail", fallback_value="deny"
+                    )
+                except InputTimeoutError as e:
+                    ExpiryAgent.expired = e.suspension_id
+                    await self.log(intent_id, f"Suspension {e.suspension_id} expired")
+                    await self.abandon(intent_id, reason="No operator response")
+                    return "abandoned"
+
+        self.put_intent("refund-x", {"order_id": "A-9", "amount": 5000})
+        client = hitl.AsyncClient(self.url, self.agent_token)
+        self.assertEqual(asyncio.run(ExpiryAgent(client=client).assign("refund-x")), "abandoned")
+        intent = asyncio.run(client.get_intent("refund-x"))
+        self.assertEqual(intent.status, "abandoned")
+        self.assertEqual(intent.state["_suspension"]["fallback_value"], None)
+        # Why it ended: the agent's reason, unless the expiry had already ended it with its own.
+        self.assertTrue(intent.abandonment_reason)
+        comments = [e for e in asyncio.run(client.get_events("refund-x")) if e["event_type"] == "comment"]
+        self.assertEqual([c["payload"] for c in comments], [{"message": "Suspension %d expired" % ExpiryAgent.expired}])
+        self.assertTrue(comments[0]["actor"].startswith("refund-agent-"))
+
+    def test_abandon_a_running_intent_with_its_reason(self):
+        self.put_intent("refund-y", {"order_id": "A-10"})
+        agent = RefundAgent(client=hitl.AsyncClient(self.url, self.agent_token))
+        asyncio.run(agent.log("refund-y", "fraud check failed", score=0.97))
+        intent = asyncio.run(agent.abandon("refund-y", reason="Fraud suspected"))
+        self.assertEqual((intent.status, intent.abandonment_reason), ("abandoned", "Fraud suspected"))
+        # Abandoning again leaves it as it was; a note after the end is kept.
+        self.assertEqual(asyncio.run(agent.abandon("refund-y", reason="again")).abandonment_reason, "Fraud suspected")
+        asyncio.run(agent.log("refund-y", "customer told"))
+        events = asyncio.run(agent.client.get_events("refund-y"))
+        self.assertEqual(
+            [(e["event_type"], e["payload"].get("message")) for e in events],
+            [("session.updated", None), ("comment", "fraud check failed"), ("session.failed", None), ("comment", "customer told")],
+        )
+        self.assertEqual(events[1]["payload"], {"message": "fraud check failed", "score": 0.97})
+        # A completed intent cannot be abandoned: the server's message, as an OpenIntentError.
+        self.put_intent("refund-z", {})
+        hitl.Client(self.url, self.agent_token)._request("POST", "/v1/sessions/refund-z/complete", {})
+        with self.assertRaises(hitl.OpenIntentError) as caught:
+            asyncio.run(agent.abandon("refund-z", reason="too late"))
+        self.assertEqual(caught.exception.status, 409)
+        self.assertIn("cannot be abandoned", str(caught.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,6 +5,8 @@ inquiry asked in it. Standard library only; the blocking Client runs in a thread
 
 Agent classes written for OpenIntent's SDK run unchanged apart from their imports: construct
 one with a client (RefundAgent(client=AsyncClient(url, token))) and await agent.assign(intent_id).
+Their self.log(intent_id, message) and self.abandon(intent_id, reason=...) are the server's:
+a comment in the intent's event log, and the intent abandoned (its session failed).
 """
 
 import asyncio
@@ -80,12 +82,25 @@ class IntentContext:
 
 @dataclass
 class Intent:
-    """An intent as hooks see it: ctx.data is the session's state without _suspension."""
+    """An intent as hooks see it: ctx.data is the session's state without _suspension.
+
+    status is active, suspended_awaiting_input, completed or abandoned (its session failed or
+    was cancelled; abandonment_reason says why, when it says).
+    """
 
     id: str
     status: str = "active"
     state: dict = field(default_factory=dict)
     ctx: IntentContext = field(default_factory=IntentContext)
+    abandonment_reason: Optional[str] = None
+
+
+def _intent(raw):
+    state = raw.get("state") or {}
+    data = {k: v for k, v in state.items() if k != "_suspension"}
+    return Intent(
+        id=raw["id"], status=raw["status"], state=state, ctx=IntentContext(data=data), abandonment_reason=raw.get("abandonment_reason")
+    )
 
 
 def _hook(kind):
@@ -153,9 +168,31 @@ class AsyncClient:
 
     async def get_intent(self, intent_id):
         raw = await asyncio.to_thread(self.client._request, "GET", "/api/v1/intents/%s" % intent_id)
-        state = raw.get("state") or {}
-        data = {k: v for k, v in state.items() if k != "_suspension"}
-        return Intent(id=raw["id"], status=raw["status"], state=state, ctx=IntentContext(data=data))
+        return _intent(raw)
+
+    async def log(self, intent_id, message, **data):
+        """Logs a comment to the intent's event log, as OpenIntent's log() does: {"message":
+        message, **data}. It changes nothing; it is kept in the session's events and timeline,
+        also once the intent has ended."""
+        body = {"event_type": "comment", "payload": {"message": message, **data}}
+        await asyncio.to_thread(self.client._request, "POST", "/api/v1/intents/%s/events" % intent_id, body)
+
+    async def abandon(self, intent_id, reason=None):
+        """Ends the intent as abandoned: its session fails with the reason, and its pending
+        suspensions are cancelled. An intent that has already ended without completing (a
+        suspension that expired under "fail" may have ended it) stays as it is, with the reason
+        it ended for. Returns the intent."""
+        body = {"status": "abandoned"}
+        if reason:
+            body["reason"] = reason
+        raw = await asyncio.to_thread(self.client._request, "POST", "/api/v1/intents/%s/status" % intent_id, body)
+        return _intent(raw)
+
+    async def get_events(self, intent_id, limit=100):
+        """The intent's event log, oldest first: dicts with id, event_type, actor, payload and
+        created_at (a logged comment has event_type "comment" and its payload)."""
+        path = "/api/v1/intents/%s/events" % intent_id
+        return await asyncio.to_thread(self.client._request, "GET", path, None, {"limit": limit})
 
     async def respond(self, intent_id, suspension_id, value, responded_by=None):
         """POST /api/v1/intents/{intent_id}/suspend/respond, as an operator's tool does."""
@@ -234,8 +271,8 @@ class AsyncClient:
 
 
 def Agent(name):
-    """A class decorator: the class gets request_input, should_request_input and assign, and its
-    decorated methods run as the hooks of its calls."""
+    """A class decorator: the class gets request_input, should_request_input, log, abandon and
+    assign, and its decorated methods run as the hooks of its calls."""
 
     def decorate(cls):
         def __init__(self, client=None, url=None, token=None):
@@ -249,6 +286,12 @@ def Agent(name):
         async def should_request_input(self, intent_id, signals=None, **kwargs):
             return await self.client.should_request_input(intent_id, signals=signals, **kwargs)
 
+        async def log(self, intent_id, message, **data):
+            await self.client.log(intent_id, message, **data)
+
+        async def abandon(self, intent_id, reason=None):
+            return await self.client.abandon(intent_id, reason=reason)
+
         async def assign(self, intent_id):
             """Runs the @on_assignment handlers on the intent; returns the last one's result."""
             intent = await self.client.get_intent(intent_id)
@@ -258,7 +301,7 @@ def Agent(name):
             return result
 
         cls.__init__ = __init__
-        for fn in (request_input, should_request_input, assign):
+        for fn in (request_input, should_request_input, log, abandon, assign):
             if not hasattr(cls, fn.__name__):
                 setattr(cls, fn.__name__, fn)
         cls.agent_name = name
