@@ -53,6 +53,14 @@ func ApprovalAnswer(approved bool, comment string) json.RawMessage {
 	return answer
 }
 
+// ApprovalResponse is the request that answers an approval with the default schema: the
+// answer is ApprovalAnswer, which keeps the comment as that schema has it (clients read
+// response.comment), and the comment is the answer's comment too, as every way of answering
+// sets it (the inquiry's top-level comment).
+func ApprovalResponse(approved bool, comment string) *ResponseRequest {
+	return &ResponseRequest{Response: ApprovalAnswer(approved, comment), Comment: comment}
+}
+
 // GroupPrefix marks an assignee entry that names a group: each member may answer.
 const GroupPrefix = "group:"
 

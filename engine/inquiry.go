@@ -352,8 +352,8 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if relayedBy != "" {
 		out.RelayedBy = &relayedBy
 	}
-	if req.Comment != "" {
-		out.Comment = &req.Comment
+	if comment := answerComment(cur, response, req.Comment); comment != "" {
+		out.Comment = &comment
 	}
 	out.ToolResult = toolResult(out)
 	var evs []*hitl.Event
@@ -414,6 +414,23 @@ func (e *Engine) checkResponse(ctx context.Context, inq *hitl.Inquiry, req *hitl
 		return nil, &hitl.Error{Code: hitl.EInvalidResponse, Message: invalidAnswerMessage(fields), Fields: fields}
 	}
 	return response, nil
+}
+
+// answerComment is the comment of an answer: the one given with it, else, for a plain
+// approval, the comment its answer holds ({"approved": true, "comment": "…"}), so that the
+// answer's comment is set whichever way the answer came (an API client or an older channel
+// that puts it in the answer only), as a vote's is (readBallot).
+func answerComment(inq *hitl.Inquiry, response json.RawMessage, given string) string {
+	if given != "" || !inq.IsPlainApproval() {
+		return given
+	}
+	var a struct {
+		Comment string `json:"comment"`
+	}
+	if json.Unmarshal(response, &a) != nil {
+		return ""
+	}
+	return a.Comment
 }
 
 // CheckAnswer says what the inquiry's schema finds wrong with an answer, recording nothing: a

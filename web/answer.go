@@ -172,7 +172,7 @@ func readAnswer(inq *hitl.Inquiry, form url.Values) (*hitl.ResponseRequest, []hi
 		default:
 			return nil, []hitl.FieldError{{Path: "", Message: "choose Approve or Reject"}}
 		}
-		return &hitl.ResponseRequest{Response: hitl.ApprovalAnswer(approved, comment)}, nil
+		return hitl.ApprovalResponse(approved, comment), nil
 	case formOptions:
 		picked := form[schema.RootName]
 		var answer any

@@ -213,6 +213,9 @@ func TestInboxInABrowser(t *testing.T) {
 		t.Fatalf("after the click: %s by %v", got.Status, got.RespondedBy)
 	}
 	mustJSON(t, got.Response, `{"approved":true,"comment":"Checks are green, ship it"}`)
+	if got.Comment == nil || *got.Comment != "Checks are green, ship it" {
+		t.Errorf("the answer's comment is %v", got.Comment)
+	}
 
 	// A reload renders the same state from the server.
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".outcome")))

@@ -150,3 +150,39 @@ func TestAnOptionalYesNoCanBeLeftEmpty(t *testing.T) {
 		t.Error("the required yes/no offers no answer")
 	}
 }
+
+// Whatever the form, the comment typed beside the answer is the answer's comment, as the API
+// gives it (GET /v1/inquiries/{id}); the answer keeps its own shape: an approval's holds the
+// comment too, as its default schema has it, an option or a form's does not.
+func TestTheCommentIsTheAnswersComment(t *testing.T) {
+	e := start(t)
+	b := e.signedIn(e.responderToken)
+	for _, c := range []struct {
+		name   string
+		req    hitl.InquiryRequest
+		form   url.Values
+		answer string
+	}{
+		{"an approval", hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval},
+			url.Values{"approved": {"true"}}, `{"approved":true,"comment":"checks are green"}`},
+		{"options", hitl.InquiryRequest{Prompt: "Which venue?", Options: []hitl.Option{{Value: "lisbon"}, {Value: "oslo"}}},
+			url.Values{"answer": {"oslo"}}, `"oslo"`},
+		{"a form", hitl.InquiryRequest{Prompt: "Roll out?", ResponseSchema: json.RawMessage(`{"type":"object","properties":{"replicas":{"type":"integer"}}}`)},
+			url.Values{"answer/replicas": {"3"}}, `{"replicas":3}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			inq := e.ask(&c.req)
+			path := fmt.Sprintf("/inquiries/%d", inq.ID)
+			c.form.Set("csrf", b.get(path).csrf())
+			c.form.Set("comment", "  checks are green\n")
+			if res := b.post(path, c.form); res.status != http.StatusSeeOther {
+				t.Fatalf("the answer: %d\n%s", res.status, res.body)
+			}
+			got := e.inquiry(inq.ID)
+			if got.Comment == nil || *got.Comment != "checks are green" {
+				t.Errorf("the answer's comment is %v, want %q", got.Comment, "checks are green")
+			}
+			mustJSON(t, got.Response, c.answer)
+		})
+	}
+}

@@ -251,7 +251,7 @@ func responseWords(inq *hitl.Inquiry) string {
 			if a.Approved {
 				verdict = "approve"
 			}
-			if a.Comment != "" {
+			if a.Comment != "" && (inq.Comment == nil || *inq.Comment != a.Comment) { // else said once, after the answer
 				verdict += " (" + cut(a.Comment, maxContextValue) + ")"
 			}
 			return verdict

@@ -82,7 +82,9 @@ func TestAnswerByReply(t *testing.T) {
 		inq := approval()
 		send(t, "Ada Lovelace <ada@example.com>", w.replyTo(t, inq),
 			"Approve.\nLooks good, ship it.\n\nOn Mon, 23 Nov 2026 at 10:00, hitl <hitl@hitl.test> wrote:\n> Ship it?\n> reject\n")
-		w.answered(t, inq.ID, `{"approved":true,"comment":"Looks good, ship it."}`, "")
+		// The comment is the answer's comment, as every way of answering sets it, and stays
+		// in the approval's answer, where its schema has it.
+		w.answered(t, inq.ID, `{"approved":true,"comment":"Looks good, ship it."}`, "Looks good, ship it.")
 	})
 
 	t.Run("an option by its number, from a multipart reply with an attachment", func(t *testing.T) {
@@ -114,7 +116,7 @@ func TestAnswerByReply(t *testing.T) {
 		if err := mailtest.Send(t, addr, "ada@example.com", to, msg); err != nil {
 			t.Fatal(err)
 		}
-		w.answered(t, inq.ID, `{"approved":false,"comment":"too risky \u0026 late"}`, "")
+		w.answered(t, inq.ID, `{"approved":false,"comment":"too risky \u0026 late"}`, "too risky & late")
 	})
 
 	t.Run("from another address", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package email_test
 
 import (
+	"encoding/json"
 	"html"
 	"strings"
 	"testing"
@@ -72,7 +73,17 @@ func (c replyCase) run(t *testing.T, w *world, addr string) {
 		w.explained(t, "ada@example.com", c.refused...)
 		return
 	}
-	w.answered(t, inq.ID, c.response, c.comment)
+	comment := c.comment
+	if !c.options { // an approval's comment is the answer's comment too, and stays in its answer
+		var a struct {
+			Comment string `json:"comment"`
+		}
+		if err := json.Unmarshal([]byte(c.response), &a); err != nil {
+			t.Fatal(err)
+		}
+		comment = a.Comment
+	}
+	w.answered(t, inq.ID, c.response, comment)
 }
 
 func TestReplyKeepsOnlyWhatThePersonWrote(t *testing.T) {

@@ -392,7 +392,7 @@ func approvalFromReply(first, rest string) (*hitl.ResponseRequest, []string) {
 		return nil, []string{fmt.Sprintf("The first line of your reply, %q, is not an answer: write approve (or yes) or reject (or no) on it; a second line is your comment.", cut(first, 60))}
 	}
 	comment := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(more), ".,;:!-") + "\n" + rest)
-	return &hitl.ResponseRequest{Response: hitl.ApprovalAnswer(approved, comment)}, nil
+	return hitl.ApprovalResponse(approved, comment), nil
 }
 
 func optionsFromReply(inq *hitl.Inquiry, first, rest string) (*hitl.ResponseRequest, []string) {

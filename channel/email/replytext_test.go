@@ -95,8 +95,8 @@ func TestAnswerFromReply(t *testing.T) {
 		problem  string
 	}{
 		{"approve", approval, "Approve", `{"approved":true}`, "", ""},
-		{"yes with a comment on the line", approval, "Yes, go ahead", `{"approved":true,"comment":"go ahead"}`, "", ""},
-		{"no with a comment below", approval, "no\nwe freeze on Fridays", `{"approved":false,"comment":"we freeze on Fridays"}`, "", ""},
+		{"yes with a comment on the line", approval, "Yes, go ahead", `{"approved":true,"comment":"go ahead"}`, "go ahead", ""},
+		{"no with a comment below", approval, "no\nwe freeze on Fridays", `{"approved":false,"comment":"we freeze on Fridays"}`, "we freeze on Fridays", ""},
 		{"JSON for an approval", approval, `{"approved": false}`, `{"approved": false}`, "", ""},
 		{"neither", approval, "hmm", "", "", `"hmm", is not an answer`},
 		{"nothing", approval, "  ", "", "", "has no answer in it"},

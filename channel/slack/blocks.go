@@ -283,7 +283,7 @@ func answerWords(inq *hitl.Inquiry) string {
 			if a.Approved {
 				words = "approve"
 			}
-			if a.Comment != "" {
+			if a.Comment != "" && (inq.Comment == nil || *inq.Comment != a.Comment) { // else said once, after the answer
 				words += " (" + oneLine(a.Comment) + ")"
 			}
 			return words

@@ -185,14 +185,15 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 		h.openForm(ctx, ic, p, c.id, msg, ephemeral)
 		return
 	}
-	answer := hitl.ApprovalAnswer(true, "")
+	answer := hitl.ApprovalResponse(true, "")
 	switch c.action {
 	case actionReject:
-		answer = hitl.ApprovalAnswer(false, "")
+		answer = hitl.ApprovalResponse(false, "")
 	case actionOption:
-		answer, _ = json.Marshal(c.option)
+		option, _ := json.Marshal(c.option)
+		answer = &hitl.ResponseRequest{Response: option}
 	}
-	inq, err := h.engine.Respond(ctx, p, c.id, &hitl.ResponseRequest{Response: answer})
+	inq, err := h.engine.Respond(ctx, p, c.id, answer)
 	if err != nil {
 		h.client.tell(ctx, channel, user, refusal(p, c.id, err))
 		return

@@ -409,15 +409,24 @@ func TestModalSubmission(t *testing.T) {
 		t.Errorf("an unmapped submission: %v", out)
 	}
 
-	status, out = submit(w, "U0ADA", view, map[string]any{replicasID: text("3"), envID: selected("2"), tagsID: text("blue\n\ngreen")})
+	commentID, _ := inputBlock(t, view, "Comment")
+	status, out = submit(w, "U0ADA", view, map[string]any{replicasID: text("3"), envID: selected("2"), tagsID: text("blue\n\ngreen"),
+		commentID: text("  canary first  ")})
 	if status != http.StatusOK || out != nil {
 		t.Fatalf("valid submission: %d %v", status, out)
 	}
-	got := w.inquiry(inq.ID)
+	// The comment is the answer's comment, as the API gives it, beside an answer of the form's shape.
+	got, err := w.server.Admin.Inquiry(context.Background(), inq.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var answer map[string]any
 	json.Unmarshal(got.Response, &answer)
-	if got.Status != hitl.StatusResponded || answer["replicas"] != 3.0 || answer["env"] != "prod" || fmt.Sprint(answer["tags"]) != "[blue green]" {
+	if got.Status != hitl.StatusResponded || answer["replicas"] != 3.0 || answer["env"] != "prod" || fmt.Sprint(answer["tags"]) != "[blue green]" || len(answer) != 3 {
 		t.Fatalf("after the submission: %s %s", got.Status, got.Response)
+	}
+	if got.Comment == nil || *got.Comment != "canary first" {
+		t.Errorf("the answer's comment is %v, want %q", got.Comment, "canary first")
 	}
 	updates := w.peer.Calls("chat.update")
 	if len(updates) != 1 || updates[0].Form.Get("ts") != ref.TS || !strings.Contains(texts(updates[0].Blocks(t)), "Answered by ada") {
@@ -437,7 +446,12 @@ func TestUpdateAfterAnAnswerElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := w.peer.Calls("chat.update")
-	if len(u) != 1 || !strings.Contains(texts(u[0].Blocks(t)), "reject (not on a Friday)") || slices.Contains(actionIDs(u[0].Blocks(t)), "hitl.approve") {
+	if len(u) != 1 {
+		t.Fatalf("updates: %+v", u)
+	}
+	// The approval's comment is the answer's comment too: said once, under the answer.
+	if said := texts(u[0].Blocks(t)); !strings.Contains(said, "Answered by admin: reject\n>not on a Friday") || strings.Count(said, "not on a Friday") != 1 ||
+		slices.Contains(actionIDs(u[0].Blocks(t)), "hitl.approve") {
 		t.Fatalf("update: %+v", u)
 	}
 
