@@ -243,6 +243,25 @@ func escapePointer(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
+// NeedsValue tells whether the field may not be left empty: a required field, but for a text
+// the schema lets be empty (no minLength, no format) and a list or choices that may have no
+// item, and a group, which its own fields fill. A form says "is required" for such a field
+// left empty, in the page as the person leaves it and in what Read finds.
+func (f *Field) NeedsValue() bool {
+	if !f.Required {
+		return false
+	}
+	switch f.Kind {
+	case KindObject:
+		return false
+	case KindText, KindTextArea:
+		return f.MinLength != nil && *f.MinLength > 0 || f.Format != ""
+	case KindChoices, KindList:
+		return f.MinItems != nil && *f.MinItems > 0
+	}
+	return true
+}
+
 // Read builds the answer from submitted form values (name → values, as a form posts them).
 // Every problem a person can fix is returned with the path of its field; nothing is checked
 // against the schema here. With the problems comes the answer made of the fields that could
@@ -291,6 +310,9 @@ func (f *Field) read(form map[string][]string, errs *[]hitl.FieldError) (any, bo
 				picked = append(picked, v)
 			}
 		}
+		if len(picked) == 0 && f.NeedsValue() {
+			return fail(f.Path, missingWords)
+		}
 		return picked, len(picked) > 0 || f.Required
 	case KindList:
 		items := []any{}
@@ -311,14 +333,17 @@ func (f *Field) read(form map[string][]string, errs *[]hitl.FieldError) (any, bo
 		if unread { // the rows after one left out would be judged at the wrong index
 			return nil, false
 		}
+		if len(items) == 0 && f.NeedsValue() {
+			return fail(f.Path, missingWords)
+		}
 		return items, len(items) > 0 || f.Required
 	}
 	if first == "" {
-		if f.Required && f.Kind != KindText && f.Kind != KindTextArea {
-			return fail(f.Path, "is required")
-		}
-		if f.Required {
-			return "", true // the schema says whether an empty text will do
+		switch {
+		case f.NeedsValue():
+			return fail(f.Path, missingWords)
+		case f.Required:
+			return "", true // a text the schema lets be empty
 		}
 		return nil, false
 	}

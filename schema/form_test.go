@@ -90,7 +90,7 @@ func TestFormRead(t *testing.T) {
 		}, `{"colors":["blue"],"count":3,"extra":{"n":1},"inner":{"x":"y"},"name":"Ada","ok":false,"ratio":0.5,"sizes":[1,2],"tags":["a","b"],"when":"2026-11-22T10:30:00Z"}`},
 		{"optional left empty", map[string][]string{"answer/name": {"Ada"}, "answer/count": {"0"}, "answer/tags": {""}, "answer/inner/x": {""}},
 			`{"count":0,"name":"Ada"}`},
-		{"required empty text is sent for the schema to judge", map[string][]string{"answer/count": {"1"}}, `{"count":1,"name":""}`},
+		{"required empty text the schema lets be empty is sent for the schema to judge", map[string][]string{"answer/count": {"1"}}, `{"count":1,"name":""}`},
 		{"bad values", map[string][]string{
 			"answer/name": {"x"}, "answer/count": {"1.5"}, "answer/ratio": {"NaN"}, "answer/ok": {"maybe"},
 			"answer/sizes": {"1", "two"}, "answer/extra": {"{"},
@@ -116,6 +116,37 @@ func TestFormRead(t *testing.T) {
 // With the problems comes the answer of the fields that could be read, for the schema to judge
 // them at the same time; a list with a row that could not be read is left out whole, so that no
 // row is judged at another's index.
+// A field that may not be left empty says "is required" when it is, as a missing property
+// does, rather than what the schema would say of an empty value ("must be at least 1
+// character long", "must have at least 1 item"); a text the schema lets be empty is sent.
+func TestEmptyRequiredFieldsAreRequired(t *testing.T) {
+	f := FormFor(json.RawMessage(`{"type":"object","required":["why","when","mail","tags","regions","note","count"],"properties":{
+		"why":{"type":"string","minLength":1},
+		"when":{"type":"string","format":"date"},
+		"mail":{"type":"string","format":"email"},
+		"tags":{"type":"array","minItems":1,"items":{"type":"string"}},
+		"regions":{"type":"array","minItems":1,"items":{"enum":["eu","us"]}},
+		"note":{"type":"string"},
+		"count":{"type":"integer"}}}`))
+	_, errs := f.Read(map[string][]string{"answer/why": {"  "}, "answer/tags": {""}})
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Path+"="+e.Message)
+	}
+	want := "/why=is required;/when=is required;/mail=is required;/tags=is required;/regions=is required;/count=is required"
+	if strings.Join(got, ";") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, ";"), want)
+	}
+	for _, c := range f.Fields {
+		if c.NeedsValue() != (c.Key != "note") {
+			t.Errorf("%s: NeedsValue %v", c.Key, c.NeedsValue())
+		}
+	}
+	if root := FormFor(json.RawMessage(`{"type":"string","minLength":1}`)); !root.NeedsValue() {
+		t.Error("a text answer (the default of a question) may be left empty")
+	}
+}
+
 func TestFormReadGivesWhatItCouldRead(t *testing.T) {
 	f := FormFor(json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"count":{"type":"integer"},
 		"sizes":{"type":"array","items":{"type":"integer"}},"raw":{"oneOf":[{"type":"object"}]}}}`))
