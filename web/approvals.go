@@ -20,10 +20,15 @@ import (
 // use, and the claim of a question one person answers, with its Claim / Release buttons.
 
 // claimFuncs are the template functions of claims, beside the rest of claims rather than in
-// render.go's map: the list pages say who holds a claim ("claimed by alice until 10:32:00
-// UTC") on the engine's clock, which decides when it ends.
+// render.go's map: the list pages say who holds a claim ("claimed by alice until 10:32") on
+// the engine's clock, which decides when it ends.
 func claimFuncs(e *engine.Engine) template.FuncMap {
-	return template.FuncMap{"claimed": func(inq *hitl.Inquiry) string { return wording.Claim(inq, e.Now()) }}
+	return template.FuncMap{"claimed": func(inq *hitl.Inquiry) *hitl.InquiryClaim {
+		if !inq.Claim.Claimed(e.Now()) {
+			return nil
+		}
+		return inq.Claim
+	}}
 }
 
 // votesView is a quorum's or a chain's votes as the page shows them.
@@ -93,10 +98,10 @@ func newVotesView(inq *hitl.Inquiry, viewer string) *votesView {
 	return v
 }
 
-// claimView is the claim of a pending inquiry that one person answers: who holds it, in
-// words, and the buttons the viewer may use.
+// claimView is the claim of a pending inquiry that one person answers: who holds it and
+// until when, and the buttons the viewer may use.
 type claimView struct {
-	Words string // "claimed by alice until 10:32:00 UTC"; "" when nobody holds it
+	Held *hitl.InquiryClaim // the claim, while someone holds it
 	// Claim, Release and Break post to the claim's routes; nil for buttons the viewer may not use.
 	Claim, Release, Break *formTarget
 }
@@ -128,7 +133,10 @@ func (h *Handler) addApprovals(ctx context.Context, p *hitl.Principal, d *inquir
 	if err != nil {
 		h.log.Warn("reading what the viewer may do with a claim", "inquiry_id", inq.ID, "err", err)
 	}
-	c := &claimView{Words: wording.Claim(inq, may.At)}
+	c := &claimView{}
+	if inq.Claim.Claimed(may.At) {
+		c.Held = inq.Claim
+	}
 	if csrf != "" {
 		to := func(action string) *formTarget {
 			return &formTarget{Action: fmt.Sprintf("/inquiries/%d/%s", inq.ID, action), CSRF: csrf}
@@ -142,7 +150,7 @@ func (h *Handler) addApprovals(ctx context.Context, p *hitl.Principal, d *inquir
 			c.Claim = to("claim")
 		}
 	}
-	if c.Words != "" || c.Claim != nil || c.Release != nil || c.Break != nil {
+	if c.Held != nil || c.Claim != nil || c.Release != nil || c.Break != nil {
 		d.Claim = c
 	}
 }

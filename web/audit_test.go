@@ -13,8 +13,9 @@ import (
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
-// The inquiry page says how far the audit chain verifies, and that it breaks, and where, once
-// an event appended since the last look was changed in the database file.
+// The inquiry page says, for people, that the audit log is intact (how far it was checked on
+// hover), and, once an event appended since the last look was changed in the database file,
+// warns that it is not, and where.
 func TestInquiryPageShowsTheAuditChain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hitl.db")
 	e := start(t, testserver.DB(path))
@@ -26,8 +27,9 @@ func TestInquiryPageShowsTheAuditChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := fmt.Sprintf("/inquiries/%d", inq.ID)
-	if res := b.get(page); !strings.Contains(res.body, fmt.Sprintf("audit: verified through seq %d<", last.Seq)) {
-		t.Fatalf("the inquiry page does not say the chain verifies through seq %d:\n%s", last.Seq, res.body)
+	intact := fmt.Sprintf(`<p class="audit muted" title="Checked through event %d: the log&#39;s chain of hashes holds, and this inquiry is as its events say">The audit log is intact.</p>`, last.Seq)
+	if res := b.get(page); !strings.Contains(res.body, intact) {
+		t.Fatalf("the inquiry page does not say the log is intact, checked through event %d:\n%s", last.Seq, res.body)
 	}
 
 	if _, err := e.responder.Respond(context.Background(), inq.ID, []byte(`{"approved":true}`), ""); err != nil {
@@ -45,7 +47,7 @@ func TestInquiryPageShowsTheAuditChain(t *testing.T) {
 	if _, err := db.Exec("UPDATE events SET data = replace(data, '\"approved\":true', '\"approved\":false') WHERE seq = ?", answered); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("audit: the audit log does not verify: seq %d: does not match its hash", answered)
+	want := fmt.Sprintf(`role="alert">Warning: the audit log is not intact. Event %d: does not match its hash`, answered)
 	if res := b.get(page); !strings.Contains(res.body, want) {
 		t.Fatalf("after the answer was edited in the database, the page does not say %q:\n%s", want, res.body)
 	}
@@ -79,7 +81,7 @@ func TestInquiryPageComparesTheInquiryItShows(t *testing.T) {
 				t.Fatal(err)
 			}
 			page := fmt.Sprintf("/inquiries/%d", inq.ID)
-			want := fmt.Sprintf(`audit: the audit log does not verify: inquiry %d: the stored answer is {"approved":true} but its events say {"approved":false}`, inq.ID)
+			want := fmt.Sprintf(`Warning: the audit log is not intact. Inquiry %d: the stored answer is {"approved":true} but its events say {"approved":false}`, inq.ID)
 			if res := b.get(page); !strings.Contains(html.UnescapeString(res.body), want) {
 				t.Fatalf("the page of the edited inquiry does not say %q:\n%s", want, res.body)
 			}
@@ -89,7 +91,7 @@ func TestInquiryPageComparesTheInquiryItShows(t *testing.T) {
 			if _, err := db.Exec(strings.NewReplacer("false", "true", "true", "false").Replace(edit)); err != nil {
 				t.Fatal(err)
 			}
-			if res := b.get(page); !strings.Contains(res.body, "audit: verified through seq") {
+			if res := b.get(page); !strings.Contains(res.body, "The audit log is intact.") {
 				t.Fatalf("once the edit is undone, the page does not say the log verifies:\n%s", res.body)
 			}
 		})

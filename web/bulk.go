@@ -23,8 +23,8 @@ func (h *Handler) selectable(p *hitl.Principal, items []*hitl.Inquiry) map[int64
 	return out
 }
 
-// offersApproval tells whether a tab of the inbox shows the "Approve selected" form: the
-// pending lists, to whoever may answer.
+// offersApproval tells whether a tab of the inbox may show the "Approve selected" form: the
+// pending lists, to whoever may answer; it shows when the list has an approval to tick.
 func offersApproval(p *hitl.Principal, tab string) bool {
 	return (tab == "mine" || tab == "pending") && engine.CanAnswer(p)
 }

@@ -57,7 +57,7 @@ func TestChatOptionLinkAndNotified(t *testing.T) {
 	if plain := b.get(path); strings.Contains(plain.body, "required checked") {
 		t.Fatal("without ?answer an option is chosen")
 	}
-	want := []string{"<h2>Notified</h2>", `ada by email <span class="muted">(delivered)</span>`, `the chat room of webhook ` + chat.ID + ` <span class="muted">(pending)</span>`}
+	want := []string{"<h2>Notified</h2>", `ada by email <span class="muted">(delivered)</span>`, `the chat room of webhook ` + chat.ID + ` <span class="muted">(not delivered yet)</span>`}
 	var body string
 	if !testserver.WaitFor(10*time.Second, func() bool {
 		body = b.get(path).body

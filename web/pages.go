@@ -83,6 +83,7 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 			return
 		}
 	}
+	selectable := h.selectable(v.Principal, items)
 	nextURL := ""
 	if next != "" {
 		nextURL = inboxURL(active, search, sort, next)
@@ -94,7 +95,7 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Section: "inbox", Stream: listStream, Seq: seq},
 		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
 			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != "",
-			"Approve": offersApproval(v.Principal, active), "Selectable": h.selectable(v.Principal, items), "CSRF": v.CSRF})
+			"Approve": offersApproval(v.Principal, active) && len(selectable) > 0, "Selectable": selectable, "CSRF": v.CSRF})
 }
 
 // listStream follows what changes the lists: inquiries asked and ended, and the changes of
@@ -140,7 +141,7 @@ type inquiryData struct {
 	// Votes of a quorum or a chain; Claim of a question one person answers (approvals.go).
 	Votes *votesView
 	Claim *claimView
-	Audit string // how far the audit chain verifies (web/audit.go)
+	Audit auditView // whether the audit log is intact (web/audit.go)
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -16,6 +17,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/wording"
+	"github.com/hitl-dev/hitl/schema"
 )
 
 var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats"}
@@ -51,6 +53,8 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 var funcs = template.FuncMap{
 	"iso":           func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"clock":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"hour":          func(t time.Time) string { return t.UTC().Format("15:04:05 UTC") },
+	"instant":       instant,
 	"ago":           ago,
 	"left":          left,
 	"soon":          func(t time.Time) bool { return time.Until(t) < 5*time.Minute },
@@ -61,6 +65,9 @@ var funcs = template.FuncMap{
 	"answer":        answerText,
 	"comment":       separateComment,
 	"summary":       answerSummary,
+	"fields":        answerFields,
+	"kind":          kindText,
+	"delivery":      deliveryText,
 	"optLabel":      optionLabel,
 	"status":        statusText,
 	"contains":      slices.Contains[[]string],
@@ -80,6 +87,15 @@ var funcs = template.FuncMap{
 	"rowName":       rowName,
 	"mayStats":      mayStats,
 	"map":           pairs,
+}
+
+// instant reads a date-time a form's answer holds, nil when it is not one.
+func instant(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil
+	}
+	return &t
 }
 
 // pairs makes a map of name, value pairs, for a template that takes several values.
@@ -359,6 +375,134 @@ func separateComment(inq *hitl.Inquiry) string {
 		return ""
 	}
 	return *inq.Comment
+}
+
+// answerField is one field of a form's answer as the page shows it: the field's title and
+// what was entered, in words, or the fields of a group.
+type answerField struct {
+	Label string
+	// Values: one value; the rows of a list or the choices ticked, each on its own.
+	Values []string
+	// Time: a date-time value, which the page shows in the viewer's time zone.
+	Time   bool
+	Fields []answerField
+}
+
+// answerFields is a form's answer as its fields show it, with their titles, in the form's
+// order, rather than JSON with its keys sorted: nil when the answer is not a form's (an
+// object answering an object schema). Fields left empty are left out; members the schema
+// does not name come last, under their own names.
+func answerFields(inq *hitl.Inquiry, raw json.RawMessage) []answerField {
+	if len(inq.Options) > 0 || inq.HasDecisions() || inq.IsPlainApproval() || len(raw) == 0 {
+		return nil
+	}
+	form := schema.FormFor(inq.ResponseSchema)
+	var obj map[string]json.RawMessage
+	if form.Kind != schema.KindObject || json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return nil
+	}
+	return objectFields(form, obj)
+}
+
+func objectFields(form *schema.Field, obj map[string]json.RawMessage) []answerField {
+	var out []answerField
+	named := map[string]bool{}
+	for _, f := range form.Fields {
+		named[f.Key] = true
+		v, ok := obj[f.Key]
+		if !ok || string(v) == "null" {
+			continue
+		}
+		af := answerField{Label: cmp.Or(f.Title, f.Key)}
+		var inner map[string]json.RawMessage
+		switch {
+		case f.Kind == schema.KindObject && json.Unmarshal(v, &inner) == nil:
+			af.Fields = objectFields(f, inner)
+		case f.Kind == schema.KindBoolean && string(v) == "true":
+			af.Values = []string{"Yes"}
+		case f.Kind == schema.KindBoolean && string(v) == "false":
+			af.Values = []string{"No"}
+		default:
+			af.Values = f.Values(v)[f.Name]
+			af.Time = f.Format == "date-time" && len(af.Values) == 1
+			if f.Kind == schema.KindList && f.Item.Format == "date-time" {
+				af.Time = true
+			}
+		}
+		if len(af.Values) == 0 && len(af.Fields) == 0 {
+			continue // an empty list, a group of nothing
+		}
+		out = append(out, af)
+	}
+	var others []string
+	for k := range obj {
+		if !named[k] {
+			others = append(others, k)
+		}
+	}
+	slices.Sort(others)
+	for _, k := range others {
+		out = append(out, answerField{Label: k, Values: []string{valueText(obj[k])}})
+	}
+	return out
+}
+
+// valueText is a JSON value as text: a string as it is, anything else as compact JSON.
+func valueText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// kindText says how an inquiry is answered, as a person reads it: "an approval", "a form",
+// "a choice of one option" (the request type is the agent's word for it).
+func kindText(inq *hitl.Inquiry) string {
+	switch formKind(inq) {
+	case formDecision:
+		return "a decision on a tool call"
+	case formApproval:
+		return "an approval"
+	case formOptions:
+		if inq.Multiple {
+			return "a choice of several options"
+		}
+		return "a choice of one option"
+	}
+	switch schema.FormFor(inq.ResponseSchema).Kind {
+	case schema.KindObject:
+		return "a form"
+	case schema.KindText, schema.KindTextArea:
+		return "a written answer"
+	case schema.KindBoolean:
+		return "yes or no"
+	case schema.KindInteger, schema.KindNumber:
+		return "a number"
+	case schema.KindChoice:
+		return "a choice of one option"
+	case schema.KindChoices:
+		return "a choice of several options"
+	case schema.KindList:
+		return "a list"
+	}
+	return "an answer in JSON"
+}
+
+// deliveryText says how far a notification got: "delivered", "not delivered yet" (it is
+// being sent, or tried again), "could not be delivered".
+func deliveryText(s string) string {
+	switch hitl.DeliveryStatus(s) {
+	case hitl.DeliveryPending:
+		return "not delivered yet"
+	case hitl.DeliveryFailed:
+		return "could not be delivered"
+	}
+	return s
 }
 
 // answerSummary is an answer on one short line, for a row of the inbox.

@@ -24,6 +24,83 @@
   tick();
   setInterval(tick, 1000);
 
+  // Times: the server writes them in UTC; each shows in the viewer's time zone, with UTC on
+  // hover. A moment (time.clock) is rewritten; a countdown or "5 min ago" keeps its words and
+  // gets the local time and UTC on hover.
+  var parts = { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' };
+  var formats = {
+    '': new Intl.DateTimeFormat(undefined, parts),
+    seconds: new Intl.DateTimeFormat(undefined, Object.assign({ second: '2-digit' }, parts)),
+    time: new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
+  };
+  function utc(d) { return d.toISOString().slice(0, 19).replace('T', ' ') + ' UTC'; }
+  function localTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (t) {
+      var d = new Date(t.getAttribute('datetime'));
+      if (isNaN(d.getTime())) return;
+      if (t.classList.contains('clock')) {
+        t.textContent = (formats[t.dataset.show || ''] || formats['']).format(d);
+        t.title = utc(d);
+      } else {
+        t.title = formats[''].format(d) + ' (' + utc(d) + ')';
+      }
+    });
+  }
+  localTimes(document);
+
+  // Required fields: one left empty says "is required" as the person leaves it, in the words
+  // the server uses, and filling it takes the words away (the server's too). The server still
+  // checks everything at once on submit.
+  var required = 'is required';
+  function filled(field) {
+    return Array.prototype.some.call(field.querySelectorAll('input, select, textarea'), function (i) {
+      if (i.type === 'radio' || i.type === 'checkbox') return i.checked && i.value !== '';
+      return i.value.trim() !== '';
+    });
+  }
+  function requiredError(field) {
+    return Array.prototype.filter.call(field.children, function (c) {
+      return c.classList.contains('field-error') && c.textContent.trim() === required;
+    })[0];
+  }
+  function showRequired(field, missing) {
+    var id = field.dataset.needsValue, shown = requiredError(field);
+    var described = field.tagName === 'FIELDSET' ? field : document.getElementById(id);
+    if (!described) return;
+    if (missing && !field.querySelector(':scope > .field-error')) {
+      var p = document.createElement('p');
+      p.className = 'field-error';
+      p.id = id + '-error';
+      p.textContent = required;
+      field.appendChild(p);
+      field.classList.add('invalid');
+      described.setAttribute('aria-invalid', 'true');
+      var by = (described.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+      if (by.indexOf(p.id) < 0) described.setAttribute('aria-describedby', by.concat(p.id).join(' '));
+    } else if (!missing && shown) {
+      shown.remove();
+      field.classList.remove('invalid');
+      described.removeAttribute('aria-invalid');
+      var rest = (described.getAttribute('aria-describedby') || '').split(' ').filter(function (x) { return x && x !== shown.id; });
+      if (rest.length) described.setAttribute('aria-describedby', rest.join(' ')); else described.removeAttribute('aria-describedby');
+    }
+  }
+  function neededField(el) { return el && el.closest && el.closest('#answer-form [data-needs-value]'); }
+  ['input', 'change'].forEach(function (type) {
+    document.addEventListener(type, function (e) {
+      var field = neededField(e.target);
+      if (!field) return;
+      field.dataset.touched = '1';
+      if (filled(field)) showRequired(field, false);
+      else if (type === 'change') showRequired(field, true);
+    });
+  });
+  document.addEventListener('focusout', function (e) {
+    var field = neededField(e.target);
+    if (!field || !field.dataset.touched || field.contains(e.relatedTarget)) return;
+    if (!filled(field)) showRequired(field, true);
+  });
+
   // Lists: add and remove rows (without the script, the form always has one empty row).
   function setUpLists(root) {
     root.querySelectorAll('[data-add-row]').forEach(function (b) { b.hidden = false; });
@@ -149,6 +226,7 @@
         if (next.title) document.title = next.title;
         setUpLists(document);
         setUpEdits(document);
+        localTimes(document);
         tick();
         if (focused && document.getElementById(focused) && document.activeElement === body) {
           document.getElementById(focused).focus();
