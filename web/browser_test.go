@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,6 +163,35 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 	fmt.Println("screenshot:", path)
 }
 
+// updateDocs is the variable that has the tests rewrite the files of docs/ they make (as
+// docs/configuration.md is made): here the pictures of the inbox the README shows.
+const updateDocs = "HITL_UPDATE_DOCS"
+
+// docsPicture takes a picture of the whole page for docs/NAME: it checks, always, that the
+// picture is a PNG of the page's size, small enough to keep in the repository, and writes it
+// to docs/ when HITL_UPDATE_DOCS=1.
+func docsPicture(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	shot := get(t, ctx, chromedp.FullScreenshot(100))
+	size := get(t, ctx, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, document.documentElement.scrollHeight]`))
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("the picture for docs/%s is no PNG: %v", name, err)
+	}
+	if b := img.Bounds(); b.Dx() != size[0] || b.Dy() < size[1]-1 || b.Dy() > size[1]+1 {
+		t.Errorf("the picture for docs/%s is %dx%d; the page is %dx%d", name, b.Dx(), b.Dy(), size[0], size[1])
+	}
+	if len(shot) > 512<<10 {
+		t.Errorf("the picture for docs/%s takes %d KiB; keep it under 512 KiB (CI refuses files over 1 MiB)", name, len(shot)>>10)
+	}
+	if os.Getenv(updateDocs) == "1" {
+		if err := os.WriteFile(filepath.Join("..", "docs", name), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("wrote docs/" + name)
+	}
+}
+
 func TestInboxInABrowser(t *testing.T) {
 	e := start(t)
 	ctx := newBrowser(t)
@@ -201,7 +232,9 @@ func TestInboxInABrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(row+" .prompt")),
 		chromedp.WaitVisible(chromedp.CSS("#answer-form")),
 	)
+	waitText(t, ctx, "#live", "Live")
 	screenshot(t, ctx, shots, "inquiry.png")
+	docsPicture(t, ctx, "inbox-inquiry.png") // the README's picture of the inbox
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.CSS("#comment"), "Checks are green, ship it"),
 		chromedp.Click(chromedp.CSS("button.approve")),
