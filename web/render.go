@@ -442,22 +442,9 @@ func objectFields(form *schema.Field, obj map[string]json.RawMessage) []answerFi
 	}
 	slices.Sort(others)
 	for _, k := range others {
-		out = append(out, answerField{Label: k, Values: []string{valueText(obj[k])}})
+		out = append(out, answerField{Label: k, Values: []string{wording.Value(obj[k])}})
 	}
 	return out
-}
-
-// valueText is a JSON value as text: a string as it is, anything else as compact JSON.
-func valueText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return string(raw)
-	}
-	return b.String()
 }
 
 // kindText says how an inquiry is answered, as a person reads it: "an approval", "a form",

@@ -1,7 +1,6 @@
 package slack
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -170,7 +169,7 @@ func contextFields(inq *hitl.Inquiry, values int) []*slackapi.TextBlockObject {
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(inq.Context, &obj) != nil {
-		field("Context", valueText(inq.Context))
+		field("Context", wording.Value(inq.Context))
 		return fields
 	}
 	keys := make([]string, 0, len(obj))
@@ -183,23 +182,9 @@ func contextFields(inq *hitl.Inquiry, values int) []*slackapi.TextBlockObject {
 			field("…", fmt.Sprintf("%d more in the inbox", len(keys)-i))
 			break
 		}
-		field(k, valueText(obj[k]))
+		field(k, wording.Value(obj[k]))
 	}
 	return fields
-}
-
-// valueText is a JSON value as a person reads it: a string without its quotes, anything else
-// as compact JSON.
-func valueText(v json.RawMessage) string {
-	var s string
-	if json.Unmarshal(v, &s) == nil {
-		return s
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return string(v)
-	}
-	return b.String()
 }
 
 // answerButtons: Approve / Reject for a plain approval, one button per option when they fit,
@@ -257,7 +242,7 @@ func outcomeWords(inq *hitl.Inquiry) string {
 		return s
 	case hitl.StatusTimeout:
 		if inq.FallbackApplied {
-			return ":hourglass: Timed out: nobody answered in time, so the fallback value was used: " + escape(cut(valueText(inq.Response), maxAnswerText))
+			return ":hourglass: Timed out: nobody answered in time, so the fallback value was used: " + escape(cut(wording.Value(inq.Response), maxAnswerText))
 		}
 		return ":hourglass: Timed out: nobody answered in time."
 	case hitl.StatusCancelled:
@@ -294,7 +279,7 @@ func answerWords(inq *hitl.Inquiry) string {
 		if json.Unmarshal(inq.Response, &picked) != nil {
 			var one string
 			if json.Unmarshal(inq.Response, &one) != nil {
-				return valueText(inq.Response)
+				return wording.Value(inq.Response)
 			}
 			picked = []string{one}
 		}
@@ -309,7 +294,7 @@ func answerWords(inq *hitl.Inquiry) string {
 		}
 		return listWords(labels, maxAnswerText, "")
 	}
-	return valueText(inq.Response)
+	return wording.Value(inq.Response)
 }
 
 // maxListText bounds the text of the /hitl list as a whole. Slack documents no such bound,

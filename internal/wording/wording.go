@@ -6,6 +6,7 @@
 package wording
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -25,6 +26,20 @@ func Status(s hitl.Status) string {
 		return "timed out"
 	}
 	return string(s)
+}
+
+// Value is a JSON value as a person reads it: a string without its quotes, anything else as
+// compact JSON (as it came, when it is no JSON).
+func Value(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // SessionStatus is a session's status as a sentence says it: "awaiting input".

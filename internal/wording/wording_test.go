@@ -26,3 +26,17 @@ func TestNudge(t *testing.T) {
 		}
 	}
 }
+
+func TestValue(t *testing.T) {
+	for raw, want := range map[string]string{
+		`"eu-west-1"`:          "eu-west-1",
+		`3`:                    "3",
+		`{ "a": [1, 2] }`:      `{"a":[1,2]}`,
+		`not JSON`:             "not JSON",
+		`"line one\nline two"`: "line one\nline two",
+	} {
+		if got := wording.Value(json.RawMessage(raw)); got != want {
+			t.Errorf("Value(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
