@@ -39,7 +39,8 @@ type Inquiry struct {
 	FallbackValue  json.RawMessage `json:"fallback_value"`
 	Exclusive      bool            `json:"exclusive"`
 	// CancellableByResponder lets a person who may answer decline instead: the inquiry is
-	// cancelled and its session fails with their reason (Nova's Cancel button).
+	// cancelled and its session fails with their reason (Nova's Cancel button). Inquiries are
+	// declinable unless the agent said otherwise (InquiryRequest.CancellableByResponder).
 	CancellableByResponder bool `json:"cancellable_by_responder"`
 	// RemindEvery re-notifies the recipients at this interval while the inquiry is pending;
 	// NextReminderAt is the next time (nil when none is due before the deadline).
@@ -89,6 +90,9 @@ type Inquiry struct {
 	RespondedAt  *time.Time `json:"responded_at"`
 	Comment      *string    `json:"comment"`
 	CancelReason *string    `json:"cancel_reason"`
+	// DeclinedBy is the person who declined to answer (see CancellableByResponder), nil when
+	// the inquiry was not declined: a declined inquiry's session failed with it.
+	DeclinedBy *string `json:"declined_by,omitempty"`
 	// ResumedAt is when the asking agent first received the final state (inquiry.resumed).
 	ResumedAt *time.Time        `json:"resumed_at,omitempty"`
 	Metadata  map[string]string `json:"metadata"`
@@ -245,8 +249,9 @@ type InquiryRequest struct {
 	AllowedDecisions []Decision `json:"allowed_decisions,omitempty"`
 	CallbackURL      string     `json:"callback_url,omitempty"`
 	Exclusive        bool       `json:"exclusive,omitempty"`
-	// CancellableByResponder: see Inquiry.
-	CancellableByResponder bool `json:"cancellable_by_responder,omitempty"`
+	// CancellableByResponder: see Inquiry. Left out, it is true: the person asked may decline,
+	// as Nova's Cancel button lets them; false keeps the inquiry to answers.
+	CancellableByResponder *bool `json:"cancellable_by_responder,omitempty"`
 	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).
 	RemindEvery   string    `json:"remind_every,omitempty"`
 	EscalateAfter string    `json:"escalate_after,omitempty"`

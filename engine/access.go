@@ -97,14 +97,14 @@ func mayCancel(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return forbidden("only the inquiry's creator or an admin may cancel it")
 }
 
-// mayDecline: those who may answer the inquiry, when the agent that asked let them decline
-// (cancellable_by_responder).
+// mayDecline: those who may answer the inquiry, unless the agent that asked kept it to answers
+// (cancellable_by_responder false).
 func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
 	if err := mayAnswer(p, inq); err != nil {
 		return err
 	}
 	if !inq.CancellableByResponder {
-		return forbidden("inquiry %d may not be declined: the agent that asked did not set cancellable_by_responder; answer it instead", inq.ID)
+		return forbidden("inquiry %d may not be declined: the agent that asked set cancellable_by_responder to false; answer it instead", inq.ID)
 	}
 	return nil
 }

@@ -281,7 +281,7 @@ func TestAuditOfABusyUntouchedLogFindsNothing(t *testing.T) {
 				{Status: hitl.SessionFailed, Error: "boom"}, {Status: hitl.SessionCancelled}}[i]
 			must(e.FinishSession(ctx, agent, key, end))
 		}
-		declined := ask(&hitl.InquiryRequest{Prompt: "may I?", Session: "run-d", CancellableByResponder: true})
+		declined := ask(&hitl.InquiryRequest{Prompt: "may I?", Session: "run-d"})
 		must(e.Decline(ctx, human, declined.ID, "no way"))
 		quorum := ask(&hitl.InquiryRequest{Prompt: "deploy?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ann", "bob", "cy"}, Quorum: &hitl.Quorum{Required: 2}})
 		must(e.Respond(ctx, responder("ann"), quorum.ID, approve(true, "fine")))

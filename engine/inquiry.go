@@ -553,13 +553,13 @@ func toolResult(inq *hitl.Inquiry) *hitl.ToolResult {
 
 // Cancel withdraws a pending question (its creator or an admin).
 func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error) {
-	return e.cancel(ctx, p, id, reason, mayCancel, nil)
+	return e.cancel(ctx, p, id, reason, mayCancel, false, nil)
 }
 
 // cancel cancels a pending inquiry when may lets p, and writes what follows from it (then,
-// when set) in the same transaction.
+// when set) in the same transaction. declined records p's refusal to answer (DeclinedBy).
 func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason string, may func(*hitl.Principal, *hitl.Inquiry) error,
-	then func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error)) (*hitl.Inquiry, error) {
+	declined bool, then func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error)) (*hitl.Inquiry, error) {
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil {
 		return nil, err
@@ -584,8 +584,12 @@ func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 		if err != nil {
 			return err
 		}
+		declinedBy := ""
+		if declined {
+			declinedBy = p.Name
+		}
 		var ev *hitl.Event
-		if out, ev, err = cancelInquiry(tx, cur, reason, p.Name, now); err != nil || then == nil {
+		if out, ev, err = cancelInquiry(tx, cur, reason, p.Name, declinedBy, now); err != nil || then == nil {
 			evs = []*hitl.Event{ev}
 			return err
 		}
@@ -613,11 +617,15 @@ func (e *Engine) notPending(ctx context.Context, id int64, err error) error {
 	return err
 }
 
-// cancelInquiry writes the cancellation of a pending inquiry and its event.
-func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason, actor string, now time.Time) (*hitl.Inquiry, *hitl.Event, error) {
+// cancelInquiry writes the cancellation of a pending inquiry and its event; declinedBy is the
+// person who declined to answer it ("" when it was withdrawn).
+func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason, actor, declinedBy string, now time.Time) (*hitl.Inquiry, *hitl.Event, error) {
 	out := resolved(cur, hitl.StatusCancelled, now)
 	if reason != "" {
 		out.CancelReason = &reason
+	}
+	if declinedBy != "" {
+		out.DeclinedBy = &declinedBy
 	}
 	out.ToolResult = toolResult(out)
 	if err := tx.ResolveInquiry(out); err != nil {

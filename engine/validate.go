@@ -166,7 +166,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		Context: req.Context, Session: req.Session, Origin: req.Origin, CreatedBy: p.Name,
 		Execution: req.Execution, AssignedTo: assignees, ChannelHint: req.ChannelHint, Confidence: req.Confidence,
 		FallbackPolicy: req.FallbackPolicy, FallbackValue: req.FallbackValue, Exclusive: req.Exclusive,
-		CancellableByResponder: req.CancellableByResponder,
+		// The person asked may decline unless the agent said no: Nova's Cancel button works
+		// for them by default.
+		CancellableByResponder: req.CancellableByResponder == nil || *req.CancellableByResponder,
 		ToolCall:               req.ToolCall, Metadata: req.Metadata, CallbackURL: req.CallbackURL, CreatedAt: now, UpdatedAt: now,
 	}
 	inq.Template = req.Template

@@ -207,3 +207,34 @@ func TestChainRejectedAndVoteByLink(t *testing.T) {
 	done.contains(t, "the link's page after the vote", "Thank you — your vote was recorded.", "You approved at", "1 of 2 approvals")
 	done.lacks(t, "the link's page after the vote", `id="answer-form"`)
 }
+
+// The inquiry page offers Decline to the person asked unless the agent said no
+// (cancellable_by_responder false): an inquiry asked without the field is declinable, and a
+// forged decline of one that is not is refused in words, with nothing recorded.
+func TestDeclineFormUnlessTheAgentSaidNo(t *testing.T) {
+	e := start(t)
+	b := e.browser()
+	b.signIn(e.responderToken)
+	asked := e.ask(&hitl.InquiryRequest{Prompt: "Book the hall?", Session: "run-1"})
+	kept := e.ask(&hitl.InquiryRequest{Prompt: "Book the garden?", Session: "run-2", CancellableByResponder: new(false)})
+
+	page := b.get(fmt.Sprintf("/inquiries/%d", kept.ID))
+	page.lacks(t, "an inquiry the agent kept to answers", `id="decline"`)
+	res := b.post(fmt.Sprintf("/inquiries/%d/decline", kept.ID), url.Values{"csrf": {page.csrf()}, "reason": {"no"}})
+	if res.status != http.StatusUnprocessableEntity {
+		t.Fatalf("a forged decline: %d", res.status)
+	}
+	res.contains(t, "a forged decline", fmt.Sprintf("You did not decline: inquiry %d may not be declined: the agent that asked set cancellable_by_responder to false", kept.ID))
+	if got := e.inquiry(kept.ID); got.Status != hitl.StatusPending {
+		t.Fatalf("after a forged decline: %s", got.Status)
+	}
+
+	page = b.get(fmt.Sprintf("/inquiries/%d", asked.ID))
+	page.contains(t, "an inquiry asked without cancellable_by_responder", `id="decline"`)
+	if res := b.post(fmt.Sprintf("/inquiries/%d/decline", asked.ID), url.Values{"csrf": {page.csrf()}, "reason": {"not mine"}}); res.status != http.StatusSeeOther {
+		t.Fatalf("decline: %d %s", res.status, res.body)
+	}
+	if got := e.inquiry(asked.ID); got.Status != hitl.StatusCancelled || got.DeclinedBy == nil || *got.DeclinedBy != "ada" {
+		t.Fatalf("declined: %s %v", got.Status, got.DeclinedBy)
+	}
+}

@@ -33,7 +33,7 @@ func TestNovaInABrowser(t *testing.T) {
 	get(t, ctx, chromedp.Poll[bool](`window.novaMessages.some((m) => m.type === "subscribed")`, chromedp.WithPollingTimeout(15*time.Second)))
 
 	inq := e.ask(&hitl.InquiryRequest{Prompt: "Which room should I book?", Session: "thread-9", Origin: "Calendar agent",
-		RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"string"}`), CancellableByResponder: true})
+		RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"string"}`)})
 	prompt := get(t, ctx, chromedp.Poll[map[string]any](`window.novaMessages.find((m) => m.type === "user_prompt")`, chromedp.WithPollingTimeout(15*time.Second)))
 	if prompt["interaction_id"] != float64(inq.ID) || prompt["question"] != inq.Prompt || prompt["origin_name"] != "Calendar agent" ||
 		prompt["thread_id"] != "thread-9" {
@@ -58,9 +58,10 @@ func TestNovaInABrowser(t *testing.T) {
 		t.Fatalf("session after Decline: %s %v", s.Status, s.Error)
 	}
 
-	// Without cancellable_by_responder there is no Decline button; the agent's wait on the
+	// With cancellable_by_responder false there is no Decline button; the agent's wait on the
 	// answer then shows in the timeline as its resumption.
-	plain := e.ask(&hitl.InquiryRequest{Prompt: "Lunch at noon?", Session: "thread-10", RequestType: hitl.RequestApproval})
+	plain := e.ask(&hitl.InquiryRequest{Prompt: "Lunch at noon?", Session: "thread-10", RequestType: hitl.RequestApproval,
+		CancellableByResponder: new(false)})
 	do(t, ctx,
 		chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.URL, plain.ID)),
 		chromedp.WaitVisible(chromedp.CSS("#answer-form")),

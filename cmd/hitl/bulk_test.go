@@ -74,14 +74,14 @@ func TestRespondSession(t *testing.T) {
 	}
 }
 
-// TestDeclineCommand: hitl decline ID --reason cancels a declinable inquiry with the reason;
-// an inquiry that is not declinable says why.
+// TestDeclineCommand: hitl decline ID --reason cancels an inquiry with the reason (inquiries
+// are declinable by default); one the agent kept to answers says why.
 func TestDeclineCommand(t *testing.T) {
 	admin, _ := startServer(t)
 	ctx := context.Background()
-	declinable, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Book the room?", CancellableByResponder: true}, client.CreateOptions{})
+	declinable, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Book the room?"}, client.CreateOptions{})
 	must(t, err)
-	plain, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Book the hall?"}, client.CreateOptions{})
+	plain, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Book the hall?", CancellableByResponder: new(false)}, client.CreateOptions{})
 	must(t, err)
 
 	if code, _, errOut := cli(t, "decline", fmt.Sprint(declinable.ID), "--reason", "I do not book rooms"); code != exitOK || !strings.Contains(errOut, "declined") {

@@ -184,7 +184,7 @@ func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 	// The answer, the deadline, a cancellation (resolved) and the agent's resuming.
 	out.Status, out.Response, out.Chosen, out.FallbackApplied, out.ToolResult = "", nil, nil, false, nil
 	out.RespondedBy, out.RespondedByID, out.RelayedBy, out.RespondedAt = nil, nil, nil, nil
-	out.Comment, out.CancelReason, out.ResumedAt, out.UpdatedAt = nil, nil, nil, time.Time{}
+	out.Comment, out.CancelReason, out.DeclinedBy, out.ResumedAt, out.UpdatedAt = nil, nil, nil, nil, time.Time{}
 	// Claims, votes and a chain's steps; reminders and the escalation.
 	out.Claim, out.Votes, out.CurrentStep = nil, nil, 0
 	out.NextReminderAt, out.RemindersSent, out.EscalatedAt = nil, 0, nil

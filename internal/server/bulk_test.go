@@ -255,7 +255,7 @@ func TestDeclineRoute(t *testing.T) {
 	kim := clientFor(e, kimTok)
 	leeTok := e.token("lee", hitl.RoleResponder)
 	declinable := func(session, prompt string, to ...string) *hitl.Inquiry {
-		return ask(t, agent, hitl.InquiryRequest{Prompt: prompt, RequestType: hitl.RequestApproval, AssignedTo: to, CancellableByResponder: true, Session: session})
+		return ask(t, agent, hitl.InquiryRequest{Prompt: prompt, RequestType: hitl.RequestApproval, AssignedTo: to, Session: session})
 	}
 	inq := declinable("s-1", "Deploy api?", "kim")
 
@@ -272,7 +272,7 @@ func TestDeclineRoute(t *testing.T) {
 		t.Fatalf("the agent's wait: %d %s", w.status, w.text)
 	}
 
-	plain := ask(t, agent, hitl.InquiryRequest{Prompt: "Deploy web?", RequestType: hitl.RequestApproval})
+	plain := ask(t, agent, hitl.InquiryRequest{Prompt: "Deploy web?", RequestType: hitl.RequestApproval, CancellableByResponder: new(false)})
 	forLee := declinable("s-2", "Deploy billing?", "lee")
 	open := declinable("s-3", "Deploy docs?")
 	cases := []struct {
@@ -281,7 +281,7 @@ func TestDeclineRoute(t *testing.T) {
 		status            int
 		code, says        string
 	}{
-		{"not cancellable_by_responder", kimTok, `{"reason":"no"}`, plain.ID, 403, "forbidden", "cancellable_by_responder"},
+		{"cancellable_by_responder false", kimTok, `{"reason":"no"}`, plain.ID, 403, "forbidden", "cancellable_by_responder"},
 		{"assigned to someone else, seen by an admin", adminToken, `{}`, forLee.ID, 403, "forbidden", "assigned to lee"},
 		{"assigned to someone else", kimTok, `{}`, forLee.ID, 404, "not_found", "not found"},
 		{"by an agent", agentTok, `{}`, open.ID, 403, "forbidden", "responder role"},

@@ -65,8 +65,7 @@ func TestNovaInteractions(t *testing.T) {
 	ws := novaSubscribe(t, e, aliceTok, "thread-7")
 
 	inq := ask(t, agent, hitl.InquiryRequest{Prompt: "Which day suits you for the review?", Session: "thread-7",
-		Origin: "Calendar agent", RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"string"}`),
-		CancellableByResponder: true})
+		Origin: "Calendar agent", RequestType: hitl.RequestInput, ResponseSchema: json.RawMessage(`{"type":"string"}`)})
 	prompt := novaRead(t, ws)
 	if prompt.Type != "user_prompt" || prompt.InteractionID != inq.ID || prompt.Question != inq.Prompt ||
 		prompt.OriginName != "Calendar agent" || prompt.ThreadID != "thread-7" || string(prompt.Schema) != `{"type":"string"}` {
@@ -118,9 +117,10 @@ func TestNovaInteractions(t *testing.T) {
 		t.Fatalf("pending after the answer: %s", r.text)
 	}
 
-	// The agent asks again and the person declines: the task fails with the reason.
+	// The agent asks again, without saying whether the person may decline (they may, by
+	// default), and the person does: the task fails with the reason.
 	again := ask(t, agent, hitl.InquiryRequest{Prompt: "Book the large room?", Session: "thread-7", Origin: "Calendar agent",
-		RequestType: hitl.RequestApproval, CancellableByResponder: true})
+		RequestType: hitl.RequestApproval})
 	if m := novaRead(t, ws); m.Type != "user_prompt" || m.InteractionID != again.ID {
 		t.Fatalf("second user_prompt: %+v", m)
 	}
@@ -143,8 +143,9 @@ func TestNovaInteractions(t *testing.T) {
 	}
 	got, err := agent.Inquiry(ctx, again.ID)
 	must(t, err)
-	if got.Status != hitl.StatusCancelled || got.CancelReason == nil || *got.CancelReason != "I do not book rooms" {
-		t.Fatalf("declined inquiry: %s %v", got.Status, got.CancelReason)
+	if got.Status != hitl.StatusCancelled || got.CancelReason == nil || *got.CancelReason != "I do not book rooms" ||
+		got.DeclinedBy == nil || *got.DeclinedBy != "alice" {
+		t.Fatalf("declined inquiry: %s %v %v", got.Status, got.CancelReason, got.DeclinedBy)
 	}
 }
 
@@ -155,17 +156,17 @@ func TestNovaBadInput(t *testing.T) {
 	agent := clientFor(e, agentTok)
 	aliceTok := e.token("alice", hitl.RoleResponder)
 	e.token("bob", hitl.RoleResponder)
-	plain := ask(t, agent, hitl.InquiryRequest{Prompt: "Proceed?", Session: "t-1"})
-	forBob := ask(t, agent, hitl.InquiryRequest{Prompt: "Bob, proceed?", Session: "t-2", AssignedTo: hitl.Assignees{"bob"},
-		CancellableByResponder: true})
-	open := ask(t, agent, hitl.InquiryRequest{Prompt: "Anyone?", Session: "t-3", CancellableByResponder: true})
+	plain := ask(t, agent, hitl.InquiryRequest{Prompt: "Proceed?", Session: "t-1", CancellableByResponder: new(false)})
+	forBob := ask(t, agent, hitl.InquiryRequest{Prompt: "Bob, proceed?", Session: "t-2", AssignedTo: hitl.Assignees{"bob"}})
+	open := ask(t, agent, hitl.InquiryRequest{Prompt: "Anyone?", Session: "t-3"})
 
 	cases := []struct {
 		name, path, token, body string
 		status                  int
 		says                    string
 	}{
-		{"decline without cancellable_by_responder", fmt.Sprintf("/api/interactions/%d/cancel", plain.ID), aliceTok, `{"reason":"no"}`, 403, "cancellable_by_responder"},
+		{"decline when the agent set cancellable_by_responder false", fmt.Sprintf("/api/interactions/%d/cancel", plain.ID), aliceTok, `{"reason":"no"}`, 403,
+			fmt.Sprintf("inquiry %d may not be declined: the agent that asked set cancellable_by_responder to false; answer it instead", plain.ID)},
 		{"decline by someone it is not assigned to", fmt.Sprintf("/api/interactions/%d/cancel", forBob.ID), aliceTok, `{}`, 404, "not found"}, // who may not see it does not learn it exists
 		{"decline by an agent", fmt.Sprintf("/api/interactions/%d/cancel", open.ID), agentTok, `{}`, 403, "responder role"},
 		{"unknown interaction", "/api/interactions/999999/cancel", aliceTok, `{}`, 404, "not found"},
@@ -326,5 +327,52 @@ func TestWebSocketBrowserAuth(t *testing.T) {
 	_, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"hitl.bearer.wrong"}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("a wrong token as subprotocol: %v %v", resp, err)
+	}
+}
+
+// TestNovaCancelByDefault: an interaction the agent asked without cancellable_by_responder
+// reads as cancellable, on hitl's API and Nova's, and the person asked may cancel it; one
+// with false reads false and is 403 in words; a template's false holds for what it asks.
+func TestNovaCancelByDefault(t *testing.T) {
+	e := newEnv(t)
+	agentTok := e.token("nova-agent", hitl.RoleAgent)
+	aliceTok := e.token("alice", hitl.RoleResponder)
+	asked := e.do("POST", "/v1/inquiries", agentTok, `{"prompt": "Which day?", "session": "thread-20"}`)
+	kept := e.do("POST", "/v1/inquiries", agentTok, `{"prompt": "Which room?", "session": "thread-21", "cancellable_by_responder": false}`)
+	if asked.status != http.StatusCreated || asked.body["cancellable_by_responder"] != true ||
+		kept.status != http.StatusCreated || kept.body["cancellable_by_responder"] != false {
+		t.Fatalf("created: %s\n%s", asked.text, kept.text)
+	}
+	pending := e.do("GET", "/api/interactions/pending", aliceTok, "")
+	cancellable := map[float64]any{}
+	for _, it := range pending.body["interactions"].([]any) {
+		card := it.(map[string]any)
+		cancellable[card["id"].(float64)] = card["cancellable_by_responder"]
+	}
+	if cancellable[asked.body["id"].(float64)] != true || cancellable[kept.body["id"].(float64)] != false {
+		t.Fatalf("Nova's pending interactions: %s", pending.text)
+	}
+
+	r := e.do("POST", fmt.Sprintf("/api/interactions/%v/cancel", kept.body["id"]), aliceTok, `{}`)
+	if r.status != http.StatusForbidden || r.header.Get("Content-Type") != "application/problem+json" ||
+		r.body["detail"] != fmt.Sprintf("inquiry %v may not be declined: the agent that asked set cancellable_by_responder to false; answer it instead", kept.body["id"]) {
+		t.Fatalf("cancel of one the agent kept to answers: %d %s", r.status, r.text)
+	}
+	r = e.do("POST", fmt.Sprintf("/api/interactions/%v/cancel", asked.body["id"]), aliceTok, `{}`)
+	if r.status != http.StatusOK || r.body["status"] != "CANCELED" {
+		t.Fatalf("cancel by default: %d %s", r.status, r.text)
+	}
+	s := e.do("GET", "/v1/sessions/thread-20", agentTok, "")
+	if s.body["status"] != "failed" || s.body["error"] != "declined by alice" {
+		t.Fatalf("the task after the cancel: %s", s.text)
+	}
+	if got := e.do("GET", fmt.Sprintf("/v1/inquiries/%v", asked.body["id"]), agentTok, ""); got.body["declined_by"] != "alice" {
+		t.Fatalf("the declined inquiry: %s", got.text)
+	}
+
+	must(t, e.do("PUT", "/v1/templates/book", adminToken, `{"prompt": "Book {{.room}}?", "cancellable_by_responder": false}`).err())
+	fromTemplate := e.do("POST", "/v1/inquiries", agentTok, `{"template": "book", "vars": {"room": "the hall"}}`)
+	if fromTemplate.status != http.StatusCreated || fromTemplate.body["cancellable_by_responder"] != false {
+		t.Fatalf("asked with a template that says false: %d %s", fromTemplate.status, fromTemplate.text)
 	}
 }
