@@ -647,13 +647,29 @@ func (e *Engine) expire(ctx context.Context, ids []int64) {
 	e.fireTimers(ctx, e.deadlines, ids, "timing out inquiries", timeOut)
 }
 
-// timeOut resolves an inquiry whose deadline has passed, with its fallback value when its policy applies one.
+// timeOut resolves an inquiry whose deadline has passed, with its fallback value when its
+// policy applies one. Under the fail policy its session, if it has one, fails with it: the
+// run cannot go on without the answer (the agent questions design: "fail the session";
+// Nova's expired interaction fails its task).
 func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
 	switch {
 	case cur.TimeoutAt == nil:
 		return nil, nil, nil
 	case now.Before(*cur.TimeoutAt): // the wall clock is behind the timer
 		return nil, cur.TimeoutAt, nil
+	}
+	var session *hitl.Session
+	if cur.Session != "" && !cur.FallbackPolicy.AppliesValue() {
+		s, err := tx.Session(cur.Session)
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.Status.Finished() {
+			// Another inquiry of the session timed out before this one in this transaction and
+			// failed it, which cancelled this one: nothing is left to do.
+			return nil, nil, nil
+		}
+		session = s
 	}
 	out := resolved(cur, hitl.StatusTimeout, now)
 	if cur.FallbackPolicy.AppliesValue() {
@@ -665,7 +681,11 @@ func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time
 		return nil, nil, err
 	}
 	ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
-	return []*hitl.Event{ev}, nil, err
+	if err != nil || session == nil {
+		return []*hitl.Event{ev}, nil, err
+	}
+	failed, err := finishSession(tx, session, SessionEnd{Status: hitl.SessionFailed, Error: SessionFailure(out)}, "system", now, out.ID)
+	return append([]*hitl.Event{ev}, failed...), nil, err
 }
 
 // fireTimers runs fire, in one transaction, on the inquiries among ids that are pending and

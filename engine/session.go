@@ -341,6 +341,21 @@ func (e *Engine) LogSession(ctx context.Context, p *hitl.Principal, key string, 
 // (comment, tool_call_started, intent.suspended, ...) and the like.
 var logEventTypePattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,100}$`)
 
+// SessionFailure is why resolving inq failed its session, "" when it did not: a timeout under
+// the fail policy ("question 7 timed out", timeOut), or a person's decline, with its reason
+// (Decline). Nova's task_error says it to the page that follows the session.
+func SessionFailure(inq *hitl.Inquiry) string {
+	switch {
+	case inq.Session == "":
+		return ""
+	case inq.Status == hitl.StatusTimeout && !inq.FallbackApplied:
+		return fmt.Sprintf("question %d timed out", inq.ID)
+	case inq.Status == hitl.StatusCancelled && inq.DeclinedBy != nil:
+		return deref(inq.CancelReason)
+	}
+	return ""
+}
+
 var sessionEventType = map[hitl.SessionStatus]string{
 	hitl.SessionCompleted: hitl.EventSessionCompleted,
 	hitl.SessionFailed:    hitl.EventSessionFailed,

@@ -39,7 +39,7 @@ type wsRequest struct {
 	Type string `json:"type"`
 	ID   string `json:"id"`
 	// Protocol "nova" makes the subscription send Nova's messages (user_prompt,
-	// interaction_update: see nova.Message) instead of events.
+	// interaction_update, task_error: see nova.Messages) instead of events.
 	Protocol string `json:"protocol"`
 	Filters  struct {
 		EntityType string          `json:"entity_type"`
@@ -353,7 +353,7 @@ func (ws *wsSession) subscribe(req wsRequest) {
 func (ws *wsSession) forward(id string, s *wsSub) {
 	for ev := range s.sub.Events {
 		if s.nova {
-			if m := nova.Message(ev.Event); m != nil {
+			for _, m := range nova.Messages(ev.Event) {
 				ws.send(m)
 			}
 			continue

@@ -79,8 +79,9 @@ func TestSIGKILLLosesNothingAcknowledged(t *testing.T) {
 	for i := range total {
 		req := &hitl.InquiryRequest{Prompt: fmt.Sprintf("question %d", i), Session: fmt.Sprintf("run-%d", i%10)}
 		if i < withDeadline {
-			req.TimeoutSeconds = new(int64)
-			*req.TimeoutSeconds = 2
+			// Outside any session: a deadline that passes with no answer fails its session,
+			// which would end the session's other questions.
+			req.TimeoutSeconds, req.Session = new(int64(2)), ""
 		}
 		inq, _, err := agent.CreateInquiry(ctx, req, client.CreateOptions{})
 		if err != nil {

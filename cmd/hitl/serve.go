@@ -128,7 +128,7 @@ on this machine work with no set-up.`,
 	env.parse("HITL_RETAIN_RESOLVED", func(v string) (err error) { cfg.RetainResolved, err = parseLongDuration(v); return err })
 	f.Var(longDuration{&cfg.RetainResolved}, "retain-resolved", "how long ended inquiries and finished sessions are kept, with their events, like 90d; 0: for good (HITL_RETAIN_RESOLVED)")
 	durationVar(f, &cfg.DefaultTimeout, "default-timeout", env.duration("HITL_DEFAULT_TIMEOUT", 0), "deadline of inquiries that give none, like 30m or 24h; 0: none (HITL_DEFAULT_TIMEOUT)")
-	f.StringVar((*string)(&cfg.DefaultFallbackPolicy), "default-fallback-policy", envOr("HITL_DEFAULT_FALLBACK_POLICY", "fail"), "fallback policy of inquiries that name none: fail, or complete_with_fallback / use_default_and_continue for those that give a fallback_value (HITL_DEFAULT_FALLBACK_POLICY)")
+	f.StringVar((*string)(&cfg.DefaultFallbackPolicy), "default-fallback-policy", envOr("HITL_DEFAULT_FALLBACK_POLICY", "fail"), "fallback policy of inquiries that name none: fail (no answer at the deadline, and the session asked in fails), or complete_with_fallback / use_default_and_continue for those that give a fallback_value (HITL_DEFAULT_FALLBACK_POLICY)")
 	f.StringVar(&cfg.Notify.Default, "notify-default", os.Getenv("HITL_NOTIFY_DEFAULT"), "where notifications of unassigned inquiries go, like slack:C012AB3CD,email:ops@example.com (HITL_NOTIFY_DEFAULT)")
 	emailFlags(cmd, &cfg.Email)
 	f.StringVar(&cfg.Addr, "addr", envOr("HITL_ADDR", "127.0.0.1:7447"), "address to listen on (HITL_ADDR)")

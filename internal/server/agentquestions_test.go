@@ -7,7 +7,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -307,6 +311,75 @@ func TestSelectionWithItsChoicesInTheContext(t *testing.T) {
 		r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "Which?", "request_type": "selection", "context": `+context+`}`)
 		if r.status != http.StatusBadRequest || !strings.Contains(r.text, fix) {
 			t.Errorf("%s: %d %s", name, r.status, r.text)
+		}
+	}
+}
+
+// A question that times out under the fail policy fails its session (the design: "fail the
+// session or use a default answer"): the run cannot go on without the answer. The session's
+// other pending questions end with it; two that time out at once fail it once.
+func TestQuestionTimeoutFailsItsSession(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Now())
+	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
+	e := startServer(t, testserver.Webhooks(fastWebhooks), testserver.Configure(func(c *server.Config) { c.Clock = clk }))
+	agent, human := e.token("bot", "agent"), e.token("ann", "responder")
+	must(t, e.do("PUT", "/v1/sessions/sess-9", agent,
+		`{"agent": "write-poem", "callback_url": "`+rc.URL+`/q", "callback_format": "agent-questions"}`).err())
+	style := askInSession(t, e, agent, `{"prompt": "Style?", "session": "sess-9", "timeout_seconds": 60, "fallback_policy": "fail"}`)
+	length := askInSession(t, e, agent, `{"prompt": "Length?", "session": "sess-9", "timeout_seconds": 3600}`)
+	both := []string{
+		askInSession(t, e, agent, `{"prompt": "Rhyme?", "session": "sess-both", "timeout_seconds": 60}`),
+		askInSession(t, e, agent, `{"prompt": "Metre?", "session": "sess-both", "timeout_seconds": 60}`),
+	}
+	eventually(t, "the question_pending callbacks", func() bool { return len(rc.requests()) == 2 })
+
+	clk.Advance(61 * time.Second)
+	eventually(t, "the sessions fail", func() bool {
+		a := e.do("GET", "/agent/session/sess-9", human, "")
+		b := e.do("GET", "/agent/session/sess-both", human, "")
+		return a.body["status"] == "failed" && b.body["status"] == "failed"
+	})
+	s := e.do("GET", "/v1/sessions/sess-9", agent, "")
+	if s.body["status"] != "failed" || s.body["error"] != "question "+style+" timed out" || s.body["completed_at"] == nil {
+		t.Fatalf("the session after its question timed out: %s", s.text)
+	}
+	if q := e.do("GET", "/v1/inquiries/"+style, agent, ""); q.body["status"] != "timeout" {
+		t.Fatalf("the question that timed out: %s", q.text)
+	}
+	if q := e.do("GET", "/v1/inquiries/"+length, agent, ""); q.body["status"] != "cancelled" || q.body["cancel_reason"] != "the session was failed" {
+		t.Fatalf("the session's other question: %s", q.text)
+	}
+	failed, err := e.Admin.EventPage(ctx, client.EventOptions{Session: "sess-9", Types: []string{hitl.EventSessionFailed}})
+	must(t, err)
+	if len(failed.Data) != 1 || failed.Data[0].Actor != "system" {
+		t.Fatalf("session.failed events: %+v", failed.Data)
+	}
+
+	// Two questions of one session timing out together: one times out and fails the session,
+	// which cancels the other, in one transaction.
+	statuses := map[string]int{}
+	for _, id := range both {
+		statuses[e.do("GET", "/v1/inquiries/"+id, agent, "").body["status"].(string)]++
+	}
+	if statuses["timeout"] != 1 || statuses["cancelled"] != 1 {
+		t.Fatalf("two questions that timed out together: %v", statuses)
+	}
+	failed, err = e.Admin.EventPage(ctx, client.EventOptions{Session: "sess-both", Types: []string{hitl.EventSessionFailed}})
+	must(t, err)
+	if len(failed.Data) != 1 {
+		t.Fatalf("%d session.failed events for two questions that timed out together", len(failed.Data))
+	}
+
+	// The failed run takes no answers (404, as the design says of a finished run), and a
+	// question that timed out with no answer makes no question_answered.
+	if r := e.do("POST", "/agent/answer/sess-9", human, `{"question_id": "`+length+`", "answer": "short"}`); r.status != http.StatusNotFound ||
+		!strings.Contains(r.body["detail"].(string), "has failed") {
+		t.Fatalf("an answer to the failed session: %d %s", r.status, r.text)
+	}
+	for _, r := range rc.requests() {
+		if strings.Contains(string(r.body), "question_answered") {
+			t.Fatalf("a question_answered for a question nobody answered: %s", r.body)
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
+	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
@@ -28,6 +30,7 @@ type novaMsg struct {
 	ThreadID      string          `json:"thread_id"`
 	Status        string          `json:"status"`
 	Message       string          `json:"message"`
+	TaskID        string          `json:"task_id"`
 }
 
 func novaRead(t *testing.T, c *websocket.Conn) novaMsg {
@@ -130,6 +133,10 @@ func TestNovaInteractions(t *testing.T) {
 	}
 	if m := novaRead(t, ws); m.Type != "interaction_update" || m.InteractionID != again.ID || m.Status != "CANCELED" {
 		t.Fatalf("after the cancel: %+v", m)
+	}
+	if m := novaRead(t, ws); m.Type != "task_error" || m.InteractionID != again.ID || m.TaskID != "thread-7" || m.ThreadID != "thread-7" ||
+		m.Message != "I do not book rooms" {
+		t.Fatalf("the task's error after the cancel: %+v", m)
 	}
 	s, err := agent.Session(ctx, "thread-7")
 	must(t, err)
@@ -327,6 +334,59 @@ func TestWebSocketBrowserAuth(t *testing.T) {
 	_, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{Subprotocols: []string{"hitl.bearer.wrong"}})
 	if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("a wrong token as subprotocol: %v %v", resp, err)
+	}
+}
+
+// TestNovaInteractionExpires: an interaction whose deadline passes under the fail policy is
+// CANCELED and its task FAILED, with task_error on Nova's socket, as Nova's seed planned for
+// expires_at; one whose fallback answers it is ANSWERED and the task goes on.
+func TestNovaInteractionExpires(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Now())
+	e := startServer(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
+	agent := e.principal("nova-agent", []string{hitl.RoleAgent})
+	aliceTok := e.token("alice", hitl.RoleResponder)
+	ws := novaSubscribe(t, e, aliceTok, "thread-8")
+	timeout := int64(60)
+
+	fallback := ask(t, agent, hitl.InquiryRequest{Prompt: "Room size?", Session: "thread-8", Origin: "Calendar agent",
+		TimeoutSeconds: &timeout, FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"small"`)})
+	if m := novaRead(t, ws); m.Type != "user_prompt" || m.InteractionID != fallback.ID {
+		t.Fatalf("user_prompt: %+v", m)
+	}
+	clk.Advance(61 * time.Second)
+	if m := novaRead(t, ws); m.Type != "interaction_update" || m.InteractionID != fallback.ID || m.Status != "ANSWERED" {
+		t.Fatalf("after the fallback answered: %+v", m)
+	}
+
+	expiring := ask(t, agent, hitl.InquiryRequest{Prompt: "Which day suits you?", Session: "thread-8", Origin: "Calendar agent",
+		TimeoutSeconds: &timeout})
+	// The next message is the new question's: the fallback's answer made no task_error.
+	if m := novaRead(t, ws); m.Type != "user_prompt" || m.InteractionID != expiring.ID {
+		t.Fatalf("user_prompt after a fallback answer: %+v", m)
+	}
+	if r := e.do("GET", "/api/interactions/pending?thread_id=thread-8", aliceTok, ""); !strings.Contains(r.text, `"expires_at":"`) {
+		t.Fatalf("pending interaction without its expires_at: %s", r.text)
+	}
+	clk.Advance(61 * time.Second)
+	if m := novaRead(t, ws); m.Type != "interaction_update" || m.InteractionID != expiring.ID || m.Status != "CANCELED" {
+		t.Fatalf("after the deadline: %+v", m)
+	}
+	want := fmt.Sprintf("question %d timed out", expiring.ID)
+	if m := novaRead(t, ws); m.Type != "task_error" || m.InteractionID != expiring.ID || m.TaskID != "thread-8" || m.ThreadID != "thread-8" ||
+		m.Message != want {
+		t.Fatalf("task_error after the deadline: %+v", m)
+	}
+	s, err := agent.Session(ctx, "thread-8")
+	must(t, err)
+	if s.Status != hitl.SessionFailed || s.Error == nil || *s.Error != want {
+		t.Fatalf("the task after the deadline: %s %v", s.Status, s.Error)
+	}
+	if r := e.do("GET", "/api/interactions/pending?thread_id=thread-8", aliceTok, ""); !strings.Contains(r.text, `"interactions":[]`) {
+		t.Fatalf("pending after the deadline: %s", r.text)
+	}
+	if r := e.do("POST", fmt.Sprintf("/api/interactions/%d/answer", expiring.ID), aliceTok, `{"answer":"Tuesday"}`); r.status != http.StatusConflict {
+		t.Fatalf("an answer after the deadline: %d %s", r.status, r.text)
 	}
 }
 

@@ -5,8 +5,9 @@
 //	POST /api/interactions/{id}/cancel  {"reason": "..."}   (a person declines)
 //	GET  /api/interactions/pending?thread_id=...
 //
-// and on /v1/ws, a subscription with "protocol": "nova" receives user_prompt and
-// interaction_update messages (Message). It maps shapes only; the engine decides.
+// and on /v1/ws, a subscription with "protocol": "nova" receives user_prompt,
+// interaction_update and task_error messages (Messages). It maps shapes only; the engine
+// decides.
 package nova
 
 import (
@@ -139,24 +140,32 @@ func (a *API) pending(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 var EventTypes = []string{hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout,
 	hitl.EventInquiryCancelled, hitl.EventInquiryResumed}
 
-// Message is the Nova WebSocket message an event makes; nil for the events Nova has no
-// message for.
-func Message(ev *hitl.Event) any {
+// Messages are the Nova WebSocket messages an event makes, in order; none for the events Nova
+// has no message for. An interaction whose end failed its task (it expired, or the person
+// declined: engine.SessionFailure) makes its interaction_update CANCELED, then task_error with
+// the reason, as Nova's cancel did. They come from the inquiry's event, which whoever may see
+// the interaction sees; the session's own events carry its state, kept to its owner.
+func Messages(ev *hitl.Event) []any {
 	var inq hitl.Inquiry
 	if ev.InquiryID == nil || json.Unmarshal(ev.Data, &inq) != nil {
 		return nil
 	}
-	update := func(status string) any {
+	update := func(status string) map[string]any {
 		return map[string]any{"type": "interaction_update", "interaction_id": inq.ID, "status": status}
 	}
 	switch ev.Type {
 	case hitl.EventInquiryCreated:
-		return map[string]any{"type": "user_prompt", "interaction_id": inq.ID, "question": inq.Prompt, "schema": hitl.OrNull(inq.ResponseSchema),
-			"origin_name": originName(&inq), "thread_id": inq.Session}
+		return []any{map[string]any{"type": "user_prompt", "interaction_id": inq.ID, "question": inq.Prompt, "schema": hitl.OrNull(inq.ResponseSchema),
+			"origin_name": originName(&inq), "thread_id": inq.Session}}
 	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
-		return update(status(&inq))
+		out := []any{update(status(&inq))}
+		if reason := engine.SessionFailure(&inq); reason != "" {
+			out = append(out, map[string]any{"type": "task_error", "task_id": inq.Session, "thread_id": inq.Session,
+				"interaction_id": inq.ID, "message": reason})
+		}
+		return out
 	case hitl.EventInquiryResumed:
-		return update(statusResuming)
+		return []any{update(statusResuming)}
 	}
 	return nil
 }

@@ -171,21 +171,25 @@ class OpenIntentTest(unittest.TestCase):
         value = asyncio.run(agent.request_input("hooks-1", "Quick?", timeout_seconds=1, fallback_policy="complete_with_fallback", fallback_value="deny"))
         self.assertEqual(value, "deny")
         self.assertEqual(calls, [("requested", "Quick?", None), ("expired", "expired")])
-        # Under "fail", InputTimeoutError, an OpenIntentError with the suspension id.
+        # Under "fail", InputTimeoutError, an OpenIntentError with the suspension id; the
+        # intent fails with it, as every run whose question times out under "fail" does.
         with self.assertRaises(hitl.OpenIntentError) as caught:
             asyncio.run(agent.request_input("hooks-1", "Quick again?", timeout_seconds=1))
         self.assertIsInstance(caught.exception, InputTimeoutError)
         self.assertIsInstance(caught.exception.suspension_id, int)
+        self.assertEqual(asyncio.run(client.get_intent("hooks-1")).status, "failed")
 
         # An answer comes back through the received hook.
         calls.clear()
 
         async def answer_when_requested():
-            task = asyncio.create_task(agent.request_input("hooks-1", "Ship it?", channel_hint="email"))
-            while not calls:
+            task = asyncio.create_task(agent.request_input("hooks-2", "Ship it?", channel_hint="email"))
+            while not calls and not task.done():
                 await asyncio.sleep(0.01)
-            pending = await operator.list_inquiries(status="pending", session="hooks-1")
-            await operator.respond("hooks-1", pending["data"][0]["id"], "ship", responded_by="test-operator")
+            if task.done():  # request_input failed: say why rather than wait for ever
+                return await task
+            pending = await operator.list_inquiries(status="pending", session="hooks-2")
+            await operator.respond("hooks-2", pending["data"][0]["id"], "ship", responded_by="test-operator")
             return await task
 
         operator = hitl.AsyncClient(self.url, operator_key)
