@@ -77,7 +77,8 @@ const (
 	// CallbackCloudEvents: every event of the session as a CloudEvent with the resume data.
 	CallbackCloudEvents = "cloudevents"
 	// CallbackAgentQuestions: the async agent questions protocol; each new question as
-	// {"event": "question_pending", ...} with an X-Agent-Session header, and nothing else.
+	// {"event": "question_pending", ...} and its answer as {"event": "question_answered", ...},
+	// with an X-Agent-Session header, and nothing else.
 	CallbackAgentQuestions = "agent-questions"
 )
 

@@ -14,8 +14,8 @@ import (
 
 // The async agent questions protocol (/agent/...): a session is an agent run, an inquiry in
 // it a question. The rules it needs beyond hitl's own are here: the questions listed, and the
-// question_pending callback. Its answers name their session, as OpenIntent's do: those
-// RespondInSession takes (sessionanswers.go).
+// question_pending and question_answered callbacks. Its answers name their session, as
+// OpenIntent's do: those RespondInSession takes (sessionanswers.go).
 
 // SessionQuestions lists the questions asked in sessions that p may see, oldest first, with
 // status (empty: any), and the sessions they are in, by key, as p may see them.
@@ -57,14 +57,29 @@ func (e *Engine) SessionQuestions(ctx context.Context, p *hitl.Principal, status
 
 // questionPending is the body of the protocol's callback for a new question.
 type questionPending struct {
-	Event     string          `json:"event"`
-	SessionID string          `json:"session_id"`
-	AgentName string          `json:"agent_name"`
-	Question  pendingQuestion `json:"question"`
-	AnswerURL string          `json:"answer_url"`
+	Event     string       `json:"event"`
+	SessionID string       `json:"session_id"`
+	AgentName string       `json:"agent_name"`
+	Question  callbackItem `json:"question"`
+	AnswerURL string       `json:"answer_url"`
 }
 
-type pendingQuestion struct {
+// questionAnswered is the body of the protocol's callback for an answered question, in the
+// shape of question_pending: the agent that waits on its callback learns the answer there.
+// A default answer (a fallback value applied at the deadline) has answered_by null.
+type questionAnswered struct {
+	Event         string          `json:"event"`
+	SessionID     string          `json:"session_id"`
+	AgentName     string          `json:"agent_name"`
+	Question      callbackItem    `json:"question"`
+	Answer        json.RawMessage `json:"answer"`
+	AnsweredBy    *string         `json:"answered_by"`
+	AnsweredAt    time.Time       `json:"answered_at"`
+	DefaultAnswer bool            `json:"default_answer"`
+}
+
+// callbackItem is a question as the callbacks show it.
+type callbackItem struct {
 	ID      string          `json:"id"`
 	Text    string          `json:"text"`
 	Options []string        `json:"options"`
@@ -91,11 +106,12 @@ func QuestionContext(inq *hitl.Inquiry) json.RawMessage {
 	return inq.Context
 }
 
-// agentQuestionCallbacks adds, for a new question in a session, the protocol's callback to
-// the session's callback URL when it asked for that format, and to the server's URL for every
-// session's questions (Options.AgentQuestionCallbackURL).
+// agentQuestionCallbacks adds the protocol's callbacks of an event of a session: a new question
+// (question_pending), and its answer, a person's or the default one (question_answered). They
+// go to the session's callback URL when it asked for that format, and to the server's URL for
+// every session's questions (Options.AgentQuestionCallbackURL).
 func (e *Engine) agentQuestionCallbacks(out *[]*hitl.Delivery, now time.Time, ev *hitl.Event, session *hitl.Session) error {
-	if ev.Type != hitl.EventInquiryCreated || session == nil {
+	if session == nil || (ev.Type != hitl.EventInquiryCreated && ev.Type != hitl.EventInquiryResponded && ev.Type != hitl.EventInquiryTimeout) {
 		return nil
 	}
 	var urls []string
@@ -112,9 +128,17 @@ func (e *Engine) agentQuestionCallbacks(out *[]*hitl.Delivery, now time.Time, ev
 	if err := json.Unmarshal(ev.Data, &inq); err != nil {
 		return fmt.Errorf("event %d: %w", ev.Seq, err)
 	}
-	body, err := json.Marshal(questionPending{Event: "question_pending", SessionID: session.Key, AgentName: session.Agent,
-		Question:  pendingQuestion{ID: QuestionID(inq.ID), Text: inq.Prompt, Options: OptionValues(&inq), Context: QuestionContext(&inq)},
-		AnswerURL: strings.TrimSuffix(e.notify.PublicURL, "/") + "/agent/answer/" + session.Key})
+	if ev.Type == hitl.EventInquiryTimeout && !inq.FallbackApplied {
+		return nil // no answer: the session failed with it (timeOut)
+	}
+	question := callbackItem{ID: QuestionID(inq.ID), Text: inq.Prompt, Options: OptionValues(&inq), Context: QuestionContext(&inq)}
+	var body any = questionPending{Event: "question_pending", SessionID: session.Key, AgentName: session.Agent, Question: question,
+		AnswerURL: strings.TrimSuffix(e.notify.PublicURL, "/") + "/agent/answer/" + session.Key}
+	if ev.Type != hitl.EventInquiryCreated {
+		body = questionAnswered{Event: "question_answered", SessionID: session.Key, AgentName: session.Agent, Question: question,
+			Answer: hitl.OrNull(inq.Response), AnsweredBy: inq.RespondedBy, AnsweredAt: answeredAt(&inq), DefaultAnswer: inq.FallbackApplied}
+	}
+	payload, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
@@ -123,7 +147,15 @@ func (e *Engine) agentQuestionCallbacks(out *[]*hitl.Delivery, now time.Time, ev
 		if err != nil {
 			return err
 		}
-		d.Payload, d.Channel = body, hitl.CallbackAgentQuestions
+		d.Payload, d.Channel = payload, hitl.CallbackAgentQuestions
 	}
 	return nil
+}
+
+// answeredAt is when an inquiry was answered: by a person, or by its deadline's default answer.
+func answeredAt(inq *hitl.Inquiry) time.Time {
+	if inq.RespondedAt != nil {
+		return *inq.RespondedAt
+	}
+	return inq.UpdatedAt
 }

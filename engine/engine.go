@@ -83,8 +83,8 @@ type Options struct {
 	DefaultFallbackPolicy hitl.FallbackPolicy
 	// Brokers are the message brokers events are published to (hitl.BrokerAMQP, hitl.BrokerNATS).
 	Brokers []string
-	// AgentQuestionCallbackURL receives every new question of every session in the async
-	// agent questions protocol's format (engine/agentquestions.go); empty: none.
+	// AgentQuestionCallbackURL receives every new question of every session, and its answer,
+	// in the async agent questions protocol's format (engine/agentquestions.go); empty: none.
 	AgentQuestionCallbackURL string
 	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
 	// first start and kept in the store, shared by every node.

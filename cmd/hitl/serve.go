@@ -116,7 +116,7 @@ on this machine work with no set-up.`,
 	w := &cfg.Webhooks
 	durationVar(f, &cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", mcp.DefaultWaitBound), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
 	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
-	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session is posted as the async agent questions protocol's question_pending (HITL_AGENT_QUESTION_CALLBACK_URL)")
+	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session, and its answer, is posted as the async agent questions protocol's question_pending and question_answered (HITL_AGENT_QUESTION_CALLBACK_URL)")
 	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks and callbacks reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")
 	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", notify.DefaultConcurrency), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")
 	f.IntVar(&w.PerTarget, "webhook-per-target", env.int("HITL_WEBHOOK_PER_TARGET", notify.DefaultPerTarget), "attempts in flight to one webhook or callback host, so a slow one holds no more (HITL_WEBHOOK_PER_TARGET)")

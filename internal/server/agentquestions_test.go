@@ -61,31 +61,29 @@ func seedAgentQuestions(t *testing.T, opts ...testserver.Option) {
 		"options": ["free verse", "rhyming", "sonnet", "haiku"], "context": {"topic": "love"}}`)
 
 	// The callback, as the seed shows it: signed, X-Agent-Session, the question_pending body.
-	eventually(t, "the question_pending callback", func() bool { return len(rc.requests()) == 1 })
-	cb := rc.requests()[0]
 	secret, err := e.Admin.CallbackSecret(ctx)
 	must(t, err)
-	verify(t, secret, cb)
-	if cb.path != "/agent-questions" || cb.header["X-Agent-Session"] != "sess-456" || cb.header["Content-Type"] != "application/json" {
-		t.Fatalf("callback: path %s, headers %v", cb.path, cb.header)
+	// callbackIs checks the nth callback: signed, to the session's URL, and its body.
+	callbackIs := func(n int, body string) {
+		t.Helper()
+		eventually(t, fmt.Sprintf("callback %d", n+1), func() bool { return len(rc.requests()) > n })
+		cb := rc.requests()[n]
+		verify(t, secret, cb)
+		if cb.path != "/agent-questions" || cb.header["X-Agent-Session"] != "sess-456" || cb.header["Content-Type"] != "application/json" {
+			t.Fatalf("callback %d: path %s, headers %v", n+1, cb.path, cb.header)
+		}
+		var got, want any
+		must(t, json.Unmarshal(cb.body, &got))
+		must(t, json.Unmarshal([]byte(body), &want))
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("callback %d's body:\n got %s\nwant %s", n+1, cb.body, body)
+		}
 	}
-	var got, want any
-	must(t, json.Unmarshal(cb.body, &got))
-	must(t, json.Unmarshal([]byte(`{
-		"event": "question_pending",
-		"session_id": "sess-456",
-		"agent_name": "write-poem",
-		"question": {
-			"id": "`+id+`",
-			"text": "What style would you prefer?",
-			"options": ["free verse", "rhyming", "sonnet", "haiku"],
-			"context": {"topic": "love"}
-		},
-		"answer_url": "`+e.URL+`/agent/answer/sess-456"
-	}`), &want))
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("callback body:\n got %s", cb.body)
-	}
+	question := `{"id": "` + id + `", "text": "What style would you prefer?",
+		"options": ["free verse", "rhyming", "sonnet", "haiku"], "context": {"topic": "love"}}`
+	const answerPath = "/agent/answer/sess-456"
+	callbackIs(0, `{"event": "question_pending", "session_id": "sess-456", "agent_name": "write-poem",
+		"question": `+question+`, "answer_url": "`+e.URL+answerPath+`"}`)
 
 	// GET /agent/questions?status=pending
 	list := e.do("GET", "/agent/questions?status=pending", human, "")
@@ -104,7 +102,6 @@ func seedAgentQuestions(t *testing.T, opts ...testserver.Option) {
 	}
 
 	// POST the answer to the callback's answer_url, as the seed does.
-	answerPath := strings.TrimPrefix(want.(map[string]any)["answer_url"].(string), e.URL)
 	answer := e.do("POST", answerPath, human, `{"question_id": "`+id+`", "answer": "haiku"}`, "Content-Type", "application/json")
 	if answer.status != http.StatusOK || !reflect.DeepEqual(answer.body, map[string]any{"ok": true, "status": "resumed", "session_id": "sess-456"}) {
 		t.Fatalf("POST /agent/answer: %d %s", answer.status, answer.text)
@@ -117,6 +114,11 @@ func seedAgentQuestions(t *testing.T, opts ...testserver.Option) {
 	if again := e.do("POST", answerPath, human, `{"question_id": "`+id+`", "answer": "haiku"}`); again.status != http.StatusOK {
 		t.Fatalf("the same answer again: %d %s", again.status, again.text)
 	}
+
+	// The callback announces the answer too, in question_pending's shape, signed the same way.
+	callbackIs(1, `{"event": "question_answered", "session_id": "sess-456", "agent_name": "write-poem",
+		"question": `+question+`, "answer": "haiku", "answered_by": "ann",
+		"answered_at": "`+waited.body["responded_at"].(string)+`", "default_answer": false}`)
 
 	// The agent finishes; the session shows the seed's completed shape (its result to its
 	// owner only, as on /v1).
@@ -132,9 +134,10 @@ func seedAgentQuestions(t *testing.T, opts ...testserver.Option) {
 		late.header.Get("Content-Type") != "application/problem+json" || !strings.Contains(late.body["detail"].(string), "completed") {
 		t.Fatalf("an answer to a completed session: %d %s", late.status, late.text)
 	}
-	// Only the one question was posted: the session's other events are not the protocol's.
-	if n := len(rc.requests()); n != 1 {
-		t.Fatalf("%d callbacks; want only the question_pending", n)
+	// Only the question and its answer were posted (the same answer again made no second
+	// one): the session's other events are not the protocol's.
+	if n := len(rc.requests()); n != 2 {
+		t.Fatalf("%d callbacks; want only question_pending and question_answered", n)
 	}
 }
 
@@ -381,5 +384,44 @@ func TestQuestionTimeoutFailsItsSession(t *testing.T) {
 		if strings.Contains(string(r.body), "question_answered") {
 			t.Fatalf("a question_answered for a question nobody answered: %s", r.body)
 		}
+	}
+}
+
+// The server's defaults decide at the deadline too (--default-timeout,
+// --default-fallback-policy): a default policy that answers with the question's fallback_value
+// keeps its run going, and announces the default answer; a question without a fallback_value
+// has the fail policy, and its run fails.
+func TestServerDefaultPolicyAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Now())
+	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
+	e := startServer(t, testserver.Webhooks(fastWebhooks), testserver.Configure(func(c *server.Config) {
+		c.Clock, c.DefaultTimeout, c.DefaultFallbackPolicy = clk, time.Minute, hitl.FallbackCompleteWithFallback
+		c.AgentQuestionCallbackURL = rc.URL + "/all"
+	}))
+	agent := e.token("bot", "agent")
+	defaulted := askInSession(t, e, agent, `{"prompt": "Style?", "session": "run-a", "options": ["haiku", "sonnet"], "fallback_value": "sonnet"}`)
+	unanswered := askInSession(t, e, agent, `{"prompt": "Topic?", "session": "run-b"}`)
+	eventually(t, "the question_pending callbacks", func() bool { return len(rc.requests()) == 2 })
+
+	clk.Advance(61 * time.Second)
+	eventually(t, "run-b fails", func() bool { return e.do("GET", "/v1/sessions/run-b", agent, "").body["status"] == "failed" })
+	if s := e.do("GET", "/v1/sessions/run-b", agent, ""); s.body["error"] != "question "+unanswered+" timed out" {
+		t.Fatalf("run-b: %s", s.text)
+	}
+	if s := e.do("GET", "/v1/sessions/run-a", agent, ""); s.body["status"] != "running" {
+		t.Fatalf("run-a, whose question took its default answer: %s", s.text)
+	}
+	eventually(t, "the question_answered callback", func() bool { return len(rc.requests()) == 3 })
+	var body map[string]any
+	for _, r := range rc.requests() {
+		if strings.Contains(string(r.body), "question_answered") {
+			must(t, json.Unmarshal(r.body, &body))
+		}
+	}
+	q := body["question"].(map[string]any)
+	if body["session_id"] != "run-a" || q["id"] != defaulted || body["answer"] != "sonnet" || body["answered_by"] != nil ||
+		body["default_answer"] != true || body["answered_at"] == nil {
+		t.Fatalf("the default answer's callback: %v", body)
 	}
 }

@@ -61,8 +61,9 @@ type Config struct {
 	// PublicURL is how others reach this server (HITL_PUBLIC_URL): the source of the
 	// CloudEvents that webhooks carry.
 	PublicURL string
-	// AgentQuestionCallbackURL receives every new question of every session as the async
-	// agent questions protocol's question_pending (HITL_AGENT_QUESTION_CALLBACK_URL).
+	// AgentQuestionCallbackURL receives every new question of every session, and its answer,
+	// as the async agent questions protocol's question_pending and question_answered
+	// (HITL_AGENT_QUESTION_CALLBACK_URL).
 	AgentQuestionCallbackURL string
 	Webhooks                 WebhookConfig
 	// MCPWaitBound is how long a tool call at /mcp waits for the human before it returns
