@@ -37,7 +37,14 @@ import (
 type Limits struct {
 	ContextBytes int // an inquiry's context (default 256 KiB)
 	StateBytes   int // a session's state (default 1 MiB)
+	// NovaAnswerBytes bounds an answer through Nova's POST /api/interactions/{id}/answer
+	// (default DefaultNovaAnswerBytes): Nova's own answers were unbounded, a gap its seed lists.
+	NovaAnswerBytes int
 }
+
+// DefaultNovaAnswerBytes is the default of Limits.NovaAnswerBytes, the top of the 8-32 KB its
+// seed recommends.
+const DefaultNovaAnswerBytes = 32 << 10
 
 // Thresholds decide the engagement mode; see Decide.
 type Thresholds struct {
@@ -193,6 +200,9 @@ func New(store hitl.Store, o Options) *Engine {
 	}
 	if e.limits.StateBytes == 0 {
 		e.limits.StateBytes = 1 << 20
+	}
+	if e.limits.NovaAnswerBytes == 0 {
+		e.limits.NovaAnswerBytes = DefaultNovaAnswerBytes
 	}
 	e.thresholds = DefaultThresholds
 	if o.Thresholds != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/httpwire"
 	"github.com/hitl-dev/hitl/internal/server"
 	"github.com/hitl-dev/hitl/notify"
@@ -116,6 +117,7 @@ on this machine work with no set-up.`,
 	w := &cfg.Webhooks
 	durationVar(f, &cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", mcp.DefaultWaitBound), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
 	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
+	f.IntVar(&cfg.NovaMaxAnswerBytes, "nova-max-answer-bytes", env.int("HITL_NOVA_MAX_ANSWER_BYTES", engine.DefaultNovaAnswerBytes), "largest answer Nova's POST /api/interactions/{id}/answer takes, in bytes of JSON; a larger one gets 413 (HITL_NOVA_MAX_ANSWER_BYTES)")
 	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session, and its answer, is posted as the async agent questions protocol's question_pending and question_answered (HITL_AGENT_QUESTION_CALLBACK_URL)")
 	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks and callbacks reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")
 	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", notify.DefaultConcurrency), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")

@@ -390,6 +390,51 @@ func TestNovaInteractionExpires(t *testing.T) {
 	}
 }
 
+// TestNovaAnswerSizeLimit: a Nova answer is bounded (--nova-max-answer-bytes, 32 KB by
+// default), as its seed asks; a larger one is 413 in words, and nothing is recorded.
+func TestNovaAnswerSizeLimit(t *testing.T) {
+	e := newEnv(t)
+	agent := e.principal("nova-agent", []string{hitl.RoleAgent})
+	aliceTok := e.token("alice", hitl.RoleResponder)
+	text := hitl.InquiryRequest{Prompt: "Paste the log?", Session: "thread-1", ResponseSchema: json.RawMessage(`{"type":"string"}`)}
+	inq := ask(t, agent, text)
+	answer := func(id int64, size int) reply { // a JSON string of size bytes, quotes included
+		return e.do("POST", fmt.Sprintf("/api/interactions/%d/answer", id), aliceTok, `{"answer":"`+strings.Repeat("x", size-2)+`"}`)
+	}
+	r := answer(inq.ID, 40<<10)
+	if r.status != http.StatusRequestEntityTooLarge || r.header.Get("Content-Type") != "application/problem+json" || r.code() != hitl.ETooLarge ||
+		r.body["detail"] != "the answer is 40 KB; Nova answers are limited to 32 KB" {
+		t.Fatalf("a 40 KB answer: %d %s", r.status, r.text)
+	}
+	if r := answer(inq.ID, 32<<10+1); r.status != http.StatusRequestEntityTooLarge || r.body["detail"] != "the answer is 33 KB; Nova answers are limited to 32 KB" {
+		t.Fatalf("an answer a byte over: %d %s", r.status, r.text)
+	}
+	if got, err := agent.Inquiry(ctx, inq.ID); err != nil || got.Status != hitl.StatusPending {
+		t.Fatalf("after the refused answers: %v %v", got, err)
+	}
+	if r := answer(inq.ID, 32<<10); r.status != http.StatusOK || r.body["status"] != "ANSWERED" {
+		t.Fatalf("an answer of 32 KB exactly: %d %.200s", r.status, r.text)
+	}
+	// hitl's own API is not Nova's: its answers are bounded by the request body only.
+	other := ask(t, agent, text)
+	if r := e.do("POST", fmt.Sprintf("/v1/inquiries/%d/respond", other.ID), aliceTok, `{"response":"`+strings.Repeat("x", 40<<10)+`"}`); r.status != http.StatusOK {
+		t.Fatalf("a 40 KB answer on /v1: %d %.200s", r.status, r.text)
+	}
+
+	// The limit is the server's to set; one that is no whole number of KB reads in bytes.
+	small := startServer(t, testserver.Configure(func(c *server.Config) { c.NovaMaxAnswerBytes = 1000 }))
+	smallAgent := small.principal("nova-agent", []string{hitl.RoleAgent})
+	bobTok := small.token("bob", hitl.RoleResponder)
+	id := ask(t, smallAgent, text).ID
+	r = small.do("POST", fmt.Sprintf("/api/interactions/%d/answer", id), bobTok, `{"answer":"`+strings.Repeat("x", 1000)+`"}`)
+	if r.status != http.StatusRequestEntityTooLarge || r.body["detail"] != "the answer is 1002 bytes; Nova answers are limited to 1000 bytes" {
+		t.Fatalf("over a limit of 1000 bytes: %d %s", r.status, r.text)
+	}
+	if _, err := server.Open(ctx, server.Config{NovaMaxAnswerBytes: -1}, nil); err == nil || !strings.Contains(err.Error(), "--nova-max-answer-bytes") {
+		t.Fatalf("a negative limit: %v", err)
+	}
+}
+
 // TestNovaCancelByDefault: an interaction the agent asked without cancellable_by_responder
 // reads as cancellable, on hitl's API and Nova's, and the person asked may cancel it; one
 // with false reads false and is 403 in words; a template's false holds for what it asks.

@@ -65,7 +65,10 @@ type Config struct {
 	// as the async agent questions protocol's question_pending and question_answered
 	// (HITL_AGENT_QUESTION_CALLBACK_URL).
 	AgentQuestionCallbackURL string
-	Webhooks                 WebhookConfig
+	// NovaMaxAnswerBytes bounds an answer through Nova's POST /api/interactions/{id}/answer
+	// (HITL_NOVA_MAX_ANSWER_BYTES; 0: engine.DefaultNovaAnswerBytes, 32 KB).
+	NovaMaxAnswerBytes int
+	Webhooks           WebhookConfig
 	// MCPWaitBound is how long a tool call at /mcp waits for the human before it returns
 	// "pending" (HITL_MCP_WAIT_BOUND, default 45 s).
 	MCPWaitBound time.Duration
@@ -186,6 +189,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(given.raw); given.raw != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			errs = append(errs, fmt.Errorf("%s %q: want an absolute http:// or https:// URL", given.name, given.raw))
 		}
+	}
+	if c.NovaMaxAnswerBytes < 0 {
+		errs = append(errs, errors.New("the largest Nova answer (--nova-max-answer-bytes, HITL_NOVA_MAX_ANSWER_BYTES): must not be negative, like 32768 (0: that default)"))
 	}
 	if c.ShutdownTimeout < 0 {
 		errs = append(errs, errors.New("shutdown timeout (--shutdown-timeout, HITL_SHUTDOWN_TIMEOUT): must not be negative, like 10s"))
@@ -435,6 +441,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 	auditKey, _ := audit.ParseKey(cfg.AuditKey)       // checked by Validate; none given: nil, the key kept in the store
 	secretKey, _ := secretbox.ParseKey(cfg.SecretKey) // checked by Validate; none given: nil
 	eng = engine.New(st, engine.Options{Clock: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
+		Limits:         engine.Limits{NovaAnswerBytes: cfg.NovaMaxAnswerBytes},
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),

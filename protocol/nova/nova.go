@@ -100,7 +100,7 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 	if req.Answer == nil {
 		return hitl.Errorf(hitl.EInvalid, `answer is required: send {"answer": ...}`)
 	}
-	inq, err := a.engine.Respond(r.Context(), p, id, &hitl.ResponseRequest{Response: req.Answer})
+	inq, err := a.engine.AnswerInteraction(r.Context(), p, id, req.Answer)
 	if err != nil {
 		return err
 	}
