@@ -172,12 +172,16 @@ class OpenIntentTest(unittest.TestCase):
         self.assertEqual(value, "deny")
         self.assertEqual(calls, [("requested", "Quick?", None), ("expired", "expired")])
         # Under "fail", InputTimeoutError, an OpenIntentError with the suspension id; the
-        # intent fails with it, as every run whose question times out under "fail" does.
+        # intent ends with it (abandoned, with the expiry as its reason), as every run whose
+        # question times out under "fail" does.
         with self.assertRaises(hitl.OpenIntentError) as caught:
             asyncio.run(agent.request_input("hooks-1", "Quick again?", timeout_seconds=1))
         self.assertIsInstance(caught.exception, InputTimeoutError)
         self.assertIsInstance(caught.exception.suspension_id, int)
-        self.assertEqual(asyncio.run(client.get_intent("hooks-1")).status, "failed")
+        intent = asyncio.run(client.get_intent("hooks-1"))
+        self.assertEqual(
+            (intent.status, intent.abandonment_reason), ("abandoned", "question %d timed out" % caught.exception.suspension_id)
+        )
 
         # An answer comes back through the received hook.
         calls.clear()
