@@ -16,8 +16,9 @@ func (c *Client) RespondMany(ctx context.Context, req *hitl.BulkResponseRequest)
 	return out.Results, c.post(ctx, "/v1/inquiries/respond", req, &out)
 }
 
-// Decline refuses to answer an inquiry whose agent allowed it (cancellable_by_responder): the
-// inquiry is cancelled with the reason, and the agent's wait ends with the cancellation.
+// Decline refuses to answer an inquiry, unless its agent forbade it (cancellable_by_responder
+// false): the inquiry is cancelled with the reason, and the agent's wait ends with the
+// cancellation.
 func (c *Client) Decline(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
 	inq := new(hitl.Inquiry)
 	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/decline", map[string]string{"reason": reason}, inq)

@@ -18,8 +18,8 @@ func (s *Server) respondMany(w http.ResponseWriter, r *http.Request, p *hitl.Pri
 }
 
 // decline serves POST /v1/inquiries/{id}/decline: a person who may answer refuses to, with
-// an optional reason, where the agent allowed it (cancellable_by_responder). The inquiry is
-// cancelled with the reason, and the agent's wait ends with it.
+// an optional reason, unless the agent forbade it (cancellable_by_responder false). The
+// inquiry is cancelled with the reason, and the agent's wait ends with it.
 func (s *Server) decline(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	inq, err := httpwire.WithReason(r, p, s.engine.Decline)
 	if err != nil {

@@ -54,10 +54,10 @@ func declineCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "decline ID",
 		ValidArgsFunction: completeInquiryID,
-		Short:             "Decline to answer an inquiry, when its agent allows it (role: responder)",
-		Long: `Decline to answer an inquiry whose agent set cancellable_by_responder: the inquiry is
-cancelled with your reason, the agent's wait ends with the cancellation, and its session fails
-with the reason.`,
+		Short:             "Decline to answer an inquiry, unless its agent forbade it (role: responder)",
+		Long: `Decline to answer an inquiry: the inquiry is cancelled with your reason, the agent's wait
+ends with the cancellation, and its session fails with the reason. Every inquiry may be declined
+by whoever may answer it, unless its agent set cancellable_by_responder to false.`,
 		Example: `  hitl decline 7 --reason "not my team: ask finance"`,
 		Args:    exactArgs(1, "an inquiry id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
