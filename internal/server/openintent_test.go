@@ -170,22 +170,26 @@ func TestOpenIntentFallbackValueUnderFail(t *testing.T) {
 	agent := e.token("refund-agent", "agent")
 	// request_input(intent_id, question="Approve?", timeout_seconds=300, fallback_policy="fail",
 	// fallback_value="deny"), as the SDK's request asks it.
-	var id any
-	for _, policy := range []string{`"fallback_policy": "fail", `, ""} { // named, or the server's default
-		r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "Approve?", "session": "refund-9", "timeout_seconds": 300, `+policy+`"fallback_value": "deny"}`)
+	// One intent each: the first to expire under fail would end the intent, and the other
+	// question with it.
+	ids := map[string]any{}
+	for intent, policy := range map[string]string{"refund-9": `"fallback_policy": "fail", `, "refund-10": ""} { // named, or the server's default
+		r := e.do("POST", "/v1/inquiries", agent, `{"prompt": "Approve?", "session": "`+intent+`", "timeout_seconds": 300, `+policy+`"fallback_value": "deny"}`)
 		if r.status != http.StatusCreated || r.body["fallback_policy"] != "fail" || r.body["fallback_value"] != nil {
 			t.Fatalf("fallback_value under fail (%s): %d %s", policy, r.status, r.text)
 		}
-		id = r.body["id"]
+		ids[intent] = r.body["id"]
 	}
 	clk.Advance(300 * time.Second)
-	if r := e.do("GET", fmt.Sprintf("/v1/inquiries/%v/wait?timeout=10s", id), agent, ""); r.body["status"] != "timeout" {
-		t.Fatalf("the deadline passed: %s", r.text)
-	}
-	r := e.do("GET", "/api/v1/intents/refund-9", "", "", "X-API-Key", agent)
-	susp, _ := r.body["state"].(map[string]any)["_suspension"].(map[string]any)
-	if susp["resolution"] != "expired" || susp["value"] != nil || susp["fallback_applied"] != false || susp["fallback_value"] != nil {
-		t.Fatalf("at the deadline: %s", r.text)
+	for intent, id := range ids {
+		if r := e.do("GET", fmt.Sprintf("/v1/inquiries/%v/wait?timeout=10s", id), agent, ""); r.body["status"] != "timeout" {
+			t.Fatalf("the deadline passed: %s", r.text)
+		}
+		r := e.do("GET", "/api/v1/intents/"+intent, "", "", "X-API-Key", agent)
+		susp, _ := r.body["state"].(map[string]any)["_suspension"].(map[string]any)
+		if susp["resolution"] != "expired" || susp["value"] != nil || susp["fallback_applied"] != false || susp["fallback_value"] != nil {
+			t.Fatalf("at the deadline: %s", r.text)
+		}
 	}
 }
 
