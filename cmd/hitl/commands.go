@@ -351,7 +351,7 @@ is still pending, or an inquiry an agent asked.`,
 			id := inq.ID
 			stderr := cmd.ErrOrStderr()
 			if inq.Status == hitl.StatusPending {
-				fmt.Fprintf(stderr, "Waiting for an answer to inquiry %d (hitl show %d, hitl respond %d JSON).\n", id, id, id)
+				fmt.Fprintf(stderr, "Waiting for an answer to inquiry %d (hitl show %d; %s).\n", id, id, answerHint(inq))
 				stopSpinner := func() {}
 				if isTerminal(stderr) {
 					stopSpinner = spinner(stderr, id, inq.TimeoutAt)
