@@ -1,0 +1,315 @@
+import { randomUUID } from "node:crypto";
+import type { components, paths } from "./openapi.js";
+import { loadCredentials } from "./credentials.js";
+import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
+
+export type InquiryRequest = components["schemas"]["InquiryRequest"];
+export type Principal = components["schemas"]["Principal"];
+export type Event = components["schemas"]["Event"];
+export type ListInquiriesQuery = NonNullable<paths["/v1/inquiries"]["get"]["parameters"]["query"]>;
+export interface InquiryPage {
+  data: Inquiry[];
+  next_cursor: string | null;
+}
+
+/** The server a client commands by default when nothing else names one, as the CLI does. */
+export const DEFAULT_URL = "http://127.0.0.1:7447";
+
+export interface HitlClientOptions {
+  /** The server; else HITL_URL, else the credentials file's, else http://127.0.0.1:7447. */
+  url?: string;
+  /** The API token; else HITL_TOKEN, else the credentials file's. */
+  token?: string;
+  /**
+   * How long ask() and events() keep retrying while the server does not answer (network
+   * errors, 5xx), in milliseconds, before they throw an UnreachableError; default 15 s, as the
+   * Go client's GiveUpAfter. Each answer from the server starts the count again, so a server
+   * that restarts within it is ridden out.
+   */
+  giveUpAfterMs?: number;
+  /** Environment to read HITL_URL, HITL_TOKEN and the credentials path from (tests). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface AskOptions {
+  /** Aborts the ask: creating, waiting and any backoff between tries. */
+  signal?: AbortSignal;
+  /** Identifies this question across retries and restarts of the asker; random when absent. */
+  idempotencyKey?: string;
+  /** How long each long poll lasts, in seconds (default 30, at most 300). */
+  pollSeconds?: number;
+  /** Called once the inquiry exists, with it: to log its id or show where to answer it. */
+  onCreated?: (inquiry: Inquiry) => void;
+}
+
+export interface EventsOptions {
+  /** Start after this event seq (0: from the beginning of the log the caller may see). */
+  after?: number;
+  /** Only events of these types, sessions or inquiry (server-side filters). */
+  type?: string;
+  session?: string;
+  inquiryId?: number;
+  signal?: AbortSignal;
+}
+
+/** Whether a failure is worth trying again: the network, or the server's 5xx and 429. */
+function retryable(err: unknown): boolean {
+  if (err instanceof HitlError) return err.status >= 500 || err.status === 429;
+  return !(err instanceof Error && err.name === "AbortError");
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * HitlClient talks to a hitl server's HTTP API (v1). Every method throws a HitlError for a
+ * problem+json answer; ask() and events() also ride out dropped connections and restarts.
+ */
+export class HitlClient {
+  readonly url: string;
+  readonly token: string;
+  readonly giveUpAfterMs: number;
+
+  constructor(options: HitlClientOptions = {}) {
+    const env = options.env ?? process.env;
+    let url = options.url || env.HITL_URL;
+    let token = options.token || env.HITL_TOKEN;
+    if (!url || !token) {
+      const file = loadCredentials(env);
+      url ||= file.url;
+      token ||= file.token;
+    }
+    if (!token) {
+      throw new Error("no hitl token: pass { token }, set HITL_TOKEN, or run 'hitl serve' on this machine once to write the credentials file");
+    }
+    this.url = (url || DEFAULT_URL).replace(/\/+$/, "");
+    this.token = token;
+    this.giveUpAfterMs = options.giveUpAfterMs ?? 15_000;
+  }
+
+  /** request sends one call and returns the decoded JSON answer, or throws a HitlError. */
+  async request<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: "application/json", ...options.headers };
+    if (options.body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(this.url + path, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      let problem: Record<string, unknown> = {};
+      try {
+        problem = JSON.parse(text);
+      } catch {
+        problem = { detail: text.trim() || res.statusText };
+      }
+      throw new HitlError(res.status, problem);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /** createInquiry asks a question (POST /v1/inquiries); the same idempotencyKey returns the first. */
+  createInquiry(request: InquiryRequest, options: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Inquiry> {
+    const headers: Record<string, string> = {};
+    if (options.idempotencyKey) headers["Idempotency-Key"] = options.idempotencyKey;
+    return this.request("POST", "/v1/inquiries", { body: request, headers, signal: options.signal });
+  }
+
+  getInquiry(id: number, options: { signal?: AbortSignal } = {}): Promise<Inquiry> {
+    return this.request("GET", `/v1/inquiries/${id}`, options);
+  }
+
+  /** listInquiries returns one page; pass its next_cursor as cursor for the next. */
+  listInquiries(query: ListInquiriesQuery = {}, options: { signal?: AbortSignal } = {}): Promise<InquiryPage> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) {
+      if (v !== undefined && v !== null) params.set(k, String(v));
+    }
+    const qs = params.toString();
+    return this.request("GET", "/v1/inquiries" + (qs ? `?${qs}` : ""), options);
+  }
+
+  /** respond answers an inquiry; the answer must fit its schema or options (else 422). */
+  respond(id: number, response: unknown, comment?: string, options: { signal?: AbortSignal } = {}): Promise<Inquiry> {
+    const body: Record<string, unknown> = { response };
+    if (comment !== undefined) body.comment = comment;
+    return this.request("POST", `/v1/inquiries/${id}/respond`, { body, signal: options.signal });
+  }
+
+  cancel(id: number, reason?: string, options: { signal?: AbortSignal } = {}): Promise<Inquiry> {
+    return this.request("POST", `/v1/inquiries/${id}/cancel`, { body: reason === undefined ? {} : { reason }, signal: options.signal });
+  }
+
+  /** wait long-polls: the inquiry as soon as it ends, or still pending after timeoutSeconds. */
+  wait(id: number, timeoutSeconds = 30, options: { signal?: AbortSignal } = {}): Promise<Inquiry> {
+    return this.request("GET", `/v1/inquiries/${id}/wait?timeout=${timeoutSeconds}s`, options);
+  }
+
+  /** me is who the token belongs to: name, roles and groups. */
+  me(options: { signal?: AbortSignal } = {}): Promise<Principal> {
+    return this.request("GET", "/v1/me", options);
+  }
+
+  /**
+   * retrying runs call until it succeeds, backing off on network errors, 5xx and 429, and
+   * gives up with an UnreachableError when failures have lasted giveUpAfterMs.
+   */
+  private async retrying<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let failingSince: number | undefined;
+    let backoff = 100;
+    for (;;) {
+      signal?.throwIfAborted();
+      try {
+        return await call();
+      } catch (err) {
+        if (signal?.aborted) throw signal.reason;
+        if (!retryable(err)) throw err;
+        failingSince ??= Date.now();
+        if (Date.now() - failingSince >= this.giveUpAfterMs) throw new UnreachableError(this.url, this.giveUpAfterMs, err);
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, 2_000);
+      }
+    }
+  }
+
+  /**
+   * ask creates the inquiry and waits until it ends, then returns it as it ended: status
+   * responded (response is the answer), timeout (response is the fallback value when a
+   * fallback policy applied) or cancelled. Dropped connections and server restarts are
+   * retried: the idempotency key makes sure a retried create never asks twice, and the wait
+   * resumes by id.
+   */
+  async ask(request: InquiryRequest, options: AskOptions = {}): Promise<Inquiry> {
+    const { signal } = options;
+    const idempotencyKey = options.idempotencyKey ?? randomUUID();
+    let inquiry = await this.retrying(() => this.createInquiry(request, { idempotencyKey, signal }), signal);
+    options.onCreated?.(inquiry);
+    const pollSeconds = options.pollSeconds ?? 30;
+    while (inquiry.status === "pending") {
+      const id = inquiry.id;
+      inquiry = await this.retrying(() => this.wait(id, pollSeconds, { signal }), signal);
+    }
+    return inquiry;
+  }
+
+  /**
+   * events yields the events the caller may see from GET /v1/events/stream (Server-Sent
+   * Events), oldest first, starting after `after`. When the connection drops or the server
+   * restarts it reconnects with Last-Event-ID, so no event is lost or repeated. Break out of
+   * the loop, or abort the signal, to stop.
+   */
+  async *events(options: EventsOptions = {}): AsyncGenerator<Event, void, undefined> {
+    let after = options.after ?? 0;
+    const params = new URLSearchParams();
+    if (options.type) params.set("type", options.type);
+    if (options.session) params.set("session", options.session);
+    if (options.inquiryId !== undefined) params.set("inquiry_id", String(options.inquiryId));
+    const path = "/v1/events/stream" + (params.size ? `?${params}` : "");
+    const outer = options.signal;
+    let failingSince: number | undefined;
+    let backoff = 100;
+    for (;;) {
+      outer?.throwIfAborted();
+      // Our own controller, so that leaving the loop early closes the connection.
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(outer!.reason);
+      outer?.addEventListener("abort", onAbort, { once: true });
+      try {
+        const res = await fetch(this.url + path, {
+          headers: { Authorization: `Bearer ${this.token}`, Accept: "text/event-stream", "Last-Event-ID": String(after) },
+          signal: controller.signal,
+        });
+        if (!res.ok) {
+          const text = await res.text();
+          let problem: Record<string, unknown>;
+          try {
+            problem = JSON.parse(text);
+          } catch {
+            problem = { detail: text.trim() || res.statusText };
+          }
+          throw new HitlError(res.status, problem);
+        }
+        failingSince = undefined;
+        backoff = 100;
+        for await (const message of parseSSE(res.body!)) {
+          if (message.event === "reset") {
+            // The server says where to resume (we fell behind, or asked after an unknown seq).
+            after = Number(JSON.parse(message.data).resume_after);
+            break;
+          }
+          if (message.event === "start" || message.data === "") continue;
+          const event = JSON.parse(message.data) as Event;
+          after = event.seq;
+          yield event;
+        }
+      } catch (err) {
+        if (outer?.aborted) throw outer.reason;
+        if (!retryable(err)) throw err;
+        failingSince ??= Date.now();
+        if (Date.now() - failingSince >= this.giveUpAfterMs) throw new UnreachableError(this.url, this.giveUpAfterMs, err);
+        await sleep(backoff, outer);
+        backoff = Math.min(backoff * 2, 2_000);
+      } finally {
+        outer?.removeEventListener("abort", onAbort);
+        controller.abort();
+      }
+    }
+  }
+}
+
+interface SSEMessage {
+  event: string;
+  data: string;
+  id?: string;
+}
+
+/** parseSSE splits a text/event-stream body into its messages (comments are heartbeats). */
+async function* parseSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEMessage> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let message: SSEMessage = { event: "message", data: "" };
+  let hasData = false;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
+      if (line === "") {
+        if (hasData) yield message;
+        message = { event: "message", data: "" };
+        hasData = false;
+        continue;
+      }
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      let value = colon < 0 ? "" : line.slice(colon + 1);
+      if (value.startsWith(" ")) value = value.slice(1);
+      if (field === "event") message.event = value;
+      else if (field === "id") message.id = value;
+      else if (field === "data") {
+        message.data = hasData ? `${message.data}\n${value}` : value;
+        hasData = true;
+      }
+    }
+  }
+}
