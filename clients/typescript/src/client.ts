@@ -73,6 +73,36 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** errorFrom turns a refusal into a HitlError, with its problem details when it has them. */
+async function errorFrom(res: Response): Promise<HitlError> {
+  const text = await res.text();
+  try {
+    return new HitlError(res.status, JSON.parse(text));
+  } catch {
+    return new HitlError(res.status, { detail: text.trim() || res.statusText });
+  }
+}
+
+/**
+ * Retry paces the tries of one call that fails: backoff doubling from 100 ms to 2 s, and an
+ * UnreachableError once failures have lasted giveUpAfterMs.
+ */
+class Retry {
+  private failingSince?: number;
+  private backoffMs = 100;
+  constructor(private readonly url: string, private readonly giveUpAfterMs: number) {}
+
+  /** after throws err when it is not worth another try, else waits before the next one. */
+  async after(err: unknown, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) throw signal.reason;
+    if (!retryable(err)) throw err;
+    this.failingSince ??= Date.now();
+    if (Date.now() - this.failingSince >= this.giveUpAfterMs) throw new UnreachableError(this.url, this.giveUpAfterMs, err);
+    await sleep(this.backoffMs, signal);
+    this.backoffMs = Math.min(this.backoffMs * 2, 2_000);
+  }
+}
+
 /**
  * HitlClient talks to a hitl server's HTTP API (v1). Every method throws a HitlError for a
  * problem+json answer; ask() and events() also ride out dropped connections and restarts.
@@ -113,16 +143,8 @@ export class HitlClient {
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
     });
+    if (!res.ok) throw await errorFrom(res);
     const text = await res.text();
-    if (!res.ok) {
-      let problem: Record<string, unknown> = {};
-      try {
-        problem = JSON.parse(text);
-      } catch {
-        problem = { detail: text.trim() || res.statusText };
-      }
-      throw new HitlError(res.status, problem);
-    }
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
@@ -173,19 +195,13 @@ export class HitlClient {
    * gives up with an UnreachableError when failures have lasted giveUpAfterMs.
    */
   private async retrying<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    let failingSince: number | undefined;
-    let backoff = 100;
+    const retry = new Retry(this.url, this.giveUpAfterMs);
     for (;;) {
       signal?.throwIfAborted();
       try {
         return await call();
       } catch (err) {
-        if (signal?.aborted) throw signal.reason;
-        if (!retryable(err)) throw err;
-        failingSince ??= Date.now();
-        if (Date.now() - failingSince >= this.giveUpAfterMs) throw new UnreachableError(this.url, this.giveUpAfterMs, err);
-        await sleep(backoff, signal);
-        backoff = Math.min(backoff * 2, 2_000);
+        await retry.after(err, signal);
       }
     }
   }
@@ -224,8 +240,7 @@ export class HitlClient {
     if (options.inquiryId !== undefined) params.set("inquiry_id", String(options.inquiryId));
     const path = "/v1/events/stream" + (params.size ? `?${params}` : "");
     const outer = options.signal;
-    let failingSince: number | undefined;
-    let backoff = 100;
+    let retry = new Retry(this.url, this.giveUpAfterMs);
     for (;;) {
       outer?.throwIfAborted();
       // Our own controller, so that leaving the loop early closes the connection.
@@ -237,18 +252,8 @@ export class HitlClient {
           headers: { Authorization: `Bearer ${this.token}`, Accept: "text/event-stream", "Last-Event-ID": String(after) },
           signal: controller.signal,
         });
-        if (!res.ok) {
-          const text = await res.text();
-          let problem: Record<string, unknown>;
-          try {
-            problem = JSON.parse(text);
-          } catch {
-            problem = { detail: text.trim() || res.statusText };
-          }
-          throw new HitlError(res.status, problem);
-        }
-        failingSince = undefined;
-        backoff = 100;
+        if (!res.ok) throw await errorFrom(res);
+        retry = new Retry(this.url, this.giveUpAfterMs);
         for await (const message of parseSSE(res.body!)) {
           if (message.event === "reset") {
             // The server says where to resume (we fell behind, or asked after an unknown seq).
@@ -261,12 +266,7 @@ export class HitlClient {
           yield event;
         }
       } catch (err) {
-        if (outer?.aborted) throw outer.reason;
-        if (!retryable(err)) throw err;
-        failingSince ??= Date.now();
-        if (Date.now() - failingSince >= this.giveUpAfterMs) throw new UnreachableError(this.url, this.giveUpAfterMs, err);
-        await sleep(backoff, outer);
-        backoff = Math.min(backoff * 2, 2_000);
+        await retry.after(err, outer);
       } finally {
         outer?.removeEventListener("abort", onAbort);
         controller.abort();
