@@ -6,6 +6,10 @@ import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
 export type InquiryRequest = components["schemas"]["InquiryRequest"];
 export type Principal = components["schemas"]["Principal"];
 export type Event = components["schemas"]["Event"];
+export type ToolCall = components["schemas"]["ToolCall"];
+export type ToolResult = components["schemas"]["ToolResult"];
+/** An approval of a tool call: the inquiry's fields, with the call (its id, name, arguments). */
+export type ToolReviewRequest = Omit<InquiryRequest, "tool_call" | "prompt"> & { tool_call: ToolCall; prompt?: string };
 export type ListInquiriesQuery = NonNullable<paths["/v1/inquiries"]["get"]["parameters"]["query"]>;
 export interface InquiryPage {
   data: Inquiry[];
@@ -224,6 +228,32 @@ export class HitlClient {
       inquiry = await this.retrying(() => this.wait(id, pollSeconds, { signal }), signal);
     }
     return inquiry;
+  }
+
+  /**
+   * reviewToolCall asks a person to decide about a call of one of the model's tools before it
+   * runs, as the Go client's ReviewToolCall: request is the approval (prompt, assignees,
+   * deadline, ...) of request.tool_call, which gives the call's id, name and arguments, and, to
+   * let the person edit the arguments, the tool's parameters_schema with "edit" among
+   * allowed_decisions (the default is approve or reject). It waits as ask() does and returns the tool result bound to the call: run says
+   * whether to run the tool, with arguments (the proposed ones or the person's edit); when run
+   * is false, message and content say why not, or what the person answered instead. A deadline
+   * or a cancellation is a result with run false. The call's id is the idempotency key, so an
+   * asker that retries after a crash gets the same inquiry, never a second one.
+   */
+  async reviewToolCall(request: ToolReviewRequest, options: Omit<AskOptions, "idempotencyKey"> = {}): Promise<ToolResult & { inquiry: Inquiry }> {
+    const call = request.tool_call;
+    if (!call?.id) throw new TypeError("reviewToolCall needs the tool call, with its id");
+    const full: InquiryRequest = {
+      ...request,
+      prompt: request.prompt ?? `Allow ${call.name}?`,
+      request_type: request.request_type ?? "approval",
+    };
+    // Answered with a decision, not {"approved"}, even without the tool's schema.
+    full.allowed_decisions ??= ["approve", "reject"];
+    const inquiry = await this.ask(full, { ...options, idempotencyKey: `tool-review:${call.id}` });
+    if (!inquiry.tool_result) throw new Error(`inquiry ${inquiry.id} came back without its tool result`);
+    return { ...inquiry.tool_result, run: inquiry.tool_result.run ?? false, inquiry };
   }
 
   /**
