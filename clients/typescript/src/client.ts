@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { components, paths } from "./openapi.js";
 import { loadCredentials } from "./credentials.js";
 import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
+import { Waiter, type WaitMessage } from "./waiter.js";
 
 export type InquiryRequest = components["schemas"]["InquiryRequest"];
 export type Principal = components["schemas"]["Principal"];
@@ -15,6 +16,9 @@ export interface InquiryPage {
   data: Inquiry[];
   next_cursor: string | null;
 }
+
+/** How long a wait stream may stay silent (the server pings every 15 s) before it is dropped. */
+const SILENT_STREAM_MS = 45_000;
 
 /** The server a client commands by default when nothing else names one, as the CLI does. */
 export const DEFAULT_URL = "http://127.0.0.1:7447";
@@ -44,6 +48,11 @@ export interface AskOptions {
   pollSeconds?: number;
   /** Called once the inquiry exists, with it: to log its id or show where to answer it. */
   onCreated?: (inquiry: Inquiry) => void;
+  /**
+   * Waits for the answer on this Waiter's shared streams rather than with long polls of its
+   * own (see HitlClient.waiter()); pollSeconds does not apply then.
+   */
+  waiter?: Waiter;
 }
 
 export interface EventsOptions {
@@ -222,6 +231,7 @@ export class HitlClient {
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     let inquiry = await this.retrying(() => this.createInquiry(request, { idempotencyKey, signal }), signal);
     options.onCreated?.(inquiry);
+    if (options.waiter && inquiry.status === "pending") return options.waiter.wait(inquiry.id, { signal });
     const pollSeconds = options.pollSeconds ?? 30;
     while (inquiry.status === "pending") {
       const id = inquiry.id;
@@ -254,6 +264,56 @@ export class HitlClient {
     const inquiry = await this.ask(full, { ...options, idempotencyKey: `tool-review:${call.id}` });
     if (!inquiry.tool_result) throw new Error(`inquiry ${inquiry.id} came back without its tool result`);
     return { ...inquiry.tool_result, run: inquiry.tool_result.run ?? false, inquiry };
+  }
+
+  /**
+   * waitMany waits on many inquiries with one request (POST /v1/inquiries/wait, at most
+   * 10,000 ids) and yields each line the server sends but its pings, in order: each final
+   * inquiry once, an error for each id that cannot be waited on, "waiting" once all are
+   * registered, and "end" last (with the ids still pending), after which it returns. A stream
+   * that breaks before its end throws: wait again (a Waiter does that for you).
+   */
+  async *waitMany(ids: number[], timeoutSeconds = 300, options: { signal?: AbortSignal } = {}): AsyncGenerator<WaitMessage, void, undefined> {
+    const outer = options.signal;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(outer!.reason);
+    outer?.throwIfAborted();
+    outer?.addEventListener("abort", onAbort, { once: true });
+    // The server pings every 15 s while it waits: silence well beyond that means the server
+    // or the connection is gone, which a half-open TCP connection would not say.
+    let silence: NodeJS.Timeout | undefined;
+    const listen = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => controller.abort(new Error("the wait stream fell silent")), SILENT_STREAM_MS);
+    };
+    try {
+      listen();
+      const res = await fetch(this.url + "/v1/inquiries/wait", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${this.token}`, Accept: "application/x-ndjson", "Content-Type": "application/json" },
+        body: JSON.stringify({ ids, timeout: `${timeoutSeconds}s` }),
+        signal: controller.signal,
+      });
+      if (!res.ok) throw await errorFrom(res);
+      for await (const line of readLines(res.body!)) {
+        listen();
+        if (line === "") continue;
+        const message = JSON.parse(line) as WaitMessage;
+        if (message.type === "ping") continue;
+        yield message;
+        if (message.type === "end") return;
+      }
+      throw new Error("the wait stream ended before its end line");
+    } finally {
+      clearTimeout(silence);
+      outer?.removeEventListener("abort", onAbort);
+      controller.abort();
+    }
+  }
+
+  /** waiter returns a Waiter: many waits of this client over a few shared streams. */
+  waiter(): Waiter {
+    return new Waiter(this);
   }
 
   /**
@@ -311,35 +371,42 @@ interface SSEMessage {
   id?: string;
 }
 
-/** parseSSE splits a text/event-stream body into its messages (comments are heartbeats). */
-async function* parseSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEMessage> {
+/** readLines yields a streamed body's lines, without their ends (\n, \r\n or \r). */
+async function* readLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffer = "";
-  let message: SSEMessage = { event: "message", data: "" };
-  let hasData = false;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true });
     let newline: number;
     while ((newline = buffer.search(/\r\n|\r|\n/)) >= 0) {
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + (buffer.startsWith("\r\n", newline) ? 2 : 1));
-      if (line === "") {
-        if (hasData) yield message;
-        message = { event: "message", data: "" };
-        hasData = false;
-        continue;
-      }
-      if (line.startsWith(":")) continue;
-      const colon = line.indexOf(":");
-      const field = colon < 0 ? line : line.slice(0, colon);
-      let value = colon < 0 ? "" : line.slice(colon + 1);
-      if (value.startsWith(" ")) value = value.slice(1);
-      if (field === "event") message.event = value;
-      else if (field === "id") message.id = value;
-      else if (field === "data") {
-        message.data = hasData ? `${message.data}\n${value}` : value;
-        hasData = true;
-      }
+      yield line;
+    }
+  }
+}
+
+/** parseSSE splits a text/event-stream body into its messages (comments are heartbeats). */
+async function* parseSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEMessage> {
+  let message: SSEMessage = { event: "message", data: "" };
+  let hasData = false;
+  for await (const line of readLines(body)) {
+    if (line === "") {
+      if (hasData) yield message;
+      message = { event: "message", data: "" };
+      hasData = false;
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "event") message.event = value;
+    else if (field === "id") message.id = value;
+    else if (field === "data") {
+      message.data = hasData ? `${message.data}\n${value}` : value;
+      hasData = true;
     }
   }
 }

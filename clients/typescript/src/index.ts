@@ -7,3 +7,5 @@ export type { WebhookHeaders } from "./webhook.js";
 export { credentialsPath, loadCredentials } from "./credentials.js";
 export type { Credentials } from "./credentials.js";
 export type { components, paths } from "./openapi.js";
+export { Waiter, WaiterClosedError, MAX_WAIT_IDS } from "./waiter.js";
+export type { WaitMessage } from "./waiter.js";
