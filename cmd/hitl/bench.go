@@ -15,8 +15,8 @@ import (
 
 func benchCmd() *cobra.Command {
 	var (
-		quick, asJSON  bool
-		db, cpuProfile string
+		quick, asJSON          bool
+		db, cpuProfile, tsPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -29,7 +29,10 @@ parked waiter (a long poll each, and 100,000 waits multiplexed through the Go cl
 on a server of their own), the fan-out of one event to 1,000 SSE streams, and webhook deliveries per
 second to a local receiver, and events published to RabbitMQ per second with their latency
 (when one answers at HITL_BENCH_AMQP_URL, default the local guest account). With --db postgres://..., two nodes serve a fresh schema of that database
-(dropped afterwards) and the cross-node wake latency is measured too. The figures go to
+(dropped afterwards) and the cross-node wake latency is measured too. The Go and TypeScript
+clients' wake latency are compared with 1,000 questions parked through each (TypeScript's when
+--typescript-client names the client's directory, built with npm ci; run from a checkout, it
+is found in clients/typescript). The figures go to
 stdout as JSON (--json) and to stderr as a table.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,6 +56,10 @@ stdout as JSON (--json) and to stderr as a table.`,
 				o.CPUProfileDir = cpuProfile
 			}
 			o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
+			o.TypeScriptClient = tsPath
+			if !cmd.Flags().Changed("typescript-client") && bench.TypeScriptClientReady(tsPath) != "" {
+				o.TypeScriptClient = "" // not in a checkout with the client built: its figures are left out, saying why
+			}
 			o.Progress = cmd.ErrOrStderr()
 			res, err := bench.Run(cmd.Context(), o)
 			if err != nil {
@@ -70,6 +77,7 @@ stdout as JSON (--json) and to stderr as a table.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "a smaller run that finishes in under a minute")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON on stdout")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "a directory for the server's CPU profile during the throughput run (throughput-cpu.pprof; read it with go tool pprof)")
+	cmd.Flags().StringVar(&tsPath, "typescript-client", "clients/typescript", "the TypeScript client's directory (built: npm ci), to measure its wake latency beside the Go client's")
 	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")
 	return cmd
 }
@@ -84,6 +92,16 @@ func printTable(w io.Writer, r *bench.Result) {
 	lat("  of which after the answer's commit (server)", r.WakeAfterCommitMS)
 	if r.CrossNodeWakeLatencyMS != nil {
 		lat("cross-node wake latency (waiter on node 1, answer on node 2)", *r.CrossNodeWakeLatencyMS)
+	}
+	if w := r.SDKWake; w != nil {
+		lat(fmt.Sprintf("Go client, %d parked (long polls)", w.Parked), w.Go)
+		lat(fmt.Sprintf("Go client, %d parked (one Waiter)", w.Parked), w.GoWaiter)
+		if w.TypeScript != nil {
+			lat(fmt.Sprintf("TypeScript client, %d parked (ask)", w.Parked), *w.TypeScript)
+			lat(fmt.Sprintf("TypeScript client, %d parked (ask with a waiter)", w.Parked), *w.TypeScriptWaiter)
+		} else {
+			fmt.Fprintf(tw, "TypeScript client\tleft out: %s\t\t\n", w.TypeScriptSkipped)
+		}
 	}
 	lat(fmt.Sprintf("polling baseline (%d agents, every 2 s)", r.PollingWaiters), r.PollingBaselineMS)
 	fmt.Fprintf(tw, "wake speedup\t%.0f×\t\t\n", r.WakeSpeedup)

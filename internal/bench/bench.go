@@ -68,6 +68,11 @@ type Options struct {
 	// MultiplexedWaiters are waits parked through one client.Waiter (POST /v1/inquiries/wait
 	// streams) on a server of their own, for their memory (100,000).
 	MultiplexedWaiters int
+	// SDKWaiters are parked through each client, Go's and TypeScript's, for SDKWake (1,000);
+	// TypeScriptClient is the TypeScript client's directory (clients/typescript, built), ""
+	// to leave its figures out.
+	SDKWaiters       int
+	TypeScriptClient string
 	// CPUProfileDir, when set, receives the CPU profile of the (first) server during the
 	// throughput run, throughput-cpu.pprof, for `go tool pprof`.
 	CPUProfileDir string
@@ -75,12 +80,12 @@ type Options struct {
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
-	return Options{Waiters: 10000, MultiplexedWaiters: 100000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
+	return Options{Waiters: 10000, MultiplexedWaiters: 100000, SDKWaiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
 		ThroughputDuration: 10 * time.Second, Deadlines: 10000, PreloadedDeadlines: 1_000_000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000}
 }
 
 func Quick() Options {
-	return Options{Waiters: 300, MultiplexedWaiters: 10000, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
+	return Options{Waiters: 300, MultiplexedWaiters: 10000, SDKWaiters: 1000, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
 		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20, AMQPEvents: 1000}
 }
 
@@ -114,6 +119,8 @@ type Result struct {
 	MultiplexedWaiters        int      `json:"multiplexed_waiters"`
 	RSSWithMultiplexedWaiters int64    `json:"rss_with_multiplexed_waiters_bytes"`
 	CrossNodeWakeLatencyMS    *Latency `json:"cross_node_wake_latency_ms,omitempty"`
+	// SDKWake is each client's wake latency, Go's and TypeScript's, on this server (1,000 parked).
+	SDKWake *SDKWake `json:"sdk_wake_latency_ms,omitempty"`
 	// Preload is the start-up with PreloadedDeadlines pending deadlines (SQLite only).
 	Preload               *Preload `json:"preload,omitempty"`
 	StreamFanoutLatencyMS Latency  `json:"stream_fanout_latency_ms"`
@@ -179,14 +186,15 @@ const adminToken = "bench-admin-token-0123456789"
 
 // run holds one benchmark's server and clients.
 type run struct {
-	o     Options
-	url   string
-	pid   int
-	pprof string // the first server's profiles, "" when none are taken
-	agent *client.Client
-	human *client.Client
-	admin *client.Client
-	hc    *http.Client
+	o          Options
+	url        string
+	pid        int
+	pprof      string // the first server's profiles, "" when none are taken
+	agent      *client.Client
+	agentToken string // for the TypeScript client's process (SDKWake)
+	human      *client.Client
+	admin      *client.Client
+	hc         *http.Client
 }
 
 func (r *run) say(format string, args ...any) {
@@ -266,7 +274,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		loaded = &Preload{Deadlines: o.PreloadedDeadlines, StartupS: round(time.Since(starting).Seconds()),
 			BytesPerPending: round(float64(full-emptyRSS) / float64(o.PreloadedDeadlines))}
 	}
-	if r.agent, err = r.key(ctx, "bench-agent", hitl.RoleAgent); err != nil {
+	if r.agent, r.agentToken, err = r.keyToken(ctx, "bench-agent", hitl.RoleAgent); err != nil {
 		return nil, err
 	}
 	var humanToken string
@@ -333,6 +341,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 		res.CrossNodeWakeLatencyMS = &cross
+	}
+	if o.SDKWaiters > 0 {
+		if res.SDKWake, err = r.sdkWake(ctx); err != nil {
+			return nil, err
+		}
 	}
 	r.say("polling baseline: %d agents polling every %s ...", o.PollingWaiters, o.PollInterval)
 	if res.PollingBaselineMS, err = r.pollingBaseline(ctx); err != nil {
@@ -419,11 +432,6 @@ func ready(ctx context.Context, c *client.Client) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return errors.New("the server did not become ready within 20 s")
-}
-
-func (r *run) key(ctx context.Context, name, role string) (*client.Client, error) {
-	c, _, err := r.keyToken(ctx, name, role)
-	return c, err
 }
 
 // keyToken creates a key and returns a client of the first node with it, and its token.
@@ -592,18 +600,10 @@ func (r *run) park(ctx context.Context, ids []int64, wait time.Duration) ([]chan
 			out[i] <- returned{time.Now(), inq, err}
 		}()
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		n, err := r.metric(ctx, "hitl_waiters")
-		if err != nil {
-			return nil, err
-		}
-		if int(n) >= len(ids) {
-			return out, nil
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := r.parkedBeyond(ctx, len(ids)); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("only some of %d waiters parked within 60 s", len(ids))
+	return out, nil
 }
 
 // metric reads one unlabelled value from the server's /metrics.
@@ -672,12 +672,9 @@ func (r *run) wakeLatency(ctx context.Context, answerer *client.Client, res *Res
 		res.ParkedForMemory = len(ids)
 		res.BytesPerWaiter = round(float64(after-before) / float64(len(ids)))
 	}
-	sent := make([]time.Time, len(ids))
-	for i, id := range ids {
-		sent[i] = time.Now()
-		if _, err := answerer.Respond(ctx, id, json.RawMessage(`"go"`), ""); err != nil {
-			return Latency{}, err
-		}
+	sent, err := r.answerOneByOne(ctx, answerer, ids)
+	if err != nil {
+		return Latency{}, err
 	}
 	lat := make([]time.Duration, len(ids))
 	for i := range ids {
@@ -688,6 +685,18 @@ func (r *run) wakeLatency(ctx context.Context, answerer *client.Client, res *Res
 		lat[i] = ret.at.Sub(sent[i])
 	}
 	return summarize(lat), nil
+}
+
+// answerOneByOne answers each inquiry in turn and returns when each answer was sent.
+func (r *run) answerOneByOne(ctx context.Context, answerer *client.Client, ids []int64) ([]time.Time, error) {
+	sent := make([]time.Time, len(ids))
+	for i, id := range ids {
+		sent[i] = time.Now()
+		if _, err := answerer.Respond(ctx, id, json.RawMessage(`"go"`), ""); err != nil {
+			return nil, err
+		}
+	}
+	return sent, nil
 }
 
 // pollingBaseline: the same, for agents that poll GET /v1/inquiries/{id} every interval.
