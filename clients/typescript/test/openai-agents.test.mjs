@@ -135,7 +135,7 @@ test("a cancelled inquiry rejects the call, and the model is told so", async () 
   assert.match(model.toolOutputs()["call-cancel"], /cancelled before the human decided: the customer withdrew\. Do not run refund/);
 });
 
-test("two calls at once: both are asked together, each decided on its own", async () => {
+test("two calls at once: both are asked together, each decided on its own (waiting on one Waiter)", async () => {
   const ran = [];
   const model = new ScriptedModel([
     refundCall("call-two-refund"),
@@ -156,12 +156,24 @@ test("two calls at once: both are asked together, each decided on its own", asyn
       else await human.respond(p.id, { decision: "reject", message: "I will call them myself" });
     }
   });
-  const state = await approveInterruptions(hitl, first, person);
+  const waiter = hitl.waiter();
+  const state = await approveInterruptions(hitl, first, { ...person, waiter }).finally(() => waiter.close());
   await person.done();
   const second = await run(agent, state);
   assert.deepEqual(ran, [{ tool: "refund", args: { order_id: "A-1", amount: 300 } }]);
   assert.equal(model.toolOutputs()["call-two-notify"], "I will call them myself");
   assert.match(second.finalOutput, /refunded 300 on A-1/);
+});
+
+test("aborting the wait leaves the state as it was: nothing approved or rejected", async () => {
+  const { ran, agent, first } = await started([refundCall("call-abort")]);
+  const stop = new AbortController();
+  await assert.rejects(approveInterruptions(hitl, first, { signal: stop.signal, onAsked: () => stop.abort(new Error("shutting down")) }), /shutting down/);
+  assert.equal(first.state.getInterruptions().length, 1);
+  // Run again, the call still waits for a decision: the tool does not run.
+  const again = await run(agent, first.state);
+  assert.equal(again.interruptions.length, 1);
+  assert.deepEqual(ran, []);
 });
 
 /** child runs test/openai-agents-child.mjs and hands out its JSON lines. */
