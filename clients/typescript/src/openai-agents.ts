@@ -92,7 +92,8 @@ export async function approveInterruptions<S extends AnyState>(
   // One failed question (a refusal, the server out of reach) stops the waits on the others.
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal!.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
   const asked = calls.map(({ call, schema }) => {
     const decisions: ToolDecision[] = allowed_decisions ?? (schema ? ["approve", "edit", "reject"] : ["approve", "reject"]);
     return hitl
