@@ -9,6 +9,8 @@ export type Principal = components["schemas"]["Principal"];
 export type Event = components["schemas"]["Event"];
 export type ToolCall = components["schemas"]["ToolCall"];
 export type ToolResult = components["schemas"]["ToolResult"];
+export type Session = components["schemas"]["Session"];
+export type SessionRequest = components["schemas"]["SessionRequest"];
 /** An approval of a tool call: the inquiry's fields, with the call (its id, name, arguments). */
 export type ToolReviewRequest = Omit<InquiryRequest, "tool_call" | "prompt"> & { tool_call: ToolCall; prompt?: string };
 export type ListInquiriesQuery = NonNullable<paths["/v1/inquiries"]["get"]["parameters"]["query"]>;
@@ -196,6 +198,25 @@ export class HitlClient {
   /** wait long-polls: the inquiry as soon as it ends, or still pending after timeoutSeconds. */
   wait(id: number, timeoutSeconds = 30, options: { signal?: AbortSignal } = {}): Promise<Inquiry> {
     return this.request("GET", `/v1/inquiries/${id}/wait?timeout=${timeoutSeconds}s`, options);
+  }
+
+  /**
+   * putSession creates or updates the session (one agent run) named key: its agent, and its
+   * state, the agent's serialized execution state kept for resuming the run (PUT
+   * /v1/sessions/{key}). A finished session cannot be updated (409).
+   */
+  putSession(key: string, session: SessionRequest, options: { signal?: AbortSignal } = {}): Promise<Session> {
+    return this.request("PUT", `/v1/sessions/${encodeURIComponent(key)}`, { body: session, signal: options.signal });
+  }
+
+  /** getSession returns the session named key, with its saved state (404 when unknown). */
+  getSession(key: string, options: { signal?: AbortSignal } = {}): Promise<Session> {
+    return this.request("GET", `/v1/sessions/${encodeURIComponent(key)}`, options);
+  }
+
+  /** completeSession marks the run finished, with its result (409 when it already is). */
+  completeSession(key: string, result?: unknown, options: { signal?: AbortSignal } = {}): Promise<Session> {
+    return this.request("POST", `/v1/sessions/${encodeURIComponent(key)}/complete`, { body: result === undefined ? {} : { result }, signal: options.signal });
   }
 
   /** me is who the token belongs to: name, roles and groups. */

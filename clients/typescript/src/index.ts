@@ -1,5 +1,5 @@
 export { HitlClient, DEFAULT_URL } from "./client.js";
-export type { HitlClientOptions, AskOptions, EventsOptions, InquiryRequest, ToolCall, ToolResult, ToolReviewRequest, Principal, Event, InquiryPage, ListInquiriesQuery } from "./client.js";
+export type { HitlClientOptions, AskOptions, EventsOptions, InquiryRequest, ToolCall, ToolResult, ToolReviewRequest, Session, SessionRequest, Principal, Event, InquiryPage, ListInquiriesQuery } from "./client.js";
 export { HitlError, UnreachableError } from "./errors.js";
 export type { Problem, FieldError, Inquiry } from "./errors.js";
 export { verifyWebhook } from "./webhook.js";
