@@ -280,7 +280,9 @@ export function resumeOf(inquiry: Inquiry, kind: HitlInterruptMark["kind"]): Hit
 /** A compiled LangGraph graph (StateGraph, functional API, Pregel): what resuming uses of it. */
 export interface ResumableGraph<Result> {
   getState(config: RunnableConfig): Promise<StateSnapshot>;
-  invoke(input: Command, config?: RunnableConfig): Promise<Result>;
+  // The input is a Command; typed loosely, as each graph types its Command by its own nodes.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  invoke(input: any, config?: RunnableConfig): Promise<Result>;
 }
 
 /**

@@ -3,13 +3,13 @@
 // example resumed by a second process from a file-backed checkpointer.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Annotation, END, MemorySaver, START, StateGraph, interrupt, isInterrupted } from "@langchain/langgraph";
+import { Annotation, END, MemorySaver, START, StateGraph, entrypoint, interrupt, isInterrupted } from "@langchain/langgraph";
 import { HitlClient } from "@hitl/client";
 import { askHuman, resumeWhenAnswered, InquiryEndedError } from "@hitl/client/langgraph";
 import { TestServer } from "./server.mjs";
@@ -235,6 +235,39 @@ test("running the interrupted node again asks nothing new: the same inquiry", as
   assert.equal((await askedIn(cfg)).length, 1, "resuming asks nothing new either");
 });
 
+test("a node that runs again at a later step asks again: a new inquiry each time", async () => {
+  const Loop = Annotation.Root({ answers: Annotation({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+  const graph = new StateGraph(Loop)
+    .addNode("ask", async (state) => ({ answers: [await askHuman(agent, { prompt: `Question ${state.answers.length + 1}?` })] }))
+    .addEdge(START, "ask")
+    .addConditionalEdges("ask", (state) => (state.answers.length < 2 ? "ask" : END))
+    .compile({ checkpointer: new MemorySaver() });
+  const cfg = thread();
+  let result = await graph.invoke({}, cfg);
+  const ids = [];
+  while (isInterrupted(result)) {
+    const [id] = await pendingInquiries(graph, cfg);
+    ids.push(id);
+    await human.respond(id, `answer ${ids.length}`);
+    result = await resumeWhenAnswered(agent, graph, cfg);
+  }
+  assert.deepEqual(result.answers, ["answer 1", "answer 2"]);
+  assert.equal(new Set(ids).size, 2);
+  assert.deepEqual((await Promise.all(ids.map((id) => agent.getInquiry(id)))).map((q) => q.prompt), ["Question 1?", "Question 2?"]);
+});
+
+test("the functional API: askHuman in an entrypoint", async () => {
+  const workflow = entrypoint({ name: "greet", checkpointer: new MemorySaver() }, async (greeting) => {
+    const name = await askHuman(agent, { prompt: "Whom do we greet?" });
+    return `${greeting}, ${name}`;
+  });
+  const cfg = thread();
+  await workflow.invoke("Hello", cfg);
+  const [id] = await pendingInquiries(workflow, cfg);
+  await human.respond(id, "Ann");
+  assert.equal(await resumeWhenAnswered(agent, workflow, cfg), "Hello, Ann");
+});
+
 test("resumeWhenAnswered rides out a hitl restart while it waits", async () => {
   const { graph } = oneQuestion({ prompt: "Proceed after the restart?" });
   const cfg = thread();
@@ -285,6 +318,12 @@ test("bad input gets clear errors", async () => {
   const fcfg = thread();
   await foreign.invoke({}, fcfg);
   await assert.rejects(resumeWhenAnswered(agent, foreign, fcfg), /was not made by askHuman: resume it yourself/);
+});
+
+test("the declarations type-check with LangGraph's graph types", () => {
+  const tsc = join(here, "..", "node_modules", "typescript", "bin", "tsc");
+  const run = spawnSync(process.execPath, [tsc, "--noEmit", "--strict", "--skipLibCheck", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", join(here, "fixtures", "langgraph-types.ts")], { encoding: "utf8" });
+  assert.equal(run.status, 0, run.stdout + run.stderr);
 });
 
 /** runExample runs examples/langgraph/index.mjs as its own process and returns its JSON line. */
