@@ -296,6 +296,7 @@ test("bad input gets clear errors", async () => {
     .addEdge(START, "ask")
     .compile();
   await assert.rejects(noCheckpointer.invoke({}), /askHuman needs a graph compiled with a checkpointer/);
+  await assert.rejects(oneQuestion({ prompt: "Which thread?" }).graph.invoke({}, {}), /askHuman needs the run's thread: invoke the graph with \{ configurable: \{ thread_id \} \}/);
 
   const both = new StateGraph(State)
     .addNode("ask", async () => {

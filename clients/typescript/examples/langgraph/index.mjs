@@ -3,7 +3,7 @@
 // offline; the checkpoints are kept in a JSON file (file-saver.mjs) that both processes read.
 //
 //   HITL_URL=... HITL_TOKEN=... node index.mjs start order-1    # runs until the review; exits
-//   hitl respond <id> --json '{"decision":"approve"}'            # a person decides (or the inbox)
+//   hitl respond ID --approve        # a person decides: or --edit '{"order_id":"A-1","amount":250}', --reject, the inbox
 //   HITL_URL=... HITL_TOKEN=... node index.mjs resume order-1   # waits for the answer, finishes
 //
 // CHECKPOINT_FILE names the checkpoint file (default ./checkpoints.json).
