@@ -268,6 +268,21 @@ test("the functional API: askHuman in an entrypoint", async () => {
   assert.equal(await resumeWhenAnswered(agent, workflow, cfg), "Hello, Ann");
 });
 
+test("a subgraph's question resumes through the parent graph", async () => {
+  const inner = new StateGraph(State)
+    .addNode("inner", async () => ({ answer: await askHuman(agent, { prompt: "Asked in a subgraph?" }) }))
+    .addEdge(START, "inner")
+    .addEdge("inner", END)
+    .compile();
+  const graph = new StateGraph(State).addNode("outer", inner).addEdge(START, "outer").addEdge("outer", END).compile({ checkpointer: new MemorySaver() });
+  const cfg = thread();
+  await graph.invoke({}, cfg);
+  const [id] = await pendingInquiries(graph, cfg);
+  assert.equal((await agent.getInquiry(id)).metadata.langgraph_node, "inner");
+  await human.respond(id, "yes, deep down");
+  assert.equal((await resumeWhenAnswered(agent, graph, cfg)).answer, "yes, deep down");
+});
+
 test("resumeWhenAnswered rides out a hitl restart while it waits", async () => {
   const { graph } = oneQuestion({ prompt: "Proceed after the restart?" });
   const cfg = thread();
