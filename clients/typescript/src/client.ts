@@ -3,6 +3,7 @@ import type { components, paths } from "./openapi.js";
 import { loadCredentials } from "./credentials.js";
 import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
 import { Waiter, type WaitMessage } from "./waiter.js";
+import { toolReviewInquiry, toolReviewResult, type ToolReviewRequest, type ToolReviewResult } from "./toolreview.js";
 
 export type InquiryRequest = components["schemas"]["InquiryRequest"];
 export type Principal = components["schemas"]["Principal"];
@@ -11,8 +12,7 @@ export type ToolCall = components["schemas"]["ToolCall"];
 export type ToolResult = components["schemas"]["ToolResult"];
 export type Session = components["schemas"]["Session"];
 export type SessionRequest = components["schemas"]["SessionRequest"];
-/** An approval of a tool call: the inquiry's fields, with the call (its id, name, arguments). */
-export type ToolReviewRequest = Omit<InquiryRequest, "tool_call" | "prompt"> & { tool_call: ToolCall; prompt?: string };
+export type { ToolReviewRequest, ToolReviewResult };
 export type ListInquiriesQuery = NonNullable<paths["/v1/inquiries"]["get"]["parameters"]["query"]>;
 export interface InquiryPage {
   data: Inquiry[];
@@ -163,11 +163,19 @@ export class HitlClient {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
-  /** createInquiry asks a question (POST /v1/inquiries); the same idempotencyKey returns the first. */
-  createInquiry(request: InquiryRequest, options: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Inquiry> {
+  /**
+   * createInquiry asks a question (POST /v1/inquiries); the same idempotencyKey returns the
+   * first. With retry (and an idempotencyKey) it rides out dropped connections, restarts, 5xx
+   * and 429 as ask() does, without asking twice.
+   */
+  createInquiry(request: InquiryRequest, options: { idempotencyKey?: string; signal?: AbortSignal; retry?: boolean } = {}): Promise<Inquiry> {
+    const { idempotencyKey, signal } = options;
     const headers: Record<string, string> = {};
-    if (options.idempotencyKey) headers["Idempotency-Key"] = options.idempotencyKey;
-    return this.request("POST", "/v1/inquiries", { body: request, headers, signal: options.signal });
+    if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+    const once = () => this.request<Inquiry>("POST", "/v1/inquiries", { body: request, headers, signal });
+    if (!options.retry) return once();
+    if (!idempotencyKey) throw new TypeError("createInquiry retries only with an idempotencyKey: without one a retry could ask twice");
+    return this.retrying(once, signal);
   }
 
   getInquiry(id: number, options: { signal?: AbortSignal } = {}): Promise<Inquiry> {
@@ -250,7 +258,7 @@ export class HitlClient {
   async ask(request: InquiryRequest, options: AskOptions = {}): Promise<Inquiry> {
     const { signal } = options;
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
-    let inquiry = await this.retrying(() => this.createInquiry(request, { idempotencyKey, signal }), signal);
+    let inquiry = await this.createInquiry(request, { idempotencyKey, signal, retry: true });
     options.onCreated?.(inquiry);
     if (options.waiter && inquiry.status === "pending") return options.waiter.wait(inquiry.id, { signal });
     const pollSeconds = options.pollSeconds ?? 30;
@@ -272,19 +280,9 @@ export class HitlClient {
    * or a cancellation is a result with run false. The call's id is the idempotency key, so an
    * asker that retries after a crash gets the same inquiry, never a second one.
    */
-  async reviewToolCall(request: ToolReviewRequest, options: Omit<AskOptions, "idempotencyKey"> = {}): Promise<ToolResult & { inquiry: Inquiry }> {
-    const call = request.tool_call;
-    if (!call?.id) throw new TypeError("reviewToolCall needs the tool call, with its id");
-    const full: InquiryRequest = {
-      ...request,
-      prompt: request.prompt ?? `Allow ${call.name}?`,
-      request_type: request.request_type ?? "approval",
-    };
-    // Answered with a decision, not {"approved"}, even without the tool's schema.
-    full.allowed_decisions ??= ["approve", "reject"];
-    const inquiry = await this.ask(full, { ...options, idempotencyKey: `tool-review:${call.id}` });
-    if (!inquiry.tool_result) throw new Error(`inquiry ${inquiry.id} came back without its tool result`);
-    return { ...inquiry.tool_result, run: inquiry.tool_result.run ?? false, inquiry };
+  async reviewToolCall(request: ToolReviewRequest, options: Omit<AskOptions, "idempotencyKey"> = {}): Promise<ToolReviewResult> {
+    const review = toolReviewInquiry(request);
+    return toolReviewResult(await this.ask(review.request, { ...options, idempotencyKey: review.idempotencyKey }));
   }
 
   /**

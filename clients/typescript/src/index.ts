@@ -1,5 +1,5 @@
 export { HitlClient, DEFAULT_URL } from "./client.js";
-export type { HitlClientOptions, AskOptions, EventsOptions, InquiryRequest, ToolCall, ToolResult, ToolReviewRequest, Session, SessionRequest, Principal, Event, InquiryPage, ListInquiriesQuery } from "./client.js";
+export type { HitlClientOptions, AskOptions, EventsOptions, InquiryRequest, ToolCall, ToolResult, ToolReviewRequest, ToolReviewResult, Session, SessionRequest, Principal, Event, InquiryPage, ListInquiriesQuery } from "./client.js";
 export { HitlError, UnreachableError } from "./errors.js";
 export type { Problem, FieldError, Inquiry } from "./errors.js";
 export { verifyWebhook } from "./webhook.js";
@@ -9,3 +9,4 @@ export type { Credentials } from "./credentials.js";
 export type { components, paths } from "./openapi.js";
 export { Waiter, WaiterClosedError, MAX_WAIT_IDS } from "./waiter.js";
 export type { WaitMessage } from "./waiter.js";
+export { toolReviewInquiry, toolReviewResult } from "./toolreview.js";
