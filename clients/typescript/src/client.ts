@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { components, paths } from "./openapi.js";
-import { loadCredentials } from "./credentials.js";
+import { loadCredentials, type Environment } from "./credentials.js";
 import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
 import { Waiter, type WaitMessage } from "./waiter.js";
 import { toolReviewInquiry, toolReviewResult, type ToolReviewRequest, type ToolReviewResult } from "./toolreview.js";
@@ -38,7 +38,7 @@ export interface HitlClientOptions {
    */
   giveUpAfterMs?: number;
   /** Environment to read HITL_URL, HITL_TOKEN and the credentials path from (tests). */
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
 }
 
 export interface AskOptions {
@@ -300,7 +300,7 @@ export class HitlClient {
     outer?.addEventListener("abort", onAbort, { once: true });
     // The server pings every 15 s while it waits: silence well beyond that means the server
     // or the connection is gone, which a half-open TCP connection would not say.
-    let silence: NodeJS.Timeout | undefined;
+    let silence: ReturnType<typeof setTimeout> | undefined;
     const listen = () => {
       clearTimeout(silence);
       silence = setTimeout(() => controller.abort(new Error("the wait stream fell silent")), SILENT_STREAM_MS);

@@ -2,6 +2,9 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+/** Environment variables, as process.env holds them (a plain type: no @types/node needed to use the client). */
+export type Environment = Record<string, string | undefined>;
+
 /** The credentials file `hitl serve` writes: the server's URL and the first admin token. */
 export interface Credentials {
   url?: string;
@@ -13,14 +16,14 @@ export interface Credentials {
  * $XDG_CONFIG_HOME/hitl/credentials.json, else ~/.config/hitl/credentials.json (Go's
  * os.UserConfigDir on Linux, which the CLI uses).
  */
-export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
+export function credentialsPath(env: Environment = process.env): string {
   if (env.HITL_CREDENTIALS) return env.HITL_CREDENTIALS;
   const config = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(config, "hitl", "credentials.json");
 }
 
 /** loadCredentials reads the file; a missing file gives {}, as the CLI treats it. */
-export function loadCredentials(env: NodeJS.ProcessEnv = process.env): Credentials {
+export function loadCredentials(env: Environment = process.env): Credentials {
   const path = credentialsPath(env);
   let text: string;
   try {

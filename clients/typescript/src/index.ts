@@ -5,7 +5,7 @@ export type { Problem, FieldError, Inquiry } from "./errors.js";
 export { verifyWebhook } from "./webhook.js";
 export type { WebhookHeaders } from "./webhook.js";
 export { credentialsPath, loadCredentials } from "./credentials.js";
-export type { Credentials } from "./credentials.js";
+export type { Credentials, Environment } from "./credentials.js";
 export type { components, paths } from "./openapi.js";
 export { Waiter, WaiterClosedError, MAX_WAIT_IDS } from "./waiter.js";
 export type { WaitMessage } from "./waiter.js";

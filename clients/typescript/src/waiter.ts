@@ -62,7 +62,7 @@ export class Waiter {
   /** Open streams that have not handed their ids to another. */
   private live = 0;
   private closed = false;
-  private flushTimer?: NodeJS.Timeout;
+  private flushTimer?: ReturnType<typeof setTimeout>;
   private backoffMs = 50;
   private failingSince?: number;
 
