@@ -4,66 +4,38 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { once } from "node:events";
-import { query } from "@anthropic-ai/claude-agent-sdk";
 import { canUseTool } from "../dist/claude-agent-sdk.js";
 import { TestServer } from "./server.mjs";
-import { startFakeAnthropic, offlineEnv } from "../examples/claude-agent-sdk/fake-anthropic.mjs";
+import { claudeTurn, toolResultText } from "./claude-turn.mjs";
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
-let server, agent, human, dir;
+let server, agent, human;
 
 before(async () => {
   server = await TestServer.start();
   agent = await server.client("claude-agent", "agent");
   human = await server.client("claude-human", "responder");
-  dir = mkdtempSync(join(tmpdir(), "hitl-claude-test-"));
 });
 
-after(async () => {
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => server.stop()); // removes server.dir, where the agents work too
 
 /**
- * run runs one agent turn: the fake model asks to Write `file` with `content`; canUseTool asks
- * hitl with options, and onAsked (the person) answers. It returns what the fake API was sent
- * back as the tool's result, the file as written (or null) and the inquiry.
+ * run runs one agent turn whose Write canUseTool asks hitl about with options; onAsked (the
+ * person) answers. It returns claudeTurn's findings and the inquiry.
  */
 async function run(name, options, onAsked) {
-  const cwd = mkdtempSync(join(dir, `${name}-`));
-  const file = join(cwd, "notes.txt");
-  const api = await startFakeAnthropic({ toolUse: { id: `toolu_${name}`, name: "Write", input: { file_path: file, content: "proposed\n" } } });
   const asked = [];
   const answered = [];
-  try {
-    let result;
-    for await (const message of query({
-      prompt: "Write the notes.",
-      options: {
-        cwd,
-        env: offlineEnv(api.url, join(cwd, "home")),
-        canUseTool: canUseTool(agent, { ...options, onAsked: (inq) => { asked.push(inq); answered.push(onAsked(inq)); } }),
-      },
-    })) {
-      if (message.type === "result") result = message;
-    }
-    await Promise.all(answered);
-    assert.equal(result?.subtype, "success", "the turn ends normally");
-    assert.equal(asked.length, 1, "one inquiry for the one tool use");
-    const toolResults = api.toolResults.filter((r) => r.tool_use_id === `toolu_${name}`);
-    assert.equal(toolResults.length, 1, "the model is told the tool's result once");
-    return { inquiry: await agent.getInquiry(asked[0].id), toolResult: toolResults[0], written: existsSync(file) ? readFileSync(file, "utf8") : null, file };
-  } finally {
-    await api.close();
-  }
+  const r = await claudeTurn(server.dir, `toolu_${name}`, {
+    canUseTool: canUseTool(agent, { ...options, onAsked: (inq) => { asked.push(inq); answered.push(onAsked(inq)); } }),
+  });
+  await Promise.all(answered);
+  assert.equal(asked.length, 1, "one inquiry for the one tool use");
+  return { ...r, inquiry: await agent.getInquiry(asked[0].id) };
 }
-
-const text = (r) => (typeof r.content === "string" ? r.content : r.content.map((b) => b.text ?? "").join(""));
 
 test("approve: the tool runs with the proposed input", async () => {
   const r = await run("approve", { assigned_to: "claude-human" }, (inq) => human.respond(inq.id, { decision: "approve" }));
@@ -91,7 +63,7 @@ test("reject: the tool does not run and the model reads the person's reason", as
   const r = await run("reject", {}, (inq) => human.respond(inq.id, { decision: "reject", message: "not in the release branch" }));
   assert.equal(r.written, null, "the file was not written");
   assert.equal(r.toolResult.is_error, true);
-  assert.equal(text(r.toolResult), "not in the release branch");
+  assert.equal(toolResultText(r.toolResult), "not in the release branch");
 });
 
 test("nobody answers by the deadline: denied with hitl's sentence", async () => {
@@ -99,15 +71,15 @@ test("nobody answers by the deadline: denied with hitl's sentence", async () => 
   assert.equal(r.written, null);
   assert.equal(r.inquiry.status, "timeout");
   assert.equal(r.toolResult.is_error, true);
-  assert.equal(text(r.toolResult), r.inquiry.tool_result.content);
-  assert.match(text(r.toolResult), /deadline|answer/i);
+  assert.equal(toolResultText(r.toolResult), r.inquiry.tool_result.content);
+  assert.match(toolResultText(r.toolResult), /deadline|answer/i);
 });
 
 test("cancelled in hitl: denied with the reason", async () => {
   const r = await run("cancel", {}, (inq) => server.admin.cancel(inq.id, "the release was called off"));
   assert.equal(r.written, null);
   assert.equal(r.inquiry.status, "cancelled");
-  assert.match(text(r.toolResult), /the release was called off/);
+  assert.match(toolResultText(r.toolResult), /the release was called off/);
 });
 
 // The returned function alone, as the SDK calls it, for what a real turn cannot show cheaply.
@@ -176,4 +148,10 @@ test("the example runs: a person edits the note before it is written", async () 
   const out = JSON.parse(stdout.trim().split("\n").pop());
   assert.equal(out.written, "Deploy v2.5.0 on Monday.\n");
   assert.match(out.model_said, /^The tool said: /);
+});
+
+test("a deadline with an approving fallback allows the tool use", async () => {
+  const decide = canUseTool(agent, { timeout_seconds: 1, fallback_policy: "complete_with_fallback", fallback_value: { decision: "approve" } });
+  const r = await decide("Bash", { command: "make test" }, sdkOptions({ toolUseID: "toolu_fallback" }));
+  assert.deepEqual(r, { behavior: "allow", updatedInput: { command: "make test" }, toolUseID: "toolu_fallback" });
 });

@@ -4,30 +4,22 @@
 // --permission-prompt-tool against a local fake of Anthropic's API.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { query } from "@anthropic-ai/claude-agent-sdk";
 import { TestServer } from "./server.mjs";
-import { startFakeAnthropic, offlineEnv } from "../examples/claude-agent-sdk/fake-anthropic.mjs";
+import { claudeTurn, toolResultText } from "./claude-turn.mjs";
 
-let server, agentToken, human, dir;
+let server, agentToken, human;
 
 before(async () => {
   server = await TestServer.start();
   agentToken = await server.key("mcp-claude", "agent");
   human = await server.client("mcp-human", "responder");
-  dir = mkdtempSync(join(tmpdir(), "hitl-mcp-claude-"));
 });
 
-after(async () => {
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => server.stop()); // removes server.dir, where the agents work too
 
 /** decideWhenAsked answers, as the person, the pending inquiry with this prompt once it exists. */
 async function decideWhenAsked(prompt, answer) {
@@ -117,48 +109,24 @@ test("over stdio (hitl mcp): a person's edit is the updated input", async () => 
   }
 });
 
-/** claudeTurn runs the real claude binary with hitl's MCP server as its permission prompt. */
-async function claudeTurn(name, decide) {
-  const cwd = mkdtempSync(join(dir, `${name}-`));
-  const file = join(cwd, "notes.txt");
-  const toolUseId = `toolu_claude_${name}`;
-  const api = await startFakeAnthropic({ toolUse: { id: toolUseId, name: "Write", input: { file_path: file, content: "proposed\n" } } });
-  try {
-    const turn = (async () => {
-      let result;
-      for await (const message of query({
-        prompt: "Write the notes.",
-        options: {
-          cwd,
-          env: offlineEnv(api.url, join(cwd, "home")),
-          mcpServers: { hitl: { type: "http", url: `${server.url}/mcp`, headers: { Authorization: `Bearer ${agentToken}` } } },
-          permissionPromptToolName: "mcp__hitl__approval_prompt",
-        },
-      })) {
-        if (message.type === "result") result = message;
-      }
-      return result;
-    })();
-    const [result, asked] = await Promise.all([turn, decideWhenAsked("Allow Write?", decide)]);
-    assert.equal(result.subtype, "success");
-    const toolResults = api.toolResults.filter((r) => r.tool_use_id === toolUseId);
-    assert.equal(toolResults.length, 1);
-    return { asked, toolResult: toolResults[0], written: existsSync(file) ? readFileSync(file, "utf8") : null };
-  } finally {
-    await api.close();
-  }
+/** turn runs the real claude binary with hitl's MCP server as its permission prompt. */
+async function turn(name, decide) {
+  const r = await claudeTurn(server.dir, `toolu_claude_${name}`, {
+    mcpServers: { hitl: { type: "http", url: `${server.url}/mcp`, headers: { Authorization: `Bearer ${agentToken}` } } },
+    permissionPromptToolName: "mcp__hitl__approval_prompt",
+  }, () => decideWhenAsked("Allow Write?", decide));
+  return { ...r, asked: r.decided };
 }
 
 test("claude --permission-prompt-tool mcp__hitl__approval_prompt: an edit is written", async () => {
-  const r = await claudeTurn("edit", (inq) => human.respond(inq.id, { decision: "edit", args: { ...inq.tool_call.arguments, content: "edited\n" } }));
+  const r = await turn("edit", (inq) => human.respond(inq.id, { decision: "edit", args: { ...inq.tool_call.arguments, content: "edited\n" } }));
   assert.equal(r.written, "edited\n");
   assert.equal(r.asked.tool_call.id, "toolu_claude_edit", "claude's tool use id");
 });
 
 test("claude --permission-prompt-tool mcp__hitl__approval_prompt: a rejection is not written, and the model reads why", async () => {
-  const r = await claudeTurn("reject", { decision: "reject", message: "ask the release manager" });
+  const r = await turn("reject", { decision: "reject", message: "ask the release manager" });
   assert.equal(r.written, null);
   assert.equal(r.toolResult.is_error, true);
-  const text = typeof r.toolResult.content === "string" ? r.toolResult.content : r.toolResult.content.map((b) => b.text ?? "").join("");
-  assert.match(text, /ask the release manager/);
+  assert.match(toolResultText(r.toolResult), /ask the release manager/);
 });
