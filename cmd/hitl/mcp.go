@@ -23,8 +23,9 @@ func mcpCmd() *cobra.Command {
 		Short: "Serve the hitl tools to an MCP client over stdio",
 		Long: `Run a Model Context Protocol server on stdin and stdout, for MCP clients that start
 their servers as commands. Its tools act on the hitl server at HITL_URL as HITL_TOKEN (or the
-credentials file): request_user_input and get_user_input, and, for a key with the role
-responder or admin, list_pending_inquiries and respond_to_inquiry. 'hitl serve' offers the same tools over
+credentials file): request_user_input and get_user_input; approval_prompt, the permission
+prompt of Claude Code (claude --permission-prompt-tool mcp__hitl__approval_prompt); and, for
+a key with the role responder or admin, list_pending_inquiries and respond_to_inquiry. 'hitl serve' offers the same tools over
 streamable HTTP at /mcp.`,
 		Example: `  {"mcpServers": {"hitl": {"command": "hitl", "args": ["mcp"],
                 "env": {"HITL_URL": "http://127.0.0.1:7447", "HITL_TOKEN": "hitl_..."}}}}`,

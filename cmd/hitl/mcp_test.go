@@ -83,8 +83,8 @@ func TestMCPOverStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 2 {
-		t.Fatalf("an agent's token gets 2 tools, got %d", len(tools.Tools))
+	if len(tools.Tools) != 3 {
+		t.Fatalf("an agent's token gets 3 tools, got %d", len(tools.Tools))
 	}
 	if code, _, errOut := cli(t, "mcp", "--wait-bound", "10m"); code != exitUsage || !strings.Contains(errOut, "wait-bound") {
 		t.Fatalf("a bad bound: %d %q", code, errOut)

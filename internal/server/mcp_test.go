@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
 	"github.com/hitl-dev/hitl/internal/buildinfo"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -83,7 +86,7 @@ func TestMCPOverStreamableHTTP(t *testing.T) {
 	var progress atomic.Int64
 	agent, err := mcpSession(t, e, e.token("bot", "agent"), &progress)
 	must(t, err)
-	if names := toolNames(t, agent); strings.Join(names, ",") != "get_user_input,request_user_input" {
+	if names := toolNames(t, agent); strings.Join(names, ",") != "approval_prompt,get_user_input,request_user_input" {
 		t.Fatalf("an agent's tools: %v", names)
 	}
 	// The server tells its version: the binary's version and VCS revision ("(devel), revision
@@ -94,7 +97,8 @@ func TestMCPOverStreamableHTTP(t *testing.T) {
 	tools, err := agent.ListTools(ctx, nil)
 	must(t, err)
 	for _, tool := range tools.Tools {
-		if tool.OutputSchema == nil || tool.InputSchema == nil {
+		// approval_prompt answers in text alone, as Claude Code reads it, so it has none.
+		if (tool.OutputSchema == nil && tool.Name != "approval_prompt") || tool.InputSchema == nil {
 			t.Fatalf("tool %s publishes no output or input schema", tool.Name)
 		}
 	}
@@ -203,5 +207,145 @@ func TestMCPResponder(t *testing.T) {
 	res, err = responder.CallTool(ctx, &sdk.CallToolParams{Name: "respond_to_inquiry", Arguments: map[string]any{"inquiry_id": inq.ID, "response": "fri"}})
 	if text := toolErrorText(t, res, err); !strings.Contains(text, "already") {
 		t.Fatalf("a second answer: %q", text)
+	}
+}
+
+// permissionOf calls approval_prompt and decodes its text, as Claude Code reads it.
+func permissionOf(t *testing.T, s *sdk.ClientSession, args map[string]any) map[string]any {
+	t.Helper()
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "approval_prompt", Arguments: args})
+	must(t, err)
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("approval_prompt %v: %+v", args, res.Content)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &p); err != nil {
+		t.Fatalf("the result text is not the JSON Claude Code reads: %v", err)
+	}
+	return p
+}
+
+// decideWhenAsked answers the pending inquiry with prompt as human, once it is asked.
+func decideWhenAsked(t *testing.T, human *client.Client, prompt, answer string) <-chan *hitl.Inquiry {
+	t.Helper()
+	done := make(chan *hitl.Inquiry, 1)
+	go func() {
+		defer close(done)
+		var found *hitl.Inquiry
+		if !testserver.WaitFor(10*time.Second, func() bool {
+			p, err := human.Inquiries(ctx, client.ListOptions{Status: "pending"})
+			for _, inq := range p.Data {
+				if err == nil && inq.Prompt == prompt {
+					found = inq
+				}
+			}
+			return found != nil
+		}) {
+			t.Errorf("nobody asked %q", prompt)
+			return
+		}
+		if _, err := human.Respond(ctx, found.ID, json.RawMessage(answer), ""); err != nil {
+			t.Errorf("answering %q: %v", prompt, err)
+		}
+		done <- found
+	}()
+	return done
+}
+
+// TestMCPApprovalPrompt: Claude Code's permission prompt tool, a person deciding each tool use.
+func TestMCPApprovalPrompt(t *testing.T) {
+	e := newEnv(t, testserver.MCPWaitBound(time.Second))
+	human := e.principal("ann", []string{"responder"})
+	agent, err := mcpSession(t, e, e.token("claude", "agent"), nil)
+	must(t, err)
+
+	// Approve: allowed with the input as proposed; the inquiry is the tool call, with decisions.
+	asked := decideWhenAsked(t, human, "Allow Write?", `{"decision":"approve"}`)
+	input := map[string]any{"file_path": "/tmp/notes.txt", "content": "hello"}
+	got := permissionOf(t, agent, map[string]any{"tool_name": "Write", "input": input, "tool_use_id": "toolu_write"})
+	inq := <-asked
+	if got["behavior"] != "allow" || !reflect.DeepEqual(got["updatedInput"], input) || len(got) != 2 {
+		t.Fatalf("approved: %v", got)
+	}
+	if inq.ToolCall == nil || inq.ToolCall.ID != "toolu_write" || inq.ToolCall.Name != "Write" || inq.RequestType != hitl.RequestApproval ||
+		fmt.Sprint(inq.AllowedDecisions) != "[approve edit reject]" {
+		t.Fatalf("the inquiry: %+v", inq)
+	}
+
+	// Edit: allowed with the person's input.
+	asked = decideWhenAsked(t, human, "Allow Bash?", `{"decision":"edit","args":{"command":"ls -l"}}`)
+	got = permissionOf(t, agent, map[string]any{"tool_name": "Bash", "input": map[string]any{"command": "rm -rf /"}, "tool_use_id": "toolu_bash"})
+	<-asked
+	if got["behavior"] != "allow" || !reflect.DeepEqual(got["updatedInput"], map[string]any{"command": "ls -l"}) {
+		t.Fatalf("edited: %v", got)
+	}
+
+	// Reject: denied with the person's reason.
+	asked = decideWhenAsked(t, human, "Allow Edit?", `{"decision":"reject","message":"not on a Friday"}`)
+	got = permissionOf(t, agent, map[string]any{"tool_name": "Edit", "input": map[string]any{"file_path": "a.go"}, "tool_use_id": "toolu_edit"})
+	<-asked
+	if got["behavior"] != "deny" || got["message"] != "not on a Friday" || len(got) != 2 {
+		t.Fatalf("rejected: %v", got)
+	}
+
+	// Nobody decides within the bound: denied, saying so; asked again with the same tool_use_id
+	// (a resume), the same inquiry, now decided.
+	args := map[string]any{"tool_name": "WebFetch", "input": map[string]any{"url": "https://example.com"}, "tool_use_id": "toolu_fetch"}
+	got = permissionOf(t, agent, args)
+	if got["behavior"] != "deny" || !strings.Contains(got["message"].(string), "still waiting for a person") {
+		t.Fatalf("past the bound: %v", got)
+	}
+	asked = decideWhenAsked(t, human, "Allow WebFetch?", `{"decision":"approve"}`)
+	first := <-asked
+	got = permissionOf(t, agent, args)
+	if got["behavior"] != "allow" {
+		t.Fatalf("asked again after the decision: %v", got)
+	}
+	if !strings.Contains(fmt.Sprint(got), "example.com") {
+		t.Fatalf("resumed: %v", got)
+	}
+	list, err := human.Inquiries(ctx, client.ListOptions{})
+	must(t, err)
+	for _, other := range list.Data {
+		if other.Prompt == "Allow WebFetch?" && other.ID != first.ID {
+			t.Fatalf("asked twice about one tool use: inquiries %d and %d", first.ID, other.ID)
+		}
+	}
+
+	// Cancelled in hitl: denied with the reason.
+	go func() {
+		inq := pendingByPrompt(t, human, "Allow Task?")
+		if _, err := e.Admin.Cancel(ctx, inq.ID, "the session ended"); err != nil {
+			t.Error(err)
+		}
+	}()
+	params := &sdk.CallToolParams{Name: "approval_prompt", Arguments: map[string]any{"tool_name": "Task", "input": map[string]any{}, "tool_use_id": "toolu_task"}}
+	res, err := agent.CallTool(ctx, params)
+	must(t, err)
+	var denied map[string]any
+	must(t, json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &denied))
+	if denied["behavior"] != "deny" || !strings.Contains(denied["message"].(string), "the session ended") {
+		t.Fatalf("cancelled: %v", denied)
+	}
+
+	// Bad input: a tool error that says what is wrong.
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"input": map[string]any{}}, "tool_name is required"},
+		{map[string]any{"tool_name": "", "input": map[string]any{}}, "tool_name is required"},
+		{map[string]any{"tool_name": "Bash"}, "input must be a JSON object"},
+		{map[string]any{"tool_name": "Bash", "input": "ls"}, "input must be a JSON object"},
+		{map[string]any{"tool_name": "Bash", "input": []any{1}}, "input must be a JSON object"},
+		{map[string]any{"tool_name": "Bash", "input": nil}, "input must be a JSON object"},
+		{map[string]any{"tool_name": 7, "input": map[string]any{}}, "tool_name"},
+		{map[string]any{"tool_name": "Bash", "input": map[string]any{}, "tool_use_id": 12}, "tool_use_id"},
+		{map[string]any{"tool_name": "Bash", "input": map[string]any{}, "toolName": "x"}, `unknown field "toolName"`},
+	} {
+		res, err := agent.CallTool(ctx, &sdk.CallToolParams{Name: "approval_prompt", Arguments: c.args})
+		if text := toolErrorText(t, res, err); !strings.Contains(text, c.want) {
+			t.Errorf("approval_prompt %v: %q, want it to mention %q", c.args, text, c.want)
+		}
 	}
 }

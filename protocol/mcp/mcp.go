@@ -1,8 +1,9 @@
 // Package mcp is hitl's Model Context Protocol server: the tools through which an agent asks a
 // human (request_user_input, get_user_input) and, with a responder's token, answers
-// (list_pending_inquiries, respond_to_inquiry). It runs over stdio (`hitl mcp`, talking to a
-// hitl server through the Go client) and over streamable HTTP at /mcp on `hitl serve` (on the
-// engine, as the request's principal).
+// (list_pending_inquiries, respond_to_inquiry); and approval_prompt, Claude Code's permission
+// prompt, through which a person decides whether a tool may run. It runs over stdio (`hitl
+// mcp`, talking to a hitl server through the Go client) and over streamable HTTP at /mcp on
+// `hitl serve` (on the engine, as the request's principal).
 package mcp
 
 import (
@@ -69,6 +70,7 @@ func NewServer(b Backend, o Options) *sdk.Server {
 	s.AddTool(&sdk.Tool{Name: "get_user_input", Description: fmt.Sprintf(
 		"Get the human's answer to a question asked with request_user_input, waiting up to wait_seconds (at most %d) for it.",
 		int(o.WaitBound.Seconds())), InputSchema: getInputSchema(o.WaitBound), OutputSchema: resultSchema}, t.getUserInput)
+	addApprovalPrompt(s, t)
 	if o.Responder {
 		s.AddTool(&sdk.Tool{Name: "list_pending_inquiries", Description: "List the questions waiting for an answer that you may answer, newest first.",
 			InputSchema: listSchema, OutputSchema: listOutputSchema}, t.listPending)
@@ -231,9 +233,19 @@ func (t *tools) getUserInput(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	return t.await(ctx, req, inq, wait)
 }
 
-// await waits for inq to be final, for at most bound, reporting progress every few seconds
-// when the client gave a progress token.
+// await waits for inq to be final, for at most bound, and returns it as the tool's result.
 func (t *tools) await(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.Inquiry, bound time.Duration) (*sdk.CallToolResult, error) {
+	inq, err := t.wait(ctx, req, inq, bound)
+	if err != nil {
+		return toolError(err)
+	}
+	r := resultOf(inq)
+	return structured(r.Message, r)
+}
+
+// wait waits for inq to be final, for at most bound, reporting progress every few seconds
+// when the client gave a progress token. It returns the inquiry as it is then.
+func (t *tools) wait(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.Inquiry, bound time.Duration) (*hitl.Inquiry, error) {
 	start := time.Now()
 	token := req.Params.GetProgressToken()
 	for inq.Status == hitl.StatusPending {
@@ -243,7 +255,7 @@ func (t *tools) await(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.I
 		}
 		var err error
 		if inq, err = t.b.Wait(ctx, inq.ID, min(left, progressEvery)); err != nil {
-			return toolError(err)
+			return nil, err
 		}
 		if token != nil && inq.Status == hitl.StatusPending && req.Session != nil {
 			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
@@ -251,8 +263,7 @@ func (t *tools) await(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.I
 				Message: fmt.Sprintf("waiting for a human to answer inquiry %d", inq.ID)})
 		}
 	}
-	r := resultOf(inq)
-	return structured(r.Message, r)
+	return inq, nil
 }
 
 func (t *tools) listPending(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

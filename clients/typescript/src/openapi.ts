@@ -3256,7 +3256,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol (streamable HTTP, stateless)
-         * @description JSON-RPC messages of MCP. Every request carries the bearer token; the tools act as its principal: request_user_input (asks and waits up to 45 s, then returns status pending with the inquiry_id), get_user_input, and for responders and admins list_pending_inquiries and respond_to_inquiry. Tool results carry text and structuredContent; errors are tool results with isError and the server's message.
+         * @description JSON-RPC messages of MCP. Every request carries the bearer token; the tools act as its principal: request_user_input (asks and waits up to 45 s, then returns status pending with the inquiry_id), get_user_input, approval_prompt (Claude Code's permission prompt: a person approves, edits or rejects a tool use; its text is {"behavior":"allow","updatedInput":...} or {"behavior":"deny","message":...}), and for responders and admins list_pending_inquiries and respond_to_inquiry. Tool results carry text and structuredContent; errors are tool results with isError and the server's message.
          */
         post: {
             parameters: {
