@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl/internal/bench"
+	"github.com/hitl-dev/hitl/internal/testskip"
 )
 
 // TestBenchReportsEveryFigure runs a tiny benchmark against a real server process and checks
@@ -17,7 +18,13 @@ import (
 func TestBenchReportsEveryFigure(t *testing.T) {
 	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
 		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, PreloadedDeadlines: 2000, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2, NotifySamples: 3,
-		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50}
+		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50, SDKWaiters: 10}
+	// The TypeScript client's side runs when it is built (.ci/run builds it first).
+	tsClient, _ := filepath.Abs(filepath.Join("..", "..", "clients", "typescript"))
+	tsSkipped := bench.TypeScriptClientReady(tsClient)
+	if tsSkipped == "" {
+		o.TypeScriptClient = tsClient
+	}
 	o.AMQPURL, o.AMQPSkipped = bench.ReachableAMQP()
 	o.CPUProfileDir = t.TempDir()
 	res, err := bench.Run(context.Background(), o)
@@ -70,4 +77,22 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	if _, ok := fields["bytes_per_waiter"].(float64); !ok {
 		t.Errorf("bytes_per_waiter missing: %v", fields)
 	}
+	sdk := res.SDKWake
+	if sdk == nil || sdk.Parked != 10 || !measured(sdk.Go) || !measured(sdk.GoWaiter) {
+		t.Fatalf("sdk_wake_latency_ms = %+v", sdk)
+	}
+	t.Run("typescript", func(t *testing.T) {
+		if tsSkipped != "" {
+			if sdk.TypeScript != nil || sdk.TypeScriptSkipped == "" {
+				t.Errorf("without the TypeScript client built: %+v", sdk)
+			}
+			testskip.Skip(t, "the TypeScript client's wake latency in hitl bench: build it with (cd clients/typescript && npm ci)")
+		}
+		if sdk.TypeScript == nil || sdk.TypeScriptWaiter == nil || !measured(*sdk.TypeScript) || !measured(*sdk.TypeScriptWaiter) {
+			t.Errorf("the TypeScript client's figures: %+v (skipped: %q)", sdk, sdk.TypeScriptSkipped)
+		}
+	})
 }
+
+// measured: a latency distribution taken from observations (0 < p50 <= p99 <= max).
+func measured(l bench.Latency) bool { return l.P50 > 0 && l.P99 >= l.P50 && l.Max >= l.P99 }
