@@ -36,9 +36,22 @@ export class UnreachableError extends Error {
   readonly withinMs: number;
   constructor(url: string, withinMs: number, cause: unknown) {
     super(`the hitl server at ${url} did not answer within ${Math.round(withinMs / 1000)} s` +
-      (cause instanceof Error ? `: ${cause.message}` : ""), { cause });
+      (cause instanceof Error ? `: ${reason(cause)}` : ""), { cause });
     this.name = "UnreachableError";
     this.url = url;
     this.withinMs = withinMs;
   }
+}
+
+/**
+ * reason is what went wrong, in a sentence: fetch says only "fetch failed" and keeps the
+ * network's own error (connection refused, host not found, ...) as its cause.
+ */
+function reason(err: Error): string {
+  const cause = err.cause;
+  if (err.message === "fetch failed" && cause instanceof Error) {
+    const code = (cause as Error & { code?: string }).code;
+    return code && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message;
+  }
+  return err.message;
 }

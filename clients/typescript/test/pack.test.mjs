@@ -29,7 +29,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the tarball holds the build and its types, not the sources or the tests", () => {
   assert.ok(files.includes("dist/index.js") && files.includes("dist/index.d.ts"));
-  for (const adapter of ["openai-agents", "langgraph", "ai-sdk"]) {
+  for (const adapter of ["openai-agents", "langgraph", "ai-sdk", "claude-agent-sdk"]) {
     assert.ok(files.includes(`dist/${adapter}.js`) && files.includes(`dist/${adapter}.d.ts`), `dist/${adapter} is packed`);
   }
   assert.deepEqual(files.filter((f) => !f.startsWith("dist/") && f !== "package.json"), []);

@@ -12,7 +12,8 @@ import { HitlClient } from "../dist/index.js";
 
 export const ADMIN_TOKEN = "typescript-test-admin-token-0123456789";
 
-async function freePort() {
+/** freePort is a loopback port nothing listens on (as long as nobody takes it meanwhile). */
+export async function freePort() {
   const srv = createServer();
   srv.listen(0, "127.0.0.1");
   await once(srv, "listening");
