@@ -280,11 +280,11 @@ func TestMCPApprovalPrompt(t *testing.T) {
 		t.Fatalf("edited: %v", got)
 	}
 
-	// Reject: denied with the person's reason.
+	// Reject: denied with hitl's sentence, which says the tool did not run and gives the reason.
 	asked = decideWhenAsked(t, human, "Allow Edit?", `{"decision":"reject","message":"not on a Friday"}`)
 	got = permissionOf(t, agent, map[string]any{"tool_name": "Edit", "input": map[string]any{"file_path": "a.go"}, "tool_use_id": "toolu_edit"})
 	<-asked
-	if got["behavior"] != "deny" || got["message"] != "not on a Friday" || len(got) != 2 {
+	if got["behavior"] != "deny" || got["message"] != "The human rejected your call of Edit. Do not run Edit. Their reason: not on a Friday" || len(got) != 2 {
 		t.Fatalf("rejected: %v", got)
 	}
 

@@ -92,8 +92,8 @@ func (t *tools) approvalPrompt(ctx context.Context, req *sdk.CallToolRequest) (*
 }
 
 // permissionOf is the permission an inquiry grants: allow with the input to run with, or deny
-// with why (the person's reason, hitl's sentence for a deadline or a cancellation, or that
-// nobody has decided yet).
+// with why: hitl's sentence (that the person rejected the call, and their reason; that nobody
+// decided by the deadline; that it was cancelled), or that nobody has decided yet.
 func permissionOf(inq *hitl.Inquiry) permission {
 	tr := inq.ToolResult
 	switch {
@@ -104,8 +104,6 @@ func permissionOf(inq *hitl.Inquiry) permission {
 		return permission{Behavior: "deny", Message: resultOf(inq).Message}
 	case tr.Run != nil && *tr.Run:
 		return permission{Behavior: "allow", UpdatedInput: tr.Arguments}
-	case tr.Message != "":
-		return permission{Behavior: "deny", Message: tr.Message}
 	default:
 		return permission{Behavior: "deny", Message: tr.Content}
 	}

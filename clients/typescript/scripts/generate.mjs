@@ -5,7 +5,9 @@
 //   - an anyOf whose members only list required fields (InquiryRequest: "prompt or
 //     template") is a rule TypeScript cannot say plainly: openapi-typescript would turn the
 //     whole type into unknown, so the rule is left to the server, which explains it in a 422.
-// With --check it writes nothing and fails when src/openapi.ts is not what it would write.
+// It also writes src/openapi-fields.ts, the names of the fields an inquiry request may have, for
+// the adapters to tell a misspelt option from a field at run time (types are gone by then).
+// With --check it writes nothing and fails when either file is not what it would write.
 import openapiTS, { astToString } from "openapi-typescript";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -14,6 +16,8 @@ import { fileURLToPath } from "node:url";
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const documentPath = join(pkg, "..", "..", "httpapi", "openapi.json");
 const outPath = join(pkg, "src", "openapi.ts");
+const fieldsPath = join(pkg, "src", "openapi-fields.ts");
+const header = "/**\n * Generated from httpapi/openapi.json by scripts/generate.mjs (npm run generate).\n * Do not edit: change the document and regenerate.\n */\n\n";
 
 function onlyRequired(schema) {
   return Object.keys(schema).every((k) => k === "required");
@@ -30,17 +34,26 @@ export async function generate() {
   const document = JSON.parse(readFileSync(documentPath, "utf8"));
   dropRequiredOnlyAnyOf(document);
   const ast = await openapiTS(document, { defaultNonNullable: false, emptyObjectsUnknown: true });
-  return "/**\n * Generated from httpapi/openapi.json by scripts/generate.mjs (npm run generate).\n * Do not edit: change the document and regenerate.\n */\n\n" + astToString(ast);
+  return header + astToString(ast);
+}
+
+/** generateFields makes src/openapi-fields.ts: the property names of InquiryRequest. */
+export function generateFields() {
+  const document = JSON.parse(readFileSync(documentPath, "utf8"));
+  const properties = document.components?.schemas?.InquiryRequest?.properties;
+  if (!properties) throw new Error("httpapi/openapi.json has no components.schemas.InquiryRequest.properties");
+  const names = Object.keys(properties).map((n) => `  ${JSON.stringify(n)},`).join("\n");
+  return header + "/** The fields of an inquiry request (InquiryRequest), in the document's order. */\n" +
+    `export const inquiryRequestFields: readonly string[] = [\n${names}\n];\n`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = await generate();
-  if (process.argv.includes("--check")) {
-    if (readFileSync(outPath, "utf8") !== text) {
-      console.error("httpapi/openapi.json changed but src/openapi.ts was not regenerated: run `npm run generate` in clients/typescript");
+  const outputs = [[outPath, await generate()], [fieldsPath, generateFields()]];
+  for (const [path, text] of outputs) {
+    if (!process.argv.includes("--check")) writeFileSync(path, text);
+    else if (readFileSync(path, "utf8") !== text) {
+      console.error(`httpapi/openapi.json changed but src/${path.split("/").at(-1)} was not regenerated: run \`npm run generate\` in clients/typescript`);
       process.exit(1);
     }
-  } else {
-    writeFileSync(outPath, text);
   }
 }

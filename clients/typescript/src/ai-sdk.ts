@@ -11,6 +11,7 @@ import { asSchema } from "ai";
 import type { ModelMessage, Tool, ToolApprovalResponse, ToolExecutionOptions, ToolModelMessage } from "ai";
 import type { AskOptions, HitlClient, ToolReviewRequest, ToolResult } from "./client.js";
 import type { Inquiry } from "./errors.js";
+import { checkClient, checkOptions } from "./options.js";
 
 /** The inquiry's fields for a tool call: everything of ToolReviewRequest but the call itself. */
 type InquiryFields = Omit<ToolReviewRequest, "tool_call" | "prompt">;
@@ -42,11 +43,8 @@ export type AnswerApprovalOptions = Omit<InquiryFields, "allowed_decisions"> & A
   signal?: AbortSignal;
 };
 
-function needsClient(hitl: unknown, fn: string): asserts hitl is HitlClient {
-  if (typeof (hitl as HitlClient | null)?.reviewToolCall !== "function") {
-    throw new TypeError(`${fn} needs a HitlClient as its first argument (new HitlClient({ url, token }))`);
-  }
-}
+const withApprovalOptions = { own: ["name", "prompt", "onCreated", "waiter"], inquiry: { except: ["tool_call"] } };
+const answerApprovalOptions = { own: ["prompt", "onCreated", "waiter", "signal"], inquiry: { except: ["tool_call", "allowed_decisions"] } };
 
 /** reviewRequest makes the approval of one call from the options: the inquiry's fields, less the ask's. */
 function reviewRequest(options: WithApprovalOptions | AnswerApprovalOptions, call: ApprovalCall, parametersSchema?: Record<string, unknown>): ToolReviewRequest {
@@ -87,7 +85,7 @@ async function inputJsonSchema(inputSchema: unknown): Promise<Record<string, unk
  * edit the arguments when the tool's input schema can be given as JSON Schema.
  */
 export function withApproval<T extends Tool>(hitl: HitlClient, tool: T, options: WithApprovalOptions): T {
-  needsClient(hitl, "withApproval");
+  checkClient(hitl, "withApproval");
   if (tool === null || typeof tool !== "object" || !("inputSchema" in tool)) {
     throw new TypeError("withApproval needs an AI SDK tool as its second argument, one made with tool({ inputSchema, execute }) from \"ai\"");
   }
@@ -98,6 +96,7 @@ export function withApproval<T extends Tool>(hitl: HitlClient, tool: T, options:
   if ((tool as { isProviderExecuted?: boolean }).isProviderExecuted === true) {
     throw new TypeError("withApproval cannot hold a provider-executed tool: the provider runs it, not your execute");
   }
+  checkOptions("withApproval", options, withApprovalOptions);
   if (typeof options?.name !== "string" || options.name.trim() === "") {
     throw new TypeError("withApproval needs the tool's name, the key it has in your tools: withApproval(hitl, tool, { name: \"refund\" })");
   }
@@ -206,10 +205,11 @@ function pendingRequests(items: readonly unknown[]): PendingRequest[] {
  *   messages.push(...result.responseMessages, ...(await answerApprovalRequests(hitl, result)));
  */
 export async function answerApprovalRequests(hitl: HitlClient, source: ApprovalSource, options: AnswerApprovalOptions = {}): Promise<ToolModelMessage[]> {
-  needsClient(hitl, "answerApprovalRequests");
-  if ((options as { allowed_decisions?: unknown }).allowed_decisions !== undefined) {
+  checkClient(hitl, "answerApprovalRequests");
+  if ((options as { allowed_decisions?: unknown } | null)?.allowed_decisions !== undefined) {
     throw new TypeError("answerApprovalRequests asks approve or reject only: the AI SDK cannot run an approved tool with edited arguments (use withApproval for edits)");
   }
+  checkOptions("answerApprovalRequests", options, answerApprovalOptions);
   let items: readonly unknown[];
   if (Array.isArray(source)) items = source;
   else if (source !== null && typeof source === "object" && "content" in source) items = await source.content;

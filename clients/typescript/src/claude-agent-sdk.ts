@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { CanUseTool, PermissionResult } from "@anthropic-ai/claude-agent-sdk";
 import type { HitlClient, ToolReviewRequest } from "./client.js";
 import type { Inquiry } from "./errors.js";
+import { checkClient, checkOptions } from "./options.js";
 
 /** What the SDK tells canUseTool about one request besides the tool's name and input. */
 export type PermissionRequestOptions = Parameters<CanUseTool>[2];
@@ -42,7 +43,8 @@ const anyObject: JsonSchema = { type: "object" };
  * canUseTool returns a `canUseTool` for the Claude Agent SDK's query() that asks a person in
  * hitl about each tool use the SDK asks permission for, and waits for the decision: approve
  * allows the use as proposed, edit allows it with the person's input, reject denies it with
- * the person's reason (the model reads it as the tool's result). A deadline or a cancellation
+ * hitl's sentence saying the person rejected it, and their reason (the model reads it as the
+ * tool's result). A deadline or a cancellation
  * in hitl denies it with hitl's sentence saying so. The SDK's abort signal stops the wait.
  *
  * The tool use's id makes it ask once: the same tool use asked about again (a process that
@@ -50,6 +52,8 @@ const anyObject: JsonSchema = { type: "object" };
  * request's id stands in, and without either, a hash of the tool's name and input.
  */
 export function canUseTool(hitl: HitlClient, options: CanUseToolOptions = {}): CanUseTool {
+  checkClient(hitl, "canUseTool");
+  checkOptions("canUseTool", options, { own: ["prompt", "allowed_decisions", "inputSchema", "pollSeconds", "onAsked"], inquiry: { except: ["tool_call"] } });
   const { prompt, inputSchema, pollSeconds, onAsked, allowed_decisions, ...inquiry } = options;
   return async (toolName, input, sdk): Promise<PermissionResult> => {
     const id = sdk.toolUseID || sdk.requestId || derivedId(toolName, input);
@@ -74,7 +78,8 @@ export function canUseTool(hitl: HitlClient, options: CanUseToolOptions = {}): C
       const updatedInput = (result.arguments ?? input) as Record<string, unknown>;
       return { behavior: "allow", updatedInput, toolUseID: sdk.toolUseID };
     }
-    return { behavior: "deny", message: result.message || result.content, toolUseID: sdk.toolUseID };
+    // hitl's sentence: that a person did not let the tool run, and their reason.
+    return { behavior: "deny", message: result.content, toolUseID: sdk.toolUseID };
   };
 }
 

@@ -12,6 +12,7 @@ import type { HitlClient, InquiryRequest, ToolCall } from "./client.js";
 import type { Inquiry } from "./errors.js";
 import { toolReviewInquiry, toolReviewResult } from "./toolreview.js";
 import type { Waiter } from "./waiter.js";
+import { checkClient, checkOptions, describe } from "./options.js";
 
 export type { HumanInterrupt, HumanResponse };
 
@@ -223,7 +224,17 @@ function answerOf(value: unknown): unknown {
 export async function askHuman(hitl: HitlClient, request: HumanInterrupt, options?: AskHumanOptions): Promise<HumanResponse>;
 export async function askHuman<T = unknown>(hitl: HitlClient, request: InquiryRequest, options?: AskHumanOptions): Promise<T>;
 export async function askHuman(hitl: HitlClient, request: HumanRequest, options: AskHumanOptions = {}): Promise<unknown> {
+  checkClient(hitl, "askHuman");
   checkRequest(request);
+  checkOptions("askHuman", options, {
+    own: ["inquiry", "parametersSchema", "signal"],
+    misplacedField: (name) => `unknown option "${name}": inquiry fields go under { inquiry: {...} }, as askHuman(hitl, request, { inquiry: { ${name}: ... } })`,
+  });
+  checkOptions("askHuman's { inquiry }", options.inquiry, {
+    own: [],
+    inquiry: { except: ["tool_call", "allowed_decisions"] },
+    misplacedField: (name) => `"${name}" cannot be set: askHuman makes it from the HumanInterrupt (its action_request and config)`,
+  });
   const place = placeOfThisCall();
   if (place.resuming) return answerOf(interrupt(undefined));
   if (busy.has(place.scratchpad)) {
@@ -298,6 +309,11 @@ export interface ResumableGraph<Result> {
  * asked may have stopped. One process at a time should resume a thread.
  */
 export async function resumeWhenAnswered<Result>(hitl: HitlClient, graph: ResumableGraph<Result>, config: RunnableConfig, options: ResumeOptions = {}): Promise<Result> {
+  checkClient(hitl, "resumeWhenAnswered");
+  if (typeof graph?.getState !== "function" || typeof graph.invoke !== "function") {
+    throw new TypeError(`resumeWhenAnswered needs the compiled graph as its second argument, resumeWhenAnswered(hitl, graph, config); it was given ${describe(graph)}`);
+  }
+  checkOptions("resumeWhenAnswered", options, { own: ["waiter", "signal"] });
   if (config?.configurable?.thread_id === undefined) {
     throw new TypeError("resumeWhenAnswered needs the thread to resume: pass the config the graph was invoked with, { configurable: { thread_id } }");
   }

@@ -8,6 +8,7 @@ import type { HitlClient, ToolResult, ToolReviewRequest } from "./client.js";
 import type { Inquiry } from "./errors.js";
 import type { components } from "./openapi.js";
 import type { Waiter } from "./waiter.js";
+import { checkClient, checkOptions, describe } from "./options.js";
 
 export type ToolDecision = components["schemas"]["ToolDecision"];
 
@@ -68,6 +69,26 @@ interface SavedState {
 
 type AnyState = RunState<any, Agent<any, any>>;
 
+/** The RunState class: the one of @openai/agents that the app's run() comes from. */
+export type RunStateClass = Pick<typeof RunState, "fromString" | "fromStringWithContext">;
+
+export interface LoadRunStateOptions {
+  /** Stops the request. */
+  signal?: AbortSignal;
+  /**
+   * The RunState class to read the state with: pass the one your app imports from
+   * @openai/agents (import { RunState } from "@openai/agents") when the app and @hitl/client
+   * may resolve different copies of the SDK; run() takes only a state of its own copy's class.
+   * Default: the copy @hitl/client resolves.
+   */
+  RunState?: RunStateClass;
+}
+
+const approveOptions = {
+  own: ["prompt", "context", "allowed_decisions", "session", "agent", "signal", "waiter", "onAsked"],
+  inquiry: { except: ["tool_call", "request_type", "response_schema", "options", "multiple"] },
+};
+
 /**
  * approveInterruptions asks a person in hitl about each tool call the run is waiting on
  * (result.interruptions), waits for the decisions and applies them: approve runs the tool with
@@ -82,6 +103,8 @@ export async function approveInterruptions<S extends AnyState>(
   result: { state: S } | S,
   options: ApproveInterruptionsOptions = {},
 ): Promise<S> {
+  checkClient(hitl, "approveInterruptions");
+  checkOptions("approveInterruptions", options, approveOptions);
   let state = stateOf(result);
   const items = state.getInterruptions();
   if (items.length === 0) return state;
@@ -138,7 +161,8 @@ export async function approveInterruptions<S extends AnyState>(
     if (!item) throw new Error(`the run state no longer waits on tool call ${call.id} (${call.name})`);
     const r: ToolResult = decided[i];
     if (r.run) state.approve(item);
-    else state.reject(item, { message: r.message ?? r.content });
+    // hitl's sentence, as for the AI SDK: that the tool did not run, and the person's reason.
+    else state.reject(item, { message: r.content });
   });
   return state;
 }
@@ -149,6 +173,9 @@ export async function approveInterruptions<S extends AnyState>(
  * itself when given { session }.
  */
 export async function saveRunState(hitl: HitlClient, key: string, result: { state: AnyState } | AnyState, options: { signal?: AbortSignal } = {}): Promise<void> {
+  checkClient(hitl, "saveRunState");
+  checkKey("saveRunState", key, "saveRunState(hitl, key, result)");
+  checkOptions("saveRunState", options, { own: ["signal"] });
   const state = stateOf(result);
   const saved: SavedState = { format: RUN_STATE_FORMAT, run_state: state.toString() };
   await hitl.putSession(key, { agent: state.currentAgent?.name, state: saved }, options);
@@ -158,19 +185,37 @@ export async function saveRunState(hitl: HitlClient, key: string, result: { stat
  * loadRunState reads back the run state saved in the hitl session named key, for the agent the
  * run started with. Pass it to approveInterruptions (with the same options as before: the
  * inquiries already asked are found again, answered or not), then to run(agent, state).
+ * options.RunState is the app's RunState class, when the app may have its own copy of the SDK.
  */
 export async function loadRunState<TAgent extends Agent<any, any>>(
   hitl: HitlClient,
   agent: TAgent,
   key: string,
-  options: { signal?: AbortSignal } = {},
+  options: LoadRunStateOptions = {},
 ): Promise<RunState<any, TAgent>> {
-  const session = await hitl.getSession(key, options);
+  checkClient(hitl, "loadRunState");
+  const a = agent as Partial<Agent<any, any>> | null | undefined;
+  if (typeof a !== "object" || a === null || typeof a.name !== "string" || !Array.isArray(a.tools)) {
+    throw new TypeError(`loadRunState needs the agent the run started with as its second argument, loadRunState(hitl, agent, key); it was given ${describe(agent)}`);
+  }
+  checkKey("loadRunState", key, "loadRunState(hitl, agent, key)");
+  checkOptions("loadRunState", options, { own: ["signal", "RunState"] });
+  const Class = options.RunState ?? RunState;
+  if (typeof Class?.fromString !== "function") {
+    throw new TypeError(`loadRunState: option RunState must be the RunState class of @openai/agents (import { RunState } from "@openai/agents"), not ${describe(Class)}`);
+  }
+  const session = await hitl.getSession(key, { signal: options.signal });
   const saved = session.state as Partial<SavedState> | null | undefined;
   if (!saved || saved.format !== RUN_STATE_FORMAT || typeof saved.run_state !== "string") {
     throw new Error(`hitl session "${key}" holds no saved @openai/agents run state (approveInterruptions saves it when given { session: "${key}" })`);
   }
-  return RunState.fromString<any, TAgent>(agent, saved.run_state);
+  return (await Class.fromString(agent, saved.run_state)) as unknown as RunState<any, TAgent>;
+}
+
+function checkKey(fn: string, key: unknown, usage: string): void {
+  if (typeof key !== "string" || key === "") {
+    throw new TypeError(`${fn} needs the hitl session's key (a non-empty string), ${usage}; it was given ${describe(key)}`);
+  }
 }
 
 function stateOf<S extends AnyState>(result: { state: S } | S): S {
@@ -246,8 +291,11 @@ async function withEditedArguments(state: AnyState, edits: Map<string, string>, 
     if (!found.has(id)) throw new Error(`tool call ${id} is not in the serialized run state: cannot apply the person's edit`);
   }
   const starting = agent ?? state.currentAgent;
+  // The state's own class: the app's copy of the SDK, whose run() takes only its own RunState.
+  const own = state.constructor as Partial<RunStateClass> | undefined;
+  const Class = typeof own?.fromStringWithContext === "function" ? (own as RunStateClass) : RunState;
   try {
-    return await RunState.fromStringWithContext(starting, JSON.stringify(json), state._context);
+    return await Class.fromStringWithContext(starting, JSON.stringify(json), state._context);
   } catch (err) {
     throw new Error(`could not rebuild the run state with the person's edited arguments (${err instanceof Error ? err.message : String(err)}); if the run went through a handoff, pass { agent } the agent it started with`, { cause: err });
   }

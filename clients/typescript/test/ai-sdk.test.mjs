@@ -7,6 +7,7 @@ import { generateText, streamText, tool, jsonSchema, stepCountIs } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 import { withApproval, answerApprovalRequests } from "@hitl/client/ai-sdk";
+import { inquiryRequestFields } from "../dist/openapi-fields.js";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
@@ -319,6 +320,34 @@ test("bad input is refused with a sentence that says what to do", async () => {
     /names tool call nowhere, which is not among the messages given/,
   );
   assert.deepEqual(await answerApprovalRequests(agent, []), []);
+});
+
+test("a misspelt option or a forgotten hitl argument is a TypeError when the tool is made, never a tool error the model reads", async () => {
+  const t = refundTool([]);
+  assert.throws(() => withApproval(agent, t, { name: "refund", assignedTo: "group:support" }), (err) =>
+    err instanceof TypeError &&
+    /^withApproval: unknown option "assignedTo" \(did you mean assigned_to\?\); it accepts name, prompt, onCreated, waiter, the inquiry's fields \(.*\bassigned_to\b.*\)$/.test(err.message));
+  assert.throws(() => withApproval(agent, t, { name: "refund", on_created: () => {} }), /unknown option "on_created" \(did you mean onCreated\?\)/);
+  assert.throws(() => withApproval(agent, t, { name: "refund", tool_call: {} }), /withApproval: option "tool_call" is not accepted: withApproval sets the inquiry's tool_call itself/);
+  assert.throws(() => withApproval(agent, t, null), /withApproval: its options must be an object/);
+  assert.throws(() => withApproval(t, { name: "refund" }), /^TypeError: withApproval needs a HitlClient as its first argument \(new HitlClient\(\{ url, token \}\)\); it was given an object$/);
+  await assert.rejects(answerApprovalRequests(agent, [], { timeoutSeconds: 60 }), /^TypeError: answerApprovalRequests: unknown option "timeoutSeconds" \(did you mean timeout_seconds\?\)/);
+  await assert.rejects(answerApprovalRequests([], {}), /answerApprovalRequests needs a HitlClient as its first argument.*it was given an array/);
+
+  // Every field of an inquiry request in hitl's OpenAPI document is accepted (but the call itself).
+  const all = Object.fromEntries(inquiryRequestFields.filter((f) => f !== "tool_call").map((f) => [f, undefined]));
+  assert.ok(withApproval(agent, t, { ...all, name: "refund" }));
+  const { allowed_decisions: _, ...allButDecisions } = all;
+  assert.deepEqual(await answerApprovalRequests(agent, [], allButDecisions), []);
+
+  // The tool made with a good option asks as before; the model never saw a 400.
+  const ran = [];
+  const m = model(callsTool("call-options-ok", "refund", { order_id: "C-1", amount: 3 }), says("ok"));
+  const p = person((inq) => human.respond(inq.id, { decision: "approve" }));
+  await generateText({ model: m, tools: { refund: withApproval(agent, refundTool(ran), { name: "refund", assigned_to: "ai-sdk-human", onCreated: p.onCreated }) }, prompt: "Refund C-1", stopWhen: stepCountIs(3) });
+  await Promise.all(p.done);
+  assert.deepEqual(ran.map((r) => r.args), [{ order_id: "C-1", amount: 3 }]);
+  assert.equal(p.asked[0].assigned_to[0], "ai-sdk-human");
 });
 
 test("the example in examples/ai-sdk runs: a person approves one refund and rejects the other", async () => {

@@ -59,11 +59,11 @@ test("edit: the tool runs with the person's input", async () => {
   assert.equal(r.inquiry.tool_result.decision, "edit");
 });
 
-test("reject: the tool does not run and the model reads the person's reason", async () => {
+test("reject: the tool does not run and the model reads hitl's sentence with the person's reason", async () => {
   const r = await run("reject", {}, (inq) => human.respond(inq.id, { decision: "reject", message: "not in the release branch" }));
   assert.equal(r.written, null, "the file was not written");
   assert.equal(r.toolResult.is_error, true);
-  assert.equal(toolResultText(r.toolResult), "not in the release branch");
+  assert.equal(toolResultText(r.toolResult), "The human rejected your call of Write. Do not run Write. Their reason: not in the release branch");
 });
 
 test("nobody answers by the deadline: denied with hitl's sentence", async () => {
@@ -101,7 +101,7 @@ test("without a tool use id, the request id, then the name and input, make the k
   const a = await decide("Bash", { command: "rm -rf build", cwd: "/x" }, sdkOptions({ toolUseID: undefined, requestId: undefined }));
   const b = await decide("Bash", { cwd: "/x", command: "rm -rf build" }, sdkOptions({ toolUseID: undefined, requestId: undefined }));
   const c = await decide("Bash", { command: "ls" }, sdkOptions({ toolUseID: undefined, requestId: "req-only" }));
-  assert.deepEqual(a, { behavior: "deny", message: "no", toolUseID: undefined });
+  assert.deepEqual(a, { behavior: "deny", message: "The human rejected your call of Bash. Do not run Bash. Their reason: no", toolUseID: undefined });
   assert.deepEqual(b, a);
   assert.equal(ids[0].id, ids[1].id, "the same name and input, in any key order");
   assert.match(ids[0].tool_call.id, /^sha256-[0-9a-f]{64}$/);
@@ -113,6 +113,15 @@ test("the SDK's abort signal stops the wait", async () => {
   const controller = new AbortController();
   const decide = canUseTool(agent, { onAsked: () => controller.abort(new Error("the turn was interrupted")) });
   await assert.rejects(decide("Bash", { command: "sleep 1" }, sdkOptions({ toolUseID: "toolu_abort", signal: controller.signal })), /interrupted/);
+});
+
+test("a misspelt option or a forgotten hitl argument is a TypeError when canUseTool is made", () => {
+  assert.throws(() => canUseTool(agent, { assignedTo: "group:ops" }), (err) =>
+    err instanceof TypeError &&
+    /^canUseTool: unknown option "assignedTo" \(did you mean assigned_to\?\); it accepts prompt, allowed_decisions, inputSchema, pollSeconds, onAsked, the inquiry's fields \(.*assigned_to/.test(err.message));
+  assert.throws(() => canUseTool(agent, { input_schema: () => undefined }), /unknown option "input_schema" \(did you mean inputSchema\?\)/);
+  assert.throws(() => canUseTool({ prompt: "Allow?" }), /^TypeError: canUseTool needs a HitlClient as its first argument \(new HitlClient\(\{ url, token \}\)\); it was given an object$/);
+  assert.equal(typeof canUseTool(agent, { assigned_to: "group:ops", timeout_seconds: 60, onAsked: () => {} }), "function");
 });
 
 test("the SDK's sentence is the prompt, its details the context", async () => {

@@ -5,9 +5,9 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Annotation, END, MemorySaver, START, StateGraph, entrypoint, interrupt, isInterrupted } from "@langchain/langgraph";
 import { HitlClient } from "@hitl/client";
@@ -336,6 +336,45 @@ test("bad input gets clear errors", async () => {
   await assert.rejects(resumeWhenAnswered(agent, foreign, fcfg), /was not made by askHuman: resume it yourself/);
 });
 
+test("a misspelt option, an inquiry field outside { inquiry }, or a forgotten hitl argument is a TypeError, and nothing is asked", async () => {
+  const mine = [];
+  const thread = () => {
+    const cfg = { configurable: { thread_id: `typo-thread-${++threads}` } };
+    mine.push(cfg.configurable.thread_id);
+    return cfg;
+  };
+  const inbox = { ...refund, config: every };
+  const typo = oneQuestion(inbox, { parameterSchema: refundSchema, assigned_to: "group:x" });
+  await assert.rejects(typo.graph.invoke({}, thread()), (err) =>
+    err instanceof TypeError && /^askHuman: unknown option "parameterSchema" \(did you mean parametersSchema\?\); it accepts inquiry, parametersSchema, signal$/.test(err.message));
+  const misplaced = oneQuestion(inbox, { parametersSchema: refundSchema, assigned_to: "group:x" });
+  await assert.rejects(misplaced.graph.invoke({}, thread()), (err) =>
+    err instanceof TypeError && /^askHuman: unknown option "assigned_to": inquiry fields go under \{ inquiry: \{\.\.\.\} \}/.test(err.message));
+  const inside = oneQuestion({ prompt: "Ship it?" }, { inquiry: { assignedTo: "group:x" } });
+  await assert.rejects(inside.graph.invoke({}, thread()), /^TypeError: askHuman's \{ inquiry \}: unknown option "assignedTo" \(did you mean assigned_to\?\); it accepts the inquiry's fields \(prompt, .*assigned_to/);
+  const decisions = oneQuestion(inbox, { inquiry: { allowed_decisions: ["approve"] } });
+  await assert.rejects(decisions.graph.invoke({}, thread()), /"allowed_decisions" cannot be set: askHuman makes it from the HumanInterrupt/);
+
+  // hitl forgotten: the request is taken for the client, and said so.
+  await assert.rejects(askHuman({ prompt: "Ship it?" }), /^TypeError: askHuman needs a HitlClient as its first argument \(new HitlClient\(\{ url, token \}\)\); it was given an object$/);
+  const { graph } = oneQuestion({ prompt: "Done?" });
+  await assert.rejects(resumeWhenAnswered(graph, thread()), /^TypeError: resumeWhenAnswered needs a HitlClient as its first argument.*it was given a CompiledStateGraph$/);
+  await assert.rejects(resumeWhenAnswered(agent, thread()), /resumeWhenAnswered needs the compiled graph as its second argument/);
+  await assert.rejects(resumeWhenAnswered(agent, graph, thread(), { signl: undefined }), /^TypeError: resumeWhenAnswered: unknown option "signl" \(did you mean signal\?\); it accepts waiter, signal$/);
+  const askedInMine = async () => (await human.listInquiries({ limit: 500 })).data.filter((i) => mine.includes(i.metadata?.langgraph_thread_id));
+  assert.deepEqual(await askedInMine(), [], "nothing was asked");
+
+  // A good inquiry field under { inquiry } is asked with.
+  const good = oneQuestion({ prompt: "Ship it?" }, { inquiry: { assigned_to: "langgraph-human" } });
+  const cfg = thread();
+  await good.graph.invoke({}, cfg);
+  const [id] = await pendingInquiries(good.graph, cfg);
+  assert.deepEqual((await askedInMine()).map((i) => i.id), [id], "the check above would have seen an inquiry");
+  assert.deepEqual((await human.getInquiry(id)).assigned_to, ["langgraph-human"]);
+  await human.respond(id, "yes");
+  assert.equal((await resumeWhenAnswered(agent, good.graph, cfg)).answer, "yes");
+});
+
 test("the declarations type-check with LangGraph's graph types", () => {
   const tsc = join(here, "..", "node_modules", "typescript", "bin", "tsc");
   const run = spawnSync(process.execPath, [tsc, "--noEmit", "--strict", "--skipLibCheck", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", join(here, "fixtures", "langgraph-types.ts")], { encoding: "utf8" });
@@ -344,8 +383,14 @@ test("the declarations type-check with LangGraph's graph types", () => {
 
 /** runExample runs examples/langgraph/index.mjs as its own process and returns its JSON line. */
 async function runExample(args, checkpointFile) {
-  const child = spawn(process.execPath, [join(here, "..", "examples", "langgraph", "index.mjs"), ...args], {
-    env: { ...process.env, HITL_URL: server.url, HITL_TOKEN: agentToken, CHECKPOINT_FILE: checkpointFile },
+  return (await runExampleIn(args, { CHECKPOINT_FILE: checkpointFile })).json;
+}
+
+/** runExampleIn runs the example with env added, from cwd (as `node SCRIPT`), and returns its JSON line and stderr. */
+async function runExampleIn(args, env, cwd = process.cwd(), script = join(here, "..", "examples", "langgraph", "index.mjs")) {
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd,
+    env: { ...process.env, HITL_URL: server.url, HITL_TOKEN: agentToken, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -354,7 +399,7 @@ async function runExample(args, checkpointFile) {
   child.stderr.on("data", (d) => (err += d));
   const [code] = await once(child, "exit");
   assert.equal(code, 0, `example ${args.join(" ")} failed: ${err}`);
-  return JSON.parse(out.trim().split("\n").at(-1));
+  return { json: JSON.parse(out.trim().split("\n").at(-1)), err };
 }
 
 test("the example: one process stops at the question, another resumes it from the checkpoint file", async () => {
@@ -372,5 +417,36 @@ test("the example: one process stops at the question, another resumes it from th
     assert.deepEqual(await resumed, { done: true, outcome: "Refunded 250 for order A-1." });
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the example says how to resume from where it was run, keeps its checkpoints out of the current directory, and gives the reviewer's reason on a reject", async () => {
+  const pkg = join(here, "..");
+  const tmp = mkdtempSync(join(tmpdir(), "hitl-langgraph-example-tmp-"));
+  const cwd = mkdtempSync(join(tmpdir(), "hitl-langgraph-example-cwd-"));
+  try {
+    // From clients/typescript, as the docs run it, with no CHECKPOINT_FILE: the file goes to the
+    // temporary directory (TMPDIR here), and the hint names the path from there.
+    const started = await runExampleIn(["start", "order-reject"], { CHECKPOINT_FILE: "", TMPDIR: tmp }, pkg, "examples/langgraph/index.mjs");
+    assert.equal(started.json.interrupted, true);
+    assert.match(started.err, new RegExp(`Waiting on hitl inquiry ${started.json.inquiry}; answer it, then: node examples/langgraph/index.mjs resume order-reject\n`));
+    assert.ok(existsSync(join(tmp, "hitl-langgraph-example-checkpoints.json")));
+    assert.ok(!existsSync(join(pkg, "checkpoints.json")));
+
+    const resumed = runExampleIn(["resume", "order-reject"], { CHECKPOINT_FILE: "", TMPDIR: tmp }, pkg, "examples/langgraph/index.mjs");
+    await human.respond(started.json.inquiry, { decision: "reject", message: "no receipt, no refund" });
+    assert.deepEqual((await resumed).json, { done: true, outcome: "Not refunded: the reviewer declined: no receipt, no refund" });
+
+    // From another directory with CHECKPOINT_FILE: the hint has the path from there, and the file.
+    const file = join(tmp, "elsewhere.json");
+    const other = await runExampleIn(["start", "order-elsewhere"], { CHECKPOINT_FILE: file }, cwd);
+    assert.ok(existsSync(file));
+    assert.deepEqual(readdirSync(cwd), [], "nothing written in the current directory");
+    const script = relative(cwd, join(pkg, "examples", "langgraph", "index.mjs"));
+    assert.ok(other.err.includes(`then: CHECKPOINT_FILE=${file} node ${script} resume order-elsewhere`), other.err);
+    await server.admin.cancel(other.json.inquiry, "test over");
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
   }
 });

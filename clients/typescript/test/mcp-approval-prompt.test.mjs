@@ -77,7 +77,7 @@ test("over HTTP: listed, and a person's approve and reject come back as Claude C
       permission(client, { tool_name: "Bash", input: { command: "kubectl delete ns prod" }, tool_use_id: "toolu_http_2" }),
       decideWhenAsked("Allow Bash?", { decision: "reject", message: "never in prod" }),
     ]);
-    assert.deepEqual(rejected, { behavior: "deny", message: "never in prod" });
+    assert.deepEqual(rejected, { behavior: "deny", message: "The human rejected your call of Bash. Do not run Bash. Their reason: never in prod" });
 
     // The same tool use asked about again is the same decision, not a second question.
     const again = await permission(client, { tool_name: "Write", input, tool_use_id: "toolu_http_1" });

@@ -1,6 +1,7 @@
 // The agent the openai-agents tests run: the real @openai/agents Agent, tools and runner, with
 // a scripted model (the SDK's Model interface, answers written in advance) so it runs offline.
-import { Agent, Usage, tool, setTracingDisabled } from "@openai/agents";
+import * as agents from "@openai/agents";
+import { Usage, setTracingDisabled } from "@openai/agents";
 import { z } from "zod";
 
 setTracingDisabled(true);
@@ -53,8 +54,12 @@ export class ScriptedModel {
   }
 }
 
-/** supportAgent has two tools that need approval; ran records each call that ran. */
-export function supportAgent(model, ran = []) {
+/**
+ * supportAgent has two tools that need approval; ran records each call that ran. sdk is the
+ * copy of @openai/agents (or agents-core) to build it with: by default the one tests import.
+ */
+export function supportAgent(model, ran = [], sdk = agents) {
+  const { Agent, tool } = sdk;
   const refund = tool({
     name: "refund",
     description: "Refund an order",

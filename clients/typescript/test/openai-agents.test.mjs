@@ -5,9 +5,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { once } from "node:events";
-import { run } from "@openai/agents";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { RunState, run } from "@openai/agents";
 import { approveInterruptions, loadRunState, saveRunState } from "@hitl/client/openai-agents";
-import { HitlError } from "@hitl/client";
+import { HitlClient, HitlError } from "@hitl/client";
 import { TestServer } from "./server.mjs";
 import { ScriptedModel, supportAgent } from "./openai-agents-fixture.mjs";
 
@@ -83,7 +86,7 @@ test("edit: the tool runs with the person's arguments; arguments outside the sch
     });
     await human.respond(inq.id, { decision: "edit", args: { order_id: "A-1", amount: 250 } });
   });
-  const state = await approveInterruptions(hitl, first, person);
+  const state = await approveInterruptions(hitl, first, { onAsked: person.onAsked });
   await person.done();
   assert.equal(refused.length, 1);
   assert.notEqual(state, first.state, "an edit makes a new state");
@@ -92,15 +95,16 @@ test("edit: the tool runs with the person's arguments; arguments outside the sch
   assert.equal(second.finalOutput, "refund: refunded 250 on A-1");
 });
 
-test("reject: the tool does not run and the model is told the person's message", async () => {
+test("reject: the tool does not run and the model is told, in hitl's sentence, that it did not run and the person's reason", async () => {
   const { ran, model, agent, first } = await started([refundCall("call-reject")]);
   const person = answering((inq) => human.respond(inq.id, { decision: "reject", message: "no receipt, no refund" }));
-  const state = await approveInterruptions(hitl, first, person);
+  const state = await approveInterruptions(hitl, first, { onAsked: person.onAsked });
   await person.done();
   const second = await run(agent, state);
   assert.deepEqual(ran, []);
-  assert.equal(model.toolOutputs()["call-reject"], "no receipt, no refund");
-  assert.equal(second.finalOutput, "refund: no receipt, no refund");
+  const said = "The human rejected your call of refund. Do not run refund. Their reason: no receipt, no refund";
+  assert.equal(model.toolOutputs()["call-reject"], said);
+  assert.equal(second.finalOutput, `refund: ${said}`);
 });
 
 test("a deadline with nobody deciding rejects the call, and the model is told so", async () => {
@@ -122,13 +126,14 @@ test("a deadline under a fallback policy: the fallback decides", async () => {
   });
   await run(agent, state);
   assert.deepEqual(ran, []);
-  assert.equal(model.toolOutputs()["call-fallback"], "no answer in time: refunds wait for a person");
+  assert.equal(model.toolOutputs()["call-fallback"],
+    "Nobody decided before the deadline, so the decision set in advance applies. The human rejected your call of refund. Do not run refund. Their reason: no answer in time: refunds wait for a person");
 });
 
 test("a cancelled inquiry rejects the call, and the model is told so", async () => {
   const { ran, model, agent, first } = await started([refundCall("call-cancel")]);
   const person = answering((inq) => hitl.cancel(inq.id, "the customer withdrew"));
-  const state = await approveInterruptions(hitl, first, person);
+  const state = await approveInterruptions(hitl, first, { onAsked: person.onAsked });
   await person.done();
   await run(agent, state);
   assert.deepEqual(ran, []);
@@ -157,11 +162,11 @@ test("two calls at once: both are asked together, each decided on its own (waiti
     }
   });
   const waiter = hitl.waiter();
-  const state = await approveInterruptions(hitl, first, { ...person, waiter }).finally(() => waiter.close());
+  const state = await approveInterruptions(hitl, first, { onAsked: person.onAsked, waiter }).finally(() => waiter.close());
   await person.done();
   const second = await run(agent, state);
   assert.deepEqual(ran, [{ tool: "refund", args: { order_id: "A-1", amount: 300 } }]);
-  assert.equal(model.toolOutputs()["call-two-notify"], "I will call them myself");
+  assert.equal(model.toolOutputs()["call-two-notify"], "The human rejected your call of notify_customer. Do not run notify_customer. Their reason: I will call them myself");
   assert.match(second.finalOutput, /refunded 300 on A-1/);
 });
 
@@ -277,4 +282,111 @@ test("the example in examples/openai-agents runs: a person edits the refund, the
   const session = await server.admin.getSession("example-run");
   assert.equal(session.status, "completed");
   assert.deepEqual(session.result, { output: "Done: refunded $250 on order A-1" });
+});
+
+test("an app with its own copy of the SDK: the states approveInterruptions (after an edit) and loadRunState give are of the app's RunState class, which its run() takes", async () => {
+  // The app's copy: @openai/agents-core copied where it resolves apart from the adapter's.
+  const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
+  const dir = mkdtempSync(join(pkg, "node_modules", ".second-openai-agents-"));
+  try {
+    const copy = join(dir, "node_modules", "@openai", "agents-core");
+    cpSync(join(pkg, "node_modules", "@openai", "agents-core"), copy, { recursive: true });
+    const app = await import(pathToFileURL(join(copy, "dist", "index.mjs")).href);
+    app.setTracingDisabled(true);
+    assert.notEqual(app.RunState, RunState, "a second copy, with classes of its own");
+
+    const ran = [];
+    const agent = supportAgent(new ScriptedModel([refundCall("call-second-copy")]), ran, app);
+    const first = await app.run(agent, "Refund order A-1");
+    assert.equal(first.interruptions.length, 1);
+    // What went wrong: a state of the adapter's copy is no state to the app's run().
+    await assert.rejects(app.run(agent, await RunState.fromString(agent, first.state.toString())));
+
+    // The edit path rebuilds the state: with the app's class.
+    const person = answering((inq) => human.respond(inq.id, { decision: "edit", args: { order_id: "A-1", amount: 250 } }));
+    const edited = await approveInterruptions(hitl, first, { onAsked: person.onAsked, session: "second-copy-edit" });
+    await person.done();
+    assert.ok(edited instanceof app.RunState);
+    assert.equal((await app.run(agent, edited)).finalOutput, "refund: refunded 250 on A-1");
+    assert.deepEqual(ran, [{ tool: "refund", args: { order_id: "A-1", amount: 250 } }]);
+
+    // The resume path: loadRunState with the app's RunState class.
+    const ran2 = [];
+    const agent2 = supportAgent(new ScriptedModel([refundCall("call-second-copy-load")]), ran2, app);
+    await saveRunState(hitl, "second-copy-load", await app.run(agent2, "Refund order A-1"));
+    const loaded = await loadRunState(hitl, agent2, "second-copy-load", { RunState: app.RunState });
+    assert.ok(loaded instanceof app.RunState);
+    const approver = answering((inq) => human.respond(inq.id, { decision: "approve" }));
+    const approved = await approveInterruptions(hitl, loaded, { onAsked: approver.onAsked });
+    await approver.done();
+    assert.equal((await app.run(agent2, approved)).finalOutput, "refund: refunded 499 on A-1");
+    // Without it, the state is of the adapter's copy (the default).
+    assert.ok((await loadRunState(hitl, agent2, "second-copy-load")) instanceof RunState);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("mistakes in calling the adapter are TypeErrors naming what is wrong, before any request", async () => {
+  const { first, agent } = await started([refundCall("call-mistakes")]);
+  const before = (await hitl.listInquiries()).data.length;
+  // The hitl argument forgotten: every argument one place to the left.
+  await assert.rejects(approveInterruptions(first, { session: "x" }), (err) =>
+    err instanceof TypeError && /^approveInterruptions needs a HitlClient as its first argument \(new HitlClient\(\{ url, token \}\)\); it was given a RunResult/.test(err.message));
+  await assert.rejects(loadRunState(agent, "refund-1"), /^TypeError: loadRunState needs a HitlClient as its first argument.*it was given an Agent/);
+  await assert.rejects(saveRunState(first, "refund-1"), /saveRunState needs a HitlClient as its first argument/);
+  // The agent forgotten: said before anything is asked of hitl.
+  const offline = new HitlClient({ url: "http://127.0.0.1:9", token: "unused" });
+  await assert.rejects(loadRunState(offline, "refund-1"), /^TypeError: loadRunState needs the agent the run started with as its second argument, loadRunState\(hitl, agent, key\); it was given the string "refund-1"/);
+  await assert.rejects(loadRunState(offline, agent), /loadRunState needs the hitl session's key \(a non-empty string\), loadRunState\(hitl, agent, key\); it was given undefined/);
+  await assert.rejects(loadRunState(offline, agent, "k", { signal: undefined, runState: RunState }), /loadRunState: unknown option "runState" \(did you mean RunState\?\)/);
+  await assert.rejects(loadRunState(offline, agent, "k", { RunState: {} }), /option RunState must be the RunState class of @openai\/agents/);
+  // A misspelt option reaches the developer, not the model.
+  await assert.rejects(approveInterruptions(hitl, first, { assignedTo: ["ada"] }), (err) =>
+    err instanceof TypeError && /^approveInterruptions: unknown option "assignedTo" \(did you mean assigned_to\?\); it accepts prompt, context, allowed_decisions, session, agent, signal, waiter, onAsked, the inquiry's fields \(.*assigned_to, .*timeout_seconds.*\)$/.test(err.message));
+  await assert.rejects(approveInterruptions(hitl, first, { on_asked: () => {} }), /unknown option "on_asked" \(did you mean onAsked\?\)/);
+  await assert.rejects(approveInterruptions(hitl, first, { multiple: true }), /approveInterruptions: option "multiple" is not accepted: approveInterruptions sets the inquiry's multiple itself/);
+  await assert.rejects(saveRunState(hitl, "k", first, { sigal: undefined }), /saveRunState: unknown option "sigal" \(did you mean signal\?\); it accepts signal$/);
+  assert.equal((await hitl.listInquiries()).data.length, before, "nothing was asked");
+});
+
+/** example runs examples/openai-agents/index.mjs with session; answer gets each "Asked inquiry" id. */
+async function example(session, answer = () => {}) {
+  const proc = spawn(process.execPath, ["examples/openai-agents/index.mjs", session], {
+    env: { ...process.env, HITL_URL: server.url, HITL_TOKEN: agentKey },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = once(proc, "exit");
+  let err = "";
+  proc.stderr.on("data", (d) => (err += d));
+  const out = [];
+  for await (const line of createInterface({ input: proc.stdout })) {
+    out.push(line);
+    const asked = line.match(/^Asked inquiry (\d+) /);
+    if (asked) await answer(Number(asked[1]), proc);
+  }
+  const [code] = await exited;
+  return { code, out, err };
+}
+
+test("the example run again: after a restart with the question answered meanwhile, it carries on without asking; once the session is completed, it says so", async () => {
+  const session = "example-rerun";
+  let asked;
+  const killed = await example(session, (id, proc) => {
+    asked = id;
+    proc.kill("SIGKILL");
+  });
+  assert.equal(killed.code, null);
+  await human.respond(asked, { decision: "approve" });
+
+  const resumed = await example(session);
+  assert.equal(resumed.code, 0, resumed.out.join("\n") + resumed.err);
+  assert.ok(!resumed.out.some((l) => l.startsWith("Asked inquiry")), "no prompt to answer a question already answered: " + resumed.out.join("\n"));
+  assert.ok(resumed.out.includes(`Inquiry ${asked} (session ${session}) was already answered: responded`), resumed.out.join("\n"));
+  assert.equal(resumed.out.at(-1), "Done: refunded $499 on order A-1");
+
+  const again = await example(session);
+  assert.equal(again.code, 0, again.err);
+  assert.equal(again.err, "", "no stack trace");
+  assert.deepEqual(again.out, [`Session ${session} is completed: Done: refunded $499 on order A-1`]);
 });

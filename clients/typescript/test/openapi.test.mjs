@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generate } from "../scripts/generate.mjs";
+import { generate, generateFields } from "../scripts/generate.mjs";
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -13,6 +13,17 @@ test("src/openapi.ts is what scripts/generate.mjs makes of httpapi/openapi.json 
   const committed = readFileSync(join(pkg, "src", "openapi.ts"), "utf8");
   assert.ok((await generate()) === committed,
     "httpapi/openapi.json changed but src/openapi.ts was not regenerated: run `npm run generate` in clients/typescript");
+});
+
+test("src/openapi-fields.ts (the inquiry request's field names, for the adapters' option checks) is current", () => {
+  const committed = readFileSync(join(pkg, "src", "openapi-fields.ts"), "utf8");
+  assert.ok(generateFields() === committed,
+    "httpapi/openapi.json changed but src/openapi-fields.ts was not regenerated: run `npm run generate` in clients/typescript");
+  const document = JSON.parse(readFileSync(join(pkg, "..", "..", "httpapi", "openapi.json"), "utf8"));
+  for (const name of ["prompt", "assigned_to", "timeout_seconds", "tool_call", "allowed_decisions"]) {
+    assert.ok(name in document.components.schemas.InquiryRequest.properties);
+    assert.ok(committed.includes(`"${name}",`), `${name} is listed`);
+  }
 });
 
 test("a request's types keep defaulted fields optional and an inquiry request typed", () => {

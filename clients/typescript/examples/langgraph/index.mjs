@@ -2,26 +2,34 @@
 // another process once they answered. The model is LangChain's scripted fake, so it runs
 // offline; the checkpoints are kept in a JSON file (file-saver.mjs) that both processes read.
 //
-//   HITL_URL=... HITL_TOKEN=... node index.mjs start order-1    # runs until the review; exits
-//   hitl respond ID --approve        # a person decides: or --edit '{"order_id":"A-1","amount":250}', --reject, the inbox
-//   HITL_URL=... HITL_TOKEN=... node index.mjs resume order-1   # waits for the answer, finishes
+//   cd clients/typescript
+//   HITL_URL=... HITL_TOKEN=... node examples/langgraph/index.mjs start order-1    # runs until the review; exits
+//   hitl respond ID --approve        # a person decides: or --edit '{"order_id":"A-1","amount":250}', --reject "why", the inbox
+//   HITL_URL=... HITL_TOKEN=... node examples/langgraph/index.mjs resume order-1   # waits for the answer, finishes
 //
-// CHECKPOINT_FILE names the checkpoint file (default ./checkpoints.json).
+// The checkpoint file is CHECKPOINT_FILE, else hitl-langgraph-example-checkpoints.json in the
+// system's temporary directory (not the current one, which may be a repository).
 import { AIMessageChunk, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { END, MessagesAnnotation, START, StateGraph, isInterrupted } from "@langchain/langgraph";
 import { HitlClient } from "@hitl/client";
 import { askHuman, resumeWhenAnswered } from "@hitl/client/langgraph";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { FileSaver } from "./file-saver.mjs";
 
+// This script as the command that runs it from the current directory.
+const script = relative(process.cwd(), fileURLToPath(import.meta.url)) || "index.mjs";
 const [mode, thread = "order-1"] = process.argv.slice(2);
 if (mode !== "start" && mode !== "resume") {
-  console.error("usage: node index.mjs start|resume [THREAD]");
+  console.error(`usage: node ${script} start|resume [THREAD]`);
   process.exit(2);
 }
 
 const hitl = new HitlClient(); // HITL_URL and HITL_TOKEN, else the credentials file
-const checkpointer = new FileSaver(process.env.CHECKPOINT_FILE ?? "checkpoints.json");
+const checkpointFile = process.env.CHECKPOINT_FILE || join(tmpdir(), "hitl-langgraph-example-checkpoints.json");
+const checkpointer = new FileSaver(checkpointFile);
 
 // The model proposes a refund (scripted: the same tool call every time).
 const model = new FakeStreamingChatModel({
@@ -52,8 +60,8 @@ const graph = new StateGraph(MessagesAnnotation)
         return { messages: [new ToolMessage({ tool_call_id: call.id, content: refund(answer.args.args) })] };
       case "response":
         return { messages: [new ToolMessage({ tool_call_id: call.id, content: `Not refunded; the reviewer says: ${answer.args}` })] };
-      default: // ignore
-        return { messages: [new ToolMessage({ tool_call_id: call.id, content: "Not refunded: the reviewer declined." })] };
+      default: // ignore: args is the reviewer's reason, or null
+        return { messages: [new ToolMessage({ tool_call_id: call.id, content: answer.args ? `Not refunded: the reviewer declined: ${answer.args}` : "Not refunded: the reviewer declined." })] };
     }
   })
   .addEdge(START, "agent")
@@ -75,7 +83,8 @@ while (mode === "resume" && isInterrupted(result)) result = await resumeWhenAnsw
 if (isInterrupted(result)) {
   const inquiry = result.__interrupt__[0].value.hitl_inquiry.id;
   console.log(JSON.stringify({ interrupted: true, inquiry }));
-  console.error(`Waiting on hitl inquiry ${inquiry}; answer it, then: node index.mjs resume ${thread}`);
+  const env = process.env.CHECKPOINT_FILE ? `CHECKPOINT_FILE=${checkpointFile} ` : "";
+  console.error(`Waiting on hitl inquiry ${inquiry}; answer it, then: ${env}node ${script} resume ${thread}`);
 } else {
   console.log(JSON.stringify({ done: true, outcome: result.messages.at(-1).content }));
 }

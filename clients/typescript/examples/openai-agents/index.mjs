@@ -7,7 +7,8 @@
 // at the tool call; approveInterruptions asks in hitl and waits: answer in the inbox, or with
 // `hitl respond ID --approve`, `--reject "why"` or `--edit '{"order_id":"A-1","amount":250}'`.
 // Kill the process while it waits and run it again with the same SESSION: it picks the run up
-// from the state saved in the hitl session and waits on the same question.
+// from the state saved in the hitl session and waits on the same question. Run it again once
+// the session has finished and it says so, with the run's result.
 import { Agent, Usage, run, tool, setTracingDisabled } from "@openai/agents";
 import { z } from "zod";
 import { HitlClient } from "@hitl/client";
@@ -47,12 +48,22 @@ const saved = await hitl.getSession(session).catch((err) => {
   if (err.status === 404) return null;
   throw err;
 });
+if (saved && ["completed", "failed", "cancelled"].includes(saved.status)) {
+  // The run of this session is over: hitl keeps its result, and the session can no longer change.
+  const outcome = saved.status === "completed" ? saved.result?.output ?? JSON.stringify(saved.result) : saved.error ?? "";
+  console.log(`Session ${session} is ${saved.status}${outcome ? `: ${outcome}` : ""}`);
+  process.exit(saved.status === "completed" ? 0 : 1);
+}
 let result = saved?.state ? { state: await loadRunState(hitl, agent, session) } : await run(agent, "Refund order A-1, the customer sent no receipt.");
 while (result.state.getInterruptions().length > 0) {
   const state = await approveInterruptions(hitl, result, {
     session,
     timeout_seconds: 3600,
-    onAsked: (inq) => console.log(`Asked inquiry ${inq.id} (session ${session}): answer it in the inbox or with hitl respond ${inq.id} --approve`),
+    onAsked: (inq) => {
+      // On a resume the question may have been answered while no process was running.
+      if (inq.status === "pending") console.log(`Asked inquiry ${inq.id} (session ${session}): answer it in the inbox or with hitl respond ${inq.id} --approve`);
+      else console.log(`Inquiry ${inq.id} (session ${session}) was already answered: ${inq.status}`);
+    },
   });
   result = await run(agent, state);
 }
