@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,19 +26,40 @@ type pkg struct {
 	Imports    []string
 }
 
-// packages lists the module's packages with their dependencies, as `go list` sees them.
+// packages lists the module's packages with their dependencies, as `go list` sees them, and
+// the packages of the modules nested in it (a directory of the root with a go.mod of its own,
+// such as temporal/, which keeps Temporal's dependencies out of the main module), without
+// their dependencies.
 func packages(t *testing.T) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
+	pkgs := map[string]pkg{}
+	list(t, pkgs, "", "-json=ImportPath,Imports,Deps", module+"/...")
+	nested, err := filepath.Glob("../../*/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gomod := range nested {
+		list(t, pkgs, filepath.Dir(gomod), "-find", "-json=ImportPath", "./...")
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
+	}
+	return pkgs
+}
+
+// list adds the packages `go list args...` names, run in dir ("": here), to pkgs.
+func list(t *testing.T, pkgs map[string]pkg, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+			t.Fatalf("go list in %s: %v\n%s", cmp.Or(dir, "."), err, ee.Stderr)
 		}
 		t.Fatalf("go list: %v", err)
 	}
-	pkgs := map[string]pkg{}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for {
 		var p pkg
@@ -48,10 +70,6 @@ func packages(t *testing.T) map[string]pkg {
 		}
 		pkgs[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = p
 	}
-	if len(pkgs) < 10 {
-		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
-	}
-	return pkgs
 }
 
 func TestImportGraph(t *testing.T) {
