@@ -28,18 +28,20 @@ type pkg struct {
 
 // packages lists the module's packages with their dependencies, as `go list` sees them, and
 // the packages of the modules nested in it (a directory of the root with a go.mod of its own,
-// such as temporal/, which keeps Temporal's dependencies out of the main module), without
-// their dependencies.
+// such as temporal/, which keeps Temporal's dependencies out of the main module), by name
+// alone.
 func packages(t *testing.T) map[string]pkg {
 	t.Helper()
 	pkgs := map[string]pkg{}
-	list(t, pkgs, "", "-json=ImportPath,Imports,Deps", module+"/...")
+	list(t, pkgs, "-json=ImportPath,Imports,Deps", module+"/...")
 	nested, err := filepath.Glob("../../*/go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, gomod := range nested {
-		list(t, pkgs, filepath.Dir(gomod), "-find", "-json=ImportPath", "./...")
+		for _, path := range nestedPackages(t, filepath.Dir(gomod)) {
+			pkgs[path] = pkg{ImportPath: module + "/" + path}
+		}
 	}
 	if len(pkgs) < 10 {
 		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
@@ -47,16 +49,37 @@ func packages(t *testing.T) map[string]pkg {
 	return pkgs
 }
 
-// list adds the packages `go list args...` names, run in dir ("": here), to pkgs.
-func list(t *testing.T, pkgs map[string]pkg, dir string, args ...string) {
+// nestedPackages are the directories under dir (a nested module's, such as ../../temporal)
+// that hold Go files, as paths from the repository's root: found on disk, so that listing them
+// needs neither the nested module's dependencies nor a build.
+func nestedPackages(t *testing.T, dir string) []string {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"):
+			seen[filepath.ToSlash(strings.TrimPrefix(filepath.Dir(path), "../../"))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// list adds the packages `go list args...` names to pkgs.
+func list(t *testing.T, pkgs map[string]pkg, args ...string) {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			t.Fatalf("go list in %s: %v\n%s", cmp.Or(dir, "."), err, ee.Stderr)
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
 		}
 		t.Fatalf("go list: %v", err)
 	}
