@@ -434,3 +434,21 @@ func TestCancelledWorkflowCancelsInquiry(t *testing.T) {
 		return err == nil && now.Status == hitl.StatusCancelled
 	})
 }
+
+// TestInvalidRequestFailsAtOnce: a question hitl refuses fails the workflow at once with hitl's
+// words, rather than retrying what cannot succeed.
+func TestInvalidRequestFailsAtOnce(t *testing.T) {
+	e := start(t)
+	e.worker()
+	run := e.run("invalid", askOnce, hitl.InquiryRequest{Prompt: "Deploy?", RequestType: hitl.RequestApproval, TimeoutSeconds: ptr(int64(-5))})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	err := run.Get(ctx, nil)
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() || !strings.Contains(err.Error(), "timeout_seconds") {
+		t.Fatalf("the workflow ended with %v; want hitl's refusal, naming timeout_seconds, not retried", err)
+	}
+	if n := e.history(run)[enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED]; n != 1 {
+		t.Errorf("the activity started %d times; want once", n)
+	}
+}
