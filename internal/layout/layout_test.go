@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,11 +26,56 @@ type pkg struct {
 	Imports    []string
 }
 
-// packages lists the module's packages with their dependencies, as `go list` sees them.
+// packages lists the module's packages with their dependencies, as `go list` sees them, and
+// the packages of the modules nested in it (a directory of the root with a go.mod of its own,
+// such as temporal/, which keeps Temporal's dependencies out of the main module), by name
+// alone.
 func packages(t *testing.T) map[string]pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", module+"/...")
-	out, err := cmd.Output()
+	pkgs := map[string]pkg{}
+	list(t, pkgs, "-json=ImportPath,Imports,Deps", module+"/...")
+	nested, err := filepath.Glob("../../*/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gomod := range nested {
+		for _, path := range nestedPackages(t, filepath.Dir(gomod)) {
+			pkgs[path] = pkg{ImportPath: module + "/" + path}
+		}
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
+	}
+	return pkgs
+}
+
+// nestedPackages are the directories under dir (a nested module's, such as ../../temporal)
+// that hold Go files, as paths from the repository's root: found on disk, so that listing them
+// needs neither the nested module's dependencies nor a build.
+func nestedPackages(t *testing.T, dir string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"):
+			seen[filepath.ToSlash(strings.TrimPrefix(filepath.Dir(path), "../../"))] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// list adds the packages `go list args...` names to pkgs.
+func list(t *testing.T, pkgs map[string]pkg, args ...string) {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -37,7 +83,6 @@ func packages(t *testing.T) map[string]pkg {
 		}
 		t.Fatalf("go list: %v", err)
 	}
-	pkgs := map[string]pkg{}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	for {
 		var p pkg
@@ -48,10 +93,6 @@ func packages(t *testing.T) map[string]pkg {
 		}
 		pkgs[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = p
 	}
-	if len(pkgs) < 10 {
-		t.Fatalf("go list found %d packages of %s", len(pkgs), module)
-	}
-	return pkgs
 }
 
 func TestImportGraph(t *testing.T) {
