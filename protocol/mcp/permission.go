@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,7 +50,7 @@ func (t *tools) approvalPrompt(ctx context.Context, req *sdk.CallToolRequest) (*
 		Input     json.RawMessage `json:"input"`
 		ToolUseID *string         `json:"tool_use_id"`
 	}
-	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
+	if err := decodeArgs(knownMembers(req.Params.Arguments, "tool_name", "input", "tool_use_id"), &args); err != nil {
 		return toolError(err)
 	}
 	if args.ToolName == nil || *args.ToolName == "" {
@@ -66,7 +67,8 @@ func (t *tools) approvalPrompt(ctx context.Context, req *sdk.CallToolRequest) (*
 	// inquiry, and shares the key of the clients' reviewToolCall; without one, each call asks.
 	key := "tool-review:" + id
 	if id == "" {
-		key = "mcp-" + rand.Text()
+		id = "mcp-" + rand.Text() // the question's tool call needs an id of its own
+		key = id
 	}
 	inq, err := t.b.CreateInquiry(ctx, &hitl.InquiryRequest{
 		Prompt:           fmt.Sprintf("Allow %s?", *args.ToolName),
@@ -107,4 +109,24 @@ func permissionOf(inq *hitl.Inquiry) permission {
 	default:
 		return permission{Behavior: "deny", Message: tr.Content}
 	}
+}
+
+// knownMembers keeps the members of a JSON object that are named, dropping the rest: Claude
+// Code is the caller, and a member a later version adds must not turn every permission prompt
+// into an error. Anything but an object is kept as it is, for decodeArgs to refuse.
+func knownMembers(raw json.RawMessage, names ...string) json.RawMessage {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) != nil || members == nil {
+		return raw
+	}
+	for name := range members {
+		if !slices.Contains(names, name) {
+			delete(members, name)
+		}
+	}
+	b, err := json.Marshal(members)
+	if err != nil {
+		return raw
+	}
+	return b
 }

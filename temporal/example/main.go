@@ -5,9 +5,13 @@
 //
 //	temporal server start-dev                     # Temporal at 127.0.0.1:7233
 //	hitl serve --webhook-allow-private            # hitl at 127.0.0.1:7447 (callbacks to loopback)
-//	export HITL_TOKEN=...                         # an agent's key: hitl keys create deployer --role agent
-//	export HITL_CALLBACK_SECRET=$(hitl webhooks callback-secret)
+//	export HITL_CALLBACK_SECRET=$(hitl webhooks callback-secret)   # first: it needs the admin's key
+//	hitl keys create deployer --role agent       # prints an agent key's token once
+//	export HITL_TOKEN=hitl_...                    # that token (after the secret: the CLI would use it)
 //	go run ./example
+//
+// HITL_URL (http://127.0.0.1:7447), TEMPORAL_ADDRESS (127.0.0.1:7233), TEMPORAL_NAMESPACE
+// (default) and LISTEN (127.0.0.1:7470, the callback handler's address) change the defaults.
 //
 // It prints the workflow's id and waits; answer the question in hitl's inbox (or with
 // `hitl respond ID '{"approved": true}'`) and it prints what the workflow did.
@@ -75,7 +79,7 @@ func main() {
 		CallbackSecret:  os.Getenv("HITL_CALLBACK_SECRET"),
 		TemporalAddress: cmp.Or(os.Getenv("TEMPORAL_ADDRESS"), "127.0.0.1:7233"),
 		Namespace:       cmp.Or(os.Getenv("TEMPORAL_NAMESPACE"), "default"),
-		Listen:          cmp.Or(os.Getenv("LISTEN"), "127.0.0.1:7450"),
+		Listen:          cmp.Or(os.Getenv("LISTEN"), "127.0.0.1:7470"),
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

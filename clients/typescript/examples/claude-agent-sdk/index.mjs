@@ -7,6 +7,7 @@
 // it in the inbox, or `hitl respond ID --approve`); the tool runs with the input the person
 // allowed, or not at all. It prints one JSON line: the file's content (null if it was not
 // written) and what the model was told.
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +19,9 @@ import { startFakeAnthropic, offlineEnv } from "./fake-anthropic.mjs";
 const dir = mkdtempSync(join(tmpdir(), "hitl-claude-example-"));
 const notes = join(dir, "notes.txt");
 const api = await startFakeAnthropic({
-  toolUse: { id: "toolu_example_1", name: "Write", input: { file_path: notes, content: "Deploy v2.5.0 on Friday.\n" } },
+  // A tool use id of its own each run, as Claude gives each tool use: the id is the question's
+  // idempotency key, so a second run must not find the first run's question.
+  toolUse: { id: `toolu_${randomUUID().replaceAll("-", "")}`, name: "Write", input: { file_path: notes, content: "Deploy v2.5.0 on Friday.\n" } },
 });
 
 const hitl = new HitlClient(); // HITL_URL and HITL_TOKEN, else the credentials file
