@@ -89,15 +89,20 @@ func unreachable(err error) (string, bool) {
 }
 
 // refusedToken says in words that the server does not know the token, when that is what err
-// is, and where the token came from: the setting to fix.
+// is, and where the token came from: the setting to fix. A key that lacks the role says where
+// its token came from too: an agent's key left in HITL_TOKEN is the usual reason an admin's
+// command is refused.
 func refusedToken(err error) (string, bool) {
 	var ce *client.Error
-	if !errors.As(err, &ce) || ce.StatusCode != http.StatusUnauthorized {
+	if !errors.As(err, &ce) || (ce.StatusCode != http.StatusUnauthorized && ce.StatusCode != http.StatusForbidden) {
 		return "", false
 	}
 	t, terr := findTarget()
 	if terr != nil {
 		return "", false
+	}
+	if ce.StatusCode == http.StatusForbidden {
+		return fmt.Sprintf("%s (the token is from %s; set HITL_TOKEN to use another key)", ce.Detail, t.TokenFrom), true
 	}
 	return fmt.Sprintf("the hitl server at %s refused the token: it is unknown or revoked (the token is from %s; set HITL_TOKEN to use another)", t.URL, t.TokenFrom), true
 }

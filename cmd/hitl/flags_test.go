@@ -86,6 +86,17 @@ func TestAnUnknownTokenSaysWhereItCameFrom(t *testing.T) {
 	if err := admin.RevokeKey(context.Background(), k.ID); err != nil {
 		t.Fatal(err)
 	}
+	// A key without the role a command needs: where the token came from, too.
+	agent, err := admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: "deployer", Roles: []string{hitl.RoleAgent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HITL_TOKEN", agent.Token)
+	code, _, errOut = cli(t, "webhooks", "callback-secret")
+	if want := "this needs the admin role (the token is from HITL_TOKEN; set HITL_TOKEN to use another key)"; code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("an agent's key for an admin's command: exit %d %q, want %q", code, errOut, want)
+	}
+
 	t.Setenv("HITL_TOKEN", "")
 	t.Setenv("HITL_URL", "")
 	creds := filepath.Join(t.TempDir(), "credentials.json")
