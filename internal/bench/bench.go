@@ -672,6 +672,12 @@ func (r *run) wakeLatency(ctx context.Context, answerer *client.Client, res *Res
 		res.ParkedForMemory = len(ids)
 		res.BytesPerWaiter = round(float64(after-before) / float64(len(ids)))
 	}
+	return r.wakeOfParked(ctx, answerer, ids, parked)
+}
+
+// wakeOfParked answers the parked waits one by one and takes each latency from its answer
+// being sent to its wait returning.
+func (r *run) wakeOfParked(ctx context.Context, answerer *client.Client, ids []int64, parked []chan returned) (Latency, error) {
 	sent, err := r.answerOneByOne(ctx, answerer, ids)
 	if err != nil {
 		return Latency{}, err

@@ -107,19 +107,7 @@ func (r *run) wakeOf(ctx context.Context, n int, multiplexed bool) (Latency, err
 	} else if parked, err = r.park(ctx, ids, 2*time.Minute); err != nil {
 		return Latency{}, err
 	}
-	sent, err := r.answerOneByOne(ctx, r.human, ids)
-	if err != nil {
-		return Latency{}, err
-	}
-	lat := make([]time.Duration, len(ids))
-	for i := range ids {
-		ret := <-parked[i]
-		if ret.err != nil || ret.inq.Status != hitl.StatusResponded {
-			return Latency{}, fmt.Errorf("waiter %d returned %v %v", ids[i], ret.inq, ret.err)
-		}
-		lat[i] = ret.at.Sub(sent[i])
-	}
-	return summarize(lat), nil
+	return r.wakeOfParked(ctx, r.human, ids, parked)
 }
 
 // typeScriptWake runs the TypeScript client's script: it asks n questions and prints their
