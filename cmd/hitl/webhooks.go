@@ -110,10 +110,7 @@ func webhooksCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tKIND\tEVENT\tSTATUS\tATTEMPTS\tLAST\tNEXT\tTO")
 			for _, d := range p.Data {
-				last := d.LastError
-				if last == "" && d.LastStatus != 0 {
-					last = fmt.Sprint(d.LastStatus)
-				}
+				last := lastOutcome(d)
 				next := "-"
 				if d.NextAttemptAt != nil {
 					next = d.NextAttemptAt.Format(time.RFC3339)
@@ -174,4 +171,19 @@ func webhooksCmd() *cobra.Command {
 	}
 	cmd.AddCommand(create, ls, rm, deliveries, retry, secret, webhooksListenCmd())
 	return cmd
+}
+
+// lastOutcome is a delivery's last attempt in a few words: the network's error, or the
+// receiver's status, with the start of what it said when it refused (a callback handler's
+// "signature does not verify" is the fix to make, not only a 401).
+func lastOutcome(d *hitl.Delivery) string {
+	switch {
+	case d.LastError != "":
+		return d.LastError
+	case d.LastStatus == 0:
+		return ""
+	case d.LastStatus >= 300 && strings.TrimSpace(d.LastResponse) != "":
+		return fmt.Sprintf("%d: %s", d.LastStatus, shorten(d.LastResponse, 60))
+	}
+	return fmt.Sprint(d.LastStatus)
 }

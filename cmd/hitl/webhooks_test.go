@@ -77,3 +77,33 @@ func TestWebhooksCommands(t *testing.T) {
 		t.Fatalf("webhooks rm again: %d %q", code, errOut)
 	}
 }
+
+// A receiver that refuses a delivery: the list says what it said, not only its status.
+func TestWebhookDeliveriesSayWhyTheReceiverRefused(t *testing.T) {
+	admin, _ := startServer(t)
+	ctx := context.Background()
+	refused := make(chan struct{}, 10)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "the signature does not verify: check the secret", http.StatusUnauthorized)
+		refused <- struct{}{}
+	}))
+	defer rc.Close()
+	if code, _, errOut := cli(t, "webhooks", "create", rc.URL, "--event", "inquiry.created"); code != 0 {
+		t.Fatalf("webhooks create: %d %q", code, errOut)
+	}
+	if _, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Ship?"}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-refused:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery was attempted")
+	}
+	want := "401: the signature does not verify: check the secret"
+	var out string
+	testserver.Eventually(t, 10*time.Second, "the refusal listed", func() bool {
+		var code int
+		code, out, _ = cli(t, "webhooks", "deliveries")
+		return code == 0 && strings.Contains(out, want)
+	})
+}
