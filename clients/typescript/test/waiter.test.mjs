@@ -95,6 +95,10 @@ test("waits that arrive in waves are merged onto fewer streams and none is lost"
   } finally {
     globalThis.fetch = real;
   }
+  assert.equal(opened, 7, "each wave opened a stream");
+  // Past four, each new stream took an older one's ids over and the older one closed once the
+  // new one was waiting: seven streams opened, four left open.
+  await until(() => waiter.streams.size === 4, "the streams taken over are closed");
   for (const id of ids) await human.respond(id, `w${id}`);
   const results = await Promise.all(waits);
   assert.deepEqual(results.map((r) => r.response), ids.map((id) => `w${id}`));
