@@ -3,7 +3,8 @@
 // and CloudEvents bodies, through an HTTP client that reaches global unicast addresses only.
 // Which event goes where, and what its body is, is the engine's decision (engine/deliveries.go);
 // the rules both share, URLs, addresses, secrets and the envelope, are in internal/outbound.
-// This package only delivers, and Verify and CloudEvent serve receivers written in Go.
+// This package only delivers, and Verify, VerifyRequest and CloudEvent serve receivers written
+// in Go.
 package notify
 
 import (
@@ -12,6 +13,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -74,4 +76,23 @@ func Verify(secret string, headers map[string]string, body []byte, now time.Time
 		}
 	}
 	return errNoSignature
+}
+
+// Tolerance is how far from now a received delivery's timestamp may be: the five minutes
+// Standard Webhooks recommends against replays.
+const Tolerance = 5 * time.Minute
+
+// VerifyRequest checks a received request's body against its webhook-id, webhook-timestamp and
+// webhook-signature headers with Verify, at now and within Tolerance; a missing header is
+// named, as the sign that the request is not a signed delivery at all.
+func VerifyRequest(secret string, h http.Header, body []byte, now time.Time) error {
+	headers := map[string]string{}
+	for _, name := range []string{"webhook-id", "webhook-timestamp", "webhook-signature"} {
+		v := h.Get(name)
+		if v == "" {
+			return fmt.Errorf("the request has no %s header: it is not a signed delivery", name)
+		}
+		headers[name] = v
+	}
+	return Verify(secret, headers, body, now, Tolerance)
 }

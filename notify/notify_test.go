@@ -108,3 +108,28 @@ func TestBackoff(t *testing.T) {
 		t.Fatalf("Retry-After beyond the ceiling: %s", got)
 	}
 }
+
+// VerifyRequest reads the three headers from a request's, and names the one that is missing.
+func TestVerifyRequestNamesAMissingHeader(t *testing.T) {
+	secret := outbound.NewSecret()
+	now := time.Now()
+	body := []byte(`{"specversion":"1.0"}`)
+	h, err := Headers(secret, "msg_1", now, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := http.Header{}
+	for name, v := range h {
+		header.Set(name, v)
+	}
+	if err := VerifyRequest(secret, header, body, now); err != nil {
+		t.Fatalf("a signed request does not verify: %v", err)
+	}
+	if err := VerifyRequest(secret, header, []byte(`{}`), now); err == nil {
+		t.Fatal("a changed body verified")
+	}
+	header.Del("webhook-timestamp")
+	if err := VerifyRequest(secret, header, body, now); err == nil || !strings.Contains(err.Error(), "no webhook-timestamp header") {
+		t.Fatalf("without webhook-timestamp: %v", err)
+	}
+}

@@ -18,9 +18,6 @@ import (
 // maxCallbackBody bounds the body of one callback.
 const maxCallbackBody = 8 << 20
 
-// signatureTolerance is how far a callback's timestamp may be from now (replays).
-const signatureTolerance = 5 * time.Minute
-
 // CallbackHandler returns the HTTP handler that receives hitl's resume callbacks for the
 // inquiries AskHuman made and signals each ended one to its workflow. secret is hitl's
 // callback secret (whsec_..., `hitl webhooks callback-secret`, GET /v1/callback-secret):
@@ -66,16 +63,7 @@ func (h *callbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes, or could not be read: %v", maxCallbackBody, err))
 		return
 	}
-	headers := map[string]string{}
-	for _, name := range []string{"webhook-id", "webhook-timestamp", "webhook-signature"} {
-		v := r.Header.Get(name)
-		if v == "" {
-			problem(w, http.StatusUnauthorized, "the request has no "+name+" header: it is not a signed callback of hitl's")
-			return
-		}
-		headers[name] = v
-	}
-	if err := notify.Verify(h.secret, headers, body, time.Now(), signatureTolerance); err != nil {
+	if err := notify.VerifyRequest(h.secret, r.Header, body, time.Now()); err != nil {
 		problem(w, http.StatusUnauthorized, "the callback's signature does not verify ("+err.Error()+"): is this handler given hitl's callback secret?")
 		return
 	}

@@ -133,18 +133,14 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the body could not be read", http.StatusRequestEntityTooLarge)
 		return
 	}
-	headers := map[string]string{}
-	for _, h := range []string{"webhook-id", "webhook-timestamp", "webhook-signature"} {
-		headers[h] = r.Header.Get(h)
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := notify.Verify(l.secret, headers, body, time.Now(), 5*time.Minute); err != nil {
+	if err := notify.VerifyRequest(l.secret, r.Header, body, time.Now()); err != nil {
 		fmt.Fprintf(l.log, "Refused a delivery from %s: %v\n", r.RemoteAddr, err)
 		http.Error(w, "the signature does not verify", http.StatusUnauthorized)
 		return
 	}
-	id := headers["webhook-id"]
+	id := r.Header.Get("webhook-id")
 	again := l.seen[id]
 	l.seen[id] = true
 	if l.asJSON {
