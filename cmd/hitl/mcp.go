@@ -42,8 +42,9 @@ streamable HTTP at /mcp.`,
 			if err != nil {
 				return fmt.Errorf("the hitl server at HITL_URL: %w", err)
 			}
-			s := mcp.NewServer(clientBackend{c}, mcp.Options{WaitBound: waitBound, Responder: engine.CanAnswer(me)})
-			return s.Run(cmd.Context(), &sdk.StdioTransport{})
+			b := clientBackend{c: c, name: me.Name}
+			s := mcp.NewServer(b, mcp.Options{WaitBound: waitBound, Responder: engine.CanAnswer(me)})
+			return s.Run(cmd.Context(), mcp.WithTasks(&sdk.StdioTransport{}, b))
 		},
 	}
 	durationVar(cmd.Flags(), &waitBound, "wait-bound", mcp.DefaultWaitBound, "how long a tool call waits for the human before it returns pending")
@@ -52,7 +53,10 @@ streamable HTTP at /mcp.`,
 
 // clientBackend is the MCP tools' backend for `hitl mcp`: the hitl server's REST API, as the
 // client's token. The server's problems reach the tools as *hitl.Error, with their fields.
-type clientBackend struct{ c *client.Client }
+type clientBackend struct {
+	c    *client.Client
+	name string // the token's principal
+}
 
 func (b clientBackend) CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error) {
 	inq, _, err := b.c.CreateInquiry(ctx, req, client.CreateOptions{IdempotencyKey: idempotencyKey})
@@ -75,6 +79,25 @@ func (b clientBackend) Pending(ctx context.Context, limit int) ([]*hitl.Inquiry,
 func (b clientBackend) Respond(ctx context.Context, id int64, response json.RawMessage, comment string) (*hitl.Inquiry, error) {
 	inq, err := b.c.Respond(ctx, id, response, comment)
 	return inq, serverProblem(err)
+}
+
+func (b clientBackend) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
+	inq, err := b.c.Cancel(ctx, id, reason)
+	return inq, serverProblem(err)
+}
+
+func (b clientBackend) Name() string { return b.name }
+
+func (b clientBackend) Asked(ctx context.Context, match map[string]string, page hitl.Page) ([]*hitl.Inquiry, string, error) {
+	p, err := b.c.Inquiries(ctx, client.ListOptions{CreatedBy: b.name, Metadata: match, Cursor: page.Cursor, Limit: page.Limit})
+	if err != nil {
+		return nil, "", serverProblem(err)
+	}
+	next := ""
+	if p.NextCursor != nil {
+		next = *p.NextCursor
+	}
+	return p.Data, next, nil
 }
 
 // serverProblem turns the server's answer to a failed call into the *hitl.Error it stands for.

@@ -64,3 +64,13 @@ func (b engineBackend) Pending(ctx context.Context, limit int) ([]*hitl.Inquiry,
 func (b engineBackend) Respond(ctx context.Context, id int64, response json.RawMessage, comment string) (*hitl.Inquiry, error) {
 	return b.engine.Respond(ctx, b.p, id, &hitl.ResponseRequest{Response: response, Comment: comment})
 }
+
+func (b engineBackend) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
+	return b.engine.Cancel(ctx, b.p, id, reason)
+}
+
+func (b engineBackend) Name() string { return b.p.Name }
+
+func (b engineBackend) Asked(ctx context.Context, match map[string]string, page hitl.Page) ([]*hitl.Inquiry, string, error) {
+	return b.engine.Inquiries(ctx, b.p, hitl.InquiryFilter{CreatedBy: b.p.Name, Metadata: match, Page: page})
+}

@@ -31,6 +31,13 @@ type Backend interface {
 	// Pending lists pending inquiries the principal may see, newest first.
 	Pending(ctx context.Context, limit int) ([]*hitl.Inquiry, error)
 	Respond(ctx context.Context, id int64, response json.RawMessage, comment string) (*hitl.Inquiry, error)
+	// Cancel cancels a pending inquiry the principal asked (a task's, on tasks/cancel).
+	Cancel(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error)
+	// Name is the principal's name: the created_by of the inquiries it asks.
+	Name() string
+	// Asked lists the inquiries the principal asked whose metadata holds every pair of match,
+	// newest first, a page at a time; next is the cursor of the next page, "" after the last.
+	Asked(ctx context.Context, match map[string]string, page hitl.Page) (inqs []*hitl.Inquiry, next string, err error)
 }
 
 // DefaultWaitBound is how long request_user_input waits before it returns "still pending":

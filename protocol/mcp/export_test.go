@@ -1,0 +1,11 @@
+package mcp
+
+import (
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+)
+
+// EngineBackend is the backend of /mcp, for the tests of the package's own wrappers.
+func EngineBackend(e *engine.Engine, p *hitl.Principal) Backend {
+	return engineBackend{engine: e, p: p}
+}
