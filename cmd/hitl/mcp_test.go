@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
@@ -104,5 +106,75 @@ func TestServeRefusesUnreadableEnvironment(t *testing.T) {
 	code, _, errOut := cli(t, "serve", "--addr", "127.0.0.1:0", "--db", t.TempDir()+"/x.db")
 	if code != exitUsage || !strings.Contains(errOut, "HITL_WEBHOOK_RETRY_BASE") || !strings.Contains(errOut, "HITL_WEBHOOK_ALLOW_PRIVATE") {
 		t.Fatalf("unreadable environment: %d %q", code, errOut)
+	}
+}
+
+// TestMCPTasksOverStdio: `hitl mcp` runs request_user_input as an MCP task through the REST
+// API: the task is created, listed, read and cancelled as the token's principal, and an
+// unknown task is a JSON-RPC error. (The go-sdk's client knows no tasks: raw JSON-RPC.)
+func TestMCPTasksOverStdio(t *testing.T) {
+	admin, url := startServer(t)
+	ctx := context.Background()
+	agent, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bot", Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "mcp")
+	cmd.Env = append(os.Environ(), "HITL_TEST_RUN_MAIN=1", "HITL_URL="+url, "HITL_TOKEN="+agent.Token)
+	cmd.Stderr = os.Stderr
+	conn, err := (&sdk.CommandTransport{Command: cmd}).Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	next := int64(0)
+	call := func(method string, params any) (json.RawMessage, *jsonrpc.Error) {
+		t.Helper()
+		next++
+		id, _ := jsonrpc.MakeID(float64(next))
+		raw, _ := json.Marshal(params)
+		if err := conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID == id {
+				we, _ := resp.Error.(*jsonrpc.Error)
+				return resp.Result, we
+			}
+		}
+	}
+	if _, err := call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "raw", "version": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	res, rerr := call("tools/call", map[string]any{"name": "request_user_input", "arguments": map[string]any{"prompt": "As a task?"}, "task": map[string]any{}})
+	var created struct {
+		Task struct{ TaskID, Status string }
+	}
+	if rerr != nil || json.Unmarshal(res, &created) != nil || created.Task.Status != "working" {
+		t.Fatalf("tools/call as a task: %s %v", res, rerr)
+	}
+	res, rerr = call("tasks/list", map[string]any{})
+	if rerr != nil || !strings.Contains(string(res), `"taskId":"`+created.Task.TaskID+`"`) {
+		t.Fatalf("tasks/list: %s %v", res, rerr)
+	}
+	res, rerr = call("tasks/cancel", map[string]any{"taskId": created.Task.TaskID})
+	if rerr != nil || !strings.Contains(string(res), `"status":"cancelled"`) {
+		t.Fatalf("tasks/cancel: %s %v", res, rerr)
+	}
+	id, err := strconv.ParseInt(strings.TrimPrefix(created.Task.TaskID, "inquiry-"), 10, 64)
+	must(t, err)
+	if inq, err := admin.Inquiry(ctx, id); err != nil || inq.Status != hitl.StatusCancelled || inq.CreatedBy != "bot" {
+		t.Fatalf("the task's inquiry: %+v %v", inq, err)
+	}
+	if _, rerr = call("tasks/get", map[string]any{"taskId": "inquiry-424242"}); rerr == nil || rerr.Code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("an unknown task: %v", rerr)
 	}
 }
