@@ -16,11 +16,14 @@ package mcp
 // answers after a restart, and every answer is read through the Backend, as its principal.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,9 +51,6 @@ const (
 	maxTaskWatchers = 32
 	// taskListPage is the number of tasks in a page of tasks/list.
 	taskListPage = 50
-	// protocolWithoutCoreTasks is the first protocol version whose tasks are an extension with
-	// other messages, not this utility: a session at that version is not offered tasks.
-	protocolWithoutCoreTasks = "2026-07-28"
 
 	relatedTaskMeta       = "io.modelcontextprotocol/related-task"
 	immediateResponseMeta = "io.modelcontextprotocol/model-immediate-response"
@@ -96,9 +96,6 @@ type taskConn struct {
 	end  context.CancelFunc
 
 	mu sync.Mutex
-	// offered: the initialize result announced tasks; until then, and for clients of a
-	// protocol version without them, everything passes through.
-	offered bool
 	// amend holds the initialize and tools/list calls whose results get the task fields.
 	amend map[jsonrpc.ID]string
 	// answering holds the requests the wrapper is answering, to stop on notifications/cancelled.
@@ -157,10 +154,8 @@ func (c *taskConn) takes(req *jsonrpc.Request) bool {
 	case req.Method == "initialize" || req.Method == "tools/list":
 		c.amend[req.ID] = req.Method
 		return false
-	case !c.offered:
-		return false
 	}
-	method := c.method(req)
+	method := taskMethods{c.b}.of(req)
 	if method == nil {
 		return false
 	}
@@ -173,22 +168,26 @@ func (c *taskConn) takes(req *jsonrpc.Request) bool {
 // taskMethod answers one request the wrapper takes.
 type taskMethod func(ctx context.Context, params json.RawMessage) (any, error)
 
-func (c *taskConn) method(req *jsonrpc.Request) taskMethod {
+// taskMethods answer the task methods, and task-augmented calls, as the backend's principal.
+type taskMethods struct{ b Backend }
+
+// of returns the method that answers req, nil when req is not the wrapper's.
+func (m taskMethods) of(req *jsonrpc.Request) taskMethod {
 	switch req.Method {
 	case "tasks/get":
-		return c.getTask
+		return m.getTask
 	case "tasks/result":
-		return c.taskResult
+		return m.taskResult
 	case "tasks/cancel":
-		return c.cancelTask
+		return m.cancelTask
 	case "tasks/list":
-		return c.listTasks
+		return m.listTasks
 	case "tools/call":
 		var p struct {
 			Task json.RawMessage `json:"task"`
 		}
 		if json.Unmarshal(req.Params, &p) == nil && len(p.Task) > 0 && string(p.Task) != "null" {
-			return c.startTask
+			return m.startTask
 		}
 	}
 	return nil
@@ -203,13 +202,7 @@ func (c *taskConn) answer(ctx context.Context, req *jsonrpc.Request, method task
 		c.mu.Unlock()
 	}()
 	result, err := method(ctx, req.Params)
-	resp := &jsonrpc.Response{ID: req.ID}
-	if err == nil {
-		resp.Result, err = json.Marshal(result)
-	}
-	if err != nil {
-		resp.Error = rpcError(err)
-	}
+	resp := taskResponse(req.ID, result, err)
 	if ctx.Err() != nil {
 		return
 	}
@@ -220,8 +213,59 @@ func (c *taskConn) answer(ctx context.Context, req *jsonrpc.Request, method task
 	}
 }
 
-// amended is resp with the task fields: the capability in the initialize result (which turns
-// tasks on), execution.taskSupport of request_user_input in tools/list.
+// taskResponse is the response to request id: the result, or the error as JSON-RPC's.
+func taskResponse(id jsonrpc.ID, result any, err error) *jsonrpc.Response {
+	resp := &jsonrpc.Response{ID: id}
+	if err == nil {
+		resp.Result, err = json.Marshal(result)
+	}
+	if err != nil {
+		resp.Error = rpcError(err)
+	}
+	return resp
+}
+
+// maxTaskRequest is the largest body answerTaskRequest reads: task requests are small.
+const maxTaskRequest = 64 << 10
+
+// answerTaskRequest answers a POST of streamable HTTP that carries one of the task methods
+// (tasks/get, tasks/result, tasks/cancel, tasks/list) as b's principal, and reports whether
+// it did. The go-sdk's streamable transport refuses the methods its server does not know
+// before its connection reads them, so WithTasks never sees these over HTTP; they need no
+// session, only the principal. Any other request is left to the transport, body unread.
+func answerTaskRequest(w http.ResponseWriter, r *http.Request, b Backend) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false
+	}
+	head, err := io.ReadAll(io.LimitReader(r.Body, maxTaskRequest))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
+	if err != nil || len(head) == maxTaskRequest {
+		return false
+	}
+	msg, err := jsonrpc.DecodeMessage(head)
+	req, ok := msg.(*jsonrpc.Request)
+	if err != nil || !ok || !req.IsCall() || !strings.HasPrefix(req.Method, "tasks/") {
+		return false
+	}
+	method := taskMethods{b}.of(req)
+	if method == nil {
+		return false // the transport says the method is unknown
+	}
+	result, err := method(r.Context(), req.Params)
+	body, err := jsonrpc.EncodeMessage(taskResponse(req.ID, result, err))
+	if err != nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+	return true
+}
+
+// amended is resp with the task fields: the capability in the initialize result,
+// execution.taskSupport of request_user_input in tools/list.
 func (c *taskConn) amended(method string, resp *jsonrpc.Response) jsonrpc.Message {
 	var result map[string]json.RawMessage
 	if json.Unmarshal(resp.Result, &result) != nil {
@@ -229,27 +273,15 @@ func (c *taskConn) amended(method string, resp *jsonrpc.Response) jsonrpc.Messag
 	}
 	switch method {
 	case "initialize":
-		var version string
 		var caps map[string]json.RawMessage
-		json.Unmarshal(result["protocolVersion"], &version)
-		json.Unmarshal(result["capabilities"], &caps)
-		if version == "" || version >= protocolWithoutCoreTasks {
-			return resp
-		}
-		if caps == nil {
+		if json.Unmarshal(result["capabilities"], &caps) != nil || caps == nil {
 			caps = map[string]json.RawMessage{}
 		}
 		caps["tasks"] = tasksCapability
 		result["capabilities"], _ = json.Marshal(caps)
-		c.mu.Lock()
-		c.offered = true
-		c.mu.Unlock()
 	case "tools/list":
-		c.mu.Lock()
-		offered := c.offered
-		c.mu.Unlock()
 		var tools []map[string]json.RawMessage
-		if !offered || json.Unmarshal(result["tools"], &tools) != nil {
+		if json.Unmarshal(result["tools"], &tools) != nil {
 			return resp
 		}
 		for _, tool := range tools {
@@ -313,7 +345,7 @@ type createdTask struct {
 
 // startTask asks the question of a task-augmented call of request_user_input, and returns
 // its task at once.
-func (c *taskConn) startTask(ctx context.Context, params json.RawMessage) (any, error) {
+func (m taskMethods) startTask(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -338,7 +370,7 @@ func (c *taskConn) startTask(ctx context.Context, params json.RawMessage) (any, 
 	}
 	req := args.InquiryRequest(nil)
 	req.Metadata = map[string]string{taskMetadataKey: "true"}
-	inq, err := c.b.CreateInquiry(ctx, req, "mcp-"+rand.Text())
+	inq, err := m.b.CreateInquiry(ctx, req, "mcp-"+rand.Text())
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +411,7 @@ func (c *taskConn) watch(inq *hitl.Inquiry) {
 
 // task reads params.taskId and returns the inquiry of that task, when it is one this
 // principal started; any other id is not found, whoever's inquiry it names.
-func (c *taskConn) task(ctx context.Context, method string, params json.RawMessage) (*hitl.Inquiry, error) {
+func (m taskMethods) task(ctx context.Context, method string, params json.RawMessage) (*hitl.Inquiry, error) {
 	var p struct {
 		TaskID *string `json:"taskId"`
 	}
@@ -392,21 +424,21 @@ func (c *taskConn) task(ctx context.Context, method string, params json.RawMessa
 	if !ok || err != nil || id <= 0 || taskID(id) != *p.TaskID {
 		return nil, notFound
 	}
-	inq, err := c.b.Wait(ctx, id, 0)
+	inq, err := m.b.Wait(ctx, id, 0)
 	if hitl.ErrorCode(err) == hitl.ENotFound {
 		return nil, notFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	if inq.Metadata[taskMetadataKey] == "" || inq.CreatedBy != c.b.Name() {
+	if inq.Metadata[taskMetadataKey] == "" || inq.CreatedBy != m.b.Name() {
 		return nil, notFound
 	}
 	return inq, nil
 }
 
-func (c *taskConn) getTask(ctx context.Context, params json.RawMessage) (any, error) {
-	inq, err := c.task(ctx, "tasks/get", params)
+func (m taskMethods) getTask(ctx context.Context, params json.RawMessage) (any, error) {
+	inq, err := m.task(ctx, "tasks/get", params)
 	if err != nil {
 		return nil, err
 	}
@@ -414,10 +446,10 @@ func (c *taskConn) getTask(ctx context.Context, params json.RawMessage) (any, er
 }
 
 // taskResult waits until the task ends, and returns what request_user_input would have.
-func (c *taskConn) taskResult(ctx context.Context, params json.RawMessage) (any, error) {
-	inq, err := c.task(ctx, "tasks/result", params)
+func (m taskMethods) taskResult(ctx context.Context, params json.RawMessage) (any, error) {
+	inq, err := m.task(ctx, "tasks/result", params)
 	for err == nil && inq.Status == hitl.StatusPending {
-		inq, err = c.b.Wait(ctx, inq.ID, taskWaitChunk)
+		inq, err = m.b.Wait(ctx, inq.ID, taskWaitChunk)
 	}
 	if err != nil {
 		return nil, err
@@ -432,15 +464,15 @@ func (c *taskConn) taskResult(ctx context.Context, params json.RawMessage) (any,
 }
 
 // cancelTask cancels the task's inquiry, which was pending.
-func (c *taskConn) cancelTask(ctx context.Context, params json.RawMessage) (any, error) {
-	inq, err := c.task(ctx, "tasks/cancel", params)
+func (m taskMethods) cancelTask(ctx context.Context, params json.RawMessage) (any, error) {
+	inq, err := m.task(ctx, "tasks/cancel", params)
 	if err != nil {
 		return nil, err
 	}
 	if inq.Status != hitl.StatusPending {
 		return nil, alreadyEnded(inq)
 	}
-	cancelled, err := c.b.Cancel(ctx, inq.ID, "cancelled by the MCP client (tasks/cancel)")
+	cancelled, err := m.b.Cancel(ctx, inq.ID, "cancelled by the MCP client (tasks/cancel)")
 	var he *hitl.Error
 	if errors.As(err, &he) && he.Code == hitl.EConflict && he.Inquiry != nil {
 		return nil, alreadyEnded(he.Inquiry) // it ended meanwhile
@@ -457,7 +489,7 @@ func alreadyEnded(inq *hitl.Inquiry) error {
 }
 
 // listTasks lists the principal's tasks, newest first, a page at a time.
-func (c *taskConn) listTasks(ctx context.Context, params json.RawMessage) (any, error) {
+func (m taskMethods) listTasks(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Cursor string `json:"cursor"`
 	}
@@ -466,7 +498,7 @@ func (c *taskConn) listTasks(ctx context.Context, params json.RawMessage) (any, 
 			return nil, invalidParams("tasks/list params are not valid: %v", err)
 		}
 	}
-	inqs, next, err := c.b.Asked(ctx, map[string]string{taskMetadataKey: "true"}, hitl.Page{Cursor: p.Cursor, Limit: taskListPage})
+	inqs, next, err := m.b.Asked(ctx, map[string]string{taskMetadataKey: "true"}, hitl.Page{Cursor: p.Cursor, Limit: taskListPage})
 	if hitl.ErrorCode(err) == hitl.EInvalid {
 		return nil, invalidParams("tasks/list: the cursor is not one this server gave out")
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +58,14 @@ func (a agent) backend(t *testing.T) mcp.Backend {
 // and initializes the session at protocol version 2025-11-25. It returns the initialize result.
 func (a agent) connect(t *testing.T) (*rawClient, map[string]any) {
 	t.Helper()
-	b := a.backend(t)
 	clientSide, serverSide := sdk.NewInMemoryTransports()
+	return a.connectOn(t, serverSide, clientSide)
+}
+
+// connectOn is connect on a given pair of transports.
+func (a agent) connectOn(t *testing.T, serverSide, clientSide sdk.Transport) (*rawClient, map[string]any) {
+	t.Helper()
+	b := a.backend(t)
 	ss, err := mcp.NewServer(b, mcp.Options{WaitBound: time.Second}).Connect(ctx, mcp.WithTasks(serverSide, b), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -494,4 +502,41 @@ func TestTaskResultCancelled(t *testing.T) {
 	if got := c.get(created.TaskID); got.Status != "working" {
 		t.Fatalf("the task after its result's wait was cancelled: %+v", got)
 	}
+}
+
+// TestTasksOverStreamableHTTP: on a session of streamable HTTP, the wrapper starts tasks and
+// announces them (the connection sends each response on the stream of its request), and
+// answerTaskRequest answers the task methods, which the transport would refuse.
+func TestTasksOverStreamableHTTP(t *testing.T) {
+	srv := testserver.Start(t)
+	bot := newAgent(t, srv, "bot")
+	b := bot.backend(t)
+	serverSide := &sdk.StreamableServerTransport{SessionID: "tasks-session"}
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !mcp.AnswerTaskRequest(w, r, b) {
+			serverSide.ServeHTTP(w, r)
+		}
+	}))
+	defer web.Close()
+	c, init := bot.connectOn(t, serverSide, &sdk.StreamableClientTransport{Endpoint: web.URL})
+	if init["capabilities"].(map[string]any)["tasks"] == nil {
+		t.Fatalf("no tasks capability over HTTP: %v", init)
+	}
+	created := c.ask(map[string]any{"prompt": "Over HTTP?"})
+	results := make(chan toolResult, 1)
+	go func() { results <- c.result(created.TaskID) }()
+	testserver.Eventually(t, 10*time.Second, "tasks/result waiting", func() bool { return srv.Engine().Waiting() >= 2 })
+	human, _ := srv.Key(hitl.KeyRequest{Name: "ann", Roles: []string{"responder"}})
+	if _, err := human.Respond(ctx, inquiryID(t, created.TaskID), json.RawMessage(`"over HTTP"`), ""); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-results; string(r.Structured.Answer) != `"over HTTP"` {
+		t.Fatalf("tasks/result over HTTP: %+v", r)
+	}
+	var cancelled task
+	second := c.ask(map[string]any{"prompt": "Cancel me over HTTP"})
+	if c.ok("tasks/cancel", map[string]any{"taskId": second.TaskID}, &cancelled); cancelled.Status != "cancelled" {
+		t.Fatalf("tasks/cancel over HTTP: %+v", cancelled)
+	}
+	c.fails("tasks/get", map[string]any{"taskId": "inquiry-999"}, jsonrpc.CodeInvalidParams, "no task")
 }
