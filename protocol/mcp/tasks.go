@@ -10,7 +10,11 @@ package mcp
 // the SDK's server: it answers the task methods and the task-augmented calls of
 // request_user_input itself, writing their responses to the connection; it adds the tasks
 // capability to the initialize result and execution.taskSupport to request_user_input in
-// tools/list; everything else passes through untouched.
+// tools/list; everything else passes through untouched. Over streamable HTTP the transport
+// itself refuses the task methods before its connection reads them, so answerTaskRequest
+// answers those in front of it. (The wrapper hides the SDK's unexported hooks on its own
+// connections: stdio's refusal of JSON-RPC batches from version 2025-06-18 on, HTTP's
+// propagation of a request's cancellation, used by the 2026 protocol's subscriptions.)
 //
 // A task is an inquiry: its id names the inquiry ("inquiry-42"), so that tasks/get still
 // answers after a restart, and every answer is read through the Backend, as its principal.
@@ -156,12 +160,12 @@ func (c *taskConn) takes(req *jsonrpc.Request) bool {
 		return false
 	}
 	method := taskMethods{c.b}.of(req)
-	if method == nil {
-		return false
+	if method == nil || c.answering[req.ID] != nil {
+		return false // not a task request, or an id in use: the SDK says what is wrong
 	}
 	ctx, cancel := context.WithCancel(c.life)
 	c.answering[req.ID] = cancel
-	go c.answer(ctx, req, method)
+	go c.answer(ctx, cancel, req, method)
 	return true
 }
 
@@ -194,10 +198,10 @@ func (m taskMethods) of(req *jsonrpc.Request) taskMethod {
 }
 
 // answer writes method's answer to req, unless the client cancelled req or went away.
-func (c *taskConn) answer(ctx context.Context, req *jsonrpc.Request, method taskMethod) {
+func (c *taskConn) answer(ctx context.Context, cancel context.CancelFunc, req *jsonrpc.Request, method taskMethod) {
 	defer func() {
+		cancel()
 		c.mu.Lock()
-		c.answering[req.ID]()
 		delete(c.answering, req.ID)
 		c.mu.Unlock()
 	}()
@@ -232,7 +236,7 @@ const maxTaskRequest = 64 << 10
 // (tasks/get, tasks/result, tasks/cancel, tasks/list) as b's principal, and reports whether
 // it did. The go-sdk's streamable transport refuses the methods its server does not know
 // before its connection reads them, so WithTasks never sees these over HTTP; they need no
-// session, only the principal. Any other request is left to the transport, body unread.
+// session, only the principal. Any other request is left to the transport, its body as it came.
 func answerTaskRequest(w http.ResponseWriter, r *http.Request, b Backend) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return false
@@ -255,10 +259,7 @@ func answerTaskRequest(w http.ResponseWriter, r *http.Request, b Backend) bool {
 		return false // the transport says the method is unknown
 	}
 	result, err := method(r.Context(), req.Params)
-	body, err := jsonrpc.EncodeMessage(taskResponse(req.ID, result, err))
-	if err != nil {
-		return false
-	}
+	body, _ := jsonrpc.EncodeMessage(taskResponse(req.ID, result, err)) // JSON already: it encodes
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(body)
 	return true
