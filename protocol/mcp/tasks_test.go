@@ -540,3 +540,25 @@ func TestTasksOverStreamableHTTP(t *testing.T) {
 	}
 	c.fails("tasks/get", map[string]any{"taskId": "inquiry-999"}, jsonrpc.CodeInvalidParams, "no task")
 }
+
+// TestTaskListPages: tasks/list gives 50 tasks a page, newest first, and the cursor of the next.
+func TestTaskListPages(t *testing.T) {
+	srv := testserver.Start(t)
+	c, _ := newAgent(t, srv, "bot").connect(t)
+	var asked []string
+	for i := range 51 {
+		asked = append(asked, c.ask(map[string]any{"prompt": fmt.Sprintf("Question %d?", i)}).TaskID)
+	}
+	var first, second struct {
+		Tasks      []task `json:"tasks"`
+		NextCursor string `json:"nextCursor"`
+	}
+	c.ok("tasks/list", map[string]any{}, &first)
+	if len(first.Tasks) != 50 || first.Tasks[0].TaskID != asked[50] || first.NextCursor == "" {
+		t.Fatalf("the first page: %d tasks, first %s, cursor %q", len(first.Tasks), first.Tasks[0].TaskID, first.NextCursor)
+	}
+	c.ok("tasks/list", map[string]any{"cursor": first.NextCursor}, &second)
+	if len(second.Tasks) != 1 || second.Tasks[0].TaskID != asked[0] || second.NextCursor != "" {
+		t.Fatalf("the second page: %+v", second)
+	}
+}
