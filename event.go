@@ -52,6 +52,14 @@ func LoggedEntry(ev *Event) *SessionLogEntry {
 	return data.Entry
 }
 
+// ChangesSession reports whether ev is a change of its session, which its version counts
+// (Store.SessionVersion): every event of a session but the entries of its log, which record
+// what its agent says and change nothing. OpenIntent's intents carry the count as their
+// version, and an agent's change made against an older one is refused.
+func ChangesSession(ev *Event) bool {
+	return ev.Session != "" && ev.Type != EventSessionLogged
+}
+
 // IntakeRejection is the data of an intake.rejected event: where the message came from,
 // which one it was, and why it was refused, in words.
 type IntakeRejection struct {

@@ -49,6 +49,9 @@ type Store interface {
 	Sessions(ctx context.Context, f SessionFilter) ([]*Session, string, error)
 	// SessionInquiries lists a session's inquiries oldest first, narrowed by Visibility.
 	SessionInquiries(ctx context.Context, key string, v Visibility) ([]*Inquiry, error)
+	// SessionVersion counts the events of a session that change it (ChangesSession): 0 for a
+	// key that has none.
+	SessionVersion(ctx context.Context, key string) (int64, error)
 
 	// Events lists events with seq > f.After in seq order.
 	Events(ctx context.Context, f EventFilter) ([]*Event, error)
@@ -156,6 +159,9 @@ type Tx interface {
 
 	// Session reads a session inside the transaction (ENotFound).
 	Session(key string) (*Session, error)
+	// SessionVersion is Store.SessionVersion inside the transaction, counting the events it
+	// has appended so far.
+	SessionVersion(key string) (int64, error)
 	// InsertSession stores a new session (EConflict if the key exists).
 	InsertSession(s *Session) error
 	// UpdateSession writes a session's agent, state, metadata, status, result, error and times.

@@ -72,6 +72,10 @@ func (s *Store) SessionInquiries(ctx context.Context, key string, v hitl.Visibil
 	return dialect.SessionInquiries(ctx, s.db, key, v)
 }
 
+func (s *Store) SessionVersion(ctx context.Context, key string) (int64, error) {
+	return dialect.SessionVersion(ctx, s.db, key)
+}
+
 func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
 	return dialect.Events(ctx, s.db, f)
 }

@@ -324,6 +324,20 @@ func (t *txn) Session(key string) (*hitl.Session, error) {
 	return dialect.Session(t.ctx, pgDB{t}, key, " FOR UPDATE OF s")
 }
 
+// SessionVersion adds to the stored count the events of the changes this transaction has
+// kept and of the current one, which are appended when it commits.
+func (t *txn) SessionVersion(key string) (int64, error) {
+	n, err := dialect.SessionVersion(t.ctx, pgDB{t}, key)
+	for _, evs := range [][]*hitl.Event{t.kept, t.events} {
+		for _, ev := range evs {
+			if ev.Session == key && hitl.ChangesSession(ev) {
+				n++
+			}
+		}
+	}
+	return n, err
+}
+
 func (t *txn) InsertSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	tag, err := t.Exec(`INSERT INTO sessions

@@ -114,6 +114,10 @@ func (s *Store) SessionInquiries(ctx context.Context, key string, v hitl.Visibil
 	return onReader(s, ctx, func() ([]*hitl.Inquiry, error) { return dialect.SessionInquiries(ctx, sqlstore.SQL{Q: s.read}, key, v) })
 }
 
+func (s *Store) SessionVersion(ctx context.Context, key string) (int64, error) {
+	return onReader(s, ctx, func() (int64, error) { return dialect.SessionVersion(ctx, sqlstore.SQL{Q: s.read}, key) })
+}
+
 func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
 	return readBy(s, ctx, dialect.Events, f)
 }

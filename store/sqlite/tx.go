@@ -181,6 +181,11 @@ func storedStatus(s hitl.SessionStatus) hitl.SessionStatus {
 
 func (t *txn) Session(key string) (*hitl.Session, error) { return getSession(t.ctx, t.tx, key) }
 
+// SessionVersion: the events this transaction appended are in the table already.
+func (t *txn) SessionVersion(key string) (int64, error) {
+	return dialect.SessionVersion(t.ctx, sqlstore.SQL{Q: t.tx}, key)
+}
+
 func (t *txn) InsertSession(s *hitl.Session) error {
 	meta, _ := json.Marshal(s.Metadata)
 	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO sessions

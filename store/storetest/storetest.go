@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"SearchBesideDeepContext": testSearchBesideDeepContext,
 		"DeadlineOrder":           testDeadlineOrder,
 		"Sessions":                testSessions,
+		"SessionVersion":          testSessionVersion,
 		"Events":                  testEvents,
 		"ConcurrentEventsInOrder": testConcurrentEventsInOrder,
 		"IdempotencyKeys":         testIdempotencyKeys,
@@ -488,6 +489,44 @@ func testSessions(t *testing.T, s hitl.Store) {
 	}
 	if _, err := s.Session(ctx, "nope"); code(err) != hitl.ENotFound {
 		t.Fatalf("unknown session: %v", err)
+	}
+}
+
+// testSessionVersion: a session's version counts its events but its log entries, and within
+// a transaction the events it has appended too.
+func testSessionVersion(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	inq := insert(t, s, newInquiry(1, func(i *hitl.Inquiry) { i.Session = "v-1" }))
+	version := func() int64 {
+		t.Helper()
+		n, err := s.SessionVersion(ctx, "v-1")
+		must(t, err)
+		return n
+	}
+	if n := version(); n != 0 {
+		t.Fatalf("a session without events is at version %d, want 0", n)
+	}
+	sessionEvent := func(typ string) *hitl.Event {
+		return &hitl.Event{ID: fmt.Sprintf("ev-v-1-%s-%d", typ, time.Now().UnixNano()), Type: typ, Time: base, Session: "v-1", Actor: "a", Data: json.RawMessage(`{}`)}
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.AppendEvent(sessionEvent(hitl.EventSessionUpdated)) }))
+	appendEvent(t, s, inq, hitl.EventInquiryCreated)
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.AppendEvent(sessionEvent(hitl.EventSessionLogged)) }))
+	if n := version(); n != 2 {
+		t.Fatalf("version = %d after a change, a question and a log entry; want 2", n)
+	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		if err := tx.AppendEvent(sessionEvent(hitl.EventSessionUpdated)); err != nil {
+			return err
+		}
+		n, err := tx.SessionVersion("v-1")
+		if err == nil && n != 3 {
+			err = fmt.Errorf("inside the transaction that appended a change, version = %d, want 3", n)
+		}
+		return err
+	}))
+	if n, err := s.SessionVersion(ctx, "no-such-session"); err != nil || n != 0 {
+		t.Fatalf("unknown session: %d %v, want 0", n, err)
 	}
 }
 

@@ -149,6 +149,12 @@ func (d *Dialect) SessionInquiries(ctx context.Context, db DB, key string, v hit
 	return d.Inquiries(ctx, db, "SELECT "+InquiryColumns+" FROM inquiries i"+w.String()+" ORDER BY i.id", w.Args...)
 }
 
+// SessionVersion counts the stored events of a session that change it (hitl.ChangesSession).
+func (d *Dialect) SessionVersion(ctx context.Context, db DB, key string) (int64, error) {
+	n, err := d.count(ctx, db, "session "+key, "SELECT COUNT(*) FROM events WHERE session = "+d.Placeholder(1)+" AND type <> '"+hitl.EventSessionLogged+"'", key)
+	return int64(n), err
+}
+
 // Session reads a session; lock is what follows the query (FOR UPDATE, or "").
 func (d *Dialect) Session(ctx context.Context, db DB, key, lock string) (*hitl.Session, error) {
 	return One(ctx, d, db, "session "+key, d.scanSessionOnly, "SELECT "+d.sessionColumns()+" FROM sessions s WHERE s.key = "+d.Placeholder(1)+lock, key)
