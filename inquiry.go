@@ -266,6 +266,9 @@ type InquiryRequest struct {
 	// a JSON object of the values its {{.var}} placeholders take.
 	Template string          `json:"template,omitempty"`
 	Vars     json.RawMessage `json:"vars,omitempty"`
+	// IfSessionVersion, when set, asks only if the session is at that version
+	// (Store.SessionVersion), as OpenIntent's If-Match asks; not part of hitl's API.
+	IfSessionVersion *int64 `json:"-"`
 }
 
 // ResponseRequest is a human's answer (POST /v1/inquiries/{id}/respond). Response is any

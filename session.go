@@ -60,6 +60,9 @@ type SessionRequest struct {
 	Metadata    map[string]string `json:"metadata,omitempty"`
 	// CallbackFormat: "cloudevents" (the default) or "agent-questions".
 	CallbackFormat string `json:"callback_format,omitempty"`
+	// IfVersion, when set, makes the change only if the session is at that version
+	// (Store.SessionVersion), as OpenIntent's If-Match asks; not part of hitl's API.
+	IfVersion *int64 `json:"-"`
 }
 
 // SessionLogEntry is what an agent records in its session's log (EventSessionLogged): what it
@@ -70,6 +73,10 @@ type SessionLogEntry struct {
 	EventType string `json:"event_type"`
 	// Payload is a JSON object: for a comment, {"message": ...} and whatever else was logged.
 	Payload json.RawMessage `json:"payload"`
+	// TraceID and ParentEventID place the entry in a distributed trace (OpenIntent's RFC-0020):
+	// the trace's id and the id of the event that caused it.
+	TraceID       string `json:"trace_id,omitempty"`
+	ParentEventID string `json:"parent_event_id,omitempty"`
 }
 
 // The shapes of a session's callbacks.

@@ -68,6 +68,14 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 				return err
 			}
 		}
+		if req.IfSessionVersion != nil {
+			if _, err := tx.Session(req.Session); err != nil { // holds its row (PostgreSQL)
+				return err
+			}
+			if err := checkSessionVersion(tx, req.Session, req.IfSessionVersion); err != nil {
+				return err
+			}
+		}
 		var err error
 		if evs, err = e.insertInquiry(tx, p, inq, now); err != nil {
 			return err

@@ -63,6 +63,9 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
 		cur, err := tx.Session(key)
+		if err := checkSessionVersion(tx, key, req.IfVersion); err != nil {
+			return err
+		}
 		switch {
 		case hitl.ErrorCode(err) == hitl.ENotFound:
 			created = true
@@ -156,6 +159,50 @@ func (e *Engine) sessionFor(ctx context.Context, p *hitl.Principal, s *hitl.Sess
 	return v, nil
 }
 
+// SessionVersion is the version of a session the principal may see: how many times it has
+// changed (hitl.ChangesSession).
+func (e *Engine) SessionVersion(ctx context.Context, p *hitl.Principal, key string) (int64, error) {
+	s, err := e.store.Session(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	if !canSeeSession(p, s) {
+		return 0, sessionNotFound(key)
+	}
+	return e.store.SessionVersion(ctx, key)
+}
+
+// StaleVersion is the conflict of a change made against a version of a session that is no
+// longer its own: someone changed it since the caller read it. It is an EConflict.
+type StaleVersion struct {
+	Key            string
+	Given, Current int64
+}
+
+func (s *StaleVersion) Error() string {
+	return fmt.Sprintf("session %s is at version %d, not %d: it changed since you read it; read it again and retry", s.Key, s.Current, s.Given)
+}
+
+// Unwrap is the domain error it is, for hitl.ErrorCode and the problem it is shown as.
+func (s *StaleVersion) Unwrap() error { return hitl.Errorf(hitl.EConflict, "%s", s.Error()) }
+
+// checkSessionVersion refuses, with a StaleVersion, a change asked of version want (nil: any)
+// of a session that is at another. The caller has read the session in tx first: PostgreSQL
+// then holds its row until the change commits, so no other change comes in between.
+func checkSessionVersion(tx hitl.Tx, key string, want *int64) error {
+	if want == nil {
+		return nil
+	}
+	current, err := tx.SessionVersion(key)
+	if err != nil {
+		return err
+	}
+	if current != *want {
+		return &StaleVersion{Key: key, Given: *want, Current: current}
+	}
+	return nil
+}
+
 // Sessions lists sessions newest first: agents see the ones they created.
 func (e *Engine) Sessions(ctx context.Context, p *hitl.Principal, f hitl.SessionFilter) ([]*hitl.Session, string, error) {
 	if f.Status != "" && !f.Status.Valid() {
@@ -188,6 +235,8 @@ type SessionEnd struct {
 	Status hitl.SessionStatus // completed, failed or cancelled
 	Result json.RawMessage    // for completed
 	Error  string             // for failed
+	// IfVersion, when set, ends it only if it is at that version (checkSessionVersion).
+	IfVersion *int64
 }
 
 // FinishSession completes, fails or cancels a session. Its pending inquiries are cancelled
@@ -201,8 +250,8 @@ func (e *Engine) FinishSession(ctx context.Context, p *hitl.Principal, key strin
 // are cancelled. One that has already failed or been cancelled is abandoned already (a
 // question that timed out under the fail policy, say, ended it) and is returned as it is, with
 // the reason it ended for; a completed one is a conflict.
-func (e *Engine) AbandonSession(ctx context.Context, p *hitl.Principal, key, reason string) (*hitl.Session, error) {
-	return e.finish(ctx, p, key, SessionEnd{Status: hitl.SessionFailed, Error: reason}, true)
+func (e *Engine) AbandonSession(ctx context.Context, p *hitl.Principal, key, reason string, ifVersion *int64) (*hitl.Session, error) {
+	return e.finish(ctx, p, key, SessionEnd{Status: hitl.SessionFailed, Error: reason, IfVersion: ifVersion}, true)
 }
 
 // finish ends a session as end says; abandoning, one that has already ended without
@@ -233,6 +282,9 @@ func (e *Engine) finish(ctx context.Context, p *hitl.Principal, key string, end 
 			return err
 		}
 		if err := mayChangeSession(p, s); err != nil {
+			return err
+		}
+		if err := checkSessionVersion(tx, key, end.IfVersion); err != nil {
 			return err
 		}
 		switch {
@@ -309,6 +361,9 @@ func (e *Engine) LogSession(ctx context.Context, p *hitl.Principal, key string, 
 		bad.add("/payload", "must be a JSON object, like {\"message\": \"...\"}")
 	default:
 		checkJSON(&bad, "/payload", payload, valueLimits)
+	}
+	if utf8.RuneCountInString(entry.TraceID) > maxShortText || utf8.RuneCountInString(entry.ParentEventID) > maxShortText {
+		bad.add("/trace_id", "trace_id and parent_event_id must be at most %d characters", maxShortText)
 	}
 	if err := bad.err("invalid log entry"); err != nil {
 		return nil, err

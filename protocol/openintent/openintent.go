@@ -234,7 +234,7 @@ func (a *API) status(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 	var err error
 	switch req.Status {
 	case "abandoned":
-		_, err = a.engine.AbandonSession(r.Context(), p, key, req.Reason)
+		_, err = a.engine.AbandonSession(r.Context(), p, key, req.Reason, nil)
 	case "completed":
 		if req.Reason != "" {
 			return hitl.Errorf(hitl.EInvalid, "reason is kept for an abandoned intent only: a completed one has its result (POST /v1/sessions/%s/complete)", key)
