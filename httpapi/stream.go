@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
 // streamWriteTimeout ends a stream whose client stops reading: a write that cannot finish in
@@ -62,14 +63,7 @@ var ping = []byte(": ping\n\n")
 // startStream answers 200 with the headers of a stream of contentType, for writes that
 // must each finish within streamWriteTimeout.
 func startStream(w http.ResponseWriter, contentType string) *http.ResponseController {
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
-	rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	w.WriteHeader(http.StatusOK)
-	return rc
+	return httpwire.StartStream(w, contentType, streamWriteTimeout)
 }
 
 // stream serves GET /v1/events/stream as Server-Sent Events: the stored events after the

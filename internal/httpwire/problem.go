@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -65,6 +66,13 @@ type Problem struct {
 // WriteProblem writes err as problem+json; an error that is no domain error shows only as
 // "internal error" (the caller logs it in full).
 func WriteProblem(w http.ResponseWriter, err error) {
+	p := ProblemOf(err)
+	WriteProblemBody(w, p.Status, p)
+}
+
+// ProblemOf is the problem err is shown as, for a protocol that adds members of its own to
+// it (WriteProblemBody).
+func ProblemOf(err error) Problem {
 	code := hitl.ErrorCode(err)
 	status := statusOf[code]
 	p := Problem{Type: "urn:hitl:problem:" + code, Title: http.StatusText(status), Status: status, Code: code, Detail: hitl.ErrorMessage(err)}
@@ -72,10 +80,29 @@ func WriteProblem(w http.ResponseWriter, err error) {
 	if errors.As(err, &de) {
 		p.Errors, p.Inquiry = de.Fields, de.Inquiry
 	}
+	return p
+}
+
+// WriteProblemBody writes body, a Problem or one with members added, as problem+json.
+func WriteProblemBody(w http.ResponseWriter, status int, body any) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(p)
+	json.NewEncoder(w).Encode(body)
+}
+
+// StartStream answers 200 with the headers of a stream of contentType (Server-Sent Events,
+// NDJSON): never cached, nor buffered by proxies. Its first write must finish within timeout;
+// the writer moves the deadline on with the controller it returns.
+func StartStream(w http.ResponseWriter, contentType string, timeout time.Duration) *http.ResponseController {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // tell proxies not to buffer the stream
+	rc.SetWriteDeadline(time.Now().Add(timeout))
+	w.WriteHeader(http.StatusOK)
+	return rc
 }
 
 // WriteJSON writes v as the JSON answer, never to be cached.
