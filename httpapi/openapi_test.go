@@ -169,6 +169,15 @@ func TestResponsesMatchTheirSchemas(t *testing.T) {
 		}
 	}
 	check("Problem", "POST", "/api/v1/intents/s3/status", `{"status":"draft"}`, 400)
+	// The OpenIntent SDK's intent: created, a suspension written through its state, assigned.
+	created := check("Intent", "POST", "/api/v1/intents", `{"title":"Refund","description":"","constraints":{},"state":{"a":1},"created_by":"refund-agent"}`, 201)
+	intent := "/api/v1/intents/" + created.(map[string]any)["id"].(string)
+	header = http.Header{"If-Match": {"1"}}
+	check("Intent", "POST", intent+"/state", `{"patches":[{"op":"set","path":"_suspension","value":{"id":"3c1e","question":"Refund?","response_type":"choice",
+		"choices":[{"value":"yes","label":"Yes"},{"value":"no","label":"No"}],"context":{},"fallback_policy":"fail","timeout_seconds":60}}]}`, 200)
+	header = http.Header{"If-Match": {"1"}}
+	check("Problem", "POST", intent+"/status", `{"status":"abandoned"}`, 409)
+	check("AgentAssigned", "POST", intent+"/agents", `{"agent_id":"refund-agent"}`, 200)
 	checkPage("Inquiry", "/v1/inquiries")
 	checkPage("Session", "/v1/sessions")
 	checkPage("Inquiry", "/v1/sessions/s1/inquiries")

@@ -242,13 +242,16 @@ func TestOpenIntentLogAndAbandon(t *testing.T) {
 	// The intent's event log: its suspension and what became of it under OpenIntent's names,
 	// the notes as logged, and its end; a page at a time.
 	r = oi("GET", "refund-3/events", agentKey, "")
-	var types []string
+	// Each type is one of the SDK's EventType (it parses every one), hitl's beside it.
+	var types, hitlTypes []string
 	var events []any
 	must(t, json.Unmarshal([]byte(r.text), &events))
 	for _, ev := range events {
 		types = append(types, ev.(map[string]any)["event_type"].(string))
+		hitlTypes = append(hitlTypes, ev.(map[string]any)["hitl_type"].(string))
 	}
-	if r.status != http.StatusOK || strings.Join(types, " ") != "session.updated intent.suspended comment intent.resumed session.failed comment" {
+	if r.status != http.StatusOK || strings.Join(types, " ") != "intent_created intent.suspended comment intent.resumed status_changed comment" ||
+		strings.Join(hitlTypes, " ") != "session.updated inquiry.created session.logged inquiry.cancelled session.failed session.logged" {
 		t.Fatalf("the intent's events: %d %v %s", r.status, types, r.text)
 	}
 	second := events[1].(map[string]any)
@@ -281,15 +284,16 @@ func TestOpenIntentLogAndAbandon(t *testing.T) {
 	}
 	problem(oi("POST", "refund-4/status", agentKey, `{"status": "abandoned"}`), 409, "session refund-4 has completed: a run that reached its goal cannot be abandoned")
 	problem(oi("POST", "refund-4/status", agentKey, `{"status": "completed"}`), 409, "already completed")
-	problem(oi("POST", "refund-3/status", agentKey, `{"status": "active"}`), 400, "status must be abandoned or completed")
+	problem(oi("POST", "refund-3/status", agentKey, `{"status": "active"}`), 409, "session refund-3 is failed and can no longer change")
+	problem(oi("POST", "refund-3/status", agentKey, `{"status": "paused"}`), 400, "status must be one of active, suspended_awaiting_input, completed, abandoned")
 	problem(oi("POST", "refund-3/status", agentKey, `{"status": "completed", "reason": "done"}`), 400, "reason is kept for an abandoned intent only")
-	problem(oi("POST", "refund-3/status", agentKey, `{}`), 400, "status must be abandoned or completed")
+	problem(oi("POST", "refund-3/status", agentKey, `{}`), 400, "status must be one of active, suspended_awaiting_input, completed, abandoned")
 	problem(oi("POST", "no-such-intent/status", agentKey, `{"status": "abandoned"}`), 404, "no-such-intent")
 	problem(oi("POST", "refund-3/status", operatorKey, `{"status": "abandoned"}`), 403, "only the session's creator or an admin")
 	problem(oi("POST", "refund-3/events", agentKey, `{"payload": {}}`), 400, "/event_type")
 	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "comment", "payload": "hello"}`), 400, "must be a JSON object")
 	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "a comment"}`), 400, "must be 1 to 100 characters")
-	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "comment", "trace_id": "t1"}`), 400, "trace_id")
+	problem(oi("POST", "refund-3/events", agentKey, `{"event_type": "comment", "trace": "t1"}`), 400, "trace")
 	problem(oi("POST", "refund-3/events", operatorKey, `{"event_type": "comment"}`), 403, "only the session's creator or an admin")
 	problem(oi("POST", "no-such-intent/events", agentKey, `{"event_type": "comment"}`), 404, "no-such-intent")
 	problem(oi("GET", "no-such-intent/events", agentKey, ""), 404, "no-such-intent")

@@ -1,14 +1,14 @@
-// Package openintent serves OpenIntent's HITL shape (RFC-0025, /api/v1/intents/...), so that
-// its SDK and the operators' tools written for it use hitl unchanged: an intent is a session, a
-// suspension an inquiry asked in it (suspension_id is the inquiry's id, as a string or a
-// number), its event log the session's events, with what its agent logs as session.logged
-// events; an abandoned intent is a session that failed or was cancelled. It maps shapes only;
-// the engine decides, as for /v1.
+// Package openintent serves the part of OpenIntent (/api/v1/intents/..., RFC-0001 and RFC-0025)
+// that its Python SDK's client and Agent use for intents that ask people, so that they and the
+// operators' tools written for it use hitl unchanged: an intent is a session, its version the
+// count of the session's changes (If-Match compares it), a suspension an inquiry asked in it
+// (written by the SDK through the intent's state, it keeps the SDK's id), its event log the
+// session's events, with what its agent logs as session.logged events; an abandoned intent is
+// a session that failed or was cancelled. It maps shapes only; the engine decides, as for /v1.
 package openintent
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -37,109 +37,74 @@ type suspensionResolved struct {
 	RespondedAt  *time.Time      `json:"responded_at"`
 }
 
-// suspensionRecord is intent.state._suspension: the intent's latest suspension.
-type suspensionRecord struct {
-	ID              int64           `json:"id"`
-	Question        string          `json:"question"`
-	Context         json.RawMessage `json:"context"`
-	ChannelHint     *string         `json:"channel_hint"`
-	TimeoutSeconds  *int64          `json:"timeout_seconds"`
-	FallbackPolicy  string          `json:"fallback_policy"`
-	FallbackValue   json.RawMessage `json:"fallback_value"`
-	Resolution      string          `json:"resolution"`
-	Value           json.RawMessage `json:"value"`
-	RespondedBy     *string         `json:"responded_by"`
-	RelayedBy       *string         `json:"relayed_by,omitempty"`
-	RespondedAt     *time.Time      `json:"responded_at"`
-	FallbackApplied bool            `json:"fallback_applied"`
-}
-
-// intentView is GET /api/v1/intents/{intent_id}.
-type intentView struct {
-	ID     string         `json:"id"`
-	Status string         `json:"status"`
-	State  map[string]any `json:"state"`
-	// AbandonmentReason is why an abandoned intent ended (its session's error), when it says.
-	AbandonmentReason string `json:"abandonment_reason,omitempty"`
-}
-
-// intentStatus is a session's status under RFC-0001's names, which call every end but
-// completion abandoned.
-func intentStatus(s hitl.SessionStatus) string {
-	switch s {
-	case hitl.SessionRunning:
-		return "active"
-	case hitl.SessionAwaitingInput:
-		return "suspended_awaiting_input"
-	case hitl.SessionFailed, hitl.SessionCancelled:
-		return "abandoned"
-	}
-	return string(s) // completed
-}
-
-// statusChange is the body of POST /api/v1/intents/{intent_id}/status. OpenIntent's SDK sends
-// the intent's version in If-Match; hitl's sessions have none, and the header is not read.
-type statusChange struct {
-	Status string `json:"status"`
-	Reason string `json:"reason"`
-}
-
 // intentEvent is an entry of an intent's event log (RFC-0001's Event object).
 type intentEvent struct {
 	ID string `json:"id"`
 	// Seq is where the event stands in hitl's log: GET .../events?after=SEQ goes on from it.
-	Seq       int64           `json:"seq"`
-	IntentID  string          `json:"intent_id"`
-	EventType string          `json:"event_type"`
-	Actor     string          `json:"actor"`
-	Payload   json.RawMessage `json:"payload"`
-	CreatedAt time.Time       `json:"created_at"`
+	// Sequence is the same number under OpenIntent's name.
+	Seq      int64  `json:"seq"`
+	Sequence int64  `json:"sequence"`
+	IntentID string `json:"intent_id"`
+	// EventType is one of the SDK's event types, which it parses every event's type into;
+	// HitlType is the event's type in hitl's log.
+	EventType     string          `json:"event_type"`
+	HitlType      string          `json:"hitl_type"`
+	Actor         string          `json:"actor"`
+	Payload       json.RawMessage `json:"payload"`
+	TraceID       string          `json:"trace_id,omitempty"`
+	ParentEventID string          `json:"parent_event_id,omitempty"`
+	CreatedAt     isoTime         `json:"created_at"`
 }
 
-// eventToLog is the body of POST /api/v1/intents/{intent_id}/events. The SDK's actor is its
-// agent id; hitl records the key that sends the event as its actor, and does not read it.
+// eventToLog is the body of POST /api/v1/intents/{intent_id}/events, as the SDK's log_event
+// sends it. Its actor is the SDK's agent id; hitl records the key that sends the event as its
+// actor, and does not read it.
 type eventToLog struct {
-	EventType string          `json:"event_type"`
-	Actor     string          `json:"actor"`
-	Payload   json.RawMessage `json:"payload"`
+	EventType     string          `json:"event_type"`
+	Actor         string          `json:"actor"`
+	Payload       json.RawMessage `json:"payload"`
+	TraceID       string          `json:"trace_id"`
+	ParentEventID string          `json:"parent_event_id"`
 }
 
 // intentEventOf is an event of the intent's session as OpenIntent shows it: an entry the agent
-// logged as it logged it; an inquiry's event under OpenIntent's name for it (intent.suspended,
-// intent.resumed) when it has one, else hitl's; the payload the event's data.
+// logged as it logged it, any other event under the SDK's name for it (eventTypeOf), with its
+// data as the payload.
 func intentEventOf(ev *hitl.Event) intentEvent {
-	out := intentEvent{ID: ev.ID, Seq: ev.Seq, IntentID: ev.Session, EventType: ev.Type, Actor: ev.Actor, Payload: ev.Data, CreatedAt: ev.Time}
-	if alias := hitl.IntentAliasType(ev); alias != "" {
-		out.EventType = alias
-	}
+	out := intentEvent{ID: ev.ID, Seq: ev.Seq, Sequence: ev.Seq, IntentID: ev.Session, EventType: eventTypeOf(ev), HitlType: ev.Type,
+		Actor: ev.Actor, Payload: ev.Data, CreatedAt: isoTime(ev.Time)}
 	if entry := hitl.LoggedEntry(ev); entry != nil {
-		out.EventType, out.Payload = entry.EventType, entry.Payload
+		out.EventType, out.Payload, out.TraceID, out.ParentEventID = entry.EventType, entry.Payload, entry.TraceID, entry.ParentEventID
 	}
 	return out
 }
 
-// resolution is an inquiry's status under RFC-0025's names.
-func resolution(s hitl.Status) string {
-	switch s {
-	case hitl.StatusPending:
-		return "pending"
-	case hitl.StatusTimeout:
-		return "expired"
+// eventTypeOf is the SDK's name for an event of a session: an inquiry's under OpenIntent's
+// name for it (intent.suspended, intent.resumed), the session's creation intent_created and
+// its other changes state_patched, its end status_changed, a reminder and an escalation of a
+// suspension as RFC-0026 names them; what else befalls a suspension (a claim, a vote, ...)
+// changes the intent's _suspension, state_patched.
+func eventTypeOf(ev *hitl.Event) string {
+	if alias := hitl.IntentAliasType(ev); alias != "" {
+		return alias
 	}
-	return string(s) // responded, cancelled
-}
-
-// suspensionID reads a suspension id: the inquiry's id, as a number or a string of one.
-func suspensionID(raw json.RawMessage) (int64, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || hitl.IsNull(raw) {
-		return 0, hitl.Errorf(hitl.EInvalid, "suspension_id is required: the id of the suspension to answer, from the intent's state._suspension.id")
+	switch ev.Type {
+	case hitl.EventSessionUpdated:
+		var s struct {
+			CreatedAt string `json:"created_at"`
+			UpdatedAt string `json:"updated_at"`
+		}
+		if json.Unmarshal(ev.Data, &s) == nil && s.CreatedAt == s.UpdatedAt {
+			return "intent_created"
+		}
+	case hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled:
+		return "status_changed"
+	case hitl.EventInquiryReminded:
+		return "intent.suspension_renotified"
+	case hitl.EventInquiryEscalated:
+		return "intent.suspension_escalated"
 	}
-	text, n := httpwire.IDInJSON(raw)
-	if n == 0 {
-		return 0, hitl.Errorf(hitl.ENotFound, "suspension %s not found: suspension ids on this server are whole numbers (the id in the intent's state._suspension)", text)
-	}
-	return n, nil
+	return "state_patched"
 }
 
 // API serves OpenIntent's routes on the engine.
@@ -150,13 +115,25 @@ type API struct {
 // New returns OpenIntent's routes on e.
 func New(e *engine.Engine) *API { return &API{engine: e} }
 
-// Mount adds OpenIntent's routes to r.
+// Mount adds OpenIntent's routes to r. Their refusals are problem+json with the members the
+// SDK reads (sdkErrors).
 func (a *API) Mount(r httpwire.Router) {
-	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/intents/{intent_id}", Handle: a.intent})
-	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/suspend/respond", Handle: a.respond})
-	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/status", Handle: a.status})
-	r.Handle(httpwire.Route{Method: "GET", Path: "/api/v1/intents/{intent_id}/events", Query: []string{"limit", "after"}, Handle: a.events})
-	r.Handle(httpwire.Route{Method: "POST", Path: "/api/v1/intents/{intent_id}/events", Handle: a.logEvent})
+	for _, rt := range []httpwire.Route{
+		{Method: "GET", Path: "/.well-known/openintent.json", Public: true, Handle: a.discovery},
+		{Method: "GET", Path: "/api/v1/server/config", Handle: a.serverConfig},
+		{Method: "POST", Path: "/api/v1/intents", Handle: a.createIntent},
+		{Method: "GET", Path: "/api/v1/intents/{intent_id}", Handle: a.intent},
+		{Method: "POST", Path: "/api/v1/intents/{intent_id}/status", Handle: a.status},
+		{Method: "POST", Path: "/api/v1/intents/{intent_id}/state", Handle: a.patchState},
+		{Method: "POST", Path: "/api/v1/intents/{intent_id}/agents", Handle: a.assign},
+		{Method: "POST", Path: "/api/v1/intents/{intent_id}/suspend/respond", Handle: a.respond},
+		{Method: "GET", Path: "/api/v1/intents/{intent_id}/events", Query: []string{"limit", "after", "event_type", "since"}, Handle: a.events},
+		{Method: "POST", Path: "/api/v1/intents/{intent_id}/events", Handle: a.logEvent},
+		{Method: "GET", Path: "/api/v1/agents/{agent_id}/subscribe", Handle: a.subscribe},
+	} {
+		rt.Handle = sdkErrors(rt.Handle)
+		r.Handle(rt)
+	}
 }
 
 // respond serves POST /api/v1/intents/{intent_id}/suspend/respond.
@@ -166,7 +143,7 @@ func (a *API) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 		return err
 	}
 	intent := r.PathValue("intent_id")
-	id, err := suspensionID(req.SuspensionID)
+	id, err := a.findSuspension(r.Context(), p, intent, req.SuspensionID)
 	if err != nil {
 		return err
 	}
@@ -189,70 +166,6 @@ func (a *API) respond(w http.ResponseWriter, r *http.Request, p *hitl.Principal)
 	return httpwire.WriteJSON(w, http.StatusOK, out)
 }
 
-// intent serves GET /api/v1/intents/{intent_id}: the session as an intent, its state
-// holding the latest suspension as _suspension, which OpenIntent's SDK polls.
-func (a *API) intent(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	view, err := a.view(r.Context(), p, r.PathValue("intent_id"))
-	if err != nil {
-		return err
-	}
-	return httpwire.WriteJSON(w, http.StatusOK, view)
-}
-
-// view is the intent that the session key is, as p may see it.
-func (a *API) view(ctx context.Context, p *hitl.Principal, key string) (*intentView, error) {
-	sess, err := a.engine.Session(ctx, p, key)
-	if err != nil {
-		return nil, err
-	}
-	inqs, err := a.engine.SessionInquiries(ctx, p, key)
-	if err != nil {
-		return nil, err
-	}
-	state := map[string]any{}
-	if !hitl.IsNull(sess.State) && json.Unmarshal(sess.State, &state) != nil {
-		state = map[string]any{"value": sess.State} // a state that is no object is kept whole
-	}
-	if len(inqs) > 0 {
-		state["_suspension"] = suspensionOf(inqs[len(inqs)-1])
-	}
-	view := &intentView{ID: sess.Key, Status: intentStatus(sess.Status), State: state}
-	if sess.Error != nil && view.Status == "abandoned" {
-		view.AbandonmentReason = *sess.Error
-	}
-	return view, nil
-}
-
-// status serves POST /api/v1/intents/{intent_id}/status: an agent abandons its intent (the
-// session fails, with the reason) or completes it; the intent as it is then.
-func (a *API) status(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
-	var req statusChange
-	if err := httpwire.Decode(r, &req); err != nil {
-		return err
-	}
-	key := r.PathValue("intent_id")
-	var err error
-	switch req.Status {
-	case "abandoned":
-		_, err = a.engine.AbandonSession(r.Context(), p, key, req.Reason, nil)
-	case "completed":
-		if req.Reason != "" {
-			return hitl.Errorf(hitl.EInvalid, "reason is kept for an abandoned intent only: a completed one has its result (POST /v1/sessions/%s/complete)", key)
-		}
-		_, err = a.engine.FinishSession(r.Context(), p, key, engine.SessionEnd{Status: hitl.SessionCompleted})
-	default:
-		return hitl.Errorf(hitl.EInvalid, "status must be abandoned or completed: whether an intent is active or suspended_awaiting_input follows from its questions")
-	}
-	if err != nil {
-		return err
-	}
-	view, err := a.view(r.Context(), p, key)
-	if err != nil {
-		return err
-	}
-	return httpwire.WriteJSON(w, http.StatusOK, view)
-}
-
 // logEvent serves POST /api/v1/intents/{intent_id}/events: an entry the agent adds to its
 // intent's log (its SDK's log() sends a comment).
 func (a *API) logEvent(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
@@ -260,7 +173,8 @@ func (a *API) logEvent(w http.ResponseWriter, r *http.Request, p *hitl.Principal
 	if err := httpwire.Decode(r, &req); err != nil {
 		return err
 	}
-	ev, err := a.engine.LogSession(r.Context(), p, r.PathValue("intent_id"), hitl.SessionLogEntry{EventType: req.EventType, Payload: req.Payload})
+	ev, err := a.engine.LogSession(r.Context(), p, r.PathValue("intent_id"),
+		hitl.SessionLogEntry{EventType: req.EventType, Payload: req.Payload, TraceID: req.TraceID, ParentEventID: req.ParentEventID})
 	if err != nil {
 		return err
 	}
@@ -271,8 +185,9 @@ func (a *API) logEvent(w http.ResponseWriter, r *http.Request, p *hitl.Principal
 // default.
 const maxEvents = 1000
 
-// events serves GET /api/v1/intents/{intent_id}/events?limit=N&after=SEQ: the intent's log,
-// oldest first, as far as the caller may see it.
+// events serves GET /api/v1/intents/{intent_id}/events?limit=N&after=SEQ&event_type=T&since=TIME:
+// the intent's log, oldest first, as far as the caller may see it; event_type is the SDK's
+// name (eventTypeOf), since the time the SDK's get_events sends (datetime.isoformat()).
 func (a *API) events(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	key := r.PathValue("intent_id")
 	if _, err := a.engine.Session(r.Context(), p, key); err != nil {
@@ -294,30 +209,32 @@ func (a *API) events(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 		}
 		f.After = n
 	}
-	evs, err := a.engine.Events(r.Context(), p, f)
-	if err != nil {
-		return err
+	var since time.Time
+	if s := q.Get("since"); s != "" {
+		t, err := parseISOTime(s)
+		if err != nil {
+			return hitl.Errorf(hitl.EInvalid, "since must be a time such as 2026-01-02T15:04:05+00:00 (an ISO 8601 date and time), not %q", s)
+		}
+		since = t
 	}
-	out := make([]intentEvent, len(evs))
-	for i, ev := range evs {
-		out[i] = intentEventOf(ev)
+	eventType := q.Get("event_type")
+	out := []intentEvent{}
+	// Filtered here, by the SDK's names: read on until the page is full or the log ends.
+	for len(out) < f.Limit {
+		evs, err := a.engine.Events(r.Context(), p, f)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			f.After = ev.Seq
+			oe := intentEventOf(ev)
+			if (eventType == "" || oe.EventType == eventType) && ev.Time.After(since) && len(out) < f.Limit {
+				out = append(out, oe)
+			}
+		}
+		if len(evs) < f.Limit || (eventType == "" && since.IsZero()) {
+			break
+		}
 	}
 	return httpwire.WriteJSON(w, http.StatusOK, out)
-}
-
-func suspensionOf(inq *hitl.Inquiry) suspensionRecord {
-	rec := suspensionRecord{ID: inq.ID, Question: inq.Prompt, Context: inq.Context, FallbackPolicy: string(inq.FallbackPolicy),
-		FallbackValue: inq.FallbackValue, Resolution: resolution(inq.Status), Value: inq.Response, RespondedBy: inq.RespondedBy,
-		RelayedBy: inq.RelayedBy, RespondedAt: inq.RespondedAt, FallbackApplied: inq.FallbackApplied}
-	if inq.ChannelHint != "" {
-		rec.ChannelHint = &inq.ChannelHint
-	}
-	if inq.TimeoutAt != nil {
-		secs := int64(inq.TimeoutAt.Sub(inq.CreatedAt).Round(time.Second) / time.Second)
-		rec.TimeoutSeconds = &secs
-	}
-	if rec.FallbackPolicy == "" {
-		rec.FallbackPolicy = string(hitl.FallbackFail)
-	}
-	return rec
 }

@@ -243,7 +243,7 @@ class OpenIntentTest(unittest.TestCase):
         events = asyncio.run(agent.client.get_events("refund-y"))
         self.assertEqual(
             [(e["event_type"], e["payload"].get("message")) for e in events],
-            [("session.updated", None), ("comment", "fraud check failed"), ("session.failed", None), ("comment", "customer told")],
+            [("intent_created", None), ("comment", "fraud check failed"), ("status_changed", None), ("comment", "customer told")],
         )
         self.assertEqual(events[1]["payload"], {"message": "fraud check failed", "score": 0.97})
         # A completed intent cannot be abandoned: the server's message, as an OpenIntentError.

@@ -1,0 +1,101 @@
+package openintent
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/httpwire"
+)
+
+// isoTime is a time as OpenIntent's SDK parses it: datetime.fromisoformat, which before
+// Python 3.11 takes neither a Z nor more than six digits of a second.
+type isoTime time.Time
+
+func (t isoTime) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format("2006-01-02T15:04:05.000000+00:00") + `"`), nil
+}
+
+// isoTimeOf is t as an isoTime, nil for nil.
+func isoTimeOf(t *time.Time) *isoTime {
+	if t == nil {
+		return nil
+	}
+	it := isoTime(*t)
+	return &it
+}
+
+// pyTime is a time as the SDK writes it (datetime.isoformat()): with or without its zone;
+// without, it is UTC, as the SDK's datetime.utcnow() is.
+type pyTime time.Time
+
+func (t *pyTime) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	parsed, err := parseISOTime(s)
+	*t = pyTime(parsed)
+	return err
+}
+
+// parseISOTime reads a time as Python's isoformat() writes it, with or without its zone
+// (then UTC).
+func parseISOTime(s string) (time.Time, error) {
+	var err error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+		var t time.Time
+		if t, err = time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, err
+}
+
+// ifMatch reads the version the SDK sends in If-Match (its intent's version, "3"; an ETag's
+// quotes are taken too): nil when there is none, and the change is then made whatever the
+// version (hitl's own Python client sends none).
+func ifMatch(r *http.Request) (*int64, error) {
+	h := strings.TrimSpace(r.Header.Get("If-Match"))
+	if h == "" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(strings.Trim(strings.TrimPrefix(h, "W/"), `"`), 10, 64)
+	if err != nil || n < 0 {
+		return nil, hitl.Errorf(hitl.EInvalid, "If-Match must be the version of the intent you read (a whole number, the version field of GET /api/v1/intents/{id}), not %q", h)
+	}
+	return &n, nil
+}
+
+// sdkProblem is a problem as OpenIntent's SDK reads it: it shows message, and a stale
+// version's ConflictError carries current_version.
+type sdkProblem struct {
+	httpwire.Problem
+	Message        string `json:"message"`
+	CurrentVersion *int64 `json:"current_version,omitempty"`
+}
+
+// sdkErrors writes h's refusals as sdkProblems. Errors that are no domain error go back to the
+// router, which logs them and answers "internal error".
+func sdkErrors(h httpwire.Handler) httpwire.Handler {
+	return func(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+		err := h(w, r, p)
+		var de *hitl.Error
+		if err == nil || !errors.As(err, &de) {
+			return err
+		}
+		body := sdkProblem{Problem: httpwire.ProblemOf(err)}
+		body.Message = body.Detail
+		var stale *engine.StaleVersion
+		if errors.As(err, &stale) {
+			body.CurrentVersion = &stale.Current
+		}
+		httpwire.WriteProblemBody(w, body.Status, body)
+		return nil
+	}
+}
