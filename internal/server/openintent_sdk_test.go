@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // The HTTP calls of OpenIntent's Python SDK 0.17.0 (openintent/client.py, AsyncOpenIntentClient
@@ -121,8 +123,15 @@ func routeProblem(t *testing.T, r reply, status int, words string) {
 // the suspension request_input writes (a UUID id) that becomes an inquiry, a person's answer
 // in hitl read back as _suspension.response, log_event, get_events and the completion; each
 // change moves the version on, and a change at an old version is the 409 ConflictError reads.
-func TestOpenIntentSDKIntentLifecycle(t *testing.T) {
-	e := newEnv(t)
+func TestOpenIntentSDKIntentLifecycle(t *testing.T) { openIntentSDKLifecycle(t, newEnv(t)) }
+
+// TestOpenIntentSDKIntentLifecycleOnPostgres: the same on PostgreSQL, whose transactions count
+// the version with the events they append at commit.
+func TestOpenIntentSDKIntentLifecycleOnPostgres(t *testing.T) {
+	openIntentSDKLifecycle(t, newEnv(t, testserver.Postgres()))
+}
+
+func openIntentSDKLifecycle(t *testing.T, e *env) {
 	sdk := sdkClient{e, e.token("refund-agent", "agent"), "refund-agent"}
 	ops := e.principal("ops", []string{"responder"})
 
