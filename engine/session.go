@@ -63,10 +63,9 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
 		cur, err := tx.Session(key)
-		if err := checkSessionVersion(tx, key, req.IfVersion); err != nil {
-			return err
-		}
 		switch {
+		case hitl.ErrorCode(err) == hitl.ENotFound && req.IfVersion != nil:
+			return sessionNotFound(key) // a change of a version of it, and there is none
 		case hitl.ErrorCode(err) == hitl.ENotFound:
 			created = true
 			s = &hitl.Session{Key: key, Status: hitl.SessionRunning, Agent: req.Agent, CreatedBy: p.Name,
@@ -79,6 +78,9 @@ func (e *Engine) putSession(ctx context.Context, p *hitl.Principal, key string, 
 			}
 			if cur.Status.Finished() {
 				return hitl.Errorf(hitl.EConflict, "session %s is %s and can no longer change", key, cur.Status)
+			}
+			if err := checkSessionVersion(tx, key, req.IfVersion); err != nil {
+				return err
 			}
 			created, s = false, cur
 		}

@@ -66,6 +66,10 @@ func TestSessionVersionGuardsChanges(t *testing.T) {
 	if v := version(); v != 5 {
 		t.Fatalf("after the end: version %d, want 5", v)
 	}
+	// A change of a version of a session that does not exist does not create it.
+	if _, _, err := e.PutSession(ctx, agent, "run-none", &hitl.SessionRequest{IfVersion: at(1)}); hitl.ErrorCode(err) != hitl.ENotFound {
+		t.Fatalf("a change at a version of no session: %v", err)
+	}
 	if _, err := e.SessionVersion(ctx, otherAgent, "run-v"); hitl.ErrorCode(err) != hitl.ENotFound {
 		t.Fatalf("another agent reads the version: %v", err)
 	}

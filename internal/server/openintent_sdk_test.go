@@ -310,14 +310,26 @@ func TestOpenIntentSDKRefusals(t *testing.T) {
 	sdkProblem(t, sdk.call("POST", "/api/v1/intents", `{"title": "t", "state": [1]}`), http.StatusBadRequest, "state must be a JSON object")
 	sdkProblem(t, sdk.call("POST", "/api/v1/intents", `{"title": "t", "colour": "red"}`), http.StatusBadRequest, "colour")
 
-	for _, call := range [][2]string{{"GET", ""}, {"POST", "/state"}, {"POST", "/status"}, {"POST", "/events"}, {"POST", "/agents"}} {
-		r := sdk.call(call[0], "/api/v1/intents/no-such-intent"+call[1], `{"status": "active", "patches": [{"op": "set", "path": "a", "value": 1}], "event_type": "comment", "agent_id": "a"}`)
-		if r.status != http.StatusNotFound && r.status != http.StatusBadRequest {
-			t.Errorf("%s no-such-intent%s: %d %s", call[0], call[1], r.status, r.text)
+	// A session whose state is no object (set through /v1) is not patched into one.
+	if r := e.do("PUT", "/v1/sessions/list-state", sdk.key, `{"state": [1, 2]}`); r.status != http.StatusCreated {
+		t.Fatalf("PUT session: %d %s", r.status, r.text)
+	}
+	sdkProblem(t, sdk.updateState("list-state", 1, `[{"op": "set", "path": "a", "value": 1}]`), http.StatusConflict, "no JSON object")
+
+	// An unknown intent is 404 on every route, and none creates it.
+	for _, call := range [][3]string{{"GET", "", ""}, {"POST", "/state", `{"patches": [{"op": "set", "path": "a", "value": 1}]}`},
+		{"POST", "/state", `{"patches": [{"op": "set", "path": "_suspension", "value": {"id": "s9", "question": "Go?"}}]}`},
+		{"POST", "/status", `{"status": "active"}`}, {"POST", "/status", `{"status": "suspended_awaiting_input"}`},
+		{"POST", "/status", `{"status": "completed"}`}, {"POST", "/status", `{"status": "abandoned"}`},
+		{"POST", "/events", `{"event_type": "comment"}`}, {"GET", "/events", ""}, {"POST", "/agents", `{"agent_id": "a"}`},
+		{"POST", "/suspend/respond", `{"suspension_id": "s9", "value": "yes"}`}} {
+		for _, ifMatch := range []string{"", "1"} {
+			r := sdk.call(call[0], "/api/v1/intents/no-such-intent"+call[1], call[2], "If-Match", ifMatch)
+			sdkProblem(t, r, http.StatusNotFound, "no-such-intent")
 		}
-		if !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
-			t.Errorf("%s no-such-intent%s: %s", call[0], call[1], r.header.Get("Content-Type"))
-		}
+	}
+	if _, err := e.Client(sdk.key).Session(ctx, "no-such-intent"); err == nil {
+		t.Fatal("a call to an unknown intent created it")
 	}
 	sdkProblem(t, sdk.call("GET", "/api/v1/intents/no-such-intent", ""), http.StatusNotFound, "session no-such-intent not found")
 	routeProblem(t, sdkClient{e, "hitl_not-a-key", "refund-agent"}.call("GET", path, ""), http.StatusUnauthorized, "unknown or revoked")

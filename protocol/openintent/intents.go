@@ -219,16 +219,14 @@ func (a *API) status(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 // moves on, as it does on OpenIntent's servers). An agent cannot make an intent active while
 // a person is still asked: the answer does that.
 func (a *API) markStatus(ctx context.Context, p *hitl.Principal, key, status string, version *int64) error {
-	if status == "active" {
-		sess, err := a.engine.Session(ctx, p, key)
-		if err != nil {
-			return err
-		}
-		if sess.Status == hitl.SessionAwaitingInput {
-			return hitl.Errorf(hitl.EConflict, "intent %s waits for a person's answer to its suspension: it becomes active when they answer (or abandon it)", key)
-		}
+	sess, err := a.engine.Session(ctx, p, key) // an unknown intent is not created
+	if err != nil {
+		return err
 	}
-	_, _, err := a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{IfVersion: version})
+	if status == "active" && sess.Status == hitl.SessionAwaitingInput {
+		return hitl.Errorf(hitl.EConflict, "intent %s waits for a person's answer to its suspension: it becomes active when they answer (or abandon it)", key)
+	}
+	_, _, err = a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{IfVersion: version})
 	return err
 }
 
@@ -261,6 +259,9 @@ func (a *API) assign(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 		req.Role = "worker"
 	}
 	ctx, key := r.Context(), r.PathValue("intent_id")
+	if _, err := a.engine.Session(ctx, p, key); err != nil { // an unknown intent is not created
+		return err
+	}
 	if _, _, err := a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{Agent: req.AgentID}); err != nil {
 		return err
 	}

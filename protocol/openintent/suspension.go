@@ -238,6 +238,9 @@ func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 	if err != nil {
 		return err
 	}
+	if !hitl.IsNull(sess.State) && !bytes.HasPrefix(bytes.TrimSpace(sess.State), []byte("{")) {
+		return hitl.Errorf(hitl.EConflict, "the state of session %s is no JSON object, which patches could change: set it whole with PUT /v1/sessions/%s", key, key)
+	}
 	state := stateOf(sess)
 	var suspension json.RawMessage
 	changed := false
