@@ -5372,13 +5372,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Abandon or complete an intent (OpenIntent's shape; the session's owner or an admin)
-         * @description abandoned: the session fails with the reason as its error, and its pending inquiries are cancelled (session.failed); an intent that has already been abandoned (its session failed or was cancelled, as a question that timed out under the fail policy ends it) stays as it is, with the reason it ended for, and the answer is 200. completed: as POST /v1/sessions/{key}/complete without a result. OpenIntent's If-Match header is not read: sessions have no version.
+         * Change an intent's status (OpenIntent's shape; the session's owner or an admin)
+         * @description active and suspended_awaiting_input follow from the intent's suspensions (it is suspended while one waits for a person): either is recorded as a change (session.updated), and active is 409 while a person is asked. abandoned: the session fails with the reason as its error, and its pending inquiries are cancelled (session.failed); an intent that has already been abandoned (its session failed or was cancelled, as a question that timed out under the fail policy ends it) stays as it is, with the reason it ended for, and the answer is 200. completed: as POST /v1/sessions/{key}/complete without a result. draft and blocked are 400.
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The version of the intent the change is made against (its version field, as the SDK sends it: 3; an ETag's quotes are taken too). Another version is 409 with current_version. Without it the change is made whatever the version. */
+                    "If-Match"?: string;
+                };
                 path: {
                     /** @description The session's key. */
                     intent_id: string;
@@ -5445,7 +5448,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The intent has already ended: completing it again, or abandoning a completed one (conflict). */
+                /** @description The intent changed since the version in If-Match (conflict; current_version says where it is now), or it has ended and can no longer change. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5507,6 +5510,10 @@ export interface paths {
                     limit?: number;
                     /** @description Only the events after this seq (the last one of the page before). */
                     after?: number;
+                    /** @description Only the events of this type (the SDK's name, as event_type shows it). */
+                    event_type?: string;
+                    /** @description Only the events after this time (ISO 8601; without a zone, UTC). */
+                    since?: string;
                 };
                 header?: never;
                 path: {
@@ -7164,6 +7171,554 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/intents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an intent (OpenIntent's shape; agent or admin)
+         * @description A new session with a UUID as its key, the title and description as its metadata, the state as its state (session.updated). constraints, governance_policy, parent_intent_id and depends_on are not enforced and refused (400) unless empty.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["IntentToCreate"];
+                };
+            };
+            responses: {
+                /** @description The intent */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Intent"];
+                    };
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not allowed (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/intents/{intent_id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an intent's state (OpenIntent's shape; the session's owner or an admin)
+         * @description The keys set are the session's state (session.updated); a _suspension written whole asks a person: an inquiry of the session with the suspension's question, choices as options (confirm: yes and no), context, channel_hint, timeout, fallback and confidence, that keeps the suspension's id (inquiry.created). Both at the version in If-Match.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The version of the intent the change is made against (its version field, as the SDK sends it: 3; an ETag's quotes are taken too). Another version is 409 with current_version. Without it the change is made whatever the version. */
+                    "If-Match"?: string;
+                };
+                path: {
+                    /** @description The session's key. */
+                    intent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["IntentStatePatch"];
+                };
+            };
+            responses: {
+                /** @description The intent as it is now */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Intent"];
+                    };
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not allowed (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown, or not visible to the caller (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The intent changed since the version in If-Match (conflict; current_version says where it is now), or it has ended and can no longer change. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/intents/{intent_id}/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign an agent to an intent (OpenIntent's shape; the session's owner or an admin)
+         * @description The session's agent becomes agent_id (session.updated), and an agent_assigned entry in its log (session.logged) sends AGENT_ASSIGNED to that agent's subscription.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The session's key. */
+                    intent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AgentAssignment"];
+                };
+            };
+            responses: {
+                /** @description Assigned */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AgentAssigned"];
+                    };
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not allowed (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown, or not visible to the caller (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The intent has ended (conflict). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agents/{agent_id}/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An agent's assignments as Server-Sent Events (OpenIntent's shape)
+         * @description What the OpenIntent SDK's Agent.run() listens on: "event: AGENT_ASSIGNED" with data {intent_id, agent_id, role} and the event's seq as id, for each assignment of an intent the caller may see (its sessions; all for an admin) to the agent; comment lines while idle. Last-Event-ID resumes after that seq.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The id of the last event received. */
+                    "Last-Event-ID"?: string;
+                };
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/server/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server configuration (OpenIntent's RFC-0026)
+         * @description protocol_version, and suspension.default_retry_policy: null (an inquiry's reminders and escalation are its own).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The configuration */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            protocol_version: string;
+                            suspension: {
+                                default_retry_policy?: null;
+                            };
+                        };
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openintent.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenIntent discovery
+         * @description What the server is and which of OpenIntent's capabilities it serves (the SDK's discover()). Public.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The discovery document */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            protocol: string;
+                            version: string;
+                            capabilities: string[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7674,8 +8229,8 @@ export interface components {
         };
         /** @description OpenIntent's SuspensionRecord (RFC-0025): an inquiry asked in the intent's session. */
         Suspension: {
-            /** @description The inquiry's id; suspend/respond takes it as a number or a string. */
-            id: number;
+            /** @description The id the SDK gave the suspension it wrote through POST .../state (kept as the inquiry's metadata openintent_suspension_id), else the inquiry's id; suspend/respond takes either. */
+            id: string | number;
             question: string;
             context: unknown;
             channel_hint: string | null;
@@ -7685,18 +8240,39 @@ export interface components {
             fallback_value: unknown;
             /** @enum {string} */
             resolution: "pending" | "responded" | "expired" | "cancelled";
-            /** @description The answer, or the fallback value applied at the deadline; null while pending. */
+            /** @description The same as response, for hitl's earlier clients. */
             value: unknown;
             responded_by: string | null;
             relayed_by?: string;
-            /** Format: date-time */
+            /** @description As created_at of Intent. */
             responded_at: string | null;
             fallback_applied: boolean;
+            /**
+             * @description choice when the inquiry has options (then choices), else text.
+             * @enum {string}
+             */
+            response_type: "choice" | "text";
+            choices?: {
+                value: string;
+                label: string;
+                description?: string;
+                style?: string;
+            }[];
+            /** @description When it was asked, as created_at of Intent. */
+            suspended_at: string;
+            /** @description Its deadline, when it has one. */
+            expires_at?: string;
+            /** @description The answer (what the SDK reads), or the fallback value applied at the deadline; null while pending. */
+            response: unknown;
         };
-        /** @description A session under OpenIntent's names (RFC-0001, RFC-0025). */
+        /** @description A session under OpenIntent's names (RFC-0001, RFC-0025): every field the OpenIntent SDK's Intent.from_dict reads. */
         Intent: {
             /** @description The session's key. */
             id: string;
+            /** @description The title it was created with (the session's metadata title), else its key. */
+            title: string;
+            /** @description The session's metadata description, else empty. */
+            description: string;
             /**
              * @description running is active, awaiting_input suspended_awaiting_input; a failed or cancelled session is abandoned (OpenIntent calls every end but completion so).
              * @enum {string}
@@ -7706,6 +8282,19 @@ export interface components {
             state: {
                 _suspension?: components["schemas"]["Suspension"];
             };
+            /** @description How many times the session has changed: each of its events but the entries of its log (a change of its state or status, a question asked in it, an answer). If-Match compares it. */
+            version: number;
+            /** @description The principal whose key created the session. */
+            created_by: string;
+            parent_intent_id: null;
+            depends_on: unknown[];
+            constraints: Record<string, unknown>;
+            confidence: number;
+            governance_policy: null;
+            /** @description As Python's datetime.fromisoformat reads it: 2026-01-02T15:04:05.000000+00:00. */
+            created_at: string;
+            /** @description As created_at. */
+            updated_at: string;
             /** @description Why an abandoned intent ended, when it says (the session's error); absent for responders. */
             abandonment_reason?: string;
         };
@@ -8114,19 +8703,26 @@ export interface components {
             /** @description type end: the ids not final yet (left out when none). */
             pending?: number[];
         };
-        /** @description An entry of an intent's event log (RFC-0001's Event object): an event of its session. What the agent logged (session.logged) shows as it logged it; an inquiry's event under OpenIntent's name for it when it has one (intent.suspended, intent.resumed), else under hitl's, with the event's data as its payload. */
+        /** @description An entry of an intent's event log (RFC-0001's Event object): an event of its session. What the agent logged (session.logged) shows as it logged it; every other event under the SDK's name for it (event_type), with the event's data as its payload. */
         IntentEvent: {
             id: string;
             /** @description The event's place in hitl's log: ?after=SEQ lists the events after it. */
             seq: number;
             intent_id: string;
+            /** @description One of the OpenIntent SDK's EventType values, which it parses every event's type into: a logged entry's as logged; intent.suspended and intent.resumed for an inquiry's creation and end; intent_created for the session's creation, state_patched for its other changes (and what else befalls an inquiry), status_changed for its end, intent.suspension_renotified and intent.suspension_escalated for a reminder and an escalation. */
             event_type: string;
             /** @description The principal whose key wrote it. */
             actor: string;
             /** @description For a logged entry, the object logged; else the event's data. */
             payload: unknown;
-            /** Format: date-time */
+            /** @description As created_at of Intent. */
             created_at: string;
+            /** @description seq under OpenIntent's name. */
+            sequence: number;
+            /** @description The event's type in hitl's log (session.updated, inquiry.created, session.logged, ...). */
+            hitl_type: string;
+            trace_id?: string;
+            parent_event_id?: string;
         };
         IntentEventToLog: {
             /** @description The agent's name for the entry, 1 to 100 characters of a-z A-Z 0-9 . _ : - (OpenIntent's log() sends comment). */
@@ -8135,12 +8731,60 @@ export interface components {
             actor?: string;
             /** @description A JSON object (default {}), at most the context's size limit; for a comment {"message": ...}. */
             payload?: Record<string, unknown> | null;
+            /** @description RFC-0020's trace id, kept with the entry. */
+            trace_id?: string;
+            /** @description The id of the event that caused it, kept with the entry. */
+            parent_event_id?: string;
         };
         IntentStatusChange: {
-            /** @enum {string} */
-            status: "abandoned" | "completed";
+            /**
+             * @description draft and blocked are 400: sessions have neither.
+             * @enum {string}
+             */
+            status: "active" | "suspended_awaiting_input" | "completed" | "abandoned";
             /** @description Why the intent is abandoned (at most 8,000 characters): the session's error. Not with completed. */
             reason?: string;
+        };
+        /** @description The body of the OpenIntent SDK's create_intent. */
+        IntentToCreate: {
+            /** @description Kept as the session's metadata title. */
+            title: string;
+            /** @description Kept as the session's metadata description. */
+            description?: string;
+            /** @description Not enforced: {} or absent. */
+            constraints?: Record<string, unknown>;
+            /** @description The session's state. */
+            state?: Record<string, unknown> | null;
+            /** @description The SDK's agent id; taken and not read (the creator is the key's principal). */
+            created_by?: string;
+            /** @enum {string} */
+            status?: "active";
+            parent_intent_id?: string;
+            depends_on?: unknown[];
+            /** @description Not enforced: absent or null. */
+            governance_policy?: null;
+        };
+        /** @description The body of the OpenIntent SDK's update_state: patches, or a state whose keys are each set. */
+        IntentStatePatch: {
+            patches?: {
+                /** @enum {string} */
+                op: "set" | "add" | "replace" | "append" | "remove";
+                /** @description KEY, or /KEY/SUBKEY. _suspension is written whole with set: it asks a person (an inquiry of the session that keeps its id; written again with the same id, it asks no second time). */
+                path: string;
+                value?: unknown;
+            }[];
+            state?: Record<string, unknown>;
+        };
+        AgentAssignment: {
+            agent_id: string;
+            /** @description worker by default. */
+            role?: string;
+        };
+        AgentAssigned: {
+            intent_id: string;
+            agent_id: string;
+            role: string;
+            assigned_at: string;
         };
     };
     responses: never;
