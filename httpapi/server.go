@@ -27,6 +27,7 @@ import (
 	"github.com/hitl-dev/hitl/internal/metrics"
 	"github.com/hitl-dev/hitl/internal/ratelimit"
 	"github.com/hitl-dev/hitl/internal/tracing"
+	"github.com/hitl-dev/hitl/protocol/a2a"
 	"github.com/hitl-dev/hitl/protocol/agentquestions"
 	"github.com/hitl-dev/hitl/protocol/attune"
 	"github.com/hitl-dev/hitl/protocol/mcp"
@@ -42,7 +43,7 @@ const SessionCookie = "hitl_session"
 type Config struct {
 	MaxBodyBytes int64         // default httpwire.DefaultMaxBodyBytes
 	Heartbeat    time.Duration // comment lines on idle event streams (default 15 s)
-	MCPWaitBound time.Duration // how long an MCP tool call waits for the human (default mcp.DefaultWaitBound)
+	MCPWaitBound time.Duration // how long an MCP tool call, or a blocking A2A message/send, waits for the human (default mcp.DefaultWaitBound)
 	PublicURL    string        // how people reach this server, for answer links (default: the request's host)
 	// AuthLimiter counts failed authentications per client address; an address over its
 	// limit gets 429 without its credentials being checked (nil: no limit).
@@ -98,6 +99,7 @@ func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Se
 	nova.New(e).Mount(s)
 	mcp.NewHTTP(e, cfg.MCPWaitBound).Mount(s)
 	agentquestions.New(e).Mount(s)
+	a2a.New(e, cfg.PublicURL, cfg.MCPWaitBound).Mount(s)
 	if m != nil {
 		s.mux.Handle("GET /metrics", m.Handler())
 	}

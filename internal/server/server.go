@@ -533,8 +533,8 @@ func listen(addr string) (net.Listener, error) {
 }
 
 // routes sends the API's paths to the API and every other path to the web inbox. Every path
-// under /v1/, /api/, /mcp/, /agent/ and /.well-known/ is the API's, so that one it does not
-// know gets its problem+json 404 rather than the inbox's page.
+// under /v1/, /api/, /mcp/, /agent/, /a2a/ and /.well-known/ is the API's, so that one it does
+// not know gets its problem+json 404 rather than the inbox's page.
 func routes(api, inbox http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isAPI(r.URL.Path) {
@@ -550,7 +550,7 @@ func isAPI(path string) bool {
 	case "/healthz", "/readyz", "/metrics":
 		return true
 	}
-	for _, prefix := range []string{"/v1", "/api", "/mcp", "/agent", "/.well-known"} {
+	for _, prefix := range []string{"/v1", "/api", "/mcp", "/agent", "/a2a", "/.well-known"} {
 		if rest, ok := strings.CutPrefix(path, prefix); ok && (rest == "" || rest[0] == '/') {
 			return true
 		}

@@ -3245,6 +3245,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/agent-card.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A2A Agent Card
+         * @description The Agent Card of A2A 0.3, to anyone: the JSON-RPC endpoint's absolute URL (under --public-url, else the request's host), the bearer scheme of hitl's keys, the skills ask-a-person and ask-a-group, streaming. The skill of each template is on the extended card (agent/getAuthenticatedExtendedCard), for a key.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The Agent Card */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, unknown>;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/a2a": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Agent2Agent protocol (A2A 0.3, JSON-RPC binding)
+         * @description One JSON-RPC 2.0 request of A2A 0.3: message/send and message/stream (a message is a question to people: its text parts are the prompt, a data part may say response_schema, options, multiple, request_type, assigned_to, timeout_seconds, fallback_policy, fallback_value, context, template and vars), tasks/get, tasks/cancel, tasks/resubscribe and agent/getAuthenticatedExtendedCard. A task is an inquiry (its id the inquiry's id), its contextId the inquiry's session. Refusals are JSON-RPC error objects with A2A's codes (HTTP 200); message/stream and tasks/resubscribe answer with a text/event-stream of JSON-RPC responses. docs/a2a.md says more.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            responses: {
+                /** @description The JSON-RPC response (a result or an error object), or for the streaming methods a text/event-stream of them */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, unknown>;
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;

@@ -1,0 +1,373 @@
+package server_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/clock"
+	"github.com/hitl-dev/hitl/internal/server"
+	"github.com/hitl-dev/hitl/internal/testserver"
+)
+
+// rpcReply is the answer to one A2A JSON-RPC request.
+type rpcReply struct {
+	reply
+	result map[string]any
+	code   float64 // the error's code, 0 for a result
+	msg    string
+}
+
+// a2a posts one JSON-RPC request to /a2a, as an A2A client does.
+func (e *env) a2a(token, method, params string) rpcReply {
+	e.t.Helper()
+	return e.a2aRaw(token, fmt.Sprintf(`{"jsonrpc": "2.0", "id": 7, "method": %q, "params": %s}`, method, params))
+}
+
+func (e *env) a2aRaw(token, body string) rpcReply {
+	e.t.Helper()
+	r := rpcReply{reply: e.do("POST", "/a2a", token, body, "Content-Type", "application/json")}
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") || r.body["jsonrpc"] != "2.0" {
+		e.t.Fatalf("%s: not a JSON-RPC answer: %d %s %s", body, r.status, r.header.Get("Content-Type"), r.text)
+	}
+	r.result, _ = r.body["result"].(map[string]any)
+	if errObj, ok := r.body["error"].(map[string]any); ok {
+		r.code, _ = errObj["code"].(float64)
+		r.msg, _ = errObj["message"].(string)
+	}
+	return r
+}
+
+// a2aMessage is message/send's or message/stream's params: text, and a data part when data is set.
+func a2aMessage(id, contextID, text, data string) string {
+	parts := fmt.Sprintf(`[{"kind": "text", "text": %q}`, text)
+	if data != "" {
+		parts += `, {"kind": "data", "data": ` + data + `}`
+	}
+	ctxID := ""
+	if contextID != "" {
+		ctxID = fmt.Sprintf(`, "contextId": %q`, contextID)
+	}
+	return fmt.Sprintf(`{"message": {"kind": "message", "messageId": %q, "role": "user", "parts": %s]%s}, "configuration": {"blocking": false}}`, id, parts, ctxID)
+}
+
+// state is a task's status.state.
+func state(task map[string]any) string {
+	s, _ := task["status"].(map[string]any)
+	st, _ := s["state"].(string)
+	return st
+}
+
+// statusText is the text of a task's status message, "" when it has none.
+func statusText(task map[string]any) string {
+	s, _ := task["status"].(map[string]any)
+	m, _ := s["message"].(map[string]any)
+	if m == nil {
+		return ""
+	}
+	parts, _ := m["parts"].([]any)
+	if len(parts) == 0 {
+		return ""
+	}
+	t, _ := parts[0].(map[string]any)["text"].(string)
+	return t
+}
+
+// taskInquiry is the inquiry id of a task.
+func taskInquiry(t *testing.T, task map[string]any) int64 {
+	t.Helper()
+	var id int64
+	if _, err := fmt.Sscan(task["id"].(string), &id); err != nil {
+		t.Fatalf("task id %v: %v", task["id"], err)
+	}
+	return id
+}
+
+// TestA2AAgentCard: the card is served to anyone, as JSON, with the endpoint's absolute URL,
+// the bearer scheme of hitl's keys and streaming; the extended card, to a key, adds the templates.
+func TestA2AAgentCard(t *testing.T) {
+	e := newEnv(t)
+	r := e.do("GET", "/.well-known/agent-card.json", "", "")
+	if r.status != http.StatusOK || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("card: %d %s", r.status, r.text)
+	}
+	schemes, _ := r.body["securitySchemes"].(map[string]any)
+	scheme, _ := schemes["hitlApiKey"].(map[string]any)
+	caps, _ := r.body["capabilities"].(map[string]any)
+	if r.body["url"] != e.URL+"/a2a" || r.body["preferredTransport"] != "JSONRPC" || r.body["protocolVersion"] != "0.3.0" ||
+		scheme["type"] != "http" || scheme["scheme"] != "bearer" || caps["streaming"] != true {
+		t.Fatalf("card: %s", r.text)
+	}
+	skills := fmt.Sprint(r.body["skills"])
+	if !strings.Contains(skills, "ask-a-person") || !strings.Contains(skills, "ask-a-group") || strings.Contains(skills, "template-") {
+		t.Fatalf("skills: %s", skills)
+	}
+
+	_, _, err := e.Admin.PutTemplate(ctx, "refund", &hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{Prompt: "Refund {{.order}}?"}})
+	must(t, err)
+	agent := e.token("buyer-agent", "agent")
+	ext := e.a2a(agent, "agent/getAuthenticatedExtendedCard", `{}`)
+	if !strings.Contains(fmt.Sprint(ext.result["skills"]), "template-refund") || ext.result["url"] != e.URL+"/a2a" {
+		t.Fatalf("extended card: %s", ext.text)
+	}
+}
+
+// TestA2AAskedAndAnswered: a message is a question in the session its contextId names; the
+// task works while people are asked and completes with the answer as its artifact, whether the
+// agent polls it, waits in a blocking message/send, or streams it.
+func TestA2AAskedAndAnswered(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("deploy-agent", "agent")
+	alice := e.Client(e.token("alice", "responder"))
+
+	r := e.a2a(agent, "message/send", a2aMessage("m-1", "release-42", "May I deploy build 1432?", `{"response_schema": {"type": "string"}, "assigned_to": ["alice"]}`))
+	task := r.result
+	if task["kind"] != "task" || state(task) != "submitted" || task["contextId"] != "release-42" {
+		t.Fatalf("message/send: %s", r.text)
+	}
+	id := taskInquiry(t, task)
+	inq, err := alice.Inquiry(ctx, id)
+	must(t, err)
+	if inq.Prompt != "May I deploy build 1432?" || inq.Session != "release-42" || fmt.Sprint(inq.AssignedTo) != "[alice]" || inq.Origin != "a2a" {
+		t.Fatalf("the inquiry: %+v", inq)
+	}
+	// The same message again is the same task.
+	if again := e.a2a(agent, "message/send", a2aMessage("m-1", "release-42", "May I deploy build 1432?", `{"response_schema": {"type": "string"}, "assigned_to": ["alice"]}`)); again.result["id"] != task["id"] {
+		t.Fatalf("the message again: %s", again.text)
+	}
+	if got := e.a2a(agent, "tasks/get", fmt.Sprintf(`{"id": %q}`, task["id"])); state(got.result) != "working" {
+		t.Fatalf("tasks/get while asked: %s", got.text)
+	}
+	_, err = alice.Respond(ctx, id, json.RawMessage(`"yes, go ahead"`), "after 5 pm")
+	must(t, err)
+	got := e.a2a(agent, "tasks/get", fmt.Sprintf(`{"id": %q}`, task["id"]))
+	arts, _ := got.result["artifacts"].([]any)
+	if state(got.result) != "completed" || len(arts) != 1 {
+		t.Fatalf("tasks/get answered: %s", got.text)
+	}
+	parts := arts[0].(map[string]any)["parts"].([]any)
+	data, text := parts[0].(map[string]any), parts[1].(map[string]any)
+	meta := got.result["metadata"].(map[string]any)["hitl"].(map[string]any)
+	if data["kind"] != "data" || data["data"].(map[string]any)["value"] != "yes, go ahead" || text["kind"] != "text" || text["text"] != "yes, go ahead" ||
+		meta["responded_by"] != "alice" || meta["comment"] != "after 5 pm" {
+		t.Fatalf("the answer: %s", got.text)
+	}
+
+	// A blocking message/send waits for the answer; an object answer is the data part as it is.
+	done := make(chan rpcReply, 1)
+	go func() {
+		done <- e.a2aRaw(agent, `{"jsonrpc": "2.0", "id": "b", "method": "message/send", "params": {"message": {"kind": "message", "messageId": "m-2", "role": "user",
+			"parts": [{"kind": "text", "text": "Which region?"}, {"kind": "data", "data": {"response_schema": {"type": "object", "properties": {"region": {"type": "string"}}}}}]},
+			"configuration": {"blocking": true}}}`)
+	}()
+	pending := waitPending(t, alice, "Which region?")
+	_, err = alice.Respond(ctx, pending.ID, json.RawMessage(`{"region": "eu-west"}`), "")
+	must(t, err)
+	blocked := <-done
+	arts, _ = blocked.result["artifacts"].([]any)
+	if state(blocked.result) != "completed" || blocked.body["id"] != "b" || len(arts) != 1 ||
+		arts[0].(map[string]any)["parts"].([]any)[0].(map[string]any)["data"].(map[string]any)["region"] != "eu-west" {
+		t.Fatalf("blocking message/send: %s", blocked.text)
+	}
+	if !strings.HasPrefix(blocked.result["contextId"].(string), "a2a-") {
+		t.Fatalf("a message without contextId gets a session of its own: %s", blocked.text)
+	}
+
+	// message/stream: the task, working, then the answer and the final status.
+	events := e.a2aStream(agent, "message/stream", a2aMessage("m-3", "release-42", "Roll back?", `{"options": ["yes", "no"]}`))
+	if ev := <-events; ev["kind"] != "task" || state(ev) != "submitted" {
+		t.Fatalf("first event: %v", ev)
+	}
+	if ev := <-events; ev["kind"] != "status-update" || state(ev) != "working" || ev["final"] != false {
+		t.Fatalf("second event: %v", ev)
+	}
+	pending = waitPending(t, alice, "Roll back?")
+	_, err = alice.Respond(ctx, pending.ID, json.RawMessage(`"no"`), "")
+	must(t, err)
+	if ev := <-events; ev["kind"] != "artifact-update" || ev["artifact"].(map[string]any)["parts"].([]any)[1].(map[string]any)["text"] != "no" {
+		t.Fatalf("artifact event: %v", ev)
+	}
+	if ev := <-events; ev["kind"] != "status-update" || state(ev) != "completed" || ev["final"] != true {
+		t.Fatalf("final event: %v", ev)
+	}
+	if _, open := <-events; open {
+		t.Fatal("the stream goes on after the final event")
+	}
+	// tasks/resubscribe to a task that has ended: the task, and its final status.
+	events = e.a2aStream(agent, "tasks/resubscribe", fmt.Sprintf(`{"id": "%d"}`, pending.ID))
+	if ev := <-events; ev["kind"] != "task" || state(ev) != "completed" {
+		t.Fatalf("resubscribe: %v", ev)
+	}
+	if ev := <-events; ev["kind"] != "artifact-update" {
+		t.Fatalf("resubscribe: %v", ev)
+	}
+	if ev := <-events; state(ev) != "completed" || ev["final"] != true {
+		t.Fatalf("resubscribe: %v", ev)
+	}
+}
+
+// waitPending waits for the pending inquiry with the prompt that c may answer.
+func waitPending(t *testing.T, c *client.Client, prompt string) *hitl.Inquiry {
+	t.Helper()
+	var found *hitl.Inquiry
+	testserver.Eventually(t, 10*time.Second, "the question "+prompt, func() bool {
+		page, err := c.Inquiries(ctx, client.ListOptions{Status: "pending"})
+		if err != nil {
+			return false
+		}
+		for _, inq := range page.Data {
+			if inq.Prompt == prompt {
+				found = inq
+			}
+		}
+		return found != nil
+	})
+	return found
+}
+
+// a2aStream posts a streaming request and returns its events' results, closed at the stream's end.
+func (e *env) a2aStream(token, method, params string) <-chan map[string]any {
+	e.t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc": "2.0", "id": 9, "method": %q, "params": %s}`, method, params)
+	req, err := http.NewRequestWithContext(ctx, "POST", e.URL+"/a2a", strings.NewReader(body))
+	must(e.t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	must(e.t, err)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		resp.Body.Close()
+		e.t.Fatalf("%s: %d %s", method, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	out := make(chan map[string]any, 16)
+	e.t.Cleanup(func() { resp.Body.Close() })
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var r struct {
+				ID     any            `json:"id"`
+				Result map[string]any `json:"result"`
+			}
+			if json.Unmarshal([]byte(data), &r) != nil || r.ID != float64(9) {
+				out <- map[string]any{"bad event": data}
+				return
+			}
+			out <- r.Result
+		}
+	}()
+	return out
+}
+
+// TestA2ATaskEnds: a person who declines rejects the task with their reason; the agent cancels
+// its task (once); at the deadline the fallback value completes it, saying so, and without one
+// the task fails.
+func TestA2ATaskEnds(t *testing.T) {
+	clk := clock.NewManual(time.Now())
+	e := newEnv(t, testserver.Configure(func(c *server.Config) { c.Clock = clk }))
+	agent := e.token("ops-agent", "agent")
+	bob := e.Client(e.token("bob", "responder"))
+
+	r := e.a2a(agent, "message/send", a2aMessage("d-1", "", "Wipe the staging database?", `{"assigned_to": ["bob"]}`))
+	id := taskInquiry(t, r.result)
+	_, err := bob.Decline(ctx, id, "not my system; ask the data team")
+	must(t, err)
+	got := e.a2a(agent, "tasks/get", fmt.Sprintf(`{"id": "%d"}`, id))
+	if state(got.result) != "rejected" || statusText(got.result) != "not my system; ask the data team" {
+		t.Fatalf("declined: %s", got.text)
+	}
+
+	r = e.a2a(agent, "message/send", a2aMessage("c-1", "", "Restart the cache?", ""))
+	cancelled := e.a2a(agent, "tasks/cancel", fmt.Sprintf(`{"id": %q}`, r.result["id"]))
+	if state(cancelled.result) != "canceled" || cancelled.result["id"] != r.result["id"] {
+		t.Fatalf("tasks/cancel: %s", cancelled.text)
+	}
+	if again := e.a2a(agent, "tasks/cancel", fmt.Sprintf(`{"id": %q}`, r.result["id"])); again.code != -32002 {
+		t.Fatalf("tasks/cancel of a canceled task: %s", again.text)
+	}
+	other := e.token("other-agent", "agent")
+	r = e.a2a(agent, "message/send", a2aMessage("c-2", "", "Rotate the keys?", ""))
+	if foreign := e.a2a(other, "tasks/cancel", fmt.Sprintf(`{"id": %q}`, r.result["id"])); foreign.code != -32001 && foreign.code != -32002 {
+		t.Fatalf("another agent cancels: %s", foreign.text)
+	}
+
+	fallback := e.a2a(agent, "message/send", a2aMessage("f-1", "", "Proceed with the refund?",
+		`{"timeout_seconds": 60, "fallback_policy": "complete_with_fallback", "fallback_value": "no"}`))
+	failing := e.a2a(agent, "message/send", a2aMessage("f-2", "", "Approve the invoice?", `{"timeout_seconds": 60, "fallback_policy": "fail"}`))
+	clk.Advance(61 * time.Second)
+	var fb rpcReply
+	eventually(t, "the deadlines", func() bool {
+		fb = e.a2a(agent, "tasks/get", fmt.Sprintf(`{"id": %q}`, fallback.result["id"]))
+		return state(fb.result) != "working" && state(e.a2a(agent, "tasks/get", fmt.Sprintf(`{"id": %q}`, failing.result["id"])).result) != "working"
+	})
+	meta := fb.result["metadata"].(map[string]any)["hitl"].(map[string]any)
+	arts, _ := fb.result["artifacts"].([]any)
+	if state(fb.result) != "completed" || meta["fallback_applied"] != true || len(arts) != 1 ||
+		arts[0].(map[string]any)["metadata"].(map[string]any)["fallback_applied"] != true {
+		t.Fatalf("fallback: %s", fb.text)
+	}
+	failed := e.a2a(agent, "tasks/get", fmt.Sprintf(`{"id": %q}`, failing.result["id"]))
+	if state(failed.result) != "failed" || statusText(failed.result) == "" {
+		t.Fatalf("no answer under fail: %s", failed.text)
+	}
+}
+
+// TestA2ABadInput: every refusal is a JSON-RPC error with the spec's code and a message that
+// says what to send, never a problem page of another shape; a caller without a key gets 401
+// as JSON; and nothing refused is asked.
+func TestA2ABadInput(t *testing.T) {
+	e := newEnv(t)
+	agent := e.token("bad-agent", "agent")
+	msg := func(parts string) string {
+		return `{"message": {"kind": "message", "messageId": "x", "role": "user", "parts": ` + parts + `}}`
+	}
+	for _, c := range []struct {
+		name, body string
+		code       float64
+		says       string
+	}{
+		{"not JSON", `{"jsonrpc": "2.0", "id": 1, "method": `, -32700, "not JSON"},
+		{"a batch", `[{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "1"}}]`, -32600, "batch"},
+		{"no jsonrpc", `{"id": 1, "method": "tasks/get", "params": {"id": "1"}}`, -32600, "jsonrpc"},
+		{"no id", `{"jsonrpc": "2.0", "method": "tasks/get", "params": {"id": "1"}}`, -32600, "id"},
+		{"no method", `{"jsonrpc": "2.0", "id": 1}`, -32600, "method"},
+		{"unknown method", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {}}`, -32601, "message/send"},
+		{"no params", `{"jsonrpc": "2.0", "id": 1, "method": "message/send"}`, -32602, "params"},
+		{"no message", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {}}`, -32602, "message"},
+		{"unknown data member", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": ` +
+			msg(`[{"kind": "text", "text": "Go?"}, {"kind": "data", "data": {"deadline": "5pm"}}]`) + `}`, -32602, `unknown member "deadline"`},
+		{"a bad schema", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": ` +
+			msg(`[{"kind": "text", "text": "Go?"}, {"kind": "data", "data": {"timeout_seconds": "soon"}}]`) + `}`, -32602, "timeout_seconds"},
+		{"no text", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": ` + msg(`[]`) + `}`, -32602, "no text"},
+		{"a file", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": ` +
+			msg(`[{"kind": "file", "file": {"uri": "https://example.com/a.pdf"}}]`) + `}`, -32005, "files"},
+		{"a message to a task", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"kind": "message", "messageId": "y", "role": "user",
+			"taskId": "1", "parts": [{"kind": "text", "text": "and?"}]}}}`, -32004, "no further messages"},
+		{"an unknown task", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "999"}}`, -32001, "999"},
+		{"a task id not hitl's", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/cancel", "params": {"id": "abc"}}`, -32001, "whole numbers"},
+		{"push notifications", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/pushNotificationConfig/set", "params": {"taskId": "1",
+			"pushNotificationConfig": {"url": "https://example.com/hook"}}}`, -32003, "push"},
+	} {
+		r := e.a2aRaw(agent, c.body)
+		if r.code != c.code || !strings.Contains(r.msg, c.says) {
+			t.Errorf("%s: got %v %q, want %v saying %q", c.name, r.code, r.msg, c.code, c.says)
+		}
+	}
+	if page, err := e.Admin.Inquiries(ctx, client.ListOptions{}); err != nil || len(page.Data) != 0 {
+		t.Fatalf("refused messages asked questions: %v %v", page, err)
+	}
+	r := e.do("POST", "/a2a", "", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "1"}}`)
+	if r.status != http.StatusUnauthorized || !strings.Contains(r.header.Get("Content-Type"), "json") || r.body["detail"] == nil {
+		t.Fatalf("without a key: %d %s %s", r.status, r.header.Get("Content-Type"), r.text)
+	}
+}

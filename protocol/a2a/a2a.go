@@ -1,0 +1,456 @@
+// Package a2a serves the Agent2Agent protocol (A2A 0.3, its JSON-RPC binding), so that an agent
+// written with an A2A client asks people through hitl as it would ask any other agent: the
+// Agent Card at /.well-known/agent-card.json, and the JSON-RPC endpoint at /a2a. A message is a
+// question (an inquiry), its task the inquiry (the task id is the inquiry's id), its contextId
+// the inquiry's session. It maps shapes only; who may ask, see and cancel, the engine decides.
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/httpwire"
+)
+
+// Path is where the JSON-RPC endpoint is served; the Agent Card gives its absolute URL.
+const Path = "/a2a"
+
+// CardPath is where the Agent Card is served, to anyone: it says how to call, not what was asked.
+const CardPath = "/.well-known/agent-card.json"
+
+// DefaultWaitBound is how long a blocking message/send waits for the answer before it returns
+// the task still working: below the minute after which many HTTP clients give up.
+const DefaultWaitBound = 45 * time.Second
+
+// heartbeat is how often a stream that waits says it is alive, as a comment line.
+const heartbeat = 15 * time.Second
+
+// writeTimeout ends a stream whose client stops reading.
+const writeTimeout = 30 * time.Second
+
+// API serves A2A on the engine.
+type API struct {
+	engine    *engine.Engine
+	publicURL string
+	waitBound time.Duration
+}
+
+// New returns A2A's routes on e. publicURL is how agents reach this server ("": the host each
+// request came to); waitBound bounds a blocking message/send (0: DefaultWaitBound).
+func New(e *engine.Engine, publicURL string, waitBound time.Duration) *API {
+	if waitBound <= 0 {
+		waitBound = DefaultWaitBound
+	}
+	return &API{engine: e, publicURL: strings.TrimSuffix(publicURL, "/"), waitBound: waitBound}
+}
+
+// Mount adds the Agent Card and the JSON-RPC endpoint to r.
+func (a *API) Mount(r httpwire.Router) {
+	r.Handle(httpwire.Route{Method: "GET", Path: CardPath, Public: true, Handle: a.card})
+	r.Handle(httpwire.Route{Method: "POST", Path: Path, Handle: a.serve})
+}
+
+// The JSON-RPC error codes: JSON-RPC's own, and those A2A adds.
+const (
+	codeParseError                   = -32700
+	codeInvalidRequest               = -32600
+	codeMethodNotFound               = -32601
+	codeInvalidParams                = -32602
+	codeInternal                     = -32603
+	codeTaskNotFound                 = -32001
+	codeTaskNotCancelable            = -32002
+	codePushNotificationNotSupported = -32003
+	codeUnsupportedOperation         = -32004
+	codeContentTypeNotSupported      = -32005
+)
+
+// rpcError is a JSON-RPC error object; Data carries hitl's error code when hitl refused.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string { return e.Message }
+
+func invalidParams(msg string) *rpcError { return &rpcError{Code: codeInvalidParams, Message: msg} }
+
+// rpcErrorOf is the JSON-RPC error of err. notFound is the code of hitl's not_found for the
+// method: a task that is not found, or a parameter (a template, a person) that names nothing.
+func rpcErrorOf(err error, notFound int) *rpcError {
+	var re *rpcError
+	if errors.As(err, &re) {
+		return re
+	}
+	code := hitl.ErrorCode(err)
+	out := &rpcError{Message: hitl.ErrorMessage(err), Data: map[string]any{"hitl_code": code}}
+	var de *hitl.Error
+	if errors.As(err, &de) && len(de.Fields) > 0 {
+		out.Data = map[string]any{"hitl_code": code, "errors": de.Fields}
+	}
+	switch code {
+	case hitl.ENotFound:
+		out.Code = notFound
+	case hitl.EInvalid, hitl.EInvalidResponse, hitl.ETooLarge, hitl.EConflict:
+		out.Code = codeInvalidParams
+	case hitl.EForbidden, hitl.EUnauthorized, hitl.ERateLimited:
+		out.Code = codeInvalidRequest
+	default:
+		out.Code = codeInternal
+	}
+	return out
+}
+
+// request is a JSON-RPC request.
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// response is a JSON-RPC response: a result or an error.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// serve answers POST /a2a: one JSON-RPC request. Every refusal is a JSON-RPC error object
+// (HTTP 200, as the binding says), streams included when they cannot start.
+func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	body := new(bytes.Buffer)
+	body.ReadFrom(r.Body) // from memory: the router read it whole
+	req, rerr := readRequest(body.Bytes())
+	if rerr != nil {
+		return writeResponse(w, req.ID, nil, rerr)
+	}
+	switch req.Method {
+	case "message/stream":
+		var params sendParams
+		if rerr := readParams(req.Params, &params); rerr != nil {
+			return writeResponse(w, req.ID, nil, rerr)
+		}
+		inq, rerr := a.ask(r.Context(), p, &params)
+		if rerr != nil {
+			return writeResponse(w, req.ID, nil, rerr)
+		}
+		return a.stream(w, r, p, req.ID, inq, true)
+	case "tasks/resubscribe":
+		var params taskParams
+		if rerr := readParams(req.Params, &params); rerr != nil {
+			return writeResponse(w, req.ID, nil, rerr)
+		}
+		inq, err := a.inquiry(r.Context(), p, params.ID)
+		if err != nil {
+			return writeResponse(w, req.ID, nil, rpcErrorOf(err, codeTaskNotFound))
+		}
+		return a.stream(w, r, p, req.ID, inq, false)
+	}
+	result, err := a.call(r.Context(), p, r, &req)
+	if err != nil {
+		return writeResponse(w, req.ID, nil, rpcErrorOf(err, codeTaskNotFound))
+	}
+	return writeResponse(w, req.ID, result, nil)
+}
+
+// readRequest reads one JSON-RPC request; the id it returns is null when the body has none.
+func readRequest(body []byte) (request, *rpcError) {
+	req := request{ID: json.RawMessage("null")}
+	trimmed := bytes.TrimSpace(body)
+	if !json.Valid(trimmed) {
+		return req, &rpcError{Code: codeParseError, Message: "the body is not JSON: send one JSON-RPC 2.0 request object"}
+	}
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		return req, &rpcError{Code: codeInvalidRequest, Message: "batches are not served: send one JSON-RPC request per HTTP request"}
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &members); err != nil || members == nil {
+		return req, &rpcError{Code: codeInvalidRequest, Message: "a JSON-RPC request is an object with jsonrpc, id, method and params"}
+	}
+	id, hasID := members["id"]
+	if hasID && validID(id) {
+		req.ID = id
+	}
+	var version, method string
+	if json.Unmarshal(members["jsonrpc"], &version) != nil || version != "2.0" {
+		return req, &rpcError{Code: codeInvalidRequest, Message: `jsonrpc must be "2.0"`}
+	}
+	if !hasID || !validID(id) {
+		return req, &rpcError{Code: codeInvalidRequest, Message: "id must be a string or a number: every A2A method answers, and the answer carries the id"}
+	}
+	if json.Unmarshal(members["method"], &method) != nil || method == "" {
+		return req, &rpcError{Code: codeInvalidRequest, Message: "method must be a string naming an A2A method, such as message/send"}
+	}
+	req.JSONRPC, req.Method, req.Params = version, method, members["params"]
+	return req, nil
+}
+
+// validID reports whether id is a JSON-RPC id: a string or a number.
+func validID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9')
+}
+
+// readParams reads a method's params, which every method here needs.
+func readParams(raw json.RawMessage, v any) *rpcError {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || hitl.IsNull(raw) || raw[0] != '{' {
+		return invalidParams("params must be an object")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return invalidParams("params: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// writeResponse writes the answer to one request.
+func writeResponse(w http.ResponseWriter, id json.RawMessage, result any, rerr *rpcError) error {
+	resp := response{JSONRPC: "2.0", ID: id, Error: rerr}
+	if rerr == nil {
+		b, err := json.Marshal(result)
+		if err != nil {
+			return err
+		}
+		resp.Result = b
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, resp)
+}
+
+// sendParams are message/send's and message/stream's.
+type sendParams struct {
+	Message       *message `json:"message"`
+	Configuration *struct {
+		AcceptedOutputModes    []string        `json:"acceptedOutputModes"`
+		Blocking               bool            `json:"blocking"`
+		HistoryLength          *int            `json:"historyLength"`
+		PushNotificationConfig json.RawMessage `json:"pushNotificationConfig"`
+	} `json:"configuration"`
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+// taskParams are the task methods': the task's id.
+type taskParams struct {
+	ID            string          `json:"id"`
+	HistoryLength *int            `json:"historyLength"`
+	Metadata      json.RawMessage `json:"metadata"`
+}
+
+// outputModes are the media types a task's artifact holds.
+var outputModes = []string{"application/json", "text/plain"}
+
+// call runs the methods that answer with one result.
+func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req *request) (any, error) {
+	switch req.Method {
+	case "message/send":
+		var params sendParams
+		if rerr := readParams(req.Params, &params); rerr != nil {
+			return nil, rerr
+		}
+		inq, rerr := a.ask(ctx, p, &params)
+		if rerr != nil {
+			return nil, rerr
+		}
+		if params.Configuration != nil && params.Configuration.Blocking {
+			waited, err := a.engine.Wait(ctx, p, inq.ID, a.waitBound)
+			if err != nil {
+				return nil, err
+			}
+			return taskOf(waited), nil
+		}
+		return submitted(inq), nil
+	case "tasks/get":
+		var params taskParams
+		if rerr := readParams(req.Params, &params); rerr != nil {
+			return nil, rerr
+		}
+		inq, err := a.inquiry(ctx, p, params.ID)
+		if err != nil {
+			return nil, err
+		}
+		a.engine.InquiryFetched(p, inq)
+		return taskOf(inq), nil
+	case "tasks/cancel":
+		var params taskParams
+		if rerr := readParams(req.Params, &params); rerr != nil {
+			return nil, rerr
+		}
+		id, err := inquiryOf(params.ID)
+		if err != nil {
+			return nil, err
+		}
+		inq, err := a.engine.Cancel(ctx, p, id, "cancelled by the asking agent (A2A tasks/cancel)")
+		switch hitl.ErrorCode(err) {
+		case "":
+			return taskOf(inq), nil
+		case hitl.EConflict, hitl.EForbidden:
+			return nil, &rpcError{Code: codeTaskNotCancelable, Message: hitl.ErrorMessage(err), Data: map[string]any{"hitl_code": hitl.ErrorCode(err)}}
+		}
+		return nil, err
+	case "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete":
+		return nil, &rpcError{Code: codePushNotificationNotSupported, Message: "push notifications are not served yet: stream the task (message/stream, tasks/resubscribe) or poll it (tasks/get)"}
+	case "agent/getAuthenticatedExtendedCard":
+		return a.extendedCard(ctx, p, r)
+	}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q not found; this server serves A2A 0.3's %s", req.Method, strings.Join(methods, ", "))}
+}
+
+// methods are the methods served.
+var methods = []string{"message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe", "agent/getAuthenticatedExtendedCard"}
+
+// ask turns a message into an inquiry, in the session its contextId names (a new one when it
+// names none). Its messageId is the idempotency key: the same message sent again is the same
+// task, not a second question.
+func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams) (*hitl.Inquiry, *rpcError) {
+	if params.Message == nil {
+		return nil, invalidParams("params.message is required: the question, as text parts, with a data part saying how to ask")
+	}
+	if c := params.Configuration; c != nil {
+		if len(c.PushNotificationConfig) > 0 && !hitl.IsNull(c.PushNotificationConfig) {
+			return nil, &rpcError{Code: codePushNotificationNotSupported, Message: "push notifications are not served yet: stream the task (message/stream) or poll it (tasks/get)"}
+		}
+		if len(c.AcceptedOutputModes) > 0 && !acceptsAny(c.AcceptedOutputModes, outputModes) {
+			return nil, &rpcError{Code: codeContentTypeNotSupported, Message: fmt.Sprintf("configuration.acceptedOutputModes: the answer is given as %s", strings.Join(outputModes, " and "))}
+		}
+	}
+	req, err := inquiryRequest(params.Message)
+	if err != nil {
+		return nil, rpcErrorOf(err, codeInvalidParams)
+	}
+	req.Session, req.Origin = params.Message.ContextID, "a2a"
+	if req.Session == "" {
+		req.Session = "a2a-" + uuid.NewString()
+	}
+	inq, _, err := a.engine.CreateInquiry(ctx, p, req, idempotencyKey(params.Message.MessageID))
+	if err != nil {
+		return nil, rpcErrorOf(err, codeInvalidParams)
+	}
+	return inq, nil
+}
+
+// idempotencyKey is a message's key: its id, when it fits hitl's keys.
+func idempotencyKey(messageID string) string {
+	if len(messageID) > 150 {
+		return ""
+	}
+	return "a2a:" + messageID
+}
+
+func acceptsAny(accepted, offered []string) bool {
+	for _, m := range accepted {
+		for _, o := range offered {
+			if strings.EqualFold(strings.TrimSpace(m), o) || m == "*/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// submitted is a task just asked: still pending, it is submitted until it is first read again.
+func submitted(inq *hitl.Inquiry) task {
+	t := taskOf(inq)
+	if t.Status.State == stateWorking {
+		t.Status.State = stateSubmitted
+	}
+	return t
+}
+
+// inquiry reads the inquiry of a task id, as p may see it.
+func (a *API) inquiry(ctx context.Context, p *hitl.Principal, id string) (*hitl.Inquiry, error) {
+	n, err := inquiryOf(id)
+	if err != nil {
+		return nil, err
+	}
+	return a.engine.Inquiry(ctx, p, n)
+}
+
+// stream answers message/stream and tasks/resubscribe with Server-Sent Events, each a JSON-RPC
+// response to the request: the task, then working (for a task just asked), then, woken by the
+// engine when the inquiry ends, the answer as an artifact and the final status. When the
+// server stops first, the stream ends, and the client resubscribes.
+func (a *API) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal, id json.RawMessage, inq *hitl.Inquiry, asked bool) error {
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(v any) error {
+		b, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: mustJSON(v)})
+		if err != nil {
+			return err
+		}
+		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	first := taskOf(inq)
+	if asked {
+		first = submitted(inq)
+	}
+	if err := send(first); err != nil {
+		return nil
+	}
+	if asked && !inq.Status.Final() {
+		working := taskOf(inq)
+		if err := send(statusUpdate{Kind: "status-update", TaskID: working.ID, ContextID: working.ContextID, Status: working.Status}); err != nil {
+			return nil
+		}
+	}
+	for !inq.Status.Final() {
+		next, err := a.engine.Wait(r.Context(), p, inq.ID, heartbeat)
+		if err != nil {
+			if r.Context().Err() == nil {
+				b, _ := json.Marshal(response{JSONRPC: "2.0", ID: id, Error: rpcErrorOf(err, codeTaskNotFound)})
+				fmt.Fprintf(w, "data: %s\n\n", b)
+				rc.Flush()
+			}
+			return nil
+		}
+		inq = next
+		if inq.Status.Final() {
+			break
+		}
+		select {
+		case <-a.engine.Draining():
+			return nil
+		default:
+		}
+		rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := fmt.Fprint(w, ": waiting for people\n\n"); err != nil || rc.Flush() != nil {
+			return nil
+		}
+	}
+	final := taskOf(inq)
+	if len(final.Artifacts) > 0 {
+		if err := send(artifactUpdate{Kind: "artifact-update", TaskID: final.ID, ContextID: final.ContextID, Artifact: final.Artifacts[0], LastChunk: true}); err != nil {
+			return nil
+		}
+	}
+	send(statusUpdate{Kind: "status-update", TaskID: final.ID, ContextID: final.ContextID, Status: final.Status, Final: true, Metadata: final.Metadata})
+	return nil
+}
+
+// mustJSON encodes the shapes of this package, which always encode.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
