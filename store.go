@@ -109,6 +109,9 @@ type Store interface {
 	// that thread (reason created) is still pending.
 	NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (thread string, firstPending bool, err error)
 
+	// PushConfigs lists the push configs of those inquiries, by inquiry then oldest first.
+	PushConfigs(ctx context.Context, inquiryIDs []int64) ([]*PushConfig, error)
+
 	// Template returns one template (ENotFound); Templates lists them by name.
 	Template(ctx context.Context, name string) (*Template, error)
 	Templates(ctx context.Context) ([]*Template, error)
@@ -248,6 +251,10 @@ type Tx interface {
 	// DeleteChatWebhook removes a chat webhook and its pending notifications (ENotFound);
 	// those already sent stay in their inquiries' history.
 	DeleteChatWebhook(id string) error
+	// PutPushConfig stores an inquiry's push config, replacing the one of the same ID.
+	PutPushConfig(c *PushConfig) error
+	// DeletePushConfig removes an inquiry's push config (ENotFound).
+	DeletePushConfig(inquiryID int64, id string) error
 	// PutTemplate stores a template, replacing the one of the same name, and reports whether
 	// none was there. A replaced template keeps its CreatedAt, which PutTemplate sets in t.
 	PutTemplate(t *Template) (created bool, err error)

@@ -102,7 +102,8 @@ type Delivery struct {
 	Secret string `json:"-"`
 	// Thread is what a channel returned to reply to or update its message (an email
 	// Message-ID, a Slack channel and ts), kept for the later notifications to the same
-	// recipient by the same channel.
+	// recipient by the same channel. For an A2A push (ChannelA2APush): the config's token,
+	// which every attempt sends.
 	Thread string `json:"-"`
 	// Traceparent and Tracestate are the trace context of the event's inquiry (Inquiry's), which
 	// every attempt carries on as its own child; "" for an event of no traced inquiry.

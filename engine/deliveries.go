@@ -128,6 +128,9 @@ func (e *Engine) deliveriesFor(ctx context.Context, evs []*hitl.Event, webhooks 
 			}
 		}
 	}
+	if err := e.pushDeliveries(ctx, &out, now, evs); err != nil {
+		return nil, err
+	}
 	return append(out, notifications...), nil
 }
 

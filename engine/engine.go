@@ -93,6 +93,9 @@ type Options struct {
 	// AgentQuestionCallbackURL receives every new question of every session, and its answer,
 	// in the async agent questions protocol's format (engine/agentquestions.go); empty: none.
 	AgentQuestionCallbackURL string
+	// PushBody is the body of a push notification of an inquiry's end (engine/pushconfigs.go):
+	// A2A's Task, which its protocol package shapes; nil: push configs are refused.
+	PushBody func(*hitl.Inquiry) (json.RawMessage, error)
 	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
 	// first start and kept in the store, shared by every node.
 	AuditKey ed25519.PrivateKey
@@ -153,6 +156,7 @@ type Engine struct {
 	brokers   []string
 	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
 	agentQuestionURL string
+	pushBody         func(*hitl.Inquiry) (json.RawMessage, error)
 	tracer           trace.Tracer
 	audit            auditChain // engine/audit.go
 	// Defaults of inquiries: see Options.
@@ -182,8 +186,8 @@ type Engine struct {
 func New(store hitl.Store, o Options) *Engine {
 	e := &Engine{store: store, clk: o.Clock, log: o.Logger, metrics: o.Metrics, limits: o.Limits, schemas: schema.NewCache(4096, 4<<20),
 		allowPrivate: o.AllowPrivateURLs, callbackSecret: o.CallbackSecret, source: o.Source, notify: o.Notify, brokers: o.Brokers,
-		agentQuestionURL: o.AgentQuestionCallbackURL,
-		defaultTimeout:   o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
+		agentQuestionURL: o.AgentQuestionCallbackURL, pushBody: o.PushBody,
+		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	e.audit.key, e.secretKey = o.AuditKey, o.SecretKey
 	e.tracer = tracing.Tracer(o.Tracer)
 	if e.source == "" {

@@ -287,9 +287,15 @@ func (d *Dispatcher) post(ctx context.Context, del *hitl.Delivery, secret string
 		req.Header.Set(k, v)
 	}
 	tracing.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	if del.Channel == hitl.CallbackAgentQuestions { // the protocol's own body, not a CloudEvent
+	switch del.Channel { // the protocols' own bodies, not CloudEvents
+	case hitl.CallbackAgentQuestions:
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Agent-Session", del.Session)
+	case hitl.ChannelA2APush:
+		req.Header.Set("Content-Type", "application/json")
+		if del.Thread != "" {
+			req.Header.Set("X-A2A-Notification-Token", del.Thread)
+		}
 	}
 	req.Header.Set("User-Agent", "hitl-webhooks/1")
 	resp, err := d.client.Do(req)

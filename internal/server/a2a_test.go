@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -355,8 +358,11 @@ func TestA2ABadInput(t *testing.T) {
 			"taskId": "1", "parts": [{"kind": "text", "text": "and?"}]}}}`, -32004, "no further messages"},
 		{"an unknown task", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "999"}}`, -32001, "999"},
 		{"a task id not hitl's", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/cancel", "params": {"id": "abc"}}`, -32001, "whole numbers"},
-		{"push notifications", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/pushNotificationConfig/set", "params": {"taskId": "1",
-			"pushNotificationConfig": {"url": "https://example.com/hook"}}}`, -32003, "push"},
+		{"a push config for no task", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/pushNotificationConfig/set", "params": {"taskId": "1",
+			"pushNotificationConfig": {"url": "https://example.com/hook"}}}`, -32001, "not found"},
+		{"a push config with authentication", `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"kind": "message", "messageId": "z",
+			"role": "user", "parts": [{"kind": "text", "text": "Go?"}]}, "configuration": {"pushNotificationConfig": {"url": "https://example.com/hook",
+			"authentication": {"schemes": ["Basic"], "credentials": "x"}}}}}`, -32602, "authentication is not served"},
 	} {
 		r := e.a2aRaw(agent, c.body)
 		if r.code != c.code || !strings.Contains(r.msg, c.says) {
@@ -369,5 +375,98 @@ func TestA2ABadInput(t *testing.T) {
 	r := e.do("POST", "/a2a", "", `{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "1"}}`)
 	if r.status != http.StatusUnauthorized || !strings.Contains(r.header.Get("Content-Type"), "json") || r.body["detail"] == nil {
 		t.Fatalf("without a key: %d %s %s", r.status, r.header.Get("Content-Type"), r.text)
+	}
+}
+
+// TestA2APushNotifications: push configs are kept per task (given with the message, or set
+// later; listed, read, deleted), and the task's end is posted to each through the outbox with
+// its token in X-A2A-Notification-Token, retried until the receiver takes it; a config for a
+// private address is refused unless webhooks may reach one, as for webhooks. On both stores.
+func TestA2APushNotifications(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testA2APush(t) })
+	t.Run("postgres", func(t *testing.T) { testA2APush(t, testserver.Postgres()) })
+}
+
+func testA2APush(t *testing.T, store ...testserver.Option) {
+	got := make(chan received, 8)
+	failures := 1
+	var mu sync.Mutex
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got <- received{path: r.URL.Path, header: map[string]string{"token": r.Header.Get("X-A2A-Notification-Token"), "type": r.Header.Get("Content-Type")}, body: body}
+		mu.Lock()
+		defer mu.Unlock()
+		if failures > 0 {
+			failures--
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer receiver.Close()
+	e := newEnv(t, append(store, testserver.Webhooks(fastWebhooks))...)
+	agent := e.token("push-agent", "agent")
+	alice := e.Client(e.token("alice", "responder"))
+
+	r := e.a2aRaw(agent, `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"kind": "message", "messageId": "p-1", "role": "user",
+		"parts": [{"kind": "text", "text": "Merge the hotfix?"}]}, "configuration": {"blocking": false,
+		"pushNotificationConfig": {"url": "`+receiver.URL+`/one", "token": "tok-1"}}}}`)
+	taskID := r.result["id"].(string)
+	set := e.a2a(agent, "tasks/pushNotificationConfig/set", `{"taskId": "`+taskID+`", "pushNotificationConfig": {"id": "second", "url": "`+receiver.URL+`/two"}}`)
+	if set.result["taskId"] != taskID || set.result["pushNotificationConfig"].(map[string]any)["id"] != "second" {
+		t.Fatalf("set: %s", set.text)
+	}
+	list := e.a2a(agent, "tasks/pushNotificationConfig/list", `{"id": "`+taskID+`"}`)
+	configs, _ := list.body["result"].([]any)
+	if len(configs) != 2 || configs[0].(map[string]any)["pushNotificationConfig"].(map[string]any)["token"] != "tok-1" {
+		t.Fatalf("list: %s", list.text)
+	}
+	if one := e.a2a(agent, "tasks/pushNotificationConfig/get", `{"id": "`+taskID+`", "pushNotificationConfigId": "second"}`); one.result["pushNotificationConfig"].(map[string]any)["url"] != receiver.URL+"/two" {
+		t.Fatalf("get: %s", one.text)
+	}
+	if del := e.a2a(agent, "tasks/pushNotificationConfig/delete", `{"id": "`+taskID+`", "pushNotificationConfigId": "second"}`); del.code != 0 || del.body["result"] != nil {
+		t.Fatalf("delete: %s", del.text)
+	}
+	if again := e.a2a(agent, "tasks/pushNotificationConfig/get", `{"id": "`+taskID+`", "pushNotificationConfigId": "second"}`); again.code != -32001 {
+		t.Fatalf("get a deleted config: %s", again.text)
+	}
+	other := e.token("other-agent", "agent")
+	if foreign := e.a2a(other, "tasks/pushNotificationConfig/set", `{"taskId": "`+taskID+`", "pushNotificationConfig": {"url": "`+receiver.URL+`/x"}}`); foreign.code == 0 {
+		t.Fatalf("another agent sets a push config: %s", foreign.text)
+	}
+
+	id := taskInquiry(t, r.result)
+	_, err := alice.Respond(ctx, id, json.RawMessage(`"merge it"`), "")
+	must(t, err)
+	var first, second received
+	for i, d := range []*received{&first, &second} {
+		select {
+		case *d = <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("delivery %d did not come", i+1)
+		}
+	}
+	var task map[string]any
+	must(t, json.Unmarshal(second.body, &task))
+	if first.path != "/one" || second.path != "/one" || second.header["token"] != "tok-1" || second.header["type"] != "application/json" ||
+		task["kind"] != "task" || task["id"] != taskID || state(task) != "completed" || string(first.body) != string(second.body) {
+		t.Fatalf("the push (retried after a 503): %+v %s", second, second.body)
+	}
+	select {
+	case extra := <-got:
+		t.Fatalf("a deleted config was pushed to, or a delivery came twice: %+v", extra)
+	default:
+	}
+	if final := e.a2a(agent, "tasks/pushNotificationConfig/set", `{"taskId": "`+taskID+`", "pushNotificationConfig": {"url": "`+receiver.URL+`/late"}}`); final.code != -32602 {
+		t.Fatalf("a config for an ended task: %s", final.text)
+	}
+
+	guarded := startServer(t, store...)
+	guardedAgent := guarded.token("push-agent", "agent")
+	refused := guarded.a2aRaw(guardedAgent, `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"kind": "message", "messageId": "p-2", "role": "user",
+		"parts": [{"kind": "text", "text": "Merge?"}]}, "configuration": {"pushNotificationConfig": {"url": "`+receiver.URL+`/one"}}}}`)
+	if refused.code != -32602 || !strings.Contains(refused.msg, "invalid push notification config") {
+		t.Fatalf("a private address: %s", refused.text)
+	}
+	if page, err := guarded.Admin.Inquiries(ctx, client.ListOptions{Status: "pending"}); err != nil || len(page.Data) != 0 {
+		t.Fatalf("the question of a refused config stays pending: %v %v", page, err)
 	}
 }

@@ -300,7 +300,11 @@ func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req 
 		return nil, err
 	case "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
 		"tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete":
-		return nil, &rpcError{Code: codePushNotificationNotSupported, Message: "push notifications are not served yet: stream the task (message/stream, tasks/resubscribe) or poll it (tasks/get)"}
+		result, err := a.pushConfigs(ctx, p, req)
+		if hitl.ErrorCode(err) == hitl.EUnavailable {
+			return nil, &rpcError{Code: codePushNotificationNotSupported, Message: hitl.ErrorMessage(err)}
+		}
+		return result, err
 	case "agent/getAuthenticatedExtendedCard":
 		return a.extendedCard(ctx, p, r)
 	}
@@ -308,7 +312,8 @@ func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req 
 }
 
 // methods are the methods served.
-var methods = []string{"message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe", "agent/getAuthenticatedExtendedCard"}
+var methods = []string{"message/send", "message/stream", "tasks/get", "tasks/cancel", "tasks/resubscribe", "tasks/pushNotificationConfig/set",
+	"tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete", "agent/getAuthenticatedExtendedCard"}
 
 // ask turns a message into an inquiry, in the session its contextId names (a new one when it
 // names none). Its messageId is the idempotency key: the same message sent again is the same
@@ -318,9 +323,6 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams) (*
 		return nil, invalidParams("params.message is required: the question, as text parts, with a data part saying how to ask")
 	}
 	if c := params.Configuration; c != nil {
-		if len(c.PushNotificationConfig) > 0 && !hitl.IsNull(c.PushNotificationConfig) {
-			return nil, &rpcError{Code: codePushNotificationNotSupported, Message: "push notifications are not served yet: stream the task (message/stream) or poll it (tasks/get)"}
-		}
 		if len(c.AcceptedOutputModes) > 0 && !acceptsAny(c.AcceptedOutputModes, outputModes) {
 			return nil, &rpcError{Code: codeContentTypeNotSupported, Message: fmt.Sprintf("configuration.acceptedOutputModes: the answer is given as %s", strings.Join(outputModes, " and "))}
 		}
@@ -333,12 +335,127 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams) (*
 	if req.Session == "" {
 		req.Session = "a2a-" + uuid.NewString()
 	}
-	inq, _, err := a.engine.CreateInquiry(ctx, p, req, idempotencyKey(params.Message.MessageID))
+	var push *pushConfig
+	if c := params.Configuration; c != nil && len(c.PushNotificationConfig) > 0 && !hitl.IsNull(c.PushNotificationConfig) {
+		push = new(pushConfig)
+		if rerr := readPushConfig(c.PushNotificationConfig, push, "configuration.pushNotificationConfig"); rerr != nil {
+			return nil, rerr
+		}
+	}
+	inq, created, err := a.engine.CreateInquiry(ctx, p, req, idempotencyKey(params.Message.MessageID))
 	if err != nil {
 		return nil, rpcErrorOf(err, codeInvalidParams)
 	}
+	if push != nil && created {
+		if _, err := a.engine.SetPushConfig(ctx, p, inq.ID, hitl.PushConfig{ID: push.ID, URL: push.URL, Token: push.Token}); err != nil {
+			// Nobody would hear of the answer where the agent asked: the question goes too.
+			a.engine.Cancel(ctx, p, inq.ID, "its push notification config was refused: "+hitl.ErrorMessage(err))
+			return nil, rpcErrorOf(err, codeInvalidParams)
+		}
+	}
 	return inq, nil
 }
+
+// pushConfig is A2A's PushNotificationConfig. Its authentication is not served: hitl sends the
+// token, in X-A2A-Notification-Token, and nothing else.
+type pushConfig struct {
+	ID             string          `json:"id,omitempty"`
+	URL            string          `json:"url"`
+	Token          string          `json:"token,omitempty"`
+	Authentication json.RawMessage `json:"authentication,omitempty"`
+}
+
+// taskPushConfig is A2A's TaskPushNotificationConfig.
+type taskPushConfig struct {
+	TaskID                 string          `json:"taskId"`
+	PushNotificationConfig json.RawMessage `json:"pushNotificationConfig"`
+}
+
+// taskPushConfigView is a stored config as A2A shows it.
+type taskPushConfigView struct {
+	TaskID                 string     `json:"taskId"`
+	PushNotificationConfig pushConfig `json:"pushNotificationConfig"`
+}
+
+func viewOf(c *hitl.PushConfig) taskPushConfigView {
+	return taskPushConfigView{TaskID: taskID(c.InquiryID), PushNotificationConfig: pushConfig{ID: c.ID, URL: c.URL, Token: c.Token}}
+}
+
+// readPushConfig reads a PushNotificationConfig at where.
+func readPushConfig(raw json.RawMessage, c *pushConfig, where string) *rpcError {
+	if err := json.Unmarshal(raw, c); err != nil {
+		return invalidParams(where + " must be an object with url, and id and token if you like")
+	}
+	if len(c.Authentication) > 0 && !hitl.IsNull(c.Authentication) {
+		return invalidParams(where + ".authentication is not served: hitl sends the config's token, in X-A2A-Notification-Token")
+	}
+	return nil
+}
+
+// pushParams are the params of tasks/pushNotificationConfig/get, list and delete.
+type pushParams struct {
+	ID                       string `json:"id"`
+	PushNotificationConfigID string `json:"pushNotificationConfigId"`
+}
+
+// pushConfigs serves tasks/pushNotificationConfig/*: the push configs of the task's inquiry,
+// which the engine keeps and delivers through the outbox.
+func (a *API) pushConfigs(ctx context.Context, p *hitl.Principal, req *request) (any, error) {
+	if req.Method == "tasks/pushNotificationConfig/set" {
+		var params taskPushConfig
+		if rerr := readParams(req.Params, &params); rerr != nil {
+			return nil, rerr
+		}
+		var c pushConfig
+		if rerr := readPushConfig(params.PushNotificationConfig, &c, "params.pushNotificationConfig"); rerr != nil {
+			return nil, rerr
+		}
+		id, err := inquiryOf(params.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		stored, err := a.engine.SetPushConfig(ctx, p, id, hitl.PushConfig{ID: c.ID, URL: c.URL, Token: c.Token})
+		if err != nil {
+			return nil, err
+		}
+		return viewOf(stored), nil
+	}
+	var params pushParams
+	if rerr := readParams(req.Params, &params); rerr != nil {
+		return nil, rerr
+	}
+	id, err := inquiryOf(params.ID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Method == "tasks/pushNotificationConfig/delete" {
+		if err := a.engine.DeletePushConfig(ctx, p, id, params.PushNotificationConfigID); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	configs, err := a.engine.PushConfigs(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	views := []taskPushConfigView{}
+	for _, c := range configs {
+		if req.Method == "tasks/pushNotificationConfig/list" || params.PushNotificationConfigID == "" || c.ID == params.PushNotificationConfigID {
+			views = append(views, viewOf(c))
+		}
+	}
+	if req.Method == "tasks/pushNotificationConfig/list" {
+		return views, nil
+	}
+	if len(views) == 0 {
+		return nil, &rpcError{Code: codeTaskNotFound, Message: fmt.Sprintf("task %s has no push notification config %q", params.ID, params.PushNotificationConfigID)}
+	}
+	return views[0], nil
+}
+
+// PushBody is the body of a push notification of an inquiry's end: its task
+// (engine.Options.PushBody).
+func PushBody(inq *hitl.Inquiry) (json.RawMessage, error) { return json.Marshal(taskOf(inq)) }
 
 // idempotencyKey is a message's key: its id, when it fits hitl's keys.
 func idempotencyKey(messageID string) string {

@@ -93,7 +93,7 @@ func (a *API) cardFor(r *http.Request, skills []skill) agentCard {
 		PreferredTransport: "JSONRPC",
 		Version:            buildinfo.Get().Version,
 		DocumentationURL:   "https://github.com/hitl-dev/hitl/blob/main/docs/a2a.md",
-		Capabilities:       capabilities{Streaming: true},
+		Capabilities:       capabilities{Streaming: true, PushNotifications: true},
 		SecuritySchemes: map[string]securityScheme{securitySchemeName: {Type: "http", Scheme: "bearer",
 			Description: "a hitl API key (hitl key create), as Authorization: Bearer TOKEN"}},
 		Security:                          []map[string][]string{{securitySchemeName: {}}},

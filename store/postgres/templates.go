@@ -45,3 +45,21 @@ func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, erro
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
 	return sqlstore.Templates.List(ctx, dialect, s.db)
 }
+
+// Push configs.
+
+func (t *txn) PutPushConfig(c *hitl.PushConfig) error {
+	_, err := t.Exec(`INSERT INTO push_configs (inquiry_id, id, url, token, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (inquiry_id, id) DO UPDATE SET url = excluded.url, token = excluded.token`,
+		c.InquiryID, c.ID, c.URL, c.Token, c.CreatedBy, c.CreatedAt)
+	return dbError(err, "push config "+c.ID)
+}
+
+func (t *txn) DeletePushConfig(inquiryID int64, id string) error {
+	tag, err := t.Exec("DELETE FROM push_configs WHERE inquiry_id = $1 AND id = $2", inquiryID, id)
+	return oneRow(tag, err, "push config", notFound("push config "+id))
+}
+
+func (s *Store) PushConfigs(ctx context.Context, inquiryIDs []int64) ([]*hitl.PushConfig, error) {
+	return dialect.PushConfigs(ctx, s.db, inquiryIDs)
+}

@@ -45,3 +45,21 @@ func (s *Store) Template(ctx context.Context, name string) (*hitl.Template, erro
 func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
 	return readTable(s, ctx, sqlstore.Templates)
 }
+
+// Push configs.
+
+func (t *txn) PutPushConfig(c *hitl.PushConfig) error {
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO push_configs (inquiry_id, id, url, token, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (inquiry_id, id) DO UPDATE SET url = excluded.url, token = excluded.token`,
+		c.InquiryID, c.ID, c.URL, c.Token, c.CreatedBy, micros(c.CreatedAt))
+	return dbError(err, "push config "+c.ID)
+}
+
+func (t *txn) DeletePushConfig(inquiryID int64, id string) error {
+	res, err := t.tx.ExecContext(t.ctx, "DELETE FROM push_configs WHERE inquiry_id = ? AND id = ?", inquiryID, id)
+	return oneRow(res, err, "push config", notFound("push config "+id))
+}
+
+func (s *Store) PushConfigs(ctx context.Context, inquiryIDs []int64) ([]*hitl.PushConfig, error) {
+	return readBy(s, ctx, dialect.PushConfigs, inquiryIDs)
+}

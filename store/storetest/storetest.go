@@ -51,6 +51,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"IdempotencyKeysExpire":   testIdempotencyKeysExpire,
 		"AssigneeLoads":           testAssigneeLoads,
 		"Templates":               testTemplates,
+		"PushConfigs":             testPushConfigs,
 		"AuditChain":              testAuditChain,
 		"Retention":               testRetention,
 		"StoredSecrets":           testStoredSecrets,

@@ -399,3 +399,21 @@ func (d *Dialect) Timers(ctx context.Context, db DB, what, sql string) ([]hitl.D
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// PushConfigs reads the push configs of the inquiries ids, by inquiry then oldest first.
+func (d *Dialect) PushConfigs(ctx context.Context, db DB, ids []int64) ([]*hitl.PushConfig, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	w := d.Where()
+	in := make([]string, len(ids))
+	for i, id := range ids {
+		in[i] = w.Arg(id)
+	}
+	w.Add("inquiry_id IN (" + strings.Join(in, ", ") + ")")
+	return Query(ctx, d, db, "push configs", func(sc Scanner) (*hitl.PushConfig, error) {
+		var c hitl.PushConfig
+		err := sc.Scan(&c.InquiryID, &c.ID, &c.URL, &c.Token, &c.CreatedBy, d.ScanTime(&c.CreatedAt))
+		return &c, err
+	}, "SELECT inquiry_id, id, url, token, created_by, created_at FROM push_configs"+w.String()+" ORDER BY inquiry_id, created_at, id", w.Args...)
+}

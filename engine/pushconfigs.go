@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hitl-dev/hitl"
+)
+
+// Push configs: where an inquiry's end is posted for the agent that asked it (A2A's push
+// notifications of the inquiry's task). The agent that asked, or an admin, keeps them; each is
+// a delivery of the inquiry's end through the outbox, as a resume callback is (retried, behind
+// the address guard), with the config's token in its own header. Which deliveries there are is
+// decided here; what their body says is the protocol's (Options.PushBody).
+
+// maxPushConfigs bounds the configs of one inquiry.
+const maxPushConfigs = 10
+
+// maxPushField bounds a config's ID and token.
+const maxPushField = 500
+
+// pushEventTypes are the events that push: the inquiry's end.
+var pushEventTypes = []string{hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled}
+
+// PushConfigs lists the push configs of inquiry id, to the agent that asked it and admins.
+func (e *Engine) PushConfigs(ctx context.Context, p *hitl.Principal, id int64) ([]*hitl.PushConfig, error) {
+	if _, err := e.pushInquiry(ctx, p, id); err != nil {
+		return nil, err
+	}
+	return e.store.PushConfigs(ctx, []int64{id})
+}
+
+// SetPushConfig stores a push config of inquiry id (a new ID when c has none; the same ID
+// again replaces its URL and token), while the inquiry is pending: it pushes the inquiry's end.
+func (e *Engine) SetPushConfig(ctx context.Context, p *hitl.Principal, id int64, c hitl.PushConfig) (*hitl.PushConfig, error) {
+	inq, err := e.pushInquiry(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if inq.Status.Final() {
+		return nil, hitl.Errorf(hitl.EConflict, "inquiry %d is %s: its end has been told; nothing more will be pushed", id, inq.Status)
+	}
+	var bad problems
+	if c.URL == "" {
+		bad.add("/url", "is required: where the inquiry's end is posted")
+	} else {
+		e.checkURL(ctx, &bad, "/url", c.URL)
+	}
+	if utf8.RuneCountInString(c.ID) > maxPushField {
+		bad.add("/id", "must be at most %d characters", maxPushField)
+	}
+	if utf8.RuneCountInString(c.Token) > maxPushField {
+		bad.add("/token", "must be at most %d characters", maxPushField)
+	}
+	if err := bad.err("invalid push notification config"); err != nil {
+		return nil, err
+	}
+	existing, err := e.store.PushConfigs(ctx, []int64{id})
+	if err != nil {
+		return nil, err
+	}
+	if c.ID == "" {
+		c.ID = strings.ReplaceAll(uuid.NewString(), "-", "")
+	}
+	replaces := slices.ContainsFunc(existing, func(x *hitl.PushConfig) bool { return x.ID == c.ID })
+	if !replaces && len(existing) >= maxPushConfigs {
+		return nil, hitl.Errorf(hitl.EConflict, "inquiry %d has %d push configs, the most it may have; delete one first", id, maxPushConfigs)
+	}
+	c.InquiryID, c.CreatedBy, c.CreatedAt = id, p.Name, e.clock()
+	if err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.PutPushConfig(&c) }); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// DeletePushConfig removes a push config of inquiry id (ENotFound).
+func (e *Engine) DeletePushConfig(ctx context.Context, p *hitl.Principal, id int64, configID string) error {
+	if _, err := e.pushInquiry(ctx, p, id); err != nil {
+		return err
+	}
+	return e.store.Update(ctx, func(tx hitl.Tx) error { return tx.DeletePushConfig(id, configID) })
+}
+
+// pushInquiry reads inquiry id for a change of its push configs: those who may cancel it may.
+func (e *Engine) pushInquiry(ctx context.Context, p *hitl.Principal, id int64) (*hitl.Inquiry, error) {
+	if e.pushBody == nil {
+		return nil, hitl.Errorf(hitl.EUnavailable, "push notifications are not served by this server")
+	}
+	inq, err := e.Inquiry(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return inq, mayCancel(p, inq)
+}
+
+// pushDeliveries adds the push deliveries of the events that end inquiries with push configs.
+func (e *Engine) pushDeliveries(ctx context.Context, out *[]*hitl.Delivery, now time.Time, evs []*hitl.Event) error {
+	if e.pushBody == nil {
+		return nil
+	}
+	var ids []int64
+	for _, ev := range evs {
+		if ev.InquiryID != nil && slices.Contains(pushEventTypes, ev.Type) {
+			ids = append(ids, *ev.InquiryID)
+		}
+	}
+	configs, err := e.store.PushConfigs(ctx, ids)
+	if err != nil || len(configs) == 0 {
+		return err
+	}
+	for _, ev := range evs {
+		if ev.InquiryID == nil || !slices.Contains(pushEventTypes, ev.Type) {
+			continue
+		}
+		var body json.RawMessage
+		for _, c := range configs {
+			if c.InquiryID != *ev.InquiryID {
+				continue
+			}
+			if body == nil {
+				var inq hitl.Inquiry
+				if err := json.Unmarshal(ev.Data, &inq); err != nil {
+					e.log.Error("an event cannot be read for its push notifications", "seq", ev.Seq, "err", err)
+					break
+				}
+				if body, err = e.pushBody(&inq); err != nil {
+					return err
+				}
+			}
+			d, err := e.addDelivery(out, now, hitl.DeliveryInquiryCallback, ev, c.URL, hostOf(c.URL), "", nil)
+			if err != nil {
+				return err
+			}
+			d.Payload, d.Channel, d.Thread = body, hitl.ChannelA2APush, c.Token
+		}
+	}
+	return nil
+}

@@ -1,0 +1,15 @@
+-- +goose Up
+-- Push configs: where an inquiry's changes are posted for the agent that asked (A2A's push
+-- notification configs of its task). Retention removes them with their inquiry.
+CREATE TABLE push_configs (
+    inquiry_id INTEGER NOT NULL,
+    id         TEXT NOT NULL,
+    url        TEXT NOT NULL,
+    token      TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (inquiry_id, id)
+) WITHOUT ROWID;
+
+-- +goose Down
+DROP TABLE push_configs;
