@@ -1,11 +1,13 @@
 // hitl as an A2A agent, driven by the official A2A client (@a2a-js/sdk): the card fetched and
-// parsed, messages sent and streamed to the answer a person gives in hitl, a decline, a cancel,
-// and bad requests answered with JSON-RPC errors, never an HTML page.
+// parsed, messages sent and streamed to the answer a person gives in hitl, push notifications
+// received by a local receiver, a decline, a cancel, and bad requests answered with JSON-RPC
+// errors, never an HTML page.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
 import { Role, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
@@ -59,6 +61,7 @@ test("the Agent Card is served to anyone and the SDK parses it", async () => {
   assert.equal(card.supportedInterfaces[0].url, `${server.url}/a2a`);
   assert.equal(card.supportedInterfaces[0].protocolBinding, "JSONRPC");
   assert.equal(card.capabilities.streaming, true);
+  assert.equal(card.capabilities.pushNotifications, true);
   assert.deepEqual(card.skills.map((s) => s.id), ["ask-a-person", "ask-a-group"]);
   const scheme = card.securitySchemes.hitlApiKey.scheme;
   assert.equal(scheme.$case, "httpAuthSecurityScheme");
@@ -97,6 +100,50 @@ test("a message streams to completion when a person answers in hitl", async () =
   assert.equal(task.status.state, TaskState.TASK_STATE_COMPLETED);
   assert.equal(task.metadata.hitl.responded_by, "alice");
   assert.equal(task.metadata.hitl.comment, "checked the dashboard");
+});
+
+test("push notifications reach a local receiver with the config's token", async () => {
+  const pushes = [];
+  let arrived;
+  const next = new Promise((r) => { arrived = r; });
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      pushes.push({ path: req.url, headers: req.headers, task: JSON.parse(Buffer.concat(chunks).toString()) });
+      res.writeHead(200).end();
+      arrived();
+    });
+  });
+  receiver.listen(0, "127.0.0.1");
+  await once(receiver, "listening");
+  const hook = `http://127.0.0.1:${receiver.address().port}`;
+  try {
+    const task = await client.sendMessage({
+      message: message("Approve the vendor invoice?", { assigned_to: ["alice"] }),
+      configuration: { returnImmediately: true, taskPushNotificationConfig: { url: `${hook}/given`, token: "ts-token-1", id: "", tenant: "" } },
+    });
+    const set = await client.createTaskPushNotificationConfig({ taskId: task.id, id: "later", url: `${hook}/later`, token: "ts-token-2", tenant: "" });
+    assert.equal(set.id, "later");
+    const list = await client.listTaskPushNotificationConfig({ taskId: task.id, tenant: "", pageSize: 0, pageToken: "" });
+    assert.deepEqual(list.configs.map((c) => c.url).sort(), [`${hook}/given`, `${hook}/later`]);
+    const one = await client.getTaskPushNotificationConfig({ taskId: task.id, id: "later", tenant: "" });
+    assert.equal(one.token, "ts-token-2");
+    await client.deleteTaskPushNotificationConfig({ taskId: task.id, id: "later", tenant: "" });
+
+    await alice.respond(Number(task.id), "approved");
+    await next;
+    assert.equal(pushes.length, 1, JSON.stringify(pushes));
+    const [push] = pushes;
+    assert.equal(push.path, "/given");
+    assert.equal(push.headers["x-a2a-notification-token"], "ts-token-1");
+    assert.equal(push.task.kind, "task");
+    assert.equal(push.task.id, task.id);
+    assert.equal(push.task.status.state, "completed");
+    assert.equal(push.task.artifacts[0].parts[1].text, "approved");
+  } finally {
+    receiver.close();
+  }
 });
 
 test("a person who declines rejects the task with their reason", async () => {
