@@ -470,3 +470,80 @@ func testA2APush(t *testing.T, store ...testserver.Option) {
 		t.Fatalf("the question of a refused config stays pending: %v %v", page, err)
 	}
 }
+
+// TestA2AVersion1: A2A 1.0's method names are served too, read and answered in 1.0's shapes
+// (parts without kind, roles and states as enum names, results that say what they hold), and
+// the card lists both versions' interfaces.
+func TestA2AVersion1(t *testing.T) {
+	e := newEnv(t, testserver.AllowPrivate())
+	agent := e.token("v1-agent", "agent")
+	bob := e.Client(e.token("bob", "responder"))
+
+	card := e.do("GET", "/.well-known/agent-card.json", "", "")
+	ifaces, _ := card.body["supportedInterfaces"].([]any)
+	if len(ifaces) != 2 || ifaces[0].(map[string]any)["protocolVersion"] != "1.0" || ifaces[0].(map[string]any)["url"] != e.URL+"/a2a" {
+		t.Fatalf("card interfaces: %s", card.text)
+	}
+
+	sent := e.a2a(agent, "SendMessage", `{"message": {"messageId": "v1-1", "role": "ROLE_USER", "contextId": "v1-run",
+		"parts": [{"text": "Pick a region"}, {"data": {"options": ["eu", "us"]}}]}, "configuration": {"returnImmediately": true}}`)
+	task, _ := sent.result["task"].(map[string]any)
+	if task == nil || task["contextId"] != "v1-run" || task["kind"] != nil || task["status"].(map[string]any)["state"] != "TASK_STATE_SUBMITTED" {
+		t.Fatalf("SendMessage: %s", sent.text)
+	}
+	id := taskInquiry(t, task)
+	_, err := bob.Respond(ctx, id, json.RawMessage(`"eu"`), "")
+	must(t, err)
+	got := e.a2a(agent, "GetTask", fmt.Sprintf(`{"id": "%d"}`, id))
+	parts := got.result["artifacts"].([]any)[0].(map[string]any)["parts"].([]any)
+	if got.result["status"].(map[string]any)["state"] != "TASK_STATE_COMPLETED" || parts[0].(map[string]any)["data"] != "eu" || parts[1].(map[string]any)["text"] != "eu" {
+		t.Fatalf("GetTask: %s", got.text)
+	}
+
+	// Streams answer StreamResponses: {task}, {statusUpdate}, {artifactUpdate}.
+	events := e.a2aStream(agent, "SendStreamingMessage", `{"message": {"messageId": "v1-2", "role": "ROLE_USER", "parts": [{"text": "Go on?"}]}}`)
+	if ev := <-events; ev["task"] == nil {
+		t.Fatalf("first event: %v", ev)
+	}
+	if ev := <-events; ev["statusUpdate"].(map[string]any)["status"].(map[string]any)["state"] != "TASK_STATE_WORKING" {
+		t.Fatalf("second event: %v", ev)
+	}
+	pending := waitPending(t, bob, "Go on?")
+	_, err = bob.Decline(ctx, pending.ID, "not today")
+	must(t, err)
+	ev := <-events
+	status := ev["statusUpdate"].(map[string]any)["status"].(map[string]any)
+	if status["state"] != "TASK_STATE_REJECTED" || status["message"].(map[string]any)["role"] != "ROLE_AGENT" ||
+		status["message"].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"] != "not today" {
+		t.Fatalf("final event: %v", ev)
+	}
+
+	// Push configs are flat, with their task.
+	r := e.a2a(agent, "SendMessage", `{"message": {"messageId": "v1-3", "role": "ROLE_USER", "parts": [{"text": "Later?"}]}, "configuration": {"returnImmediately": true}}`)
+	taskID := r.result["task"].(map[string]any)["id"].(string)
+	guarded := e.a2a(agent, "CreateTaskPushNotificationConfig", `{"taskId": "`+taskID+`", "id": "p", "url": "http://127.0.0.1:9/a2a", "token": "t"}`)
+	if guarded.code != 0 || guarded.result["taskId"] != taskID || guarded.result["id"] != "p" || guarded.result["token"] != "t" {
+		t.Fatalf("CreateTaskPushNotificationConfig: %s", guarded.text)
+	}
+	list := e.a2a(agent, "ListTaskPushNotificationConfigs", `{"taskId": "`+taskID+`"}`)
+	if configs, _ := list.result["configs"].([]any); len(configs) != 1 {
+		t.Fatalf("ListTaskPushNotificationConfigs: %s", list.text)
+	}
+	if del := e.a2a(agent, "DeleteTaskPushNotificationConfig", `{"taskId": "`+taskID+`", "id": "p"}`); del.code != 0 {
+		t.Fatalf("DeleteTaskPushNotificationConfig: %s", del.text)
+	}
+	for _, c := range []struct {
+		method, params string
+		code           float64
+	}{
+		{"SendMessage", `{"message": {"messageId": "v1-4", "role": "ROLE_USER", "parts": [{"url": "https://example.com/a.pdf"}]}}`, -32005},
+		{"SendMessage", `{"message": {"messageId": "v1-5", "role": "ROLE_USER", "parts": [{"text": "x"}, {"data": {"due": 1}}]}}`, -32602},
+		{"GetTask", `{"id": "12345"}`, -32001},
+		{"CancelTask", fmt.Sprintf(`{"id": "%d"}`, id), -32002},
+		{"ListTasks", `{}`, -32601},
+	} {
+		if r := e.a2a(agent, c.method, c.params); r.code != c.code {
+			t.Errorf("%s %s: %s, want %v", c.method, c.params, r.text, c.code)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-// Package a2a serves the Agent2Agent protocol (A2A 0.3, its JSON-RPC binding), so that an agent
+// Package a2a serves the Agent2Agent protocol (A2A 0.3 and 1.0, their JSON-RPC binding), so that an agent
 // written with an A2A client asks people through hitl as it would ask any other agent: the
 // Agent Card at /.well-known/agent-card.json, and the JSON-RPC endpoint at /a2a. A message is a
 // question (an inquiry), its task the inquiry (the task id is the inquiry's id), its contextId
@@ -51,6 +51,7 @@ func New(e *engine.Engine, publicURL string, waitBound time.Duration) *API {
 	if waitBound <= 0 {
 		waitBound = DefaultWaitBound
 	}
+	waitBound = min(waitBound, engine.MaxWait)
 	return &API{engine: e, publicURL: strings.TrimSuffix(publicURL, "/"), waitBound: waitBound}
 }
 
@@ -136,6 +137,16 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 	if rerr != nil {
 		return writeResponse(w, req.ID, nil, rerr)
 	}
+	// A 1.0 method is served as its 0.3 method, its params read and its answers written in 1.0's shapes.
+	shape := func(_ string, v any) any { return v }
+	event := func(v any) any { return v }
+	if name, ok := v1Methods[req.Method]; ok {
+		params, rerr := v1Params(name, req.Params)
+		if rerr != nil {
+			return writeResponse(w, req.ID, nil, rerr)
+		}
+		req.Method, req.Params, shape, event = name, params, v1Result, v1Event
+	}
 	switch req.Method {
 	case "message/stream":
 		var params sendParams
@@ -146,7 +157,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 		if rerr != nil {
 			return writeResponse(w, req.ID, nil, rerr)
 		}
-		return a.stream(w, r, p, req.ID, inq, true)
+		return a.stream(w, r, p, req.ID, inq, true, event)
 	case "tasks/resubscribe":
 		var params taskParams
 		if rerr := readParams(req.Params, &params); rerr != nil {
@@ -156,13 +167,13 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 		if err != nil {
 			return writeResponse(w, req.ID, nil, rpcErrorOf(err, codeTaskNotFound))
 		}
-		return a.stream(w, r, p, req.ID, inq, false)
+		return a.stream(w, r, p, req.ID, inq, false, event)
 	}
 	result, err := a.call(r.Context(), p, r, &req)
 	if err != nil {
 		return writeResponse(w, req.ID, nil, rpcErrorOf(err, codeTaskNotFound))
 	}
-	return writeResponse(w, req.ID, result, nil)
+	return writeResponse(w, req.ID, shape(req.Method, result), nil)
 }
 
 // readRequest reads one JSON-RPC request; the id it returns is null when the body has none.
@@ -308,7 +319,7 @@ func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req 
 	case "agent/getAuthenticatedExtendedCard":
 		return a.extendedCard(ctx, p, r)
 	}
-	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q not found; this server serves A2A 0.3's %s", req.Method, strings.Join(methods, ", "))}
+	return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q not found; this server serves A2A 0.3's %s, and the same under A2A 1.0's names", req.Method, strings.Join(methods, ", "))}
 }
 
 // methods are the methods served.
@@ -498,7 +509,7 @@ func (a *API) inquiry(ctx context.Context, p *hitl.Principal, id string) (*hitl.
 // response to the request: the task, then working (for a task just asked), then, woken by the
 // engine when the inquiry ends, the answer as an artifact and the final status. When the
 // server stops first, the stream ends, and the client resubscribes.
-func (a *API) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal, id json.RawMessage, inq *hitl.Inquiry, asked bool) error {
+func (a *API) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal, id json.RawMessage, inq *hitl.Inquiry, asked bool, event func(any) any) error {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -506,7 +517,7 @@ func (a *API) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal, 
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	send := func(v any) error {
-		b, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: mustJSON(v)})
+		b, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: mustJSON(event(v))})
 		if err != nil {
 			return err
 		}

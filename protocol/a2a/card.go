@@ -26,12 +26,23 @@ type agentCard struct {
 	DefaultOutputModes                []string                  `json:"defaultOutputModes"`
 	Skills                            []skill                   `json:"skills"`
 	SupportsAuthenticatedExtendedCard bool                      `json:"supportsAuthenticatedExtendedCard"`
+	// SupportedInterfaces is A2A 1.0's list of where to call with which version: 1.0 clients
+	// read it (and 0.3 clients url and preferredTransport).
+	SupportedInterfaces []agentInterface `json:"supportedInterfaces"`
+}
+
+type agentInterface struct {
+	URL             string `json:"url"`
+	ProtocolBinding string `json:"protocolBinding"`
+	ProtocolVersion string `json:"protocolVersion"`
 }
 
 type capabilities struct {
 	Streaming              bool `json:"streaming"`
 	PushNotifications      bool `json:"pushNotifications"`
 	StateTransitionHistory bool `json:"stateTransitionHistory"`
+	// ExtendedAgentCard is 1.0's supportsAuthenticatedExtendedCard.
+	ExtendedAgentCard bool `json:"extendedAgentCard"`
 }
 
 type securityScheme struct {
@@ -93,7 +104,7 @@ func (a *API) cardFor(r *http.Request, skills []skill) agentCard {
 		PreferredTransport: "JSONRPC",
 		Version:            buildinfo.Get().Version,
 		DocumentationURL:   "https://github.com/hitl-dev/hitl/blob/main/docs/a2a.md",
-		Capabilities:       capabilities{Streaming: true, PushNotifications: true},
+		Capabilities:       capabilities{Streaming: true, PushNotifications: true, ExtendedAgentCard: true},
 		SecuritySchemes: map[string]securityScheme{securitySchemeName: {Type: "http", Scheme: "bearer",
 			Description: "a hitl API key (hitl key create), as Authorization: Bearer TOKEN"}},
 		Security:                          []map[string][]string{{securitySchemeName: {}}},
@@ -101,6 +112,8 @@ func (a *API) cardFor(r *http.Request, skills []skill) agentCard {
 		DefaultOutputModes:                outputModes,
 		Skills:                            skills,
 		SupportsAuthenticatedExtendedCard: true,
+		SupportedInterfaces: []agentInterface{{URL: base + Path, ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"},
+			{URL: base + Path, ProtocolBinding: "JSONRPC", ProtocolVersion: "0.3"}},
 	}
 }
 

@@ -3254,7 +3254,7 @@ export interface paths {
         };
         /**
          * A2A Agent Card
-         * @description The Agent Card of A2A 0.3, to anyone: the JSON-RPC endpoint's absolute URL (under --public-url, else the request's host), the bearer scheme of hitl's keys, the skills ask-a-person and ask-a-group, streaming and push notifications. The skill of each template is on the extended card (agent/getAuthenticatedExtendedCard), for a key.
+         * @description The Agent Card of A2A 0.3, with 1.0's supportedInterfaces, to anyone: the JSON-RPC endpoint's absolute URL (under --public-url, else the request's host), the bearer scheme of hitl's keys, the skills ask-a-person and ask-a-group, streaming and push notifications. The skill of each template is on the extended card (agent/getAuthenticatedExtendedCard), for a key.
          */
         get: {
             parameters: {
@@ -3294,8 +3294,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Agent2Agent protocol (A2A 0.3, JSON-RPC binding)
-         * @description One JSON-RPC 2.0 request of A2A 0.3: message/send and message/stream (a message is a question to people: its text parts are the prompt, a data part may say response_schema, options, multiple, request_type, assigned_to, timeout_seconds, fallback_policy, fallback_value, context, template and vars), tasks/get, tasks/cancel, tasks/resubscribe, tasks/pushNotificationConfig/set, get, list and delete (the task's end is posted to each config's url through the outbox, retried, with its token in X-A2A-Notification-Token), and agent/getAuthenticatedExtendedCard. A task is an inquiry (its id the inquiry's id), its contextId the inquiry's session. Refusals are JSON-RPC error objects with A2A's codes (HTTP 200); message/stream and tasks/resubscribe answer with a text/event-stream of JSON-RPC responses. docs/a2a.md says more.
+         * Agent2Agent protocol (A2A 0.3 and 1.0, JSON-RPC binding)
+         * @description One JSON-RPC 2.0 request of A2A 0.3 (or the same under A2A 1.0's method names, SendMessage, GetTask and the rest, in 1.0's shapes): message/send and message/stream (a message is a question to people: its text parts are the prompt, a data part may say response_schema, options, multiple, request_type, assigned_to, timeout_seconds, fallback_policy, fallback_value, context, template and vars), tasks/get, tasks/cancel, tasks/resubscribe, tasks/pushNotificationConfig/set, get, list and delete (the task's end is posted to each config's url through the outbox, retried, with its token in X-A2A-Notification-Token), and agent/getAuthenticatedExtendedCard. A task is an inquiry (its id the inquiry's id), its contextId the inquiry's session. Refusals are JSON-RPC error objects with A2A's codes (HTTP 200); message/stream and tasks/resubscribe answer with a text/event-stream of JSON-RPC responses. docs/a2a.md says more.
          */
         post: {
             parameters: {
