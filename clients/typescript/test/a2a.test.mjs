@@ -1,7 +1,8 @@
-// hitl as an A2A agent, driven by the official A2A client (@a2a-js/sdk): the card fetched and
-// parsed, messages sent and streamed to the answer a person gives in hitl, push notifications
-// received by a local receiver, a decline, a cancel, and bad requests answered with JSON-RPC
-// errors, never an HTML page.
+// hitl as an A2A agent, driven by the official A2A client (@a2a-js/sdk 1.3.0) as it comes (A2A
+// 1.0) and with its legacyCompat (A2A 0.3): the card fetched and parsed, messages sent and
+// streamed to the answer a person gives in hitl, push notifications received by a local
+// receiver, a decline, a cancel, and bad requests answered with JSON-RPC errors, never an HTML
+// page.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -13,25 +14,39 @@ import { Role, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { TestServer } from "./server.mjs";
 
-let server, agentToken, alice, client;
+let server, agentToken, alice;
+const clients = {}; // by protocol version: { client, sent } (sent: the JSON-RPC methods on the wire)
 
-/** withKey is fetch with the agent's hitl key, as A2A's bearer scheme says. */
-function withKey(token) {
+/** withKey is fetch with the agent's hitl key, as A2A's bearer scheme says; it notes each method sent. */
+function withKey(token, sent = []) {
   return (url, init = {}) => {
     const headers = new Headers(init.headers);
     headers.set("Authorization", `Bearer ${token}`);
+    if (typeof init.body === "string") sent.push(JSON.parse(init.body).method);
     return fetch(url, { ...init, headers });
   };
 }
 
-/** clientFor is the SDK's client of hitl's card, speaking A2A 0.3 (the SDK's legacyCompat). */
-async function clientFor(token) {
+/**
+ * clientFor is the SDK's client of hitl. "1.0": the SDK as it comes, from the card's URL. "0.3":
+ * the card as a 0.3 client reads it (url and preferredTransport, without 1.0's
+ * supportedInterfaces), through the SDK's legacyCompat.
+ */
+async function clientFor(token, version, sent = []) {
+  if (version === "1.0") {
+    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: withKey(token, sent) })],
+    }));
+    return factory.createFromUrl(server.url); // the card needs no key
+  }
   const legacyCompat = { enabled: true };
   const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    cardResolver: new DefaultAgentCardResolver({ legacyCompat }), // the card needs no key
-    transports: [new JsonRpcTransportFactory({ legacyCompat, fetchImpl: withKey(token) })],
+    cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
+    transports: [new JsonRpcTransportFactory({ legacyCompat, fetchImpl: withKey(token, sent) })],
   }));
-  return factory.createFromUrl(server.url);
+  const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
+  delete card.supportedInterfaces;
+  return factory.createFromAgentCard(card);
 }
 
 /** message is a user message: the question as text, and how to ask as a data part. */
@@ -45,37 +60,54 @@ before(async () => {
   server = await TestServer.start();
   agentToken = await server.key("a2a-ts-agent", "agent");
   alice = await server.client("alice", "responder");
-  client = await clientFor(agentToken);
+  await server.admin.request("PUT", "/v1/templates/refund", { body: { prompt: "Refund order {{.order}}?" } });
+  for (const version of ["1.0", "0.3"]) {
+    const sent = [];
+    clients[version] = { client: await clientFor(agentToken, version, sent), sent };
+  }
 });
 
 after(async () => {
   await server.stop();
 });
 
-test("the Agent Card is served to anyone and the SDK parses it", async () => {
+test("the Agent Card is served to anyone, as JSON", async () => {
   const res = await fetch(`${server.url}/.well-known/agent-card.json`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get("content-type"), /^application\/json/);
+  const card = await res.json();
+  assert.equal(card.url, `${server.url}/a2a`);
+  assert.equal(card.preferredTransport, "JSONRPC");
+  assert.deepEqual(card.securitySchemes.hitlApiKey, { type: "http", scheme: "bearer", description: card.securitySchemes.hitlApiKey.description });
+  assert.deepEqual(card.supportedInterfaces.map((i) => i.protocolVersion), ["1.0", "0.3"]);
+});
+
+for (const version of ["1.0", "0.3"]) {
+
+test(`${version}: the SDK reads the card, and with a key the extended card`, async () => {
+  const { client, sent } = clients[version];
   const card = client.agentCard;
   assert.equal(card.name, "hitl");
   assert.equal(card.supportedInterfaces[0].url, `${server.url}/a2a`);
   assert.equal(card.supportedInterfaces[0].protocolBinding, "JSONRPC");
+  assert.match(card.supportedInterfaces[0].protocolVersion, version === "1.0" ? /^1\.0$/ : /^0\.3/);
   assert.equal(card.capabilities.streaming, true);
   assert.equal(card.capabilities.pushNotifications, true);
   assert.deepEqual(card.skills.map((s) => s.id), ["ask-a-person", "ask-a-group"]);
-  const scheme = card.securitySchemes.hitlApiKey.scheme;
-  assert.equal(scheme.$case, "httpAuthSecurityScheme");
-  assert.equal(scheme.value.scheme, "bearer");
-  // With a key, the extended card adds a skill per template.
-  await server.admin.request("PUT", "/v1/templates/refund", { body: { prompt: "Refund order {{.order}}?" } });
+  // The extended card, parsed by the SDK itself, adds a skill per template.
   const extended = await client.getAgentCard();
   assert.ok(extended.skills.some((s) => s.id === "template-refund"), JSON.stringify(extended.skills));
+  const scheme = extended.securitySchemes.hitlApiKey.scheme;
+  assert.equal(scheme.$case, "httpAuthSecurityScheme");
+  assert.equal(scheme.value.scheme, "bearer");
+  assert.ok(sent.includes(version === "1.0" ? "GetExtendedAgentCard" : "agent/getAuthenticatedExtendedCard"), String(sent));
 });
 
-test("a message streams to completion when a person answers in hitl", async () => {
+test(`${version}: a message streams to completion when a person answers in hitl`, async () => {
+  const { client, sent } = clients[version];
   const events = [];
   const stream = client.sendMessageStream({
-    message: message("Ship release 7 today?", { assigned_to: ["alice"], response_schema: { type: "string" } }, "ts-release-7"),
+    message: message("Ship release 7 today?", { assigned_to: ["alice"], response_schema: { type: "string" } }, `ts-release-7-${version}`),
   });
   for await (const ev of stream) {
     events.push(ev.payload);
@@ -83,13 +115,13 @@ test("a message streams to completion when a person answers in hitl", async () =
       const id = Number(ev.payload.value.taskId);
       const inq = await alice.getInquiry(id);
       assert.equal(inq.prompt, "Ship release 7 today?");
-      assert.equal(inq.session, "ts-release-7");
+      assert.equal(inq.session, `ts-release-7-${version}`);
       await alice.respond(id, "yes, after the freeze", "checked the dashboard");
     }
   }
   assert.deepEqual(events.map((e) => e.$case), ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
   assert.equal(events[0].value.status.state, TaskState.TASK_STATE_SUBMITTED);
-  assert.equal(events[0].value.contextId, "ts-release-7");
+  assert.equal(events[0].value.contextId, `ts-release-7-${version}`);
   const [data, text] = events[2].value.artifact.parts;
   assert.deepEqual(data.content, { $case: "data", value: "yes, after the freeze" });
   assert.deepEqual(text.content, { $case: "text", value: "yes, after the freeze" });
@@ -102,7 +134,8 @@ test("a message streams to completion when a person answers in hitl", async () =
   assert.equal(task.metadata.hitl.comment, "checked the dashboard");
 });
 
-test("push notifications reach a local receiver with the config's token", async () => {
+test(`${version}: push notifications reach a local receiver with the config's token`, async () => {
+  const { client, sent } = clients[version];
   const pushes = [];
   let arrived;
   const next = new Promise((r) => { arrived = r; });
@@ -146,7 +179,8 @@ test("push notifications reach a local receiver with the config's token", async 
   }
 });
 
-test("a person who declines rejects the task with their reason", async () => {
+test(`${version}: a person who declines rejects the task with their reason`, async () => {
+  const { client, sent } = clients[version];
   const task = await client.sendMessage({ message: message("Drop the audit table?", { assigned_to: ["alice"] }), configuration: { returnImmediately: true } });
   assert.equal(task.status.state, TaskState.TASK_STATE_SUBMITTED);
   await alice.request("POST", `/v1/inquiries/${task.id}/decline`, { body: { reason: "not without a backup" } });
@@ -155,7 +189,8 @@ test("a person who declines rejects the task with their reason", async () => {
   assert.equal(got.status.message.parts[0].content.value, "not without a backup");
 });
 
-test("the agent cancels its task, once", async () => {
+test(`${version}: the agent cancels its task, once`, async () => {
+  const { client, sent } = clients[version];
   const task = await client.sendMessage({ message: message("Restart the workers?"), configuration: { returnImmediately: true } });
   const cancelled = await client.cancelTask({ id: task.id });
   assert.equal(cancelled.status.state, TaskState.TASK_STATE_CANCELED);
@@ -167,7 +202,8 @@ test("the agent cancels its task, once", async () => {
   assert.equal(events.at(-1).value.status.state, TaskState.TASK_STATE_CANCELED);
 });
 
-test("bad requests get JSON-RPC errors with A2A's codes, never an HTML page", async () => {
+test(`${version}: bad requests get JSON-RPC errors with A2A's codes, never an HTML page`, async () => {
+  const { client, sent } = clients[version];
   await assert.rejects(client.getTask({ id: "999999" }), (err) => err.envelopeCode === -32001);
   await assert.rejects(client.getTask({ id: "not-a-task" }), (err) => err.envelopeCode === -32001);
   await assert.rejects(client.sendMessage({ message: message("Go?", { deadline: "5pm" }), configuration: { returnImmediately: true } }),
@@ -194,8 +230,9 @@ test("bad requests get JSON-RPC errors with A2A's codes, never an HTML page", as
   assert.equal(anonymous.status, 401);
   assert.match(anonymous.headers.get("content-type"), /json/);
   assert.ok((await anonymous.json()).detail);
-  await assert.rejects((await clientFor("not-a-key")).getTask({ id: "1" }), /401/);
+  await assert.rejects((await clientFor("not-a-key", version)).getTask({ id: "1" }), /401/);
 });
+}
 
 test("the example in examples/a2a runs: it streams its question to the answer", async () => {
   const child = spawn(process.execPath, [fileURLToPath(new URL("../examples/a2a/index.mjs", import.meta.url)), "Rotate the TLS keys tonight?"], {

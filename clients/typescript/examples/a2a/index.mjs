@@ -2,12 +2,12 @@
 //
 //   HITL_URL=http://127.0.0.1:7447 HITL_TOKEN=hitl_... node examples/a2a/index.mjs ["Your question?"]
 //
-// It reads hitl's Agent Card, sends the question with message/stream and prints each event
-// until the task ends: answer it in the inbox, or with `hitl respond ID "yes"` (or decline it
-// there). hitl serves A2A 0.3, which @a2a-js/sdk 1.x speaks with legacyCompat switched on.
+// It reads hitl's Agent Card, sends the question as a streaming message and prints each event
+// until the task ends: answer it in the inbox, or with `hitl respond ID yes` (or decline it with
+// `hitl decline ID --reason why`). Nothing here is hitl's own: it is @a2a-js/sdk as it comes.
 import { randomUUID } from "node:crypto";
 import { Role, TaskState } from "@a2a-js/sdk";
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 
 const url = process.env.HITL_URL ?? "http://127.0.0.1:7447";
 const token = process.env.HITL_TOKEN;
@@ -20,10 +20,8 @@ const withKey = (input, init = {}) => {
   headers.set("Authorization", `Bearer ${token}`);
   return fetch(input, { ...init, headers });
 };
-const legacyCompat = { enabled: true };
 const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-  cardResolver: new DefaultAgentCardResolver({ legacyCompat }),
-  transports: [new JsonRpcTransportFactory({ legacyCompat, fetchImpl: withKey })],
+  transports: [new JsonRpcTransportFactory({ fetchImpl: withKey })],
 }));
 const client = await factory.createFromUrl(url);
 console.log(`asking ${client.agentCard.name} at ${client.agentCard.supportedInterfaces[0].url}`);
