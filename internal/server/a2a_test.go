@@ -112,6 +112,12 @@ func TestA2AAgentCard(t *testing.T) {
 		t.Fatalf("skills: %s", skills)
 	}
 
+	// Behind a proxy, the card gives the public URL.
+	public := startServer(t, testserver.PublicURL("https://hitl.example.com/"))
+	if r := public.do("GET", "/.well-known/agent-card.json", "", ""); r.body["url"] != "https://hitl.example.com/a2a" {
+		t.Fatalf("card under a public URL: %s", r.text)
+	}
+
 	_, _, err := e.Admin.PutTemplate(ctx, "refund", &hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{Prompt: "Refund {{.order}}?"}})
 	must(t, err)
 	agent := e.token("buyer-agent", "agent")
