@@ -7,10 +7,13 @@ import "time"
 // inquiry's callbacks do (retried, behind the same address guard), with Token in the header
 // X-A2A-Notification-Token so that the receiver knows they are its own.
 type PushConfig struct {
-	InquiryID int64     `json:"inquiry_id"`
-	ID        string    `json:"id"`
-	URL       string    `json:"url"`
-	Token     string    `json:"token,omitempty"`
+	InquiryID int64  `json:"inquiry_id"`
+	ID        string `json:"id"`
+	URL       string `json:"url"`
+	Token     string `json:"token,omitempty"`
+	// Version is the A2A version of the request that set the config ("1.0"; "" for 0.3), whose
+	// shapes its body takes, as A2A's own servers do.
+	Version   string    `json:"version,omitempty"`
 	CreatedBy string    `json:"created_by"`
 	CreatedAt time.Time `json:"created_at"`
 }

@@ -95,7 +95,8 @@ type Options struct {
 	AgentQuestionCallbackURL string
 	// PushBody is the body of a push notification of an inquiry's end (engine/pushconfigs.go):
 	// A2A's Task, which its protocol package shapes; nil: push configs are refused.
-	PushBody func(*hitl.Inquiry) (json.RawMessage, error)
+	// The version is the config's (hitl.PushConfig.Version).
+	PushBody func(inq *hitl.Inquiry, version string) (json.RawMessage, error)
 	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
 	// first start and kept in the store, shared by every node.
 	AuditKey ed25519.PrivateKey
@@ -156,7 +157,7 @@ type Engine struct {
 	brokers   []string
 	// agentQuestionURL: see Options.AgentQuestionCallbackURL.
 	agentQuestionURL string
-	pushBody         func(*hitl.Inquiry) (json.RawMessage, error)
+	pushBody         func(*hitl.Inquiry, string) (json.RawMessage, error)
 	tracer           trace.Tracer
 	audit            auditChain // engine/audit.go
 	// Defaults of inquiries: see Options.

@@ -37,7 +37,7 @@ func (e *Engine) PushConfigs(ctx context.Context, p *hitl.Principal, id int64) (
 }
 
 // SetPushConfig stores a push config of inquiry id (a new ID when c has none; the same ID
-// again replaces its URL and token), while the inquiry is pending: it pushes the inquiry's end.
+// again replaces its URL, token and version), while the inquiry is pending: it pushes the inquiry's end.
 func (e *Engine) SetPushConfig(ctx context.Context, p *hitl.Principal, id int64, c hitl.PushConfig) (*hitl.PushConfig, error) {
 	inq, err := e.pushInquiry(ctx, p, id)
 	if err != nil {
@@ -118,20 +118,20 @@ func (e *Engine) pushDeliveries(ctx context.Context, out *[]*hitl.Delivery, now 
 		if ev.InquiryID == nil || !slices.Contains(pushEventTypes, ev.Type) {
 			continue
 		}
-		var body json.RawMessage
+		var inq *hitl.Inquiry
 		for _, c := range configs {
 			if c.InquiryID != *ev.InquiryID {
 				continue
 			}
-			if body == nil {
-				var inq hitl.Inquiry
+			if inq == nil {
 				if err := json.Unmarshal(ev.Data, &inq); err != nil {
 					e.log.Error("an event cannot be read for its push notifications", "seq", ev.Seq, "err", err)
 					break
 				}
-				if body, err = e.pushBody(&inq); err != nil {
-					return err
-				}
+			}
+			body, err := e.pushBody(inq, c.Version)
+			if err != nil {
+				return err
 			}
 			d, err := e.addDelivery(out, now, hitl.DeliveryInquiryCallback, ev, c.URL, hostOf(c.URL), "", nil)
 			if err != nil {

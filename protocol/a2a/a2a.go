@@ -118,6 +118,8 @@ type request struct {
 	ID      json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
 	Params  json.RawMessage `json:"params"`
+	// version is the A2A version whose names the request used: "1.0", or "" for 0.3.
+	version string
 }
 
 // response is a JSON-RPC response: a result or an error.
@@ -145,7 +147,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 		if rerr != nil {
 			return writeResponse(w, req.ID, nil, rerr)
 		}
-		req.Method, req.Params, shape, event = name, params, v1Result, v1Event
+		req.Method, req.Params, req.version, shape, event = name, params, "1.0", v1Result, v1Event
 	}
 	switch req.Method {
 	case "message/stream":
@@ -153,7 +155,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 		if rerr := readParams(req.Params, &params); rerr != nil {
 			return writeResponse(w, req.ID, nil, rerr)
 		}
-		inq, rerr := a.ask(r.Context(), p, &params)
+		inq, rerr := a.ask(r.Context(), p, &params, req.version)
 		if rerr != nil {
 			return writeResponse(w, req.ID, nil, rerr)
 		}
@@ -269,7 +271,7 @@ func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req 
 		if rerr := readParams(req.Params, &params); rerr != nil {
 			return nil, rerr
 		}
-		inq, rerr := a.ask(ctx, p, &params)
+		inq, rerr := a.ask(ctx, p, &params, req.version)
 		if rerr != nil {
 			return nil, rerr
 		}
@@ -328,8 +330,8 @@ var methods = []string{"message/send", "message/stream", "tasks/get", "tasks/can
 
 // ask turns a message into an inquiry, in the session its contextId names (a new one when it
 // names none). Its messageId is the idempotency key: the same message sent again is the same
-// task, not a second question.
-func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams) (*hitl.Inquiry, *rpcError) {
+// task, not a second question. version is the request's, for its push config.
+func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams, version string) (*hitl.Inquiry, *rpcError) {
 	if params.Message == nil {
 		return nil, invalidParams("params.message is required: the question, as text parts, with a data part saying how to ask")
 	}
@@ -358,7 +360,7 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams) (*
 		return nil, rpcErrorOf(err, codeInvalidParams)
 	}
 	if push != nil && created {
-		if _, err := a.engine.SetPushConfig(ctx, p, inq.ID, hitl.PushConfig{ID: push.ID, URL: push.URL, Token: push.Token}); err != nil {
+		if _, err := a.engine.SetPushConfig(ctx, p, inq.ID, hitl.PushConfig{ID: push.ID, URL: push.URL, Token: push.Token, Version: version}); err != nil {
 			// Nobody would hear of the answer where the agent asked: the question goes too.
 			a.engine.Cancel(ctx, p, inq.ID, "its push notification config was refused: "+hitl.ErrorMessage(err))
 			return nil, rpcErrorOf(err, codeInvalidParams)
@@ -425,7 +427,7 @@ func (a *API) pushConfigs(ctx context.Context, p *hitl.Principal, req *request) 
 		if err != nil {
 			return nil, err
 		}
-		stored, err := a.engine.SetPushConfig(ctx, p, id, hitl.PushConfig{ID: c.ID, URL: c.URL, Token: c.Token})
+		stored, err := a.engine.SetPushConfig(ctx, p, id, hitl.PushConfig{ID: c.ID, URL: c.URL, Token: c.Token, Version: req.version})
 		if err != nil {
 			return nil, err
 		}
@@ -464,9 +466,14 @@ func (a *API) pushConfigs(ctx context.Context, p *hitl.Principal, req *request) 
 	return views[0], nil
 }
 
-// PushBody is the body of a push notification of an inquiry's end: its task
-// (engine.Options.PushBody).
-func PushBody(inq *hitl.Inquiry) (json.RawMessage, error) { return json.Marshal(taskOf(inq)) }
+// PushBody is the body of a push notification of an inquiry's end (engine.Options.PushBody), as
+// A2A's own servers post it: the task in 0.3; in 1.0 a StreamResponse holding the task.
+func PushBody(inq *hitl.Inquiry, version string) (json.RawMessage, error) {
+	if version == "1.0" {
+		return json.Marshal(v1Event(taskOf(inq)))
+	}
+	return json.Marshal(taskOf(inq))
+}
 
 // idempotencyKey is a message's key: its id, when it fits hitl's keys.
 func idempotencyKey(messageID string) string {

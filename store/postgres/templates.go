@@ -49,9 +49,9 @@ func (s *Store) Templates(ctx context.Context) ([]*hitl.Template, error) {
 // Push configs.
 
 func (t *txn) PutPushConfig(c *hitl.PushConfig) error {
-	_, err := t.Exec(`INSERT INTO push_configs (inquiry_id, id, url, token, created_by, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (inquiry_id, id) DO UPDATE SET url = excluded.url, token = excluded.token`,
-		c.InquiryID, c.ID, c.URL, c.Token, c.CreatedBy, c.CreatedAt)
+	_, err := t.Exec(`INSERT INTO push_configs (inquiry_id, id, url, token, version, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (inquiry_id, id) DO UPDATE SET url = excluded.url, token = excluded.token, version = excluded.version`,
+		c.InquiryID, c.ID, c.URL, c.Token, c.Version, c.CreatedBy, c.CreatedAt)
 	return dbError(err, "push config "+c.ID)
 }
 

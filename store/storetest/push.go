@@ -8,8 +8,8 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// testPushConfigs: an inquiry's push configs are put (the same ID again replaces its URL and
-// token), listed for several inquiries at once, deleted once, rolled back with their
+// testPushConfigs: an inquiry's push configs are put (the same ID again replaces its URL, token
+// and version), listed for several inquiries at once, deleted once, rolled back with their
 // transaction, and removed with their inquiry by retention.
 func testPushConfigs(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
@@ -21,7 +21,7 @@ func testPushConfigs(t *testing.T, s hitl.Store) {
 	put(&hitl.PushConfig{InquiryID: a.ID, ID: "first", URL: "https://a.example/hook", Token: "tok-1", CreatedBy: "agent-a", CreatedAt: base})
 	put(&hitl.PushConfig{InquiryID: a.ID, ID: "second", URL: "https://a.example/two", Token: "", CreatedBy: "agent-a", CreatedAt: base.Add(1)})
 	put(&hitl.PushConfig{InquiryID: b.ID, ID: "first", URL: "https://b.example/hook", Token: "tok-b", CreatedBy: "agent-a", CreatedAt: base})
-	put(&hitl.PushConfig{InquiryID: a.ID, ID: "first", URL: "https://a.example/moved", Token: "tok-2", CreatedBy: "agent-a", CreatedAt: base.Add(5)})
+	put(&hitl.PushConfig{InquiryID: a.ID, ID: "first", URL: "https://a.example/moved", Token: "tok-2", Version: "1.0", CreatedBy: "agent-a", CreatedAt: base.Add(5)})
 	if err := s.Update(ctx, func(tx hitl.Tx) error {
 		if err := tx.PutPushConfig(&hitl.PushConfig{InquiryID: b.ID, ID: "rolled-back", URL: "https://b.example/x", CreatedBy: "agent-a", CreatedAt: base}); err != nil {
 			return err
@@ -33,7 +33,7 @@ func testPushConfigs(t *testing.T, s hitl.Store) {
 
 	list, err := s.PushConfigs(ctx, []int64{a.ID, b.ID})
 	must(t, err)
-	if len(list) != 3 || list[0].InquiryID != a.ID || list[0].ID != "first" || list[0].URL != "https://a.example/moved" || list[0].Token != "tok-2" ||
+	if len(list) != 3 || list[0].InquiryID != a.ID || list[0].ID != "first" || list[0].URL != "https://a.example/moved" || list[0].Token != "tok-2" || list[0].Version != "1.0" ||
 		!list[0].CreatedAt.Equal(base) || list[1].ID != "second" || list[2].InquiryID != b.ID || list[2].Token != "tok-b" || list[2].CreatedBy != "agent-a" {
 		t.Fatalf("push configs: %+v", list)
 	}

@@ -143,7 +143,7 @@ test(`${version}: push notifications reach a local receiver with the config's to
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
-      pushes.push({ path: req.url, headers: req.headers, task: JSON.parse(Buffer.concat(chunks).toString()) });
+      pushes.push({ path: req.url, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) });
       res.writeHead(200).end();
       arrived();
     });
@@ -170,10 +170,11 @@ test(`${version}: push notifications reach a local receiver with the config's to
     const [push] = pushes;
     assert.equal(push.path, "/given");
     assert.equal(push.headers["x-a2a-notification-token"], "ts-token-1");
-    assert.equal(push.task.kind, "task");
-    assert.equal(push.task.id, task.id);
-    assert.equal(push.task.status.state, "completed");
-    assert.equal(push.task.artifacts[0].parts[1].text, "approved");
+    // As A2A's own servers post it: in 1.0 a StreamResponse holding the task, in 0.3 the task.
+    const pushed = version === "1.0" ? push.body.task : push.body;
+    assert.equal(pushed.id, task.id);
+    assert.equal(pushed.status.state, version === "1.0" ? "TASK_STATE_COMPLETED" : "completed");
+    assert.equal(pushed.artifacts[0].parts[1].text, "approved");
   } finally {
     receiver.close();
   }

@@ -413,7 +413,7 @@ func (d *Dialect) PushConfigs(ctx context.Context, db DB, ids []int64) ([]*hitl.
 	w.Add("inquiry_id IN (" + strings.Join(in, ", ") + ")")
 	return Query(ctx, d, db, "push configs", func(sc Scanner) (*hitl.PushConfig, error) {
 		var c hitl.PushConfig
-		err := sc.Scan(&c.InquiryID, &c.ID, &c.URL, &c.Token, &c.CreatedBy, d.ScanTime(&c.CreatedAt))
+		err := sc.Scan(&c.InquiryID, &c.ID, &c.URL, &c.Token, &c.Version, &c.CreatedBy, d.ScanTime(&c.CreatedAt))
 		return &c, err
-	}, "SELECT inquiry_id, id, url, token, created_by, created_at FROM push_configs"+w.String()+" ORDER BY inquiry_id, created_at, id", w.Args...)
+	}, "SELECT inquiry_id, id, url, token, version, created_by, created_at FROM push_configs"+w.String()+" ORDER BY inquiry_id, created_at, id", w.Args...)
 }

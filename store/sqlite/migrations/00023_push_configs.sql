@@ -6,6 +6,7 @@ CREATE TABLE push_configs (
     id         TEXT NOT NULL,
     url        TEXT NOT NULL,
     token      TEXT NOT NULL,
+    version    TEXT NOT NULL,
     created_by TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     PRIMARY KEY (inquiry_id, id)
