@@ -517,12 +517,7 @@ func (a *API) inquiry(ctx context.Context, p *hitl.Principal, id string) (*hitl.
 // engine when the inquiry ends, the answer as an artifact and the final status. When the
 // server stops first, the stream ends, and the client resubscribes.
 func (a *API) stream(w http.ResponseWriter, r *http.Request, p *hitl.Principal, id json.RawMessage, inq *hitl.Inquiry, asked bool, event func(any) any) error {
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	rc := httpwire.StartStream(w, "text/event-stream", writeTimeout)
 	send := func(v any) error {
 		b, err := json.Marshal(response{JSONRPC: "2.0", ID: id, Result: mustJSON(event(v))})
 		if err != nil {
