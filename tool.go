@@ -31,6 +31,12 @@ type ToolArguments struct {
 	RemindEvery    string          `json:"remind_every,omitempty"`
 	EscalateAfter  string          `json:"escalate_after,omitempty"`
 	EscalateTo     []string        `json:"escalate_to,omitempty"`
+	// AnswerInClient also asks the person at the agent's own MCP client (MCP elicitation),
+	// while the inquiry still goes to its assignees: the first answer wins. Off by default; only
+	// MCP's request_user_input acts on it, for a key that may answer the inquiry itself
+	// (engine.MayAnswerInClient). Function calling (client.HandleToolCall) has no client to
+	// ask, so there it changes nothing: the question goes to its assignees alone.
+	AnswerInClient bool `json:"answer_in_client,omitempty"`
 }
 
 // ParseToolArguments reads a model's arguments strictly: unknown fields and wrong types are
@@ -87,7 +93,8 @@ var ToolInputSchema = json.RawMessage(`{
     "session": {"type": "string", "description": "The agent run this question belongs to."},
     "remind_every": {"type": "string", "description": "Remind the human at this interval while nobody answers, like 30m (at least 1m)."},
     "escalate_after": {"type": "string", "description": "After this long without an answer, like 2h, add escalate_to as people who may answer, and notify them."},
-    "escalate_to": {"type": "array", "minItems": 1, "maxItems": 20, "items": {"type": "string"}, "description": "Who to add on escalation: names, or group:NAME."}
+    "escalate_to": {"type": "array", "minItems": 1, "maxItems": 20, "items": {"type": "string"}, "description": "Who to add on escalation: names, or group:NAME."},
+    "answer_in_client": {"type": "boolean", "default": false, "description": "MCP only: also ask the user of this MCP client (elicitation), as the key's person, while the question still goes to its assignees; the first answer wins. Needs a client that supports elicitation and a key that may answer the question; ignored in function calling."}
   }
 }`)
 

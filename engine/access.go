@@ -86,6 +86,30 @@ func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
 	return nil
 }
 
+// MayAnswerInClient tells whether the principal that asked an inquiry through MCP may also be
+// asked it in its own client (answer_in_client: an MCP elicitation, or a link for it alone),
+// its answer recorded as its own. The key stands for the person at the client, so that person
+// must be one who may answer the inquiry by the rules every answer meets (the responder role,
+// the assignment), and separation of duties must not keep who asks from answering: an agent
+// key without the responder role is refused, so no agent answers its own question this way.
+// inq nil checks the role alone, before the inquiry is asked. Respond and Decline check again
+// when the answer comes (a session's owner, for one, only they know).
+func MayAnswerInClient(p *hitl.Principal, inq *hitl.Inquiry) error {
+	if !CanAnswer(p) {
+		return forbidden("answer_in_client asks the person at the MCP client as %s, and %s may not answer: its key needs the responder role (an agent's key may not answer its own questions)", p.Name, p.Name)
+	}
+	if inq == nil {
+		return nil
+	}
+	if !assignedTo(inq, p) {
+		return forbidden("answer_in_client: inquiry %d is assigned to %s, and %s is not one of them", inq.ID, wording.Assignees(inq.AssignedTo), p.Name)
+	}
+	if inq.ExcludeRequester && inq.CreatedBy == p.Name {
+		return forbidden("answer_in_client: separation of duties keeps %s, who asks inquiry %d, from answering it", p.Name, inq.ID)
+	}
+	return nil
+}
+
 // mayCancel: the inquiry's creator and admins.
 func mayCancel(p *hitl.Principal, inq *hitl.Inquiry) error {
 	if !canSee(p, inq) {

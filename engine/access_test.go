@@ -157,3 +157,30 @@ func TestWhoMayDoWhatWithASession(t *testing.T) {
 		t.Errorf("another agent lists %d sessions", len(list))
 	}
 }
+
+// TestMayAnswerInClient: only a key that may answer the inquiry by the rules of every answer
+// may be asked it in its own MCP client; an agent's key is refused, and so is the asker that
+// separation of duties keeps out.
+func TestMayAnswerInClient(t *testing.T) {
+	agent := &hitl.Principal{Name: "bot", Roles: []string{hitl.RoleAgent}}
+	ann := &hitl.Principal{Name: "ann", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}, Groups: []string{"ops"}}
+	for _, c := range []struct {
+		name string
+		p    *hitl.Principal
+		inq  *hitl.Inquiry
+		want string // "" allowed, else part of the refusal
+	}{
+		{"an agent's key, before asking", agent, nil, "responder role"},
+		{"an agent's key", agent, &hitl.Inquiry{ID: 1, CreatedBy: "bot"}, "responder role"},
+		{"a person's key, before asking", ann, nil, ""},
+		{"unassigned", ann, &hitl.Inquiry{ID: 1, CreatedBy: "ann"}, ""},
+		{"assigned to its group", ann, &hitl.Inquiry{ID: 1, CreatedBy: "ann", AssignedTo: []string{"group:ops"}}, ""},
+		{"assigned to another", ann, &hitl.Inquiry{ID: 1, CreatedBy: "ann", AssignedTo: []string{"bob"}}, "assigned to bob"},
+		{"separation of duties", ann, &hitl.Inquiry{ID: 1, CreatedBy: "ann", ExcludeRequester: true}, "separation of duties"},
+	} {
+		err := engine.MayAnswerInClient(c.p, c.inq)
+		if (c.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), c.want) || hitl.ErrorCode(err) != hitl.EForbidden)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

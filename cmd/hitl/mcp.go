@@ -43,7 +43,7 @@ polled for as long as the person takes (docs/mcp-tasks.md).`,
 			if err != nil {
 				return fmt.Errorf("the hitl server at HITL_URL: %w", err)
 			}
-			b := clientBackend{c: c, name: me.Name}
+			b := clientBackend{c: c, me: me}
 			s := mcp.NewServer(b, mcp.Options{WaitBound: waitBound, Responder: engine.CanAnswer(me)})
 			return s.Run(cmd.Context(), mcp.WithTasks(&sdk.StdioTransport{}, b))
 		},
@@ -53,10 +53,11 @@ polled for as long as the person takes (docs/mcp-tasks.md).`,
 }
 
 // clientBackend is the MCP tools' backend for `hitl mcp`: the hitl server's REST API, as the
-// client's token. The server's problems reach the tools as *hitl.Error, with their fields.
+// client's token (whose principal is me). The server's problems reach the tools as
+// *hitl.Error, with their fields.
 type clientBackend struct {
-	c    *client.Client
-	name string // the token's principal
+	c  *client.Client
+	me *hitl.Principal
 }
 
 func (b clientBackend) CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error) {
@@ -82,15 +83,20 @@ func (b clientBackend) Respond(ctx context.Context, id int64, response json.RawM
 	return inq, serverProblem(err)
 }
 
+func (b clientBackend) Decline(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
+	inq, err := b.c.Decline(ctx, id, reason)
+	return inq, serverProblem(err)
+}
+
 func (b clientBackend) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
 	inq, err := b.c.Cancel(ctx, id, reason)
 	return inq, serverProblem(err)
 }
 
-func (b clientBackend) Name() string { return b.name }
+func (b clientBackend) Name() string { return b.me.Name }
 
 func (b clientBackend) Asked(ctx context.Context, match map[string]string, page hitl.Page) ([]*hitl.Inquiry, string, error) {
-	p, err := b.c.Inquiries(ctx, client.ListOptions{CreatedBy: b.name, Metadata: match, Cursor: page.Cursor, Limit: page.Limit})
+	p, err := b.c.Inquiries(ctx, client.ListOptions{CreatedBy: b.me.Name, Metadata: match, Cursor: page.Cursor, Limit: page.Limit})
 	if err != nil {
 		return nil, "", serverProblem(err)
 	}
@@ -99,6 +105,10 @@ func (b clientBackend) Asked(ctx context.Context, match map[string]string, page 
 		next = *p.NextCursor
 	}
 	return p.Data, next, nil
+}
+
+func (b clientBackend) MayAnswerInClient(inq *hitl.Inquiry) error {
+	return engine.MayAnswerInClient(b.me, inq)
 }
 
 // serverProblem turns the server's answer to a failed call into the *hitl.Error it stands for.

@@ -1,8 +1,16 @@
 package server_test
 
 import (
+	"context"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 // TestMCPSessionsAreBoundToTheirKey: an initialize at /mcp starts a session, which only the key
@@ -61,5 +69,65 @@ func TestMCPSessionsAreBoundToTheirKey(t *testing.T) {
 	// Stateless: no session id, no initialize.
 	if r := e.do("POST", "/mcp", bob, list, mcpHeaders...); r.status != 200 || !strings.Contains(r.text, "request_user_input") || r.header.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("stateless tools/list: %d %s", r.status, r.text)
+	}
+}
+
+// elicitingSession connects the go-sdk's client to /mcp with an elicitation handler, on the
+// protocol of 2025-11-25: by default the client speaks the 2026-07-28 draft, statelessly, in
+// which a server may not send requests to the client while it serves one.
+func elicitingSession(t *testing.T, e *env, token string, handle func(*sdk.ElicitRequest) (*sdk.ElicitResult, error)) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "hitl-test", Version: "1"}, &sdk.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *sdk.ElicitRequest) (*sdk.ElicitResult, error) { return handle(r) }})
+	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: e.URL + "/mcp", HTTPClient: &http.Client{Transport: bearer(token)}}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestMCPAnswerInClient: with answer_in_client, a client that takes elicitations is asked the
+// question as a form, and its answer is the key's person's; a decline declines the inquiry; an
+// agent's key may not answer its own question this way.
+func TestMCPAnswerInClient(t *testing.T) {
+	e := newEnv(t, testserver.MCPWaitBound(2*time.Second))
+	ann := e.token("ann", "agent", "responder")
+	var asked atomic.Value
+	s := elicitingSession(t, e, ann, func(r *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked.Store(r.Params.Message)
+		if strings.Contains(r.Params.Message, "Decline me") {
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		}
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approved": true, "comment": "from the client"}}, nil
+	})
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{
+		"prompt": "Ship 2.6?", "request_type": "approval", "context": "all green", "answer_in_client": true}})
+	must(t, err)
+	got := structuredOf(t, res)
+	if got["status"] != "responded" || got["responded_by"] != "ann" || got["answer"].(map[string]any)["comment"] != "from the client" {
+		t.Fatalf("answered in the client: %v", got)
+	}
+	if msg, _ := asked.Load().(string); !strings.Contains(msg, "Ship 2.6?") || !strings.Contains(msg, "all green") {
+		t.Fatalf("the client was asked %q", msg)
+	}
+
+	res, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{
+		"prompt": "Decline me", "answer_in_client": true}})
+	must(t, err)
+	if got := structuredOf(t, res); got["status"] != "cancelled" || !strings.Contains(got["message"].(string), "declined") {
+		t.Fatalf("declined in the client: %v", got)
+	}
+
+	bot := elicitingSession(t, e, e.token("bot", "agent"), func(*sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		t.Error("an agent's key was asked its own question")
+		return &sdk.ElicitResult{Action: "cancel"}, nil
+	})
+	res, err = bot.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{"prompt": "Mine?", "answer_in_client": true}})
+	if text := toolErrorText(t, res, err); !strings.Contains(text, "responder role") {
+		t.Fatalf("an agent's key: %q", text)
+	}
+	// Assigned to another: asked, then withdrawn, with the reason.
+	res, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{"prompt": "Theirs?", "assigned_to": []string{"zoe"}, "answer_in_client": true}})
+	if text := toolErrorText(t, res, err); !strings.Contains(text, "assigned to zoe") || !strings.Contains(text, "withdrawn") {
+		t.Fatalf("assigned to another: %q", text)
 	}
 }

@@ -411,6 +411,10 @@ func (b engineBackend) Respond(ctx context.Context, id int64, response json.RawM
 	return b.engine.Respond(ctx, b.p, id, &hitl.ResponseRequest{Response: response, Comment: comment})
 }
 
+func (b engineBackend) Decline(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
+	return b.engine.Decline(ctx, b.p, id, reason)
+}
+
 func (b engineBackend) Cancel(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error) {
 	return b.engine.Cancel(ctx, b.p, id, reason)
 }
@@ -419,4 +423,8 @@ func (b engineBackend) Name() string { return b.p.Name }
 
 func (b engineBackend) Asked(ctx context.Context, match map[string]string, page hitl.Page) ([]*hitl.Inquiry, string, error) {
 	return b.engine.Inquiries(ctx, b.p, hitl.InquiryFilter{CreatedBy: b.p.Name, Metadata: match, Page: page})
+}
+
+func (b engineBackend) MayAnswerInClient(inq *hitl.Inquiry) error {
+	return engine.MayAnswerInClient(b.p, inq)
 }

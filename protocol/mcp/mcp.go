@@ -38,6 +38,10 @@ type Backend interface {
 	// Asked lists the inquiries the principal asked whose metadata holds every pair of match,
 	// newest first, a page at a time; next is the cursor of the next page, "" after the last.
 	Asked(ctx context.Context, match map[string]string, page hitl.Page) (inqs []*hitl.Inquiry, next string, err error)
+	// Decline is the person's refusal to answer (a decline in the client, answer_in_client).
+	Decline(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error)
+	// MayAnswerInClient is engine.MayAnswerInClient for the principal: nil inq before asking.
+	MayAnswerInClient(inq *hitl.Inquiry) error
 }
 
 // DefaultWaitBound is how long request_user_input waits before it returns "still pending":
@@ -207,12 +211,29 @@ func (t *tools) requestUserInput(ctx context.Context, req *sdk.CallToolRequest) 
 	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
 		return toolError(err)
 	}
+	inClient := args.AnswerInClient && elicitsForms(req.Session)
+	if inClient {
+		if err := t.b.MayAnswerInClient(nil); err != nil {
+			return toolError(err)
+		}
+	}
 	// One key per call: the backend's retries of this call never ask twice.
 	inq, err := t.b.CreateInquiry(ctx, args.InquiryRequest(nil), "mcp-"+rand.Text())
 	if err != nil {
 		return toolError(err)
 	}
-	return t.await(ctx, req, inq, t.bound)
+	if !inClient {
+		return t.await(ctx, req, inq, t.bound)
+	}
+	// What the engine knows only once the inquiry is asked (its assignees, separation of
+	// duties) may refuse it still: then the question is withdrawn, not left half asked.
+	if err := t.b.MayAnswerInClient(inq); err != nil {
+		if _, cerr := t.b.Cancel(ctx, inq.ID, "answer_in_client was refused: "+hitl.ErrorMessage(err)); cerr != nil {
+			return toolError(cerr)
+		}
+		return toolError(hitl.Errorf(hitl.ErrorCode(err), "%s; inquiry %d was withdrawn: ask again without answer_in_client", hitl.ErrorMessage(err), inq.ID))
+	}
+	return t.awaitInClient(ctx, req, inq)
 }
 
 func (t *tools) getUserInput(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

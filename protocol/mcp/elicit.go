@@ -1,0 +1,301 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
+)
+
+// answer_in_client: request_user_input also asks the person at the agent's own MCP client, with
+// the elicitation/create request of MCP's 2025-11-25 specification, while the inquiry goes to
+// its assignees as always. Whoever answers first wins: the engine decides, as for every answer.
+// What the person does in the client maps onto hitl's own acts: accept is an answer as the
+// key's person, decline is a decline of the inquiry, cancel changes nothing.
+
+// clientForm is an inquiry as an elicitation form (the spec's "form" mode: a flat object of
+// primitive fields), and how the form's content becomes the inquiry's answer.
+type clientForm struct {
+	schema map[string]any
+	// field is the one field that holds the whole answer, for an answer that is not an object
+	// (a choice, some text, a number); "" when the form's object is the answer.
+	field string
+}
+
+// answerField is the form's field for an answer that is not an object.
+const answerField = "answer"
+
+// answer is the inquiry's answer from the form's content.
+func (f *clientForm) answer(content map[string]any) (json.RawMessage, error) {
+	if f.field == "" {
+		return json.Marshal(content)
+	}
+	v, ok := content[f.field]
+	if !ok {
+		return nil, fmt.Errorf("the form came back without its field %q", f.field)
+	}
+	return json.Marshal(v)
+}
+
+// errSensitive is why a form may not ask a field the schema marks as a secret: the spec keeps
+// sensitive data out of form mode.
+var errSensitive = errors.New("a field is marked sensitive (writeOnly, or format password)")
+
+// formFor is the elicitation form that asks inq, or why none can (an error that says so in words).
+func formFor(inq *hitl.Inquiry) (*clientForm, error) {
+	if len(inq.AllowedDecisions) > 0 {
+		return nil, errors.New("a decision on a tool call is not a form of primitive fields")
+	}
+	if len(inq.Options) > 0 {
+		choices := make([]any, len(inq.Options))
+		for i, o := range inq.Options {
+			title := o.Label
+			if title == "" {
+				title = o.Value
+			}
+			choices[i] = map[string]any{"const": o.Value, "title": title}
+		}
+		field := map[string]any{"type": "string", "title": "Your choice", "oneOf": choices}
+		if inq.Multiple {
+			field = map[string]any{"type": "array", "title": "Your choices", "minItems": 1, "items": map[string]any{"anyOf": choices}}
+		}
+		return wrapped(field), nil
+	}
+	var root map[string]any
+	dec := json.NewDecoder(bytes.NewReader(inq.ResponseSchema))
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		return nil, errors.New("the response schema is not an object")
+	}
+	if root["type"] != "object" {
+		field, err := formField(root, true)
+		if err != nil {
+			return nil, err
+		}
+		if field["title"] == nil {
+			field["title"] = "Your answer"
+		}
+		return wrapped(field), nil
+	}
+	schema := map[string]any{"type": "object"}
+	for k, v := range root {
+		switch k {
+		case "type", "$schema", "$comment", "title", "description":
+		case "additionalProperties":
+			if v != false {
+				return nil, errors.New("a form has only the fields it names (additionalProperties)")
+			}
+		case "required":
+			schema[k] = v
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok || len(props) == 0 {
+				return nil, errors.New("an object schema with no properties")
+			}
+			out := map[string]any{}
+			for name, p := range props {
+				prop, ok := p.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("property %q is not a schema object", name)
+				}
+				field, err := formField(prop, false)
+				if err != nil {
+					return nil, fmt.Errorf("property %q: %w", name, err)
+				}
+				out[name] = field
+			}
+			schema[k] = out
+		default:
+			return nil, fmt.Errorf("the keyword %q has no form", k)
+		}
+	}
+	if schema["properties"] == nil {
+		return nil, errors.New("an object schema with no properties")
+	}
+	return &clientForm{schema: schema}, nil
+}
+
+// wrapped is a form of one required field that holds the whole answer.
+func wrapped(field map[string]any) *clientForm {
+	return &clientForm{field: answerField, schema: map[string]any{"type": "object",
+		"properties": map[string]any{answerField: field}, "required": []string{answerField}}}
+}
+
+// formFormats are the string formats a form field may have (the spec's StringSchema).
+var formFormats = []string{"email", "uri", "date", "date-time"}
+
+// formField is one primitive field of a form, from a property of the response schema: a string
+// (with a format the spec lists), a number or integer, a boolean, or an enum of strings (with
+// titles, as oneOf of const and title), each with a title, description and default. Anything
+// else is an error that names it. root tells that the schema is the whole response's.
+func formField(p map[string]any, root bool) (map[string]any, error) {
+	if p["writeOnly"] == true || p["format"] == "password" {
+		return nil, errSensitive
+	}
+	typ, _ := p["type"].(string)
+	if typ == "" && (p["enum"] != nil || p["oneOf"] != nil) {
+		typ = "string"
+	}
+	allowed := map[string][]string{
+		"string":  {"minLength", "maxLength", "format", "enum", "enumNames", "oneOf"},
+		"number":  {"minimum", "maximum"},
+		"integer": {"minimum", "maximum"},
+		"boolean": {},
+	}
+	own, ok := allowed[typ]
+	if !ok {
+		return nil, fmt.Errorf("type %v has no form field (string, number, integer, boolean, or an enum of strings)", p["type"])
+	}
+	out := map[string]any{"type": typ}
+	for k, v := range p {
+		switch {
+		case k == "type" || k == "$comment" || k == "examples" || (root && k == "$schema"):
+		case k == "title" || k == "description":
+			out[k] = v
+		case k == "default" || slices.Contains(own, k):
+			if err := checkFormValue(k, v); err != nil {
+				return nil, err
+			}
+			out[k] = v
+		default:
+			return nil, fmt.Errorf("the keyword %q has no form", k)
+		}
+	}
+	return out, nil
+}
+
+// checkFormValue checks what a form keyword may hold.
+func checkFormValue(k string, v any) error {
+	switch k {
+	case "format":
+		if f, _ := v.(string); !slices.Contains(formFormats, f) {
+			return fmt.Errorf("format %v has no form field (%s)", v, strings.Join(formFormats, ", "))
+		}
+	case "enum", "enumNames":
+		vs, ok := v.([]any)
+		if !ok || len(vs) == 0 || slices.ContainsFunc(vs, func(e any) bool { _, s := e.(string); return !s }) {
+			return fmt.Errorf("%s must be a list of strings", k)
+		}
+	case "oneOf":
+		vs, ok := v.([]any)
+		if !ok || len(vs) == 0 {
+			return errors.New("oneOf must list the choices")
+		}
+		for _, c := range vs {
+			m, ok := c.(map[string]any)
+			_, isConst := m["const"].(string)
+			if !ok || !isConst || len(m) > 2 || (len(m) == 2 && m["title"] == nil) {
+				return errors.New("oneOf may list only choices of a const string and a title")
+			}
+		}
+	}
+	return nil
+}
+
+// elicitsForms tells whether the client at the other end of ss said it takes form elicitations.
+func elicitsForms(ss *sdk.ServerSession) bool {
+	if ss == nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+		return false
+	}
+	caps := ip.Capabilities.Elicitation
+	return caps.Form != nil || caps.URL == nil // neither: form, as the spec's first version had
+}
+
+// clientMessage is what the client shows its user: the question, and its context.
+func clientMessage(inq *hitl.Inquiry) string {
+	msg := inq.Prompt
+	if !hitl.IsNull(inq.Context) {
+		var text string
+		if json.Unmarshal(inq.Context, &text) != nil {
+			text = string(inq.Context)
+		}
+		const most = 2000
+		if len(text) > most {
+			text = text[:most] + "…"
+		}
+		msg += "\n\n" + text
+	}
+	others := "the people hitl asks"
+	if len(inq.AssignedTo) > 0 {
+		others = wording.Assignees(inq.AssignedTo)
+	}
+	return msg + fmt.Sprintf("\n\n(hitl inquiry %d: %s may answer it too; the first answer counts.)", inq.ID, others)
+}
+
+// askInClient asks inq of the person at the client until ctx ends, and acts on what they did;
+// it returns a note for the agent when that did not settle the inquiry ("" when it did, or
+// when ctx ended first).
+func (t *tools) askInClient(ctx context.Context, ss *sdk.ServerSession, inq *hitl.Inquiry) string {
+	form, err := formFor(inq)
+	if err != nil {
+		return "it was not asked in this client: " + err.Error()
+	}
+	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: clientMessage(inq), RequestedSchema: form.schema})
+	switch {
+	case ctx.Err() != nil:
+		return ""
+	case err != nil:
+		return "asking in this client failed: " + err.Error()
+	}
+	switch res.Action {
+	case "accept":
+		answer, err := form.answer(res.Content)
+		if err == nil {
+			_, err = t.b.Respond(ctx, inq.ID, answer, "")
+		}
+		if err != nil && hitl.ErrorCode(err) != hitl.EConflict { // a conflict: answered elsewhere first
+			return "the answer given in this client was refused: " + hitl.ErrorMessage(err)
+		}
+	case "decline":
+		if _, err := t.b.Decline(ctx, inq.ID, "declined in the MCP client"); err != nil && hitl.ErrorCode(err) != hitl.EConflict {
+			return "the decline in this client was refused: " + hitl.ErrorMessage(err)
+		}
+	default:
+		return "the person at this client dismissed the question; it still waits for its assignees"
+	}
+	return ""
+}
+
+// awaitInClient waits for inq as await does, asking it in the client meanwhile; whatever
+// settles it first ends the other (an outstanding elicitation is cancelled).
+func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.Inquiry) (*sdk.CallToolResult, error) {
+	asking, stop := context.WithCancel(ctx)
+	note := make(chan string, 1)
+	go func() { note <- t.askInClient(asking, req.Session, inq) }()
+	final := make(chan struct{})
+	var waited *hitl.Inquiry
+	var err error
+	go func() {
+		defer close(final)
+		waited, err = t.wait(ctx, req, inq, t.bound)
+	}()
+	var said string
+	select {
+	case said = <-note: // the client answered, declined or dismissed: wait for the inquiry
+		<-final
+	case <-final: // settled elsewhere first, or the bound passed
+		stop()
+		said = <-note
+	}
+	stop()
+	if err != nil {
+		return toolError(err)
+	}
+	r := resultOf(waited)
+	if said != "" {
+		r.Message += " (answer_in_client: " + said + ".)"
+	}
+	return structured(r.Message, r)
+}
