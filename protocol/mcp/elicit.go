@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitl-dev/hitl"
@@ -271,7 +274,8 @@ func (t *tools) askInClient(ctx context.Context, ss *sdk.ServerSession, inq *hit
 // awaitInClient waits for inq as await does, asking it in the client meanwhile; whatever
 // settles it first ends the other (an outstanding elicitation is cancelled).
 func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.Inquiry) (*sdk.CallToolResult, error) {
-	asking, stop := context.WithCancel(ctx)
+	notice := &cancelNotice{sent: make(chan struct{})}
+	asking, stop := context.WithCancel(context.WithValue(ctx, cancelNoticeKey{}, notice))
 	note := make(chan string, 1)
 	go func() { note <- t.askInClient(asking, req.Session, inq) }()
 	final := make(chan struct{})
@@ -288,6 +292,16 @@ func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq
 	case <-final: // settled elsewhere first, or the bound passed
 		stop()
 		said = <-note
+		if t.noticesCancels {
+			// The SDK tells the client that the elicitation is cancelled on a goroutine of its
+			// own; over streamable HTTP that notice goes on this call's stream, which the
+			// result closes: let it go out first.
+			select {
+			case <-notice.sent:
+			case <-time.After(cancelNoticeWait):
+			case <-ctx.Done():
+			}
+		}
 	}
 	stop()
 	if err != nil {
@@ -298,4 +312,43 @@ func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq
 		r.Message += " (answer_in_client: " + said + ".)"
 	}
 	return structured(r.Message, r)
+}
+
+// cancelNoticeWait bounds how long a tool call waits for the notice that cancels its
+// elicitation to be written before it returns its result.
+const cancelNoticeWait = 2 * time.Second
+
+// cancelNotice is closed when notifications/cancelled has been written for an elicitation
+// whose context carries it (the SDK writes the notice with that context's values).
+type cancelNotice struct {
+	once sync.Once
+	sent chan struct{}
+}
+
+type cancelNoticeKey struct{}
+
+// noticeCancels wraps a session's transport so that the cancelNotice in the context of a
+// written notifications/cancelled is told.
+func noticeCancels(t sdk.Transport) sdk.Transport { return noticingTransport{t} }
+
+type noticingTransport struct{ sdk.Transport }
+
+func (t noticingTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return noticingConn{c}, nil
+}
+
+type noticingConn struct{ sdk.Connection }
+
+func (c noticingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
+		if n, ok := ctx.Value(cancelNoticeKey{}).(*cancelNotice); ok {
+			n.once.Do(func() { close(n.sent) })
+		}
+	}
+	return err
 }

@@ -58,7 +58,7 @@ func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
 	h := &HTTP{engine: e, waitBound: waitBound, wrapTransport: func(t sdk.Transport) sdk.Transport { return t }}
 	h.stateless = sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p, _ := r.Context().Value(principalKey{}).(*hitl.Principal)
-		return h.server(p)
+		return h.server(p, false)
 	}, &sdk.StreamableHTTPOptions{Stateless: true})
 	h.sessions = newSessionTable(SessionIdle, SessionsPerKey, SessionsTotal, time.Now)
 	if e != nil { // nil: a server built only to list its routes
@@ -67,9 +67,10 @@ func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
 	return h
 }
 
-// server is the MCP server whose tools act as p.
-func (h *HTTP) server(p *hitl.Principal) *sdk.Server {
-	return NewServer(engineBackend{engine: h.engine, p: p}, Options{Responder: engine.CanAnswer(p), WaitBound: h.waitBound})
+// server is the MCP server whose tools act as p; stateful tells it serves a session (whose
+// transport noticeCancels wraps).
+func (h *HTTP) server(p *hitl.Principal, stateful bool) *sdk.Server {
+	return NewServer(engineBackend{engine: h.engine, p: p}, Options{Responder: engine.CanAnswer(p), WaitBound: h.waitBound, noticesCancels: stateful})
 }
 
 // Mount adds POST, GET and DELETE /mcp to r.
@@ -126,7 +127,7 @@ func (h *HTTP) start(ctx context.Context, p *hitl.Principal) (*session, error) {
 	if err := h.sessions.add(s); err != nil {
 		return nil, err
 	}
-	ss, err := h.server(p).Connect(context.WithoutCancel(ctx), h.wrapTransport(t), nil)
+	ss, err := h.server(p, true).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t)), nil)
 	if err != nil {
 		h.sessions.end(s)
 		return nil, err

@@ -59,6 +59,9 @@ type Options struct {
 	Responder bool
 	// Version is reported to clients (default: this binary's version and VCS revision).
 	Version string
+	// noticesCancels tells that the session's transport is wrapped by noticeCancels (the
+	// sessions at /mcp), so a call may wait for its elicitation's cancel notice to go out.
+	noticesCancels bool
 }
 
 // NewServer returns an MCP server whose tools act through b.
@@ -69,7 +72,7 @@ func NewServer(b Backend, o Options) *sdk.Server {
 	if o.Version == "" {
 		o.Version = buildinfo.Get().Short()
 	}
-	t := &tools{b: b, bound: o.WaitBound}
+	t := &tools{b: b, bound: o.WaitBound, noticesCancels: o.noticesCancels}
 	s := sdk.NewServer(&sdk.Implementation{Name: "hitl", Title: "hitl: ask a human", Version: o.Version}, &sdk.ServerOptions{
 		Instructions: "Use request_user_input when you need a human's decision, choice or missing fact before going on. " +
 			"If it returns status pending, call get_user_input with the inquiry_id until the answer comes.",
@@ -121,8 +124,9 @@ func getInputSchema(bound time.Duration) json.RawMessage {
 }
 
 type tools struct {
-	b     Backend
-	bound time.Duration
+	b              Backend
+	bound          time.Duration
+	noticesCancels bool
 }
 
 // result is the structured result of request_user_input and get_user_input.

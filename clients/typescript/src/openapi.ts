@@ -3177,7 +3177,7 @@ export interface paths {
         };
         /**
          * A tool definition for LLM function calling
-         * @description request_user_input, the tool through which a model asks a human, in the shapes OpenAI and Anthropic tool lists take. Create the inquiry from the model's arguments with tool_call set to the call (id, name, arguments); the final inquiry's tool_result is the tool's result, bound to the call id (client.HandleToolCall does all of it).
+         * @description request_user_input, the tool through which a model asks a human, in the shapes OpenAI and Anthropic tool lists take. Create the inquiry from the model's arguments with tool_call set to the call (id, name, arguments); the final inquiry's tool_result is the tool's result, bound to the call id (client.HandleToolCall does all of it). Its argument answer_in_client is for MCP's request_user_input (elicitation in the agent's own client, docs/mcp.md): in function calling there is no client to ask, and it is ignored.
          */
         get: {
             parameters: {
@@ -3371,11 +3371,66 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * MCP: the session's stream of server messages (SSE)
+         * @description The standalone text/event-stream of an MCP session (Mcp-Session-Id): requests and notifications the server sends outside a tool call's own stream. Without a session id it is refused (405).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The stream */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session of this key by that id: a JSON-RPC error object */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No Mcp-Session-Id: a JSON-RPC error object */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         put?: never;
         /**
-         * Model Context Protocol (streamable HTTP, stateless)
-         * @description JSON-RPC messages of MCP. Every request carries the bearer token; the tools act as its principal: request_user_input (asks and waits up to 45 s, then returns status pending with the inquiry_id), get_user_input, approval_prompt (Claude Code's permission prompt: a person approves, edits or rejects a tool use; its text is {"behavior":"allow","updatedInput":...} or {"behavior":"deny","message":...}), and for responders and admins list_pending_inquiries and respond_to_inquiry. Tool results carry text and structuredContent; errors are tool results with isError and the server's message.
+         * Model Context Protocol (streamable HTTP, with sessions)
+         * @description JSON-RPC messages of MCP. Every request carries the bearer token. An initialize starts a session: the answer's Mcp-Session-Id header names it, the client sends it on every later request, and it is bound to the key that started it (another key naming it gets 404, as for an ended one); sessions end after 30 minutes unused, with DELETE, or at shutdown, and a key holds at most 16 (its least recently used idle one ends). A request without a session id that is not an initialize is served statelessly. In a session whose client declared elicitation, request_user_input with answer_in_client also asks the client's user (docs/mcp.md); the tools act as its principal: request_user_input (asks and waits up to 45 s, then returns status pending with the inquiry_id), get_user_input, approval_prompt (Claude Code's permission prompt: a person approves, edits or rejects a tool use; its text is {"behavior":"allow","updatedInput":...} or {"behavior":"deny","message":...}), and for responders and admins list_pending_inquiries and respond_to_inquiry. Tool results carry text and structuredContent; errors are tool results with isError and the server's message.
          */
         post: {
             parameters: {
@@ -3423,6 +3478,13 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The Mcp-Session-Id names no session of this key (it ended, or is another key's): a JSON-RPC error object; start a new session with initialize */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The body did not arrive within the body read timeout (request_timeout). */
                 408: {
                     headers: {
@@ -3459,9 +3521,69 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The server holds as many MCP sessions as it may (1000): a JSON-RPC error object; try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
             };
         };
-        delete?: never;
+        /**
+         * MCP: end a session
+         * @description Ends the MCP session the Mcp-Session-Id header names: its streams close and its outstanding requests to the client are abandoned.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No Mcp-Session-Id: a JSON-RPC error object */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No session of this key by that id: a JSON-RPC error object */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
