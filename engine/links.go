@@ -67,14 +67,21 @@ func (e *Engine) linkToken(c linkClaims) string {
 // CreateAnswerLink signs a link for one person to answer one pending inquiry. A link answers in
 // its person's name, so making one is relaying: it needs the relay role or admin, and a caller
 // who sees the inquiry. The person must be one hitl knows who may answer it by hitl's records,
-// and the inquiry's asker may never make one for someone else.
+// and the inquiry's asker may never make one for someone else. One link is not a relay: the
+// one that the key which asked the inquiry makes for itself, when MayAnswerInClient lets it be
+// asked in its own client (answer_in_client, for a question no form can ask): the link lends
+// it nothing it could not do with its key.
 func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int64, req *hitl.AnswerLinkRequest) (*hitl.AnswerLink, error) {
 	inq, err := e.store.Inquiry(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if !mayRelay(p) {
-		return nil, unseen(p, inq, forbidden("making answer links needs the relay role or admin: a link answers in its person's name"))
+	if own := req.For == p.Name && inq.CreatedBy == p.Name && p.Via == "" && CanAnswer(p); own && !mayRelay(p) {
+		if err := MayAnswerInClient(p, inq); err != nil {
+			return nil, err
+		}
+	} else if !mayRelay(p) {
+		return nil, unseen(p, inq, forbidden("making answer links needs the relay role or admin: a link answers in its person's name (or the key that asked, for itself, when it may answer)"))
 	}
 	var bad problems
 	if !namePattern.MatchString(req.For) {

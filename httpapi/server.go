@@ -97,7 +97,9 @@ func New(e *engine.Engine, m *metrics.Metrics, log *slog.Logger, cfg Config) *Se
 	attune.New(e).Mount(s)
 	openintent.New(e).Mount(s)
 	nova.New(e).Mount(s)
-	mcp.NewHTTP(e, cfg.MCPWaitBound).Mount(s)
+	mcpHTTP := mcp.NewHTTP(e, cfg.MCPWaitBound)
+	mcpHTTP.PublicURL = cfg.PublicURL
+	mcpHTTP.Mount(s)
 	agentquestions.New(e).Mount(s)
 	a2a.New(e, cfg.PublicURL, cfg.MCPWaitBound).Mount(s)
 	if m != nil {

@@ -111,6 +111,14 @@ func (b clientBackend) MayAnswerInClient(inq *hitl.Inquiry) error {
 	return engine.MayAnswerInClient(b.me, inq)
 }
 
+func (b clientBackend) AnswerLink(ctx context.Context, id int64) (string, error) {
+	link, err := b.c.CreateAnswerLink(ctx, id, mcp.OwnLink(b.me))
+	if err != nil {
+		return "", serverProblem(err)
+	}
+	return link.URL, nil
+}
+
 // serverProblem turns the server's answer to a failed call into the *hitl.Error it stands for.
 func serverProblem(err error) error {
 	var ce *client.Error

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -129,5 +130,36 @@ func TestMCPAnswerInClient(t *testing.T) {
 	res, err = s.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{"prompt": "Theirs?", "assigned_to": []string{"zoe"}, "answer_in_client": true}})
 	if text := toolErrorText(t, res, err); !strings.Contains(text, "assigned to zoe") || !strings.Contains(text, "withdrawn") {
 		t.Fatalf("assigned to another: %q", text)
+	}
+}
+
+// TestAnswerLinkForTheAskingKeyItself: the key that asked may make an answer link for itself
+// (answer_in_client's URL mode) when it may answer the inquiry; no other key may without the
+// relay role, and an agent's key may not answer its own question through one.
+func TestAnswerLinkForTheAskingKeyItself(t *testing.T) {
+	e := newEnv(t)
+	ann, bot, pat := e.token("ann", "agent", "responder"), e.token("bot", "agent"), e.token("pat", "responder")
+	ask := func(token, body string) string {
+		r := e.do("POST", "/v1/inquiries", token, body, "Content-Type", "application/json")
+		if r.status != 201 {
+			t.Fatalf("ask: %d %s", r.status, r.text)
+		}
+		return fmt.Sprintf("/v1/inquiries/%v/links", r.body["id"])
+	}
+	mine := ask(ann, `{"prompt":"Mine?"}`)
+	if r := e.do("POST", mine, ann, `{"for":"ann"}`, "Content-Type", "application/json"); r.status != 201 || !strings.Contains(r.text, "/a/v2.") {
+		t.Fatalf("the asking key, for itself: %d %s", r.status, r.text)
+	}
+	if r := e.do("POST", mine, ann, `{"for":"pat"}`, "Content-Type", "application/json"); r.status != 403 {
+		t.Fatalf("the asking key, for another: %d %s", r.status, r.text)
+	}
+	if r := e.do("POST", mine, pat, `{"for":"pat"}`, "Content-Type", "application/json"); r.status != 403 {
+		t.Fatalf("a responder that did not ask, for itself: %d %s", r.status, r.text)
+	}
+	if r := e.do("POST", ask(ann, `{"prompt":"Kept apart?","exclude_requester":true}`), ann, `{"for":"ann"}`, "Content-Type", "application/json"); r.status != 403 || !strings.Contains(r.text, "separation of duties") {
+		t.Fatalf("separation of duties: %d %s", r.status, r.text)
+	}
+	if r := e.do("POST", ask(bot, `{"prompt":"An agent's?"}`), bot, `{"for":"bot"}`, "Content-Type", "application/json"); r.status != 403 || !strings.Contains(r.text, "when it may answer") {
+		t.Fatalf("an agent's key, for itself: %d %s", r.status, r.text)
 	}
 }

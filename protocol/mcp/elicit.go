@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -203,17 +204,23 @@ func checkFormValue(k string, v any) error {
 	return nil
 }
 
-// elicitsForms tells whether the client at the other end of ss said it takes form elicitations.
-func elicitsForms(ss *sdk.ServerSession) bool {
+// clientModes are the elicitation modes the client at the other end of ss said it takes.
+func clientModes(ss *sdk.ServerSession) (form, url bool) {
 	if ss == nil {
-		return false
+		return false, false
 	}
 	ip := ss.InitializeParams()
 	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
-		return false
+		return false, false
 	}
 	caps := ip.Capabilities.Elicitation
-	return caps.Form != nil || caps.URL == nil // neither: form, as the spec's first version had
+	return caps.Form != nil || caps.URL == nil, caps.URL != nil // neither: form, as the spec's first version had
+}
+
+// elicits tells whether the client takes elicitations at all.
+func elicits(ss *sdk.ServerSession) bool {
+	form, url := clientModes(ss)
+	return form || url
 }
 
 // clientMessage is what the client shows its user: the question, and its context.
@@ -237,38 +244,68 @@ func clientMessage(inq *hitl.Inquiry) string {
 	return msg + fmt.Sprintf("\n\n(hitl inquiry %d: %s may answer it too; the first answer counts.)", inq.ID, others)
 }
 
-// askInClient asks inq of the person at the client until ctx ends, and acts on what they did;
-// it returns a note for the agent when that did not settle the inquiry ("" when it did, or
-// when ctx ended first).
-func (t *tools) askInClient(ctx context.Context, ss *sdk.ServerSession, inq *hitl.Inquiry) string {
-	form, err := formFor(inq)
-	if err != nil {
-		return "it was not asked in this client: " + err.Error()
+// clientAsk is one elicitation of an inquiry: what the client was asked, and what came of it.
+type clientAsk struct {
+	inq *hitl.Inquiry
+	// urlID is the elicitation id of a URL-mode elicitation, once it was sent ("" for a form):
+	// the client is told when the inquiry is settled (notifications/elicitation/complete).
+	urlID string
+	// note is for the agent, when what the person did in the client did not settle the inquiry.
+	note string
+}
+
+// ask asks the person at the client until ctx ends, with a form when the inquiry has one and
+// the client takes forms, else with the key's own answer link (URL mode) when the client takes
+// those; then acts on what the person did.
+func (t *tools) ask(ctx context.Context, ss *sdk.ServerSession, a *clientAsk) {
+	formOK, urlOK := clientModes(ss)
+	form, why := formFor(a.inq)
+	params := &sdk.ElicitParams{Mode: "form", Message: clientMessage(a.inq)}
+	switch {
+	case why == nil && formOK:
+		params.RequestedSchema = form.schema
+	case urlOK:
+		link, err := t.b.AnswerLink(ctx, a.inq.ID)
+		if err != nil {
+			a.note = "no answer link for this client: " + hitl.ErrorMessage(err)
+			return
+		}
+		params.Mode, params.URL, params.ElicitationID = "url", link, fmt.Sprintf("hitl-inquiry-%d-%s", a.inq.ID, rand.Text())
+		params.Message += "\n\nOpen the link to answer in hitl."
+		a.urlID = params.ElicitationID
+	case why != nil:
+		a.note = "it was not asked in this client: " + why.Error() + ", and the client takes no URL elicitations"
+		return
+	default:
+		a.note = "it was not asked in this client, which takes no form elicitations"
+		return
 	}
-	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: clientMessage(inq), RequestedSchema: form.schema})
+	res, err := ss.Elicit(ctx, params)
 	switch {
 	case ctx.Err() != nil:
-		return ""
+		return
 	case err != nil:
-		return "asking in this client failed: " + err.Error()
+		a.note = "asking in this client failed: " + err.Error()
+		return
 	}
-	switch res.Action {
-	case "accept":
+	switch {
+	case res.Action == "accept" && params.Mode == "url":
+		// The person went to the link; their answer comes through it.
+	case res.Action == "accept":
 		answer, err := form.answer(res.Content)
 		if err == nil {
-			_, err = t.b.Respond(ctx, inq.ID, answer, "")
+			_, err = t.b.Respond(ctx, a.inq.ID, answer, "")
 		}
 		if err != nil && hitl.ErrorCode(err) != hitl.EConflict { // a conflict: answered elsewhere first
-			return "the answer given in this client was refused: " + hitl.ErrorMessage(err)
+			a.note = "the answer given in this client was refused: " + hitl.ErrorMessage(err)
 		}
-	case "decline":
-		if _, err := t.b.Decline(ctx, inq.ID, "declined in the MCP client"); err != nil && hitl.ErrorCode(err) != hitl.EConflict {
-			return "the decline in this client was refused: " + hitl.ErrorMessage(err)
+	case res.Action == "decline":
+		if _, err := t.b.Decline(ctx, a.inq.ID, "declined in the MCP client"); err != nil && hitl.ErrorCode(err) != hitl.EConflict {
+			a.note = "the decline in this client was refused: " + hitl.ErrorMessage(err)
 		}
 	default:
-		return "the person at this client dismissed the question; it still waits for its assignees"
+		a.note = "the person at this client dismissed the question; it still waits for its assignees"
 	}
-	return ""
 }
 
 // awaitInClient waits for inq as await does, asking it in the client meanwhile; whatever
@@ -276,8 +313,9 @@ func (t *tools) askInClient(ctx context.Context, ss *sdk.ServerSession, inq *hit
 func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq *hitl.Inquiry) (*sdk.CallToolResult, error) {
 	notice := &cancelNotice{sent: make(chan struct{})}
 	asking, stop := context.WithCancel(context.WithValue(ctx, cancelNoticeKey{}, notice))
-	note := make(chan string, 1)
-	go func() { note <- t.askInClient(asking, req.Session, inq) }()
+	a := &clientAsk{inq: inq}
+	asked := make(chan struct{})
+	go func() { defer close(asked); t.ask(asking, req.Session, a) }()
 	final := make(chan struct{})
 	var waited *hitl.Inquiry
 	var err error
@@ -285,13 +323,12 @@ func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq
 		defer close(final)
 		waited, err = t.wait(ctx, req, inq, t.bound)
 	}()
-	var said string
 	select {
-	case said = <-note: // the client answered, declined or dismissed: wait for the inquiry
+	case <-asked: // the client answered, declined or dismissed: wait for the inquiry
 		<-final
 	case <-final: // settled elsewhere first, or the bound passed
 		stop()
-		said = <-note
+		<-asked
 		if t.noticesCancels {
 			// The SDK tells the client that the elicitation is cancelled on a goroutine of its
 			// own; over streamable HTTP that notice goes on this call's stream, which the
@@ -307,11 +344,23 @@ func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq
 	if err != nil {
 		return toolError(err)
 	}
+	if a.urlID != "" && waited.Status != hitl.StatusPending {
+		req.Session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: a.urlID})
+	}
 	r := resultOf(waited)
-	if said != "" {
-		r.Message += " (answer_in_client: " + said + ".)"
+	if a.note != "" {
+		r.Message += " (answer_in_client: " + a.note + ".)"
 	}
 	return structured(r.Message, r)
+}
+
+// ownLinkTTL is how long the answer link of a URL elicitation works; it answers only while
+// the inquiry is pending, so only once.
+const ownLinkTTL = 24 * time.Hour
+
+// OwnLink is the answer link a principal makes for itself (URL mode), by either backend.
+func OwnLink(p *hitl.Principal) *hitl.AnswerLinkRequest {
+	return &hitl.AnswerLinkRequest{For: p.Name, TTLSeconds: int64(ownLinkTTL.Seconds())}
 }
 
 // cancelNoticeWait bounds how long a tool call waits for the notice that cancels its

@@ -31,6 +31,9 @@ type HTTP struct {
 	waitBound time.Duration
 	stateless http.Handler
 	sessions  *sessionTable
+	// PublicURL is how people reach this server, for the answer links of URL elicitations
+	// (--public-url); "" takes the scheme and host of the request that started the session.
+	PublicURL string
 	// wrapTransport is applied, once, to each new session's transport before the server
 	// connects to it: the one place where a layer between the client and the server (such as
 	// one that serves MCP tasks) is plugged in. Identity by default.
@@ -58,7 +61,7 @@ func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
 	h := &HTTP{engine: e, waitBound: waitBound, wrapTransport: func(t sdk.Transport) sdk.Transport { return t }}
 	h.stateless = sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p, _ := r.Context().Value(principalKey{}).(*hitl.Principal)
-		return h.server(p, false)
+		return h.server(p, false, "")
 	}, &sdk.StreamableHTTPOptions{Stateless: true})
 	h.sessions = newSessionTable(SessionIdle, SessionsPerKey, SessionsTotal, time.Now)
 	if e != nil { // nil: a server built only to list its routes
@@ -68,9 +71,21 @@ func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
 }
 
 // server is the MCP server whose tools act as p; stateful tells it serves a session (whose
-// transport noticeCancels wraps).
-func (h *HTTP) server(p *hitl.Principal, stateful bool) *sdk.Server {
-	return NewServer(engineBackend{engine: h.engine, p: p}, Options{Responder: engine.CanAnswer(p), WaitBound: h.waitBound, noticesCancels: stateful})
+// transport noticeCancels wraps), base where its answer links point.
+func (h *HTTP) server(p *hitl.Principal, stateful bool, base string) *sdk.Server {
+	return NewServer(engineBackend{engine: h.engine, p: p, base: base}, Options{Responder: engine.CanAnswer(p), WaitBound: h.waitBound, noticesCancels: stateful})
+}
+
+// baseURL is where people reach this server: PublicURL, else where r came to.
+func (h *HTTP) baseURL(r *http.Request) string {
+	if h.PublicURL != "" {
+		return strings.TrimSuffix(h.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // Mount adds POST, GET and DELETE /mcp to r.
@@ -107,7 +122,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 	if !acceptable(w, r) {
 		return nil
 	}
-	s, err := h.start(r.Context(), p)
+	s, err := h.start(r.Context(), p, h.baseURL(r))
 	if err != nil {
 		transportError(w, http.StatusServiceUnavailable, err.Error())
 		return nil
@@ -121,13 +136,13 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 }
 
 // start opens a session for p, in use by the request that asked for it.
-func (h *HTTP) start(ctx context.Context, p *hitl.Principal) (*session, error) {
+func (h *HTTP) start(ctx context.Context, p *hitl.Principal, base string) (*session, error) {
 	t := &sdk.StreamableServerTransport{SessionID: rand.Text()}
 	s := &session{id: t.SessionID, key: keyOf(p), transport: t}
 	if err := h.sessions.add(s); err != nil {
 		return nil, err
 	}
-	ss, err := h.server(p, true).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t)), nil)
+	ss, err := h.server(p, true, base).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t)), nil)
 	if err != nil {
 		h.sessions.end(s)
 		return nil, err
@@ -388,10 +403,12 @@ func (t *sessionTable) count() int {
 	return len(t.byID)
 }
 
-// engineBackend is the tools' backend at /mcp: the engine, as the request's principal.
+// engineBackend is the tools' backend at /mcp: the engine, as the request's principal; its
+// answer links point at base.
 type engineBackend struct {
 	engine *engine.Engine
 	p      *hitl.Principal
+	base   string
 }
 
 func (b engineBackend) CreateInquiry(ctx context.Context, req *hitl.InquiryRequest, idempotencyKey string) (*hitl.Inquiry, error) {
@@ -428,4 +445,12 @@ func (b engineBackend) Asked(ctx context.Context, match map[string]string, page 
 
 func (b engineBackend) MayAnswerInClient(inq *hitl.Inquiry) error {
 	return engine.MayAnswerInClient(b.p, inq)
+}
+
+func (b engineBackend) AnswerLink(ctx context.Context, id int64) (string, error) {
+	link, err := b.engine.CreateAnswerLink(ctx, b.p, id, OwnLink(b.p))
+	if err != nil {
+		return "", err
+	}
+	return b.base + "/a/" + link.Token, nil
 }

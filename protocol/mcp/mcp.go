@@ -42,6 +42,9 @@ type Backend interface {
 	Decline(ctx context.Context, id int64, reason string) (*hitl.Inquiry, error)
 	// MayAnswerInClient is engine.MayAnswerInClient for the principal: nil inq before asking.
 	MayAnswerInClient(inq *hitl.Inquiry) error
+	// AnswerLink is the URL of an answer link through which the principal itself answers its
+	// own inquiry (answer_in_client, in URL mode).
+	AnswerLink(ctx context.Context, id int64) (string, error)
 }
 
 // DefaultWaitBound is how long request_user_input waits before it returns "still pending":
@@ -215,7 +218,7 @@ func (t *tools) requestUserInput(ctx context.Context, req *sdk.CallToolRequest) 
 	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
 		return toolError(err)
 	}
-	inClient := args.AnswerInClient && elicitsForms(req.Session)
+	inClient := args.AnswerInClient && elicits(req.Session)
 	if inClient {
 		if err := t.b.MayAnswerInClient(nil); err != nil {
 			return toolError(err)

@@ -8,7 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ElicitationCompleteNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { TestServer } from "./server.mjs";
 
 let server, annToken, otherToken, person;
@@ -30,9 +30,11 @@ const transports = {
   http: (token) => new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
 };
 
-/** connect starts a client that takes form elicitations; each is handled by onElicit(request, extra). */
-async function connect(transport, onElicit) {
-  const client = new Client({ name: "hitl-elicitation-test", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+/** connect starts a client that takes form elicitations (and URL ones with url set); each is
+ * handled by onElicit(request, extra). */
+async function connect(transport, onElicit, { url = false } = {}) {
+  const elicitation = url ? { form: {}, url: {} } : { form: {} };
+  const client = new Client({ name: "hitl-elicitation-test", version: "1.0.0" }, { capabilities: { elicitation } });
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request, extra));
   await client.connect(transport);
   return client;
@@ -55,6 +57,16 @@ async function pendingByPrompt(prompt) {
     if (Date.now() > deadline) throw new Error(`nobody asked ${JSON.stringify(prompt)}`);
     await delay(25);
   }
+}
+
+/** answerThroughLink opens an answer link's page and posts its form with value in its one text field. */
+async function answerThroughLink(link, value) {
+  const page = await (await fetch(link)).text();
+  const csrf = page.match(/name="csrf" value="([^"]+)"/)?.[1];
+  const field = page.match(/<(?:input|textarea)[^>]*name="(answer[^"]*)"/)?.[1];
+  assert.ok(csrf && field, `the link's page has a form: ${page.replace(/[\s\S]*<main/, "<main").slice(0, 3000)}`);
+  const res = await fetch(link, { method: "POST", redirect: "manual", body: new URLSearchParams({ csrf, [field]: value }) });
+  assert.equal(res.status, 303, await res.text());
 }
 
 for (const [name, transport] of Object.entries(transports)) {
@@ -124,6 +136,40 @@ for (const [name, transport] of Object.entries(transports)) {
       const deadline = Date.now() + 10_000;
       while (!aborted && Date.now() < deadline) await delay(25);
       assert.ok(aborted, "the client's elicitation handler was told the request was cancelled");
+    } finally {
+      await client.close();
+    }
+  });
+
+  test(`${name}: a sensitive field is asked through a one-time answer link (URL mode), and completion is notified`, async () => {
+    let elicited;
+    const completed = [];
+    let answered;
+    const client = await connect(transport(annToken), (request) => {
+      elicited = request.params;
+      // The person consents, then answers on the page the link opens (here: fetch does).
+      answered = answerThroughLink(request.params.url, "s3cr3t");
+      return { action: "accept" };
+    }, { url: true });
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => { completed.push(n.params.elicitationId); });
+    try {
+      const result = await ask(client, {
+        prompt: `The deploy token (${name})?`,
+        response_schema: { type: "object", properties: { token: { type: "string", writeOnly: true, title: "Token" } }, required: ["token"] },
+      });
+      await answered;
+      assert.equal(elicited.mode, "url");
+      assert.match(elicited.url, new RegExp(`^${server.url}/a/`));
+      assert.ok(elicited.elicitationId);
+      assert.equal(result.status, "responded");
+      assert.equal(result.responded_by, "ann");
+      assert.deepEqual(result.answer, { token: "s3cr3t" });
+      const deadline = Date.now() + 10_000;
+      while (!completed.includes(elicited.elicitationId) && Date.now() < deadline) await delay(25);
+      assert.deepEqual(completed, [elicited.elicitationId]);
+      // The link answered once: the inquiry is final, so it answers no more.
+      const again = await fetch(elicited.url);
+      assert.doesNotMatch(await again.text(), /name="csrf"/);
     } finally {
       await client.close();
     }
