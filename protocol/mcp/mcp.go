@@ -3,7 +3,9 @@
 // (list_pending_inquiries, respond_to_inquiry); and approval_prompt, Claude Code's permission
 // prompt, through which a person decides whether a tool may run. It runs over stdio (`hitl
 // mcp`, talking to a hitl server through the Go client) and over streamable HTTP at /mcp on
-// `hitl serve` (on the engine, as the request's principal).
+// `hitl serve` (on the engine, as the request's principal, in sessions bound to the key: http.go).
+// With answer_in_client, request_user_input also asks the person at the client through MCP
+// elicitation (elicit.go).
 package mcp
 
 import (
