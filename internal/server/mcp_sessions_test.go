@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -161,5 +162,38 @@ func TestAnswerLinkForTheAskingKeyItself(t *testing.T) {
 	}
 	if r := e.do("POST", ask(bot, `{"prompt":"An agent's?"}`), bot, `{"for":"bot"}`, "Content-Type", "application/json"); r.status != 403 || !strings.Contains(r.text, "when it may answer") {
 		t.Fatalf("an agent's key, for itself: %d %s", r.status, r.text)
+	}
+}
+
+// TestMCPSessionStreamsEndAtShutdown: a session's open stream (GET /mcp) ends when the server
+// shuts down, so that it does not hold the shutdown until its timeout.
+func TestMCPSessionStreamsEndAtShutdown(t *testing.T) {
+	e := newEnv(t)
+	ann := e.token("ann", "agent")
+	r := e.do("POST", "/mcp", ann, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		"Content-Type", "application/json", "Accept", "application/json, text/event-stream")
+	id := r.header.Get("Mcp-Session-Id")
+	req, err := http.NewRequest("GET", e.URL+"/mcp", nil)
+	must(t, err)
+	req.Header.Set("Authorization", "Bearer "+ann)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /mcp: %d", resp.StatusCode)
+	}
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+	start := time.Now()
+	e.stop()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session's stream outlived the server")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the shutdown took %s: the stream held it", took)
 	}
 }
