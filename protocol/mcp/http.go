@@ -35,9 +35,9 @@ type HTTP struct {
 	// (--public-url); "" takes the scheme and host of the request that started the session.
 	PublicURL string
 	// wrapTransport is applied, once, to each new session's transport before the server
-	// connects to it: the one place where a layer between the client and the server (such as
-	// one that serves MCP tasks) is plugged in. Identity by default.
-	wrapTransport func(sdk.Transport) sdk.Transport
+	// connects to it, with the backend of that server's tools: the one place where a layer
+	// between the client and the server is plugged in (WithTasks: MCP tasks).
+	wrapTransport func(sdk.Transport, Backend) sdk.Transport
 }
 
 // principalKey carries the request's principal to the server the go-sdk asks for.
@@ -58,10 +58,10 @@ const (
 // NewHTTP returns the /mcp front end on e; waitBound is Options.WaitBound. Its sessions end
 // when the engine drains for shutdown.
 func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
-	h := &HTTP{engine: e, waitBound: waitBound, wrapTransport: func(t sdk.Transport) sdk.Transport { return t }}
+	h := &HTTP{engine: e, waitBound: waitBound, wrapTransport: WithTasks}
 	h.stateless = sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p, _ := r.Context().Value(principalKey{}).(*hitl.Principal)
-		return h.server(p, false, "")
+		return h.server(p, h.backend(p, ""), false)
 	}, &sdk.StreamableHTTPOptions{Stateless: true})
 	h.sessions = newSessionTable(SessionIdle, SessionsPerKey, SessionsTotal, time.Now)
 	if e != nil { // nil: a server built only to list its routes
@@ -70,10 +70,15 @@ func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
 	return h
 }
 
-// server is the MCP server whose tools act as p; stateful tells it serves a session (whose
-// transport noticeCancels wraps), base where its answer links point.
-func (h *HTTP) server(p *hitl.Principal, stateful bool, base string) *sdk.Server {
-	return NewServer(engineBackend{engine: h.engine, p: p, base: base}, Options{Responder: engine.CanAnswer(p), WaitBound: h.waitBound, noticesCancels: stateful})
+// server is the MCP server whose tools act as p, through b; stateful tells it serves a
+// session (whose transport noticeCancels wraps).
+func (h *HTTP) server(p *hitl.Principal, b Backend, stateful bool) *sdk.Server {
+	return NewServer(b, Options{Responder: engine.CanAnswer(p), WaitBound: h.waitBound, noticesCancels: stateful})
+}
+
+// backend is the engine as p; base is where its answer links point.
+func (h *HTTP) backend(p *hitl.Principal, base string) engineBackend {
+	return engineBackend{engine: h.engine, p: p, base: base}
 }
 
 // baseURL is where people reach this server: PublicURL, else where r came to.
@@ -104,10 +109,13 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 			return noSession(w)
 		}
 		defer h.sessions.done(s)
-		if !acceptable(w, r) {
+		if !acceptable(w, r) || answerTaskRequest(w, r, s.backend) {
 			return nil
 		}
 		s.transport.ServeHTTP(w, r)
+		return nil
+	}
+	if answerTaskRequest(w, r, h.backend(p, "")) {
 		return nil
 	}
 	body, err := io.ReadAll(r.Body)
@@ -138,11 +146,12 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 // start opens a session for p, in use by the request that asked for it.
 func (h *HTTP) start(ctx context.Context, p *hitl.Principal, base string) (*session, error) {
 	t := &sdk.StreamableServerTransport{SessionID: rand.Text()}
-	s := &session{id: t.SessionID, key: keyOf(p), transport: t}
+	b := h.backend(p, base)
+	s := &session{id: t.SessionID, key: keyOf(p), transport: t, backend: b}
 	if err := h.sessions.add(s); err != nil {
 		return nil, err
 	}
-	ss, err := h.server(p, true, base).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t)), nil)
+	ss, err := h.server(p, b, true).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t), b), nil)
 	if err != nil {
 		h.sessions.end(s)
 		return nil, err
@@ -253,6 +262,7 @@ type session struct {
 	id        string
 	key       string
 	transport *sdk.StreamableServerTransport
+	backend   Backend // the tools' backend, the key's principal on the engine
 	session   *sdk.ServerSession
 	// Guarded by the table's lock:
 	inUse    int       // requests and streams being served

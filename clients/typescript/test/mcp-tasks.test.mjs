@@ -1,6 +1,6 @@
 // request_user_input as an MCP task (the 2025-11-25 tasks utility), with the MCP TypeScript
-// SDK's task API as the client, over stdio with `hitl mcp` (and over streamable HTTP at /mcp
-// once it keeps sessions): the call returns a task at once, the SDK polls tasks/get until a
+// SDK's task API as the client, over stdio with `hitl mcp` and over streamable HTTP at /mcp
+// (in a session): the call returns a task at once, the SDK polls tasks/get until a
 // person answers in hitl, and tasks/result is the tool's result; tasks/cancel cancels the
 // inquiry; tasks/list lists the key's tasks; a status notification says when a task ends.
 import { describe, test, before, after } from "node:test";
@@ -26,7 +26,7 @@ const inquiryOf = (taskId) => Number(taskId.replace(/^inquiry-/, ""));
 const transports = {
   "over stdio (hitl mcp)": { transport: (token) => new StdioClientTransport({
     command: process.env.HITL_BIN, args: ["mcp"], env: { ...process.env, HITL_URL: server.url, HITL_TOKEN: token }, stderr: "inherit" }) },
-  "over streamable HTTP (/mcp)": { skip: "/mcp serves tasks once it keeps sessions: a task-augmented call needs the wrapper on its session",
+  "over streamable HTTP (/mcp)": {
     transport: (token) => new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }) },
 };
 
