@@ -27,7 +27,9 @@ credentials file): request_user_input and get_user_input; approval_prompt, the p
 prompt of Claude Code (claude --permission-prompt-tool mcp__hitl__approval_prompt); and, for
 a key with the role responder or admin, list_pending_inquiries and respond_to_inquiry. 'hitl serve' offers the same tools over
 streamable HTTP at /mcp. Clients that speak MCP tasks may run request_user_input as a task,
-polled for as long as the person takes (docs/mcp-tasks.md).`,
+polled for as long as the person takes (docs/mcp-tasks.md). With answer_in_client, and a
+client that supports elicitation, request_user_input also asks the client's own user, when
+the key may answer the question itself (docs/mcp.md).`,
 		Example: `  {"mcpServers": {"hitl": {"command": "hitl", "args": ["mcp"],
                 "env": {"HITL_URL": "http://127.0.0.1:7447", "HITL_TOKEN": "hitl_..."}}}}`,
 		Args: exactArgs(0, "no arguments"),
