@@ -523,6 +523,18 @@ func describe(w io.Writer, inq *hitl.Inquiry) error {
 	return nil
 }
 
+// askedBy is who asked: the key's name, and the agent (its X-Agent-ID, or the protocol it came
+// by, such as a2a) when that says more than the name again.
+func askedBy(key, agent string) string {
+	switch {
+	case agent == "" || agent == key:
+		return key
+	case key == "":
+		return agent
+	}
+	return key + " (agent " + agent + ")"
+}
+
 // describeAsked prints what was asked: one line per fact, then the context and the tool call,
 // each indented under its heading. The answer form shows it before the question.
 func describeAsked(w io.Writer, inq *hitl.Inquiry) error {
@@ -537,7 +549,7 @@ func describeAsked(w io.Writer, inq *hitl.Inquiry) error {
 	line("Prompt", inq.Prompt)
 	line("Type", string(inq.RequestType))
 	line("Session", inq.Session)
-	line("Asked by", strings.TrimSpace(inq.CreatedBy+" "+inq.Origin))
+	line("Asked by", askedBy(inq.CreatedBy, inq.Origin))
 	line("Assigned to", strings.Join(inq.AssignedTo, ", "))
 	line("Created", inq.CreatedAt.Format(time.RFC3339)+" ("+age(inq.CreatedAt)+" ago)")
 	if inq.TimeoutAt != nil {

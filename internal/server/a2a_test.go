@@ -107,6 +107,14 @@ func TestA2AAgentCard(t *testing.T) {
 		scheme["type"] != "http" || scheme["scheme"] != "bearer" || caps["streaming"] != true {
 		t.Fatalf("card: %s", r.text)
 	}
+	// The same scheme in 1.0's shape, and 1.0's securityRequirements beside 0.3's security, so
+	// that a 1.0 client sees the bearer requirement too; its description names the real command.
+	v1Scheme, _ := scheme["httpAuthSecurityScheme"].(map[string]any)
+	reqs, _ := r.body["securityRequirements"].([]any)
+	if v1Scheme["scheme"] != "bearer" || len(reqs) != 1 || !strings.Contains(fmt.Sprint(reqs[0]), "hitlApiKey") ||
+		!strings.Contains(fmt.Sprint(scheme["description"]), "hitl keys create NAME --role agent") {
+		t.Fatalf("card's 1.0 security: %s", r.text)
+	}
 	skills := fmt.Sprint(r.body["skills"])
 	if !strings.Contains(skills, "ask-a-person") || !strings.Contains(skills, "ask-a-group") || strings.Contains(skills, "template-") {
 		t.Fatalf("skills: %s", skills)
@@ -551,5 +559,75 @@ func TestA2AVersion1(t *testing.T) {
 		if r := e.a2a(agent, c.method, c.params); r.code != c.code {
 			t.Errorf("%s %s: %s, want %v", c.method, c.params, r.text, c.code)
 		}
+	}
+}
+
+// TestA2AMessagesSpeakA2A: refusals say what to send in A2A's words (params, messageId,
+// contextId, task, ROLE_USER), never Go's or hitl's HTTP API's; a configuration member neither
+// version defines is refused as an unknown data member is, and 1.0's taskPushNotificationConfig
+// given with a message is kept.
+func TestA2AMessagesSpeakA2A(t *testing.T) {
+	e := newEnv(t, testserver.AllowPrivate())
+	agent := e.token("words-agent", "agent")
+	other := e.token("other-words-agent", "agent")
+	v1Text := func(id, contextID string) string {
+		return fmt.Sprintf(`{"message": {"messageId": %q, "role": "ROLE_USER", "contextId": %q, "parts": [{"text": "Go?"}]}, "configuration": {"returnImmediately": true}}`, id, contextID)
+	}
+	if first := e.a2a(agent, "message/send", a2aMessage("m-1", "shared-run", "Deploy?", "")); first.code != 0 {
+		t.Fatalf("first message: %s", first.text)
+	}
+	ended := e.a2a(agent, "message/send", a2aMessage("m-end", "", "Ended?", ""))
+	endedID := ended.result["id"].(string)
+	if r := e.a2a(agent, "tasks/cancel", `{"id": "`+endedID+`"}`); r.code != 0 {
+		t.Fatalf("cancel: %s", r.text)
+	}
+	for _, c := range []struct {
+		name, method, params string
+		code                 float64
+		says                 string
+	}{
+		{"a number id", "tasks/get", `{"id": 1}`, -32602, "params.id must be a string"},
+		{"a number id in 1.0", "GetTask", `{"id": 1}`, -32602, "params.id must be a string"},
+		{"a text message", "message/send", `{"message": "hi"}`, -32602, "params.message must be an object"},
+		{"a text message in 1.0", "SendMessage", `{"message": "hi"}`, -32602, "params.message must be an object"},
+		{"parts not an array", "message/send", `{"message": {"kind": "message", "messageId": "p", "role": "user", "parts": "Go?"}}`, -32602, "params.message.parts must be an array"},
+		{"blocking as text", "message/send", `{"message": {"kind": "message", "messageId": "b", "role": "user", "parts": []}, "configuration": {"blocking": "yes"}}`, -32602, "params.configuration.blocking must be true or false"},
+		{"a push config id as a number", "tasks/pushNotificationConfig/get", `{"id": "1", "pushNotificationConfigId": 2}`, -32602, "params.pushNotificationConfigId must be a string"},
+		{"an unknown configuration member", "message/send", `{"message": {"kind": "message", "messageId": "c", "role": "user", "parts": [{"kind": "text", "text": "Go?"}]},
+			"configuration": {"blockng": true}}`, -32602, `unknown member "blockng"`},
+		{"0.3's push config name in 1.0", "SendMessage", `{"message": {"messageId": "c1", "role": "ROLE_USER", "parts": [{"text": "Go?"}]},
+			"configuration": {"pushNotificationConfig": {"url": "http://127.0.0.1:9/a2a"}}}`, -32602, `unknown member "pushNotificationConfig"; A2A 1.0's configuration may say acceptedOutputModes, historyLength, returnImmediately, taskPushNotificationConfig`},
+		{"an empty 1.0 part", "SendMessage", `{"message": {"messageId": "e1", "role": "ROLE_USER", "parts": [{}]}}`, -32602, "message.parts[0] has none of text, data, url or raw"},
+		{"a 0.3 part without kind", "message/send", `{"message": {"kind": "message", "messageId": "e2", "role": "user", "parts": [{}]}}`, -32602, `message.parts[0]: kind must be text, data or file, not ""`},
+		{"a 1.0 message without role", "SendMessage", `{"message": {"messageId": "r1", "parts": [{"text": "Go?"}]}}`, -32602, `message.role must be "ROLE_USER"`},
+		{"a reused messageId", "message/send", a2aMessage("m-1", "shared-run", "Something else?", ""), -32602, `messageId "m-1" was used before for another message`},
+		{"a bad contextId", "SendMessage", v1Text("bad-ctx", "no spaces here"), -32602, "contextId must be 1 to 200 characters"},
+		{"an unknown task", "tasks/get", `{"id": "999"}`, -32001, `task "999" not found`},
+		{"an unknown task in 1.0", "CancelTask", `{"id": "999"}`, -32001, `task "999" not found`},
+		{"a push config for an ended task", "CreateTaskPushNotificationConfig", `{"taskId": "` + endedID + `", "url": "http://127.0.0.1:9/a2a"}`, -32602, `task "` + endedID + `" is cancelled: its end has been told`},
+	} {
+		r := e.a2a(agent, c.method, c.params)
+		if r.code != c.code || !strings.Contains(r.msg, c.says) {
+			t.Errorf("%s: got %v %q, want %v saying %q", c.name, r.code, r.msg, c.code, c.says)
+		}
+		for _, leak := range []string{"Go struct", "unmarshal", "Idempotency-Key", "/session", "inquiry ", "a2a."} {
+			if strings.Contains(r.msg, leak) {
+				t.Errorf("%s: %q says %q", c.name, r.msg, leak)
+			}
+		}
+	}
+	if r := e.a2a(other, "SendMessage", v1Text("o-1", "shared-run")); r.code != -32602 || !strings.Contains(r.msg, `contextId "shared-run" is taken`) {
+		t.Errorf("another key's contextId: %s", r.text)
+	}
+
+	withPush := e.a2a(agent, "SendMessage", `{"message": {"messageId": "push-1", "role": "ROLE_USER", "parts": [{"text": "Ship?"}]},
+		"configuration": {"returnImmediately": true, "taskPushNotificationConfig": {"id": "p", "url": "http://127.0.0.1:9/a2a", "token": "t"}}}`)
+	task, _ := withPush.result["task"].(map[string]any)
+	if task == nil {
+		t.Fatalf("SendMessage with taskPushNotificationConfig: %s", withPush.text)
+	}
+	list := e.a2a(agent, "ListTaskPushNotificationConfigs", `{"taskId": "`+task["id"].(string)+`"}`)
+	if configs, _ := list.result["configs"].([]any); len(configs) != 1 || configs[0].(map[string]any)["token"] != "t" {
+		t.Fatalf("the push config given with the message: %s", list.text)
 	}
 }

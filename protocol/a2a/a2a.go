@@ -7,11 +7,14 @@ package a2a
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,7 +155,7 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 	switch req.Method {
 	case "message/stream":
 		var params sendParams
-		if rerr := readParams(req.Params, &params); rerr != nil {
+		if rerr := readSendParams(req.Params, &params); rerr != nil {
 			return writeResponse(w, req.ID, nil, rerr)
 		}
 		inq, rerr := a.ask(r.Context(), p, &params, req.version)
@@ -223,9 +226,66 @@ func readParams(raw json.RawMessage, v any) *rpcError {
 		return invalidParams("params must be an object")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return invalidParams("params: " + strings.TrimPrefix(err.Error(), "json: "))
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return invalidParams(fmt.Sprintf("params.%s must be %s", te.Field, jsonKind(te.Type)))
+		}
+		return invalidParams("params must be an object, as the method's A2A params are")
 	}
 	return nil
+}
+
+// jsonKind says, for people, what JSON value reads into t: Go's own names stay out of messages.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// configurationMembers are what a message's configuration may say, by A2A version ("": 0.3).
+var configurationMembers = map[string][]string{
+	"":    {"acceptedOutputModes", "blocking", "historyLength", "pushNotificationConfig"},
+	"1.0": {"acceptedOutputModes", "historyLength", "returnImmediately", "taskPushNotificationConfig"},
+}
+
+// checkConfiguration refuses a configuration member the version does not define, as an unknown
+// data member is refused: ignored, a misspelt push config would create nothing and say nothing.
+func checkConfiguration(raw json.RawMessage, version string) *rpcError {
+	var p struct {
+		Configuration map[string]json.RawMessage `json:"configuration"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return nil // readParams says what is wrong
+	}
+	known := configurationMembers[version]
+	for name := range p.Configuration {
+		if !slices.Contains(known, name) {
+			return invalidParams(fmt.Sprintf("params.configuration: unknown member %q; A2A %s's configuration may say %s",
+				name, cmp.Or(version, "0.3"), strings.Join(known, ", ")))
+		}
+	}
+	return nil
+}
+
+// readSendParams reads message/send's and message/stream's params.
+func readSendParams(raw json.RawMessage, params *sendParams) *rpcError {
+	if rerr := readParams(raw, params); rerr != nil {
+		return rerr
+	}
+	return checkConfiguration(raw, "")
 }
 
 // writeResponse writes the answer to one request.
@@ -268,7 +328,7 @@ func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req 
 	switch req.Method {
 	case "message/send":
 		var params sendParams
-		if rerr := readParams(req.Params, &params); rerr != nil {
+		if rerr := readSendParams(req.Params, &params); rerr != nil {
 			return nil, rerr
 		}
 		inq, rerr := a.ask(ctx, p, &params, req.version)
@@ -304,6 +364,7 @@ func (a *API) call(ctx context.Context, p *hitl.Principal, r *http.Request, req 
 			return nil, err
 		}
 		inq, err := a.engine.Cancel(ctx, p, id, "cancelled by the asking agent (A2A tasks/cancel)")
+		err = taskError(err, params.ID)
 		switch hitl.ErrorCode(err) {
 		case "":
 			return taskOf(inq), nil
@@ -340,7 +401,7 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams, ve
 			return nil, &rpcError{Code: codeContentTypeNotSupported, Message: fmt.Sprintf("configuration.acceptedOutputModes: the answer is given as %s", strings.Join(outputModes, " and "))}
 		}
 	}
-	req, err := inquiryRequest(params.Message)
+	req, err := inquiryRequest(params.Message, version)
 	if err != nil {
 		return nil, rpcErrorOf(err, codeInvalidParams)
 	}
@@ -357,7 +418,7 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams, ve
 	}
 	inq, created, err := a.engine.CreateInquiry(ctx, p, req, idempotencyKey(params.Message.MessageID))
 	if err != nil {
-		return nil, rpcErrorOf(err, codeInvalidParams)
+		return nil, askError(err, params.Message)
 	}
 	if push != nil && created {
 		if _, err := a.engine.SetPushConfig(ctx, p, inq.ID, hitl.PushConfig{ID: push.ID, URL: push.URL, Token: push.Token, Version: version}); err != nil {
@@ -367,6 +428,45 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams, ve
 		}
 	}
 	return inq, nil
+}
+
+// askError is the refusal of a message, in A2A's words: hitl's Idempotency-Key is the message's
+// messageId, its session the contextId.
+func askError(err error, m *message) *rpcError {
+	out := rpcErrorOf(err, codeInvalidParams)
+	var he *hitl.Error
+	errors.As(err, &he)
+	switch {
+	case he == nil:
+	case he.Code == hitl.EConflict && strings.HasPrefix(he.Message, "Idempotency-Key"):
+		out.Message = fmt.Sprintf("messageId %q was used before for another message; give each new message a new messageId", m.MessageID)
+	case he.Code == hitl.ENotFound && strings.HasPrefix(he.Message, "session "):
+		out.Message = fmt.Sprintf("contextId %q is taken by a session this key may not see; choose another contextId", m.ContextID)
+	default:
+		for _, f := range he.Fields {
+			if f.Path == "/session" {
+				out.Message = "contextId " + f.Message
+			}
+		}
+	}
+	return out
+}
+
+// taskError is err of the task id in A2A's words: hitl's "inquiry 5 …" is the task's.
+func taskError(err error, id string) error {
+	var he *hitl.Error
+	if !errors.As(err, &he) {
+		return err
+	}
+	if he.Code == hitl.ENotFound {
+		return &rpcError{Code: codeTaskNotFound, Message: fmt.Sprintf("task %q not found", id), Data: map[string]any{"hitl_code": hitl.ENotFound}}
+	}
+	if rest, ok := strings.CutPrefix(he.Message, "inquiry "+id); ok {
+		said := *he
+		said.Message = fmt.Sprintf("task %q", id) + rest
+		return &said
+	}
+	return err
 }
 
 // pushConfig is A2A's PushNotificationConfig. Its authentication is not served: hitl sends the
@@ -429,7 +529,7 @@ func (a *API) pushConfigs(ctx context.Context, p *hitl.Principal, req *request) 
 		}
 		stored, err := a.engine.SetPushConfig(ctx, p, id, hitl.PushConfig{ID: c.ID, URL: c.URL, Token: c.Token, Version: req.version})
 		if err != nil {
-			return nil, err
+			return nil, taskError(err, params.TaskID)
 		}
 		return viewOf(stored), nil
 	}
@@ -443,13 +543,13 @@ func (a *API) pushConfigs(ctx context.Context, p *hitl.Principal, req *request) 
 	}
 	if req.Method == "tasks/pushNotificationConfig/delete" {
 		if err := a.engine.DeletePushConfig(ctx, p, id, params.PushNotificationConfigID); err != nil {
-			return nil, err
+			return nil, taskError(err, params.ID)
 		}
 		return nil, nil
 	}
 	configs, err := a.engine.PushConfigs(ctx, p, id)
 	if err != nil {
-		return nil, err
+		return nil, taskError(err, params.ID)
 	}
 	views := []taskPushConfigView{}
 	for _, c := range configs {
@@ -509,7 +609,8 @@ func (a *API) inquiry(ctx context.Context, p *hitl.Principal, id string) (*hitl.
 	if err != nil {
 		return nil, err
 	}
-	return a.engine.Inquiry(ctx, p, n)
+	inq, err := a.engine.Inquiry(ctx, p, n)
+	return inq, taskError(err, id)
 }
 
 // stream answers message/stream and tasks/resubscribe with Server-Sent Events, each a JSON-RPC

@@ -12,20 +12,22 @@ import (
 
 // agentCard is A2A 0.3's AgentCard.
 type agentCard struct {
-	ProtocolVersion                   string                    `json:"protocolVersion"`
-	Name                              string                    `json:"name"`
-	Description                       string                    `json:"description"`
-	URL                               string                    `json:"url"`
-	PreferredTransport                string                    `json:"preferredTransport"`
-	Version                           string                    `json:"version"`
-	DocumentationURL                  string                    `json:"documentationUrl"`
-	Capabilities                      capabilities              `json:"capabilities"`
-	SecuritySchemes                   map[string]securityScheme `json:"securitySchemes"`
-	Security                          []map[string][]string     `json:"security"`
-	DefaultInputModes                 []string                  `json:"defaultInputModes"`
-	DefaultOutputModes                []string                  `json:"defaultOutputModes"`
-	Skills                            []skill                   `json:"skills"`
-	SupportsAuthenticatedExtendedCard bool                      `json:"supportsAuthenticatedExtendedCard"`
+	ProtocolVersion    string                    `json:"protocolVersion"`
+	Name               string                    `json:"name"`
+	Description        string                    `json:"description"`
+	URL                string                    `json:"url"`
+	PreferredTransport string                    `json:"preferredTransport"`
+	Version            string                    `json:"version"`
+	DocumentationURL   string                    `json:"documentationUrl"`
+	Capabilities       capabilities              `json:"capabilities"`
+	SecuritySchemes    map[string]securityScheme `json:"securitySchemes"`
+	Security           []map[string][]string     `json:"security"`
+	// SecurityRequirements is 1.0's security, which 1.0 clients read.
+	SecurityRequirements              []securityRequirement `json:"securityRequirements"`
+	DefaultInputModes                 []string              `json:"defaultInputModes"`
+	DefaultOutputModes                []string              `json:"defaultOutputModes"`
+	Skills                            []skill               `json:"skills"`
+	SupportsAuthenticatedExtendedCard bool                  `json:"supportsAuthenticatedExtendedCard"`
 	// SupportedInterfaces is A2A 1.0's list of where to call with which version: 1.0 clients
 	// read it (and 0.3 clients url and preferredTransport).
 	SupportedInterfaces []agentInterface `json:"supportedInterfaces"`
@@ -45,10 +47,28 @@ type capabilities struct {
 	ExtendedAgentCard bool `json:"extendedAgentCard"`
 }
 
+// securityScheme is a SecurityScheme in 0.3's shape (type, scheme) and in 1.0's (its oneof,
+// httpAuthSecurityScheme) at once, so that the one card says "bearer" to clients of both.
 type securityScheme struct {
-	Type        string `json:"type"`
+	Type                   string         `json:"type"`
+	Scheme                 string         `json:"scheme"`
+	Description            string         `json:"description"`
+	HTTPAuthSecurityScheme httpAuthScheme `json:"httpAuthSecurityScheme"`
+}
+
+// httpAuthScheme is 1.0's HTTPAuthSecurityScheme.
+type httpAuthScheme struct {
 	Scheme      string `json:"scheme"`
 	Description string `json:"description"`
+}
+
+// securityRequirement is 1.0's SecurityRequirement: each scheme's scopes, as a StringList.
+type securityRequirement struct {
+	Schemes map[string]scopeList `json:"schemes"`
+}
+
+type scopeList struct {
+	List []string `json:"list"`
 }
 
 type skill struct {
@@ -66,6 +86,9 @@ var inputModes = []string{"text/plain", "application/json"}
 
 // securitySchemeName names hitl's API keys in the card.
 const securitySchemeName = "hitlApiKey"
+
+// keyDescription says how an agent gets and gives its key.
+const keyDescription = "a hitl API key (hitl keys create NAME --role agent), as Authorization: Bearer TOKEN"
 
 // The skills every server has; the extended card adds one per template.
 var baseSkills = []skill{
@@ -105,9 +128,10 @@ func (a *API) cardFor(r *http.Request, skills []skill) agentCard {
 		Version:            buildinfo.Get().Version,
 		DocumentationURL:   "https://github.com/hitl-dev/hitl/blob/main/docs/a2a.md",
 		Capabilities:       capabilities{Streaming: true, PushNotifications: true, ExtendedAgentCard: true},
-		SecuritySchemes: map[string]securityScheme{securitySchemeName: {Type: "http", Scheme: "bearer",
-			Description: "a hitl API key (hitl key create), as Authorization: Bearer TOKEN"}},
+		SecuritySchemes: map[string]securityScheme{securitySchemeName: {Type: "http", Scheme: "bearer", Description: keyDescription,
+			HTTPAuthSecurityScheme: httpAuthScheme{Scheme: "bearer", Description: keyDescription}}},
 		Security:                          []map[string][]string{{securitySchemeName: {}}},
+		SecurityRequirements:              []securityRequirement{{Schemes: map[string]scopeList{securitySchemeName: {List: []string{}}}}},
 		DefaultInputModes:                 inputModes,
 		DefaultOutputModes:                outputModes,
 		Skills:                            skills,

@@ -205,8 +205,11 @@ var askMembers = []string{"assigned_to", "context", "fallback_policy", "fallback
 // inquiryRequest reads the asking agent's message into the question: its text parts are the
 // prompt, a data part says the rest. A message that continues a task is refused: hitl's tasks
 // ask people, and never wait on their caller.
-func inquiryRequest(m *message) (*hitl.InquiryRequest, error) {
+func inquiryRequest(m *message, version string) (*hitl.InquiryRequest, error) {
 	if m.Role != "user" {
+		if version == "1.0" {
+			return nil, invalidParams("message.role must be \"ROLE_USER\": the message is the asking agent's")
+		}
 		return nil, invalidParams("message.role must be \"user\": the message is the asking agent's")
 	}
 	if m.MessageID == "" {
@@ -237,7 +240,10 @@ func inquiryRequest(m *message) (*hitl.InquiryRequest, error) {
 			return nil, &rpcError{Code: codeContentTypeNotSupported, Message: fmt.Sprintf("message.parts[%d]: files are not accepted; "+
 				"ask with text parts (the question) and a data part (how to ask)", i)}
 		default:
-			return nil, invalidParams(fmt.Sprintf("message.parts[%d]: kind %q is none of text, data and file", i, p.Kind))
+			if version == "1.0" {
+				return nil, invalidParams(fmt.Sprintf("message.parts[%d] has none of text, data, url or raw", i))
+			}
+			return nil, invalidParams(fmt.Sprintf("message.parts[%d]: kind must be text, data or file, not %q", i, p.Kind))
 		}
 	}
 	req.Prompt = strings.Join(texts, "\n\n")

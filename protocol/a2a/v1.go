@@ -75,6 +75,9 @@ func v1Params(method string, raw json.RawMessage) (json.RawMessage, *rpcError) {
 		if rerr := readParams(raw, &p); rerr != nil {
 			return nil, rerr
 		}
+		if rerr := checkConfiguration(raw, "1.0"); rerr != nil {
+			return nil, rerr
+		}
 		params := map[string]any{}
 		if p.Message != nil {
 			params["message"] = fromV1Message(p.Message)
@@ -126,7 +129,7 @@ func fromV1Message(m *v1Message) message {
 		case p.URL != "" || p.Raw != "":
 			out.Parts = append(out.Parts, part{Kind: "file"})
 		default:
-			out.Parts = append(out.Parts, part{Kind: "none of text, data, url and raw"})
+			out.Parts = append(out.Parts, part{}) // no kind: refused as having none of 1.0's members
 		}
 	}
 	return out
@@ -233,11 +236,10 @@ func v1Card(c agentCard) map[string]any {
 	scheme := c.SecuritySchemes[securitySchemeName]
 	return map[string]any{
 		"name": c.Name, "description": c.Description, "version": c.Version, "documentationUrl": c.DocumentationURL,
-		"supportedInterfaces": []agentInterface{{URL: c.URL, ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}},
-		"capabilities":        map[string]any{"streaming": c.Capabilities.Streaming, "pushNotifications": c.Capabilities.PushNotifications, "extendedAgentCard": true},
-		"securitySchemes": map[string]any{securitySchemeName: map[string]any{
-			"httpAuthSecurityScheme": map[string]any{"scheme": scheme.Scheme, "description": scheme.Description}}},
-		"securityRequirements": []any{map[string]any{"schemes": map[string]any{securitySchemeName: map[string]any{"list": []string{}}}}},
+		"supportedInterfaces":  []agentInterface{{URL: c.URL, ProtocolBinding: "JSONRPC", ProtocolVersion: "1.0"}},
+		"capabilities":         map[string]any{"streaming": c.Capabilities.Streaming, "pushNotifications": c.Capabilities.PushNotifications, "extendedAgentCard": true},
+		"securitySchemes":      map[string]any{securitySchemeName: map[string]any{"httpAuthSecurityScheme": scheme.HTTPAuthSecurityScheme}},
+		"securityRequirements": c.SecurityRequirements,
 		"defaultInputModes":    c.DefaultInputModes, "defaultOutputModes": c.DefaultOutputModes, "skills": c.Skills,
 	}
 }

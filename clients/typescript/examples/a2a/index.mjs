@@ -11,7 +11,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a
 
 const url = process.env.HITL_URL ?? "http://127.0.0.1:7447";
 const token = process.env.HITL_TOKEN;
-if (!token) throw new Error("HITL_TOKEN must hold an agent's key (hitl key create --name my-agent --role agent)");
+if (!token) throw new Error("HITL_TOKEN must hold an agent's key (hitl keys create my-agent --role agent)");
 const question = process.argv[2] ?? "May I deploy build 1432 to production?";
 
 // hitl's keys are bearer tokens: every JSON-RPC call carries one; the card needs none.
