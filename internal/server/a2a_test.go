@@ -390,6 +390,12 @@ func TestA2ABadInput(t *testing.T) {
 	if r.status != http.StatusUnauthorized || !strings.Contains(r.header.Get("Content-Type"), "json") || r.body["detail"] == nil {
 		t.Fatalf("without a key: %d %s %s", r.status, r.header.Get("Content-Type"), r.text)
 	}
+	// A body over --max-body-bytes is refused before JSON-RPC reads it: 413, problem+json, as docs/a2a.md says.
+	huge := `{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": ` + a2aMessage("big", "", strings.Repeat("x", 2<<20), "") + `}`
+	if r := e.do("POST", "/a2a", agent, huge, "Content-Type", "application/json"); r.status != http.StatusRequestEntityTooLarge ||
+		!strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") || r.body["detail"] == nil {
+		t.Fatalf("a body too large: %d %s %s", r.status, r.header.Get("Content-Type"), r.text)
+	}
 }
 
 // TestA2APushNotifications: push configs are kept per task (given with the message, or set

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { Role, TaskState } from "@a2a-js/sdk";
+import { AgentCard, Role, TaskState } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { TestServer } from "./server.mjs";
 
@@ -78,8 +78,27 @@ test("the Agent Card is served to anyone, as JSON", async () => {
   const card = await res.json();
   assert.equal(card.url, `${server.url}/a2a`);
   assert.equal(card.preferredTransport, "JSONRPC");
-  assert.deepEqual(card.securitySchemes.hitlApiKey, { type: "http", scheme: "bearer", description: card.securitySchemes.hitlApiKey.description });
+  const { type, scheme, description } = card.securitySchemes.hitlApiKey;
+  assert.deepEqual({ type, scheme }, { type: "http", scheme: "bearer" });
+  assert.match(description, /hitl keys create NAME --role agent/);
   assert.deepEqual(card.supportedInterfaces.map((i) => i.protocolVersion), ["1.0", "0.3"]);
+});
+
+test("the one card tells 1.0 and 0.3 readers alike that a bearer key is needed", async () => {
+  const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
+  // 1.0: the SDK's own AgentCard.fromJSON reads the protobuf JSON names.
+  const v1 = AgentCard.fromJSON(card);
+  // 0.3: the SDK's legacyCompat resolver, given the card as a 0.3 client sees it.
+  const legacy = { ...card };
+  delete legacy.supportedInterfaces;
+  const resolver = new DefaultAgentCardResolver({ legacyCompat: { enabled: true }, fetchImpl: async () => Response.json(legacy) });
+  const v03 = await resolver.resolve(server.url);
+  for (const [version, parsed] of [["1.0", v1], ["0.3", v03]]) {
+    const scheme = parsed.securitySchemes.hitlApiKey?.scheme;
+    assert.equal(scheme?.$case, "httpAuthSecurityScheme", `${version}: ${JSON.stringify(parsed.securitySchemes)}`);
+    assert.equal(scheme.value.scheme, "bearer", version);
+    assert.deepEqual(parsed.securityRequirements, [{ schemes: { hitlApiKey: { list: [] } } }], version);
+  }
 });
 
 for (const version of ["1.0", "0.3"]) {
