@@ -13,5 +13,5 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
 	if hitl.ErrorCode(err) == hitl.EInternal {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	httpwire.WriteProblem(w, err)
+	httpwire.WriteProblem(w, r.URL.Path, err)
 }

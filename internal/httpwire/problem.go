@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hitl-dev/hitl"
@@ -61,12 +62,24 @@ type Problem struct {
 	Code    string            `json:"code"`
 	Errors  []hitl.FieldError `json:"errors,omitempty"`
 	Inquiry *hitl.Inquiry     `json:"inquiry,omitempty"`
+	// Message is the detail again, for the clients of protocols whose SDKs show message
+	// (OpenIntent's): set under /api/ and /.well-known/ (WithMessage), absent under /v1.
+	Message string `json:"message,omitempty"`
 }
 
-// WriteProblem writes err as problem+json; an error that is no domain error shows only as
-// "internal error" (the caller logs it in full).
-func WriteProblem(w http.ResponseWriter, err error) {
-	p := ProblemOf(err)
+// WithMessage is p with its detail also as message when path is under /api/ or /.well-known/,
+// where the protocols served (OpenIntent, Nova) have clients that read message.
+func (p Problem) WithMessage(path string) Problem {
+	if strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/.well-known/") {
+		p.Message = p.Detail
+	}
+	return p
+}
+
+// WriteProblem writes err as problem+json, the answer to a request for path (WithMessage);
+// an error that is no domain error shows only as "internal error" (the caller logs it in full).
+func WriteProblem(w http.ResponseWriter, path string, err error) {
+	p := ProblemOf(err).WithMessage(path)
 	WriteProblemBody(w, p.Status, p)
 }
 

@@ -177,6 +177,10 @@ func openIntentSDKLifecycle(t *testing.T, e *env) {
 		s["response"] != nil || len(s["choices"].([]any)) != 2 || !pythonTime.MatchString(s["suspended_at"].(string)) {
 		t.Fatalf("the suspension: %v", s)
 	}
+	// updated_at follows each change the version counts: the suspension asked, then answered.
+	if suspended["updated_at"].(string) <= marked["updated_at"].(string) {
+		t.Fatalf("updated_at %v did not move when the suspension was asked (it was %v)", suspended["updated_at"], marked["updated_at"])
+	}
 	// It is an inquiry of the session, which keeps the SDK's id.
 	inqs, err := e.Client(sdk.key).SessionInquiries(ctx, id)
 	must(t, err)
@@ -202,7 +206,8 @@ func openIntentSDKLifecycle(t *testing.T, e *env) {
 	answered := sdkIntent(t, sdk.call("GET", "/api/v1/intents/"+id, ""), http.StatusOK)
 	s = suspensionIn(t, answered)
 	if answered["status"] != "active" || s["resolution"] != "responded" || s["response"] != "approve" || s["value"] != "approve" ||
-		s["responded_by"] != "ops" || !pythonTime.MatchString(s["responded_at"].(string)) || version(answered) != 5 {
+		s["responded_by"] != "ops" || !pythonTime.MatchString(s["responded_at"].(string)) || version(answered) != 5 ||
+		answered["updated_at"].(string) <= suspended["updated_at"].(string) {
 		t.Fatalf("after the answer: %v", answered)
 	}
 
@@ -217,7 +222,7 @@ func openIntentSDKLifecycle(t *testing.T, e *env) {
 			t.Errorf("an event IntentEvent.from_dict cannot read: %v", ev)
 		}
 	}
-	if want := "intent_created state_patched state_patched intent.suspended intent.suspended intent.resumed"; strings.Join(types, " ") != want {
+	if want := "intent_created state_patched status_changed intent.suspended intent.suspended intent.resumed"; strings.Join(types, " ") != want {
 		t.Fatalf("get_events: %v, want %s", types, want)
 	}
 	r = sdk.call("GET", "/api/v1/intents/"+id+"/events?limit=100&event_type=intent.suspended&since=2020-01-01T00:00:00", "")
@@ -257,7 +262,8 @@ func TestOpenIntentSDKSuspensionAnsweredByID(t *testing.T) {
 		t.Fatalf("respond by the SDK's id: %d %s", r.status, r.text)
 	}
 	s := suspensionIn(t, sdkIntent(t, sdk.call("GET", "/api/v1/intents/"+id, ""), http.StatusOK))
-	if s["id"] != suspensionID || s["response"] != "yes" || s["response_type"] != "choice" || len(s["choices"].([]any)) != 2 {
+	// The SDK's record as it wrote it: a confirm, without the yes and no hitl asked it with.
+	if s["id"] != suspensionID || s["response"] != "yes" || s["response_type"] != "confirm" || s["choices"] != nil {
 		t.Fatalf("after the answer: %v", s)
 	}
 	// Another intent's suspension id names nothing in this one.
@@ -281,7 +287,8 @@ func TestOpenIntentSDKRefusals(t *testing.T) {
 	sdkProblem(t, sdk.updateState(id, 1, `[]`), http.StatusBadRequest, "patches are required")
 	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "move", "path": "a", "value": 1}]`), http.StatusBadRequest, "op must be set, append or remove")
 	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "", "value": 1}]`), http.StatusBadRequest, "path is required")
-	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "/n/deeper", "value": 1}]`), http.StatusBadRequest, "n is no object")
+	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "/n/deeper", "value": 1}]`), http.StatusBadRequest,
+		`patches[0].path \"/n/deeper\": state.n is not an object, so it has no key \"deeper\"`)
 	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "/_suspension/response", "value": "yes"}]`), http.StatusBadRequest, "_suspension is written whole")
 	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "_suspension", "value": {"question": "Go?"}}]`), http.StatusBadRequest, "_suspension.id is required")
 	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "_suspension", "value": {"id": "s1", "question": " "}}]`), http.StatusBadRequest, "/prompt")
@@ -491,4 +498,137 @@ func TestOpenIntentSDKAgentSubscribe(t *testing.T) {
 	}
 	sdkProblem(t, e.do("GET", "/api/v1/agents/refund-agent/subscribe", "", "", "X-API-Key", key, "Last-Event-ID", "soon"), http.StatusBadRequest, "Last-Event-ID")
 	routeProblem(t, e.do("GET", "/api/v1/agents/refund-agent/subscribe", "", ""), http.StatusUnauthorized, "")
+}
+
+// TestOpenIntentSDKBodiesAreReadForPeople: a body of the wrong shape on any of the routes is
+// refused in the SDK's words (never Go's type names), and a body with neither patches nor
+// state says that one of them is required.
+func TestOpenIntentSDKBodiesAreReadForPeople(t *testing.T) {
+	e := newEnv(t)
+	sdk := sdkClient{e, e.token("refund-agent", "agent"), "refund-agent"}
+	id := sdkIntent(t, sdk.createIntent("Refund order 3", "", `{}`), http.StatusCreated)["id"].(string)
+	path := "/api/v1/intents/" + id
+	for _, c := range []struct{ method, path, body, words string }{
+		{"POST", path + "/state", `{"state": {"_suspension": "hi"}}`, "state._suspension must be an object (the SDK's SuspensionRecord), not a JSON string"},
+		{"POST", path + "/state", `{"state": {"_suspension": [1]}}`, "state._suspension must be an object (the SDK's SuspensionRecord), not a JSON array"},
+		{"POST", path + "/state", `{"state": {"_suspension": {"id": "s1", "question": "Go?", "choices": "yes"}}}`,
+			"state._suspension.choices must be an array, not a JSON string"},
+		{"POST", path + "/state", `{"state": {"_suspension": {"id": "s1", "question": 5}}}`, "state._suspension.question must be a string, not a JSON number"},
+		{"POST", path + "/state", `{"state": {"_suspension": {"id": "s1", "question": "Go?", "timeout_seconds": "soon"}}}`,
+			"state._suspension.timeout_seconds must be a whole number"},
+		{"POST", path + "/state", `{"state": {"_suspension": {"id": "s1", "question": "Go?", "expires_at": "tomorrow"}}}`,
+			"state._suspension.expires_at must be a time such as"},
+		{"POST", path + "/state", `{"a": 1}`, `unknown field \"a\"; the body is {\"patches\"`},
+		{"POST", path + "/state", `{"a": 1}`, "patches or state is required"},
+		{"POST", path + "/state", `{"patches": "a"}`, "/patches: expected an array"},
+		{"POST", path + "/status", `{"status": 1}`, "/status: expected a string"},
+		{"POST", path + "/events", `{"event_type": "comment", "trace_id": 7}`, "/trace_id: expected a string"},
+		{"POST", path + "/agents", `{"agent_id": ["a"]}`, "/agent_id: expected a string"},
+		{"POST", "/api/v1/intents", `{"title": {"t": 1}}`, "/title: expected a string"},
+		{"POST", path + "/suspend/respond", `{"suspension_id": "s1", "value": "yes", "responded_by": 3}`, "/responded_by: expected a string"},
+	} {
+		r := sdk.call(c.method, c.path, c.body, "If-Match", "1")
+		sdkProblem(t, r, http.StatusBadRequest, c.words)
+		if strings.Contains(r.text, "Go value") || strings.Contains(r.text, "openintent.") {
+			t.Errorf("%s %s: Go's words in %s", c.method, c.body, r.text)
+		}
+	}
+	if intent := sdkIntent(t, sdk.call("GET", path, ""), http.StatusOK); version(intent) != 1 {
+		t.Fatalf("a refused body changed the intent: %v", intent)
+	}
+}
+
+// TestOpenIntentRouteRefusalsCarryMessage: the refusals made before any route's handler (no
+// such route, a method the path does not take, a body too large) carry message too under
+// /api/ and /.well-known/, as the docs promise every refusal there does; /v1's do not.
+func TestOpenIntentRouteRefusalsCarryMessage(t *testing.T) {
+	e := newEnv(t)
+	sdk := sdkClient{e, e.token("refund-agent", "agent"), "refund-agent"}
+	sdkProblem(t, sdk.call("GET", "/api/v1/portfolios", ""), http.StatusNotFound, "no such route")
+	sdkProblem(t, sdk.call("GET", "/.well-known/openintent-compat.json", ""), http.StatusNotFound, "no such route")
+	sdkProblem(t, sdk.call("DELETE", "/api/v1/intents", ""), http.StatusMethodNotAllowed, "takes POST")
+	sdkProblem(t, sdk.call("POST", "/api/v1/intents", `{"title": "`+strings.Repeat("x", 1<<20)+`"}`), http.StatusRequestEntityTooLarge, "bytes")
+	sdkProblem(t, sdkClient{e, "hitl_not-a-key", "refund-agent"}.call("GET", "/api/v1/server/config", ""), http.StatusUnauthorized, "unknown or revoked")
+	if r := sdk.call("GET", "/v1/no-such-route", ""); r.status != http.StatusNotFound || r.body["message"] != nil {
+		t.Fatalf("/v1's problems are as they were: %d %s", r.status, r.text)
+	}
+}
+
+// TestOpenIntentSDKEndedIntentsSpeakOfIntents: a change of an intent that has ended is refused
+// as the intent's (abandoned, with its reason; completed), not as a failed session's.
+func TestOpenIntentSDKEndedIntentsSpeakOfIntents(t *testing.T) {
+	e := newEnv(t)
+	sdk := sdkClient{e, e.token("refund-agent", "agent"), "refund-agent"}
+	id := sdkIntent(t, sdk.createIntent("Refund order 4", "", `{}`), http.StatusCreated)["id"].(string)
+	r := sdk.call("POST", "/api/v1/intents/"+id+"/status", `{"status": "abandoned", "reason": "No operator response"}`)
+	abandoned := sdkIntent(t, r, http.StatusOK)
+	v := version(abandoned)
+	for _, r := range []reply{sdk.setStatus(id, v, "completed"), sdk.setStatus(id, v, "active"), sdk.setStatus(id, v, "suspended_awaiting_input"),
+		sdk.updateState(id, v, `[{"op": "set", "path": "a", "value": 1}]`), sdk.call("POST", "/api/v1/intents/"+id+"/agents", `{"agent_id": "b"}`)} {
+		sdkProblem(t, r, http.StatusConflict, "intent "+id+" is abandoned (No operator response) and can no longer change")
+		if strings.Contains(r.text, "session") || strings.Contains(r.text, "failed") {
+			t.Errorf("hitl's words for an intent: %s", r.text)
+		}
+	}
+	// Abandoning it again leaves it as it is.
+	sdkIntent(t, sdk.setStatus(id, v, "abandoned"), http.StatusOK)
+
+	done := sdkIntent(t, sdk.createIntent("Refund order 5", "", `{}`), http.StatusCreated)
+	done = sdkIntent(t, sdk.setStatus(done["id"].(string), 1, "completed"), http.StatusOK)
+	sdkProblem(t, sdk.setStatus(done["id"].(string), version(done), "abandoned"), http.StatusConflict, "is completed: an intent that reached its goal cannot be abandoned")
+	sdkProblem(t, sdk.updateState(done["id"].(string), version(done), `[{"op": "set", "path": "a", "value": 1}]`), http.StatusConflict, "is completed and can no longer change")
+}
+
+// TestOpenIntentSDKSetStatusIsStatusChanged: set_status(active or suspended_awaiting_input),
+// which a session records as no status of its own, is status_changed in get_events; the state
+// patch after it is state_patched again.
+func TestOpenIntentSDKSetStatusIsStatusChanged(t *testing.T) {
+	e := newEnv(t)
+	sdk := sdkClient{e, e.token("refund-agent", "agent"), "refund-agent"}
+	id := sdkIntent(t, sdk.createIntent("Refund order 6", "", `{}`), http.StatusCreated)["id"].(string)
+	sdkIntent(t, sdk.setStatus(id, 1, "suspended_awaiting_input"), http.StatusOK)
+	sdkIntent(t, sdk.setStatus(id, 2, "active"), http.StatusOK)
+	intent := sdkIntent(t, sdk.updateState(id, 3, `[{"op": "set", "path": "a", "value": 1}]`), http.StatusOK)
+	sdkIntent(t, sdk.setStatus(id, version(intent), "completed"), http.StatusOK)
+	r := sdk.call("GET", "/api/v1/intents/"+id+"/events", "")
+	var events []map[string]any
+	must(t, json.Unmarshal([]byte(r.text), &events))
+	var types []string
+	for _, ev := range events {
+		types = append(types, ev["event_type"].(string))
+	}
+	if want := "intent_created status_changed status_changed state_patched status_changed"; strings.Join(types, " ") != want {
+		t.Fatalf("get_events: %v, want %s", types, want)
+	}
+	r = sdk.call("GET", "/api/v1/intents/"+id+"/events?event_type=status_changed", "")
+	if strings.Count(r.text, `"event_type":"status_changed"`) != 3 {
+		t.Fatalf("get_events(event_type=status_changed): %s", r.text)
+	}
+}
+
+// TestOpenIntentSDKOneSuspensionAtATime: while a suspension waits, writing another (a new id)
+// is 409 and asks nothing: the first stays the intent's _suspension. Once it is answered, the
+// next one is asked.
+func TestOpenIntentSDKOneSuspensionAtATime(t *testing.T) {
+	e := newEnv(t)
+	sdk := sdkClient{e, e.token("refund-agent", "agent"), "refund-agent"}
+	operator := e.token("ops", "responder")
+	id := sdkIntent(t, sdk.createIntent("Refund order 7", "", `{}`), http.StatusCreated)["id"].(string)
+	first := sdkIntent(t, sdk.updateState(id, 1, `[{"op": "set", "path": "_suspension", "value": {"id": "s-1", "question": "Refund?", "response_type": "confirm"}}]`), http.StatusOK)
+	r := sdk.updateState(id, version(first), `[{"op": "set", "path": "_suspension", "value": {"id": "s-2", "question": "Really?", "response_type": "confirm"}}]`)
+	sdkProblem(t, r, http.StatusConflict, "suspension s-1 is still waiting for an answer; ")
+	intent := sdkIntent(t, sdk.call("GET", "/api/v1/intents/"+id, ""), http.StatusOK)
+	if s := suspensionIn(t, intent); s["id"] != "s-1" || version(intent) != version(first) {
+		t.Fatalf("after the refused second suspension: %v", intent)
+	}
+	r = e.do("POST", "/api/v1/intents/"+id+"/suspend/respond", "", `{"suspension_id": "s-1", "value": "yes", "responded_by": "ops"}`,
+		"X-API-Key", operator, "Content-Type", "application/json")
+	if r.status != http.StatusOK {
+		t.Fatalf("respond: %d %s", r.status, r.text)
+	}
+	intent = sdkIntent(t, sdk.call("GET", "/api/v1/intents/"+id, ""), http.StatusOK)
+	next := sdkIntent(t, sdk.updateState(id, version(intent), `[{"op": "set", "path": "_suspension", "value": {"id": "s-2", "question": "Really?", "response_type": "confirm"}}]`), http.StatusOK)
+	if s := suspensionIn(t, next); s["id"] != "s-2" || s["resolution"] != "pending" {
+		t.Fatalf("the next suspension: %v", s)
+	}
 }

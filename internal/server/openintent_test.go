@@ -282,9 +282,9 @@ func TestOpenIntentLogAndAbandon(t *testing.T) {
 			t.Errorf("got %d %s, want %d with %q", r.status, r.text, status, words)
 		}
 	}
-	problem(oi("POST", "refund-4/status", agentKey, `{"status": "abandoned"}`), 409, "session refund-4 has completed: a run that reached its goal cannot be abandoned")
-	problem(oi("POST", "refund-4/status", agentKey, `{"status": "completed"}`), 409, "already completed")
-	problem(oi("POST", "refund-3/status", agentKey, `{"status": "active"}`), 409, "session refund-3 is failed and can no longer change")
+	problem(oi("POST", "refund-4/status", agentKey, `{"status": "abandoned"}`), 409, "intent refund-4 is completed: an intent that reached its goal cannot be abandoned")
+	problem(oi("POST", "refund-4/status", agentKey, `{"status": "completed"}`), 409, "intent refund-4 is completed and can no longer change")
+	problem(oi("POST", "refund-3/status", agentKey, `{"status": "active"}`), 409, "intent refund-3 is abandoned (No operator response) and can no longer change")
 	problem(oi("POST", "refund-3/status", agentKey, `{"status": "paused"}`), 400, "status must be one of active, suspended_awaiting_input, completed, abandoned")
 	problem(oi("POST", "refund-3/status", agentKey, `{"status": "completed", "reason": "done"}`), 400, "reason is kept for an abandoned intent only")
 	problem(oi("POST", "refund-3/status", agentKey, `{}`), 400, "status must be one of active, suspended_awaiting_input, completed, abandoned")

@@ -92,7 +92,7 @@ func readError(err error) error {
 // JSON number".
 func typeError(sem *jsonv2.SemanticError) error {
 	path := string(sem.JSONPointer)
-	msg := "expected " + describe(sem.GoType)
+	msg := "expected " + Describe(sem.GoType)
 	switch {
 	case sem.Err != nil && sem.GoType != nil && sem.GoType != timeType && reflect.PointerTo(sem.GoType).Implements(unmarshalerType):
 		msg = sem.Err.Error() // a type of hitl's that reads itself says what it wants
@@ -116,7 +116,8 @@ var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
-func describe(t reflect.Type) string {
+// Describe says what a value of Go type t is in JSON, for people: "a string", "an object".
+func Describe(t reflect.Type) string {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

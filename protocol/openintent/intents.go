@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -93,6 +95,13 @@ func (a *API) view(ctx context.Context, p *hitl.Principal, key string) (*intentV
 	view := &intentView{ID: sess.Key, Title: sess.Key, Description: sess.Metadata[descriptionKey], Status: intentStatus(sess.Status), State: state,
 		Version: version, CreatedBy: sess.CreatedBy, DependsOn: []string{}, Constraints: map[string]any{},
 		CreatedAt: isoTime(sess.CreatedAt), UpdatedAt: isoTime(sess.UpdatedAt)}
+	// The session's updated_at moves with its own changes; the version counts its inquiries'
+	// too (a suspension asked, answered, ...).
+	for _, inq := range inqs {
+		if inq.UpdatedAt.After(time.Time(view.UpdatedAt)) {
+			view.UpdatedAt = isoTime(inq.UpdatedAt)
+		}
+	}
 	if title := sess.Metadata[titleKey]; title != "" {
 		view.Title = title
 	}
@@ -190,21 +199,39 @@ func (a *API) status(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 	}
 	ctx, key := r.Context(), r.PathValue("intent_id")
 	switch req.Status {
-	case "abandoned":
-		_, err = a.engine.AbandonSession(ctx, p, key, req.Reason, version)
+	case "abandoned", "active", "suspended_awaiting_input":
 	case "completed":
 		if req.Reason != "" {
 			return hitl.Errorf(hitl.EInvalid, "reason is kept for an abandoned intent only: a completed one has its result (POST /v1/sessions/%s/complete)", key)
 		}
-		_, err = a.engine.FinishSession(ctx, p, key, engine.SessionEnd{Status: hitl.SessionCompleted, IfVersion: version})
-	case "active", "suspended_awaiting_input":
-		err = a.markStatus(ctx, p, key, req.Status, version)
 	case "draft":
 		return hitl.Errorf(hitl.EInvalid, "an intent on this server is active from its creation: sessions have no draft status")
 	case "blocked":
 		return hitl.Errorf(hitl.EInvalid, "this server has no blocked intents: an intent is active, suspended_awaiting_input while a person is asked, completed or abandoned")
 	default:
 		return hitl.Errorf(hitl.EInvalid, "status must be one of active, suspended_awaiting_input, completed, abandoned")
+	}
+	sess, err := a.engine.Session(ctx, p, key) // an unknown intent is not created
+	if err != nil {
+		return err
+	}
+	switch {
+	case req.Status == "abandoned" && sess.Status == hitl.SessionCompleted:
+		return hitl.Errorf(hitl.EConflict, "intent %s is completed: an intent that reached its goal cannot be abandoned", key)
+	case req.Status == "abandoned" && sess.Status.Finished():
+		// Abandoned already: the engine leaves it as it is, with the reason it ended for.
+	default:
+		if err := unchangeable(sess); err != nil {
+			return err
+		}
+	}
+	switch req.Status {
+	case "abandoned":
+		_, err = a.engine.AbandonSession(ctx, p, key, req.Reason, version)
+	case "completed":
+		_, err = a.engine.FinishSession(ctx, p, key, engine.SessionEnd{Status: hitl.SessionCompleted, IfVersion: version})
+	default:
+		err = a.markStatus(ctx, p, sess, req.Status, version)
 	}
 	if err != nil {
 		return err
@@ -218,16 +245,45 @@ func (a *API) status(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 // intent without a waiting one is; either is recorded as a change of the session (its version
 // moves on, as it does on OpenIntent's servers). An agent cannot make an intent active while
 // a person is still asked: the answer does that.
-func (a *API) markStatus(ctx context.Context, p *hitl.Principal, key, status string, version *int64) error {
-	sess, err := a.engine.Session(ctx, p, key) // an unknown intent is not created
-	if err != nil {
-		return err
-	}
+func (a *API) markStatus(ctx context.Context, p *hitl.Principal, sess *hitl.Session, status string, version *int64) error {
 	if status == "active" && sess.Status == hitl.SessionAwaitingInput {
-		return hitl.Errorf(hitl.EConflict, "intent %s waits for a person's answer to its suspension: it becomes active when they answer (or abandon it)", key)
+		return hitl.Errorf(hitl.EConflict, "intent %s waits for a person's answer to its suspension: it becomes active when they answer (or abandon it)", sess.Key)
 	}
-	_, _, err = a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{IfVersion: version})
+	_, _, err := a.engine.PutSession(ctx, p, sess.Key, &hitl.SessionRequest{Metadata: changeMarked(sess, changeStatus), IfVersion: version})
 	return err
+}
+
+// unchangeable refuses a change of an intent that has ended, in OpenIntent's words (the
+// engine would refuse it too, in a session's).
+func unchangeable(sess *hitl.Session) error {
+	if !sess.Status.Finished() {
+		return nil
+	}
+	status := intentStatus(sess.Status)
+	if sess.Error != nil && status == "abandoned" {
+		return hitl.Errorf(hitl.EConflict, "intent %s is abandoned (%s) and can no longer change", sess.Key, *sess.Error)
+	}
+	return hitl.Errorf(hitl.EConflict, "intent %s is %s and can no longer change", sess.Key, status)
+}
+
+// changeKey is the session metadata that says what its latest change through these routes
+// was (changeStatus, changeState), so that the log names a set_status status_changed although
+// a session records active and suspended_awaiting_input as no status of its own.
+const changeKey = "openintent_change"
+
+const (
+	changeStatus = "status"
+	changeState  = "state"
+)
+
+// changeMarked is the session's metadata with its latest change marked as kind.
+func changeMarked(sess *hitl.Session, kind string) map[string]string {
+	meta := maps.Clone(sess.Metadata)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[changeKey] = kind
+	return meta
 }
 
 // agentAssignment is the body of POST /api/v1/intents/{intent_id}/agents (assign_agent).
@@ -259,10 +315,14 @@ func (a *API) assign(w http.ResponseWriter, r *http.Request, p *hitl.Principal) 
 		req.Role = "worker"
 	}
 	ctx, key := r.Context(), r.PathValue("intent_id")
-	if _, err := a.engine.Session(ctx, p, key); err != nil { // an unknown intent is not created
+	sess, err := a.engine.Session(ctx, p, key) // an unknown intent is not created
+	if err != nil {
 		return err
 	}
-	if _, _, err := a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{Agent: req.AgentID}); err != nil {
+	if err := unchangeable(sess); err != nil {
+		return err
+	}
+	if _, _, err := a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{Agent: req.AgentID, Metadata: changeMarked(sess, changeState)}); err != nil {
 		return err
 	}
 	payload, _ := json.Marshal(assignmentEntry{AgentID: req.AgentID, Role: req.Role, AssignedBy: p.Name})

@@ -80,8 +80,8 @@ func intentEventOf(ev *hitl.Event) intentEvent {
 }
 
 // eventTypeOf is the SDK's name for an event of a session: an inquiry's under OpenIntent's
-// name for it (intent.suspended, intent.resumed), the session's creation intent_created and
-// its other changes state_patched, its end status_changed, a reminder and an escalation of a
+// name for it (intent.suspended, intent.resumed), the session's creation intent_created, a
+// status set_status recorded and its end status_changed, its other changes state_patched, a reminder and an escalation of a
 // suspension as RFC-0026 names them; what else befalls a suspension (a claim, a vote, ...)
 // changes the intent's _suspension, state_patched.
 func eventTypeOf(ev *hitl.Event) string {
@@ -91,11 +91,16 @@ func eventTypeOf(ev *hitl.Event) string {
 	switch ev.Type {
 	case hitl.EventSessionUpdated:
 		var s struct {
-			CreatedAt string `json:"created_at"`
-			UpdatedAt string `json:"updated_at"`
+			CreatedAt string            `json:"created_at"`
+			UpdatedAt string            `json:"updated_at"`
+			Metadata  map[string]string `json:"metadata"`
 		}
-		if json.Unmarshal(ev.Data, &s) == nil && s.CreatedAt == s.UpdatedAt {
+		switch {
+		case json.Unmarshal(ev.Data, &s) != nil:
+		case s.CreatedAt == s.UpdatedAt:
 			return "intent_created"
+		case s.Metadata[changeKey] == changeStatus:
+			return "status_changed" // set_status: active or suspended_awaiting_input
 		}
 	case hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled:
 		return "status_changed"

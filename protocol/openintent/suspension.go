@@ -4,18 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/httpwire"
+	"github.com/hitl-dev/hitl/internal/strictjson"
 )
 
 // suspensionKey is the inquiry metadata that keeps the id the SDK gave a suspension (a UUID):
 // the inquiry goes by it in the intent's state and in answers, for as long as it is kept.
 const suspensionKey = "openintent_suspension_id"
+
+// responseTypeKey is the inquiry metadata that keeps the SDK's response_type where the
+// inquiry's shape does not say it: confirm (asked as a choice of yes and no) and form.
+const responseTypeKey = "openintent_response_type"
+
+// yesNo are the options a confirm without choices is asked with.
+var yesNo = []hitl.Option{{Value: "yes", Label: "Yes"}, {Value: "no", Label: "No"}}
 
 // suspensionRecord is intent.state._suspension: the intent's latest suspension.
 type suspensionRecord struct {
@@ -73,6 +83,14 @@ func suspensionOf(inq *hitl.Inquiry) suspensionRecord {
 			rec.Choices = append(rec.Choices, suspChoice{Value: o.Value, Label: cmpOr(o.Label, o.Value), Description: o.Description})
 		}
 	}
+	// The SDK's record as it wrote it: a confirm stays a confirm (without the yes and no
+	// this server asked it with, unless it gave choices), a form a form.
+	if written := inq.Metadata[responseTypeKey]; written != "" {
+		rec.ResponseType = written
+		if written == "confirm" && slices.EqualFunc(inq.Options, yesNo, func(a, b hitl.Option) bool { return a.Value == b.Value && a.Label == b.Label }) {
+			rec.Choices = nil
+		}
+	}
 	if inq.ChannelHint != "" {
 		rec.ChannelHint = &inq.ChannelHint
 	}
@@ -109,6 +127,28 @@ type sdkSuspension struct {
 	Confidence     *float64        `json:"confidence_at_suspension"`
 }
 
+// readSuspension reads the _suspension the SDK wrote. The SDK's record may carry members this
+// server does not read (and what it read back from this server: resolution, response, ...),
+// so unknown members are let through; a member of the wrong type is refused, in the SDK's
+// names.
+func readSuspension(raw json.RawMessage) (*sdkSuspension, error) {
+	var s sdkSuspension
+	err := json.Unmarshal(raw, &s)
+	var typeErr *json.UnmarshalTypeError
+	var de *hitl.Error
+	switch {
+	case err == nil:
+		return &s, nil
+	case errors.As(err, &de):
+		return nil, err // a member that reads itself (expires_at) says what it wants
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return nil, hitl.Errorf(hitl.EInvalid, "state._suspension.%s must be %s, not a JSON %s (the SDK's SuspensionRecord)", typeErr.Field, strictjson.Describe(typeErr.Type), typeErr.Value)
+	case errors.As(err, &typeErr):
+		return nil, hitl.Errorf(hitl.EInvalid, "state._suspension must be an object (the SDK's SuspensionRecord), not a JSON %s", typeErr.Value)
+	}
+	return nil, hitl.Errorf(hitl.EInvalid, "state._suspension must be an object (the SDK's SuspensionRecord)")
+}
+
 // suspensionText is a suspension id as text: a string as it is, a number as its digits.
 func suspensionText(raw json.RawMessage) (string, error) {
 	raw = bytes.TrimSpace(raw)
@@ -141,7 +181,7 @@ func askOf(key, id, origin string, s *sdkSuspension) (*hitl.InquiryRequest, erro
 			req.Options = append(req.Options, hitl.Option{Value: c.Value, Label: c.Label, Description: c.Description})
 		}
 		if s.ResponseType == "confirm" && len(req.Options) == 0 {
-			req.Options = []hitl.Option{{Value: "yes", Label: "Yes"}, {Value: "no", Label: "No"}}
+			req.Options = slices.Clone(yesNo)
 		}
 		if len(req.Options) == 0 {
 			req.RequestType = hitl.RequestInput
@@ -151,6 +191,9 @@ func askOf(key, id, origin string, s *sdkSuspension) (*hitl.InquiryRequest, erro
 		req.ResponseSchema = json.RawMessage(`{"type":"object"}`)
 	default:
 		return nil, hitl.Errorf(hitl.EInvalid, "_suspension.response_type must be choice, confirm, text or form")
+	}
+	if s.ResponseType == "confirm" || s.ResponseType == "form" {
+		req.Metadata[responseTypeKey] = s.ResponseType // what the inquiry's shape does not say
 	}
 	return req, nil
 }
@@ -221,7 +264,7 @@ type stateChange struct {
 func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req stateChange
 	if err := httpwire.Decode(r, &req); err != nil {
-		return err
+		return withHint(err, `the body is {"patches": [{"op": "set", "path": "KEY", "value": ...}]} or {"state": {KEY: VALUE}}: patches or state is required`)
 	}
 	version, err := ifMatch(r)
 	if err != nil {
@@ -236,6 +279,9 @@ func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 	ctx, key := r.Context(), r.PathValue("intent_id")
 	sess, err := a.engine.Session(ctx, p, key)
 	if err != nil {
+		return err
+	}
+	if err := unchangeable(sess); err != nil {
 		return err
 	}
 	if !hitl.IsNull(sess.State) && !bytes.HasPrefix(bytes.TrimSpace(sess.State), []byte("{")) {
@@ -265,7 +311,7 @@ func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 		if err != nil {
 			return err
 		}
-		if _, _, err := a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{State: encoded, IfVersion: version}); err != nil {
+		if _, _, err := a.engine.PutSession(ctx, p, key, &hitl.SessionRequest{State: encoded, Metadata: changeMarked(sess, changeState), IfVersion: version}); err != nil {
 			return err
 		}
 		if version != nil {
@@ -284,10 +330,9 @@ func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 // suspend asks the question a _suspension written by the SDK asks, unless the session
 // already has the inquiry of its id (the SDK wrote it again, or wrote back what it read).
 func (a *API) suspend(r *http.Request, p *hitl.Principal, sess *hitl.Session, raw json.RawMessage, version *int64) error {
-	var s sdkSuspension
-	d := json.NewDecoder(bytes.NewReader(raw))
-	if err := d.Decode(&s); err != nil {
-		return hitl.Errorf(hitl.EInvalid, "_suspension must be the SDK's SuspensionRecord: an object with id and question, its times in ISO 8601 (%v)", err)
+	s, err := readSuspension(raw)
+	if err != nil {
+		return err
 	}
 	id, err := suspensionText(s.ID)
 	if err != nil {
@@ -300,8 +345,16 @@ func (a *API) suspend(r *http.Request, p *hitl.Principal, sess *hitl.Session, ra
 	if suspensionInquiry(inqs, id) != 0 {
 		return nil
 	}
+	// The intent's state has one _suspension: a second one asked while the first waits would
+	// hide it from the agent that polls it.
+	for _, inq := range inqs {
+		if inq.Status == hitl.StatusPending {
+			return hitl.Errorf(hitl.EConflict, "suspension %s is still waiting for an answer; a new _suspension can be written once it is answered, expires or is cancelled (or ask again with the same id)",
+				suspensionOf(inq).ID)
+		}
+	}
 	origin := cmpOr(r.Header.Get("X-Agent-ID"), sess.Agent)
-	req, err := askOf(sess.Key, id, origin, &s)
+	req, err := askOf(sess.Key, id, origin, s)
 	if err != nil {
 		return err
 	}
@@ -314,7 +367,7 @@ func (a *API) suspend(r *http.Request, p *hitl.Principal, sess *hitl.Session, ra
 // applyPatch applies one patch (not of _suspension) to state.
 func applyPatch(state map[string]any, path []string, patch statePatch, i int) error {
 	parent := state
-	for _, k := range path[:len(path)-1] {
+	for depth, k := range path[:len(path)-1] {
 		v, exists := parent[k]
 		if !exists {
 			if patch.Op == "remove" {
@@ -325,7 +378,7 @@ func applyPatch(state map[string]any, path []string, patch statePatch, i int) er
 		}
 		next, ok := v.(map[string]any)
 		if !ok {
-			return hitl.Errorf(hitl.EInvalid, "patches[%d].path: %s is no object", i, k)
+			return hitl.Errorf(hitl.EInvalid, "patches[%d].path %q: state.%s is not an object, so it has no key %q", i, patch.Path, strings.Join(path[:depth+1], "."), path[depth+1])
 		}
 		parent = next
 	}

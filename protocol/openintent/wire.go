@@ -36,12 +36,16 @@ type pyTime time.Time
 
 func (t *pyTime) UnmarshalJSON(b []byte) error {
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
+	err := json.Unmarshal(b, &s)
+	var parsed time.Time
+	if err == nil {
+		parsed, err = parseISOTime(s)
 	}
-	parsed, err := parseISOTime(s)
+	if err != nil {
+		return hitl.Errorf(hitl.EInvalid, "state._suspension.expires_at must be a time such as 2026-01-02T15:04:05+00:00 (ISO 8601, as datetime.isoformat() writes it), not %s", b)
+	}
 	*t = pyTime(parsed)
-	return err
+	return nil
 }
 
 // parseISOTime reads a time as Python's isoformat() writes it, with or without its zone
@@ -76,7 +80,6 @@ func ifMatch(r *http.Request) (*int64, error) {
 // version's ConflictError carries current_version.
 type sdkProblem struct {
 	httpwire.Problem
-	Message        string `json:"message"`
 	CurrentVersion *int64 `json:"current_version,omitempty"`
 }
 
@@ -89,8 +92,7 @@ func sdkErrors(h httpwire.Handler) httpwire.Handler {
 		if err == nil || !errors.As(err, &de) {
 			return err
 		}
-		body := sdkProblem{Problem: httpwire.ProblemOf(err)}
-		body.Message = body.Detail
+		body := sdkProblem{Problem: httpwire.ProblemOf(err).WithMessage(r.URL.Path)}
 		var stale *engine.StaleVersion
 		if errors.As(err, &stale) {
 			body.CurrentVersion = &stale.Current
@@ -98,4 +100,15 @@ func sdkErrors(h httpwire.Handler) httpwire.Handler {
 		httpwire.WriteProblemBody(w, body.Status, body)
 		return nil
 	}
+}
+
+// withHint is err, a refusal of a request's body, with hint added: what the body should be.
+func withHint(err error, hint string) error {
+	var de *hitl.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	out := *de
+	out.Message = de.Message + "; " + hint
+	return &out
 }
