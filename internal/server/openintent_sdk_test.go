@@ -154,7 +154,7 @@ func openIntentSDKLifecycle(t *testing.T, e *env) {
 	// At the version it read before: ConflictError, with the version it is at (and no word of
 	// a lease, which would make it a LeaseConflictError).
 	r := sdk.updateState(id, 1, `[{"op": "set", "path": "step", "value": "stale"}]`)
-	sdkProblem(t, r, http.StatusConflict, "is at version 2, not 1")
+	sdkProblem(t, r, http.StatusConflict, "intent "+id+" is at version 2, not 1")
 	if r.body["current_version"] != float64(2) || strings.Contains(strings.ToLower(r.text), "lease") {
 		t.Fatalf("stale version: %s", r.text)
 	}

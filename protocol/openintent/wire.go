@@ -3,6 +3,7 @@ package openintent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -96,6 +97,9 @@ func sdkErrors(h httpwire.Handler) httpwire.Handler {
 		var stale *engine.StaleVersion
 		if errors.As(err, &stale) {
 			body.CurrentVersion = &stale.Current
+			body.Detail = fmt.Sprintf("intent %s is at version %d, not %d: it changed since you read it; read it again (GET /api/v1/intents/%s) and retry",
+				stale.Key, stale.Current, stale.Given, stale.Key)
+			body.Message = body.Detail
 		}
 		httpwire.WriteProblemBody(w, body.Status, body)
 		return nil
