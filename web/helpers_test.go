@@ -110,6 +110,7 @@ func (b *browser) do(method, path string, form url.Values) response {
 		body = strings.NewReader(form.Encode())
 	}
 	req, _ := http.NewRequest(method, b.base+path, body)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,*/*;q=0.8") // what browsers send
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}

@@ -16,6 +16,7 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -104,13 +105,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if _, pattern := h.mux.Handler(r); pattern == "" {
-		h.errorPage(w, r, nil, http.StatusNotFound, "There is no page here.")
+		h.notFound(w, r)
 		return
 	}
 	if r.Method == http.MethodPost {
 		r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxFormBytes)
 	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// notFound answers a path nothing serves: a browser loading a page gets the inbox's page; any
+// other request (another method, an Accept without text/html, a JSON body) comes from a
+// program, most likely one that mistyped an API path (POST /MCP, /v2/...), and gets a
+// problem+json it can read that names the path and where the API is.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	if loadsPage(r) {
+		h.errorPage(w, r, nil, http.StatusNotFound, "There is no page here.")
+		return
+	}
+	httpwire.WriteProblem(w, r.URL.Path, hitl.Errorf(hitl.ENotFound,
+		"no such route: %s %s; the HTTP API is under /v1 (GET /v1/openapi.json describes it), MCP is at /mcp", r.Method, r.URL.Path))
+}
+
+// loadsPage tells whether r is a browser loading a page: a GET or HEAD that accepts HTML and
+// sends no JSON.
+func loadsPage(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" || strings.HasSuffix(mt, "+json") {
+		return false
+	}
+	return strings.Contains(strings.Join(r.Header.Values("Accept"), ","), "text/html")
 }
 
 // static serves the files of the page's style and script; any other path under /static/ is

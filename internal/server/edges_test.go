@@ -262,6 +262,38 @@ func TestErrorsStayInTheirFormat(t *testing.T) {
 	}
 }
 
+// A path nothing serves is the inbox's HTML page only for a browser loading a page; a program
+// (another method, an Accept without text/html, a JSON body), most likely one that mistyped an
+// API path, gets a problem+json that names the path and where the API is.
+func TestNotFoundIsProblemUnlessABrowserLoadsAPage(t *testing.T) {
+	e := startEdges(t, server.Config{})
+	agent := e.token("bot", hitl.RoleAgent)
+	for _, tc := range []struct {
+		method, path string
+		headers      []string
+	}{
+		{"POST", "/MCP", []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}},
+		{"POST", "/v2/inquiries", []string{"Content-Type", "application/json", "Accept", "application/json"}},
+		{"POST", "/v2/x", nil},
+		{"GET", "/nowhere", []string{"Accept", "application/json"}},
+		{"GET", "/nowhere", nil},
+		{"GET", "/nowhere", []string{"Accept", "text/html", "Content-Type", "application/json"}},
+		{"DELETE", "/nowhere", []string{"Accept", "text/html"}},
+	} {
+		r := e.do(tc.method, tc.path, agent, "{}", tc.headers...)
+		if r.status != http.StatusNotFound || r.header.Get("Content-Type") != "application/problem+json" || r.code() != hitl.ENotFound ||
+			!strings.Contains(r.text, tc.method+" "+tc.path) || !strings.Contains(r.text, "/v1") {
+			t.Errorf("%s %s %v: %d %s %s", tc.method, tc.path, tc.headers, r.status, r.header.Get("Content-Type"), r.text)
+		}
+	}
+	for _, accept := range []string{"text/html", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"} {
+		r := e.do("GET", "/nowhere", "", "", "Accept", accept)
+		if r.status != http.StatusNotFound || r.header.Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(r.text, "There is no page here.") {
+			t.Errorf("GET /nowhere, Accept %s: %d %s %s", accept, r.status, r.header.Get("Content-Type"), r.text)
+		}
+	}
+}
+
 // webClient is a browser of sorts: cookies, no redirects followed, and a source address.
 func webClient(t *testing.T, from string) *http.Client {
 	t.Helper()
