@@ -61,7 +61,8 @@ type Field struct {
 	Step                 string
 	MinLength, MaxLength *int
 	Pattern              string
-	// Format is email, uri, date or date-time for text that has one.
+	// Format is email, uri, date or date-time for text that has one; password for a secret
+	// (format password, or writeOnly), which the form masks.
 	Format             string
 	Fields             []*Field // KindObject: the properties, in the schema's order
 	Item               *Field   // KindList: one row
@@ -89,6 +90,7 @@ type schemaNode struct {
 	MaxItems   *int              `json:"maxItems"`
 	Pattern    string            `json:"pattern"`
 	Format     string            `json:"format"`
+	WriteOnly  bool              `json:"writeOnly"`
 	Title      string            `json:"title"`
 	Desc       string            `json:"description"`
 	Default    json.RawMessage   `json:"default"`
@@ -199,8 +201,10 @@ func (b *formBuilder) field(doc json.RawMessage, path, key string, required bool
 		}
 	case "string":
 		f.MinLength, f.MaxLength, f.Pattern = n.MinLength, n.MaxLength, n.Pattern
-		switch n.Format {
-		case "email", "uri", "date", "date-time":
+		switch {
+		case n.Format == "password" || n.WriteOnly: // a secret: typed unseen, one line
+			f.Format = "password"
+		case n.Format == "email", n.Format == "uri", n.Format == "date", n.Format == "date-time":
 			f.Format = n.Format
 		}
 		f.Kind = KindTextArea

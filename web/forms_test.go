@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -184,5 +185,47 @@ func TestTheCommentIsTheAnswersComment(t *testing.T) {
 			}
 			mustJSON(t, got.Response, c.answer)
 		})
+	}
+}
+
+// A secret the schema asks for (format password, or writeOnly) is typed into a masked one-line
+// input that the browser does not fill in or remember, on the answer link's page; after a
+// mistake elsewhere, the page does not send the secret back.
+func TestSecretFieldsAreMasked(t *testing.T) {
+	e := start(t)
+	b := e.browser() // not signed in: the answer link's page
+	inq := e.ask(&hitl.InquiryRequest{Prompt: "Unlock the vault", AssignedTo: []string{"grace"},
+		ResponseSchema: json.RawMessage(`{"type":"object","required":["pin","token","count"],"properties":{
+			"pin":{"type":"string","format":"password"},
+			"token":{"type":"string","writeOnly":true},
+			"note":{"type":"string"},
+			"count":{"type":"integer"}}}`)})
+	e.key("grace", hitl.RoleResponder)
+	link, err := e.Admin.CreateAnswerLink(context.Background(), inq.ID, &hitl.AnswerLinkRequest{For: "grace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimPrefix(link.URL, e.URL)
+	page := b.get(path)
+	if page.status != http.StatusOK {
+		t.Fatalf("GET %s: %d", path, page.status)
+	}
+	masked := regexp.MustCompile(`^name="[^"]+" type="password" autocomplete="off"`)
+	for _, name := range []string{"answer/pin", "answer/token"} {
+		if field := fieldHTML(t, page.body, name); !masked.MatchString(field) || strings.Contains(field, "<textarea") {
+			t.Errorf("%s is not masked: %s", name, field)
+		}
+	}
+	if field := fieldHTML(t, page.body, "answer/note"); strings.Contains(field, `type="password"`) {
+		t.Errorf("a plain string is masked: %s", field)
+	}
+
+	res := b.post(path, url.Values{"csrf": {page.csrf()}, "answer/pin": {"4711"}, "answer/token": {"s3cret"}, "answer/count": {"x"}})
+	if res.status != http.StatusUnprocessableEntity || strings.Contains(res.body, "4711") || strings.Contains(res.body, "s3cret") {
+		t.Fatalf("a mistake elsewhere: %d, the secrets in the page: %v", res.status, strings.Contains(res.body, "s3cret"))
+	}
+	res = b.post(path, url.Values{"csrf": {page.csrf()}, "answer/pin": {"4711"}, "answer/token": {"s3cret"}, "answer/count": {"3"}})
+	if got := e.inquiry(inq.ID); got.Status != hitl.StatusResponded || !strings.Contains(string(got.Response), `"pin":"4711"`) {
+		t.Fatalf("answer: %d, %s %s", res.status, got.Status, got.Response)
 	}
 }

@@ -158,6 +158,8 @@ func inputType(format string) string {
 		return "date"
 	case "date-time":
 		return "datetime-local"
+	case "password":
+		return "password"
 	}
 	return "text"
 }
