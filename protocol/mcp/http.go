@@ -103,10 +103,21 @@ func (h *HTTP) Mount(r httpwire.Router) {
 const sessionHeader = "Mcp-Session-Id"
 
 func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	body, err := io.ReadAll(r.Body) // from memory: the router read it within --max-body-bytes
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" { // else a 415 below
+		if refused := checkMessage(body, r.Header.Get(protocolVersionHeader)); refused != nil {
+			refused.write(w)
+			return nil
+		}
+	}
 	if id := r.Header.Get(sessionHeader); id != "" {
 		s, ok := h.sessions.use(id, p)
 		if !ok {
-			return noSession(w)
+			return noSession(w, h.sessions.whyGone(id, p), initializes(body))
 		}
 		defer h.sessions.done(s)
 		if !acceptable(w, r) || answerTaskRequest(w, r, s.backend) {
@@ -118,11 +129,6 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 	if answerTaskRequest(w, r, h.backend(p, "")) {
 		return nil
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	if !initializes(body) {
 		h.stateless.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 		return nil
@@ -138,7 +144,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 	defer h.sessions.done(s)
 	s.transport.ServeHTTP(w, r)
 	if s.session.InitializeParams() == nil { // the initialize failed: nothing to keep
-		h.sessions.end(s)
+		h.sessions.end(s, "")
 	}
 	return nil
 }
@@ -153,7 +159,7 @@ func (h *HTTP) start(ctx context.Context, p *hitl.Principal, base string) (*sess
 	}
 	ss, err := h.server(p, b, true).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t), b), nil)
 	if err != nil {
-		h.sessions.end(s)
+		h.sessions.end(s, "")
 		return nil, err
 	}
 	h.sessions.connected(s, ss)
@@ -174,7 +180,7 @@ func (h *HTTP) get(w http.ResponseWriter, r *http.Request, p *hitl.Principal) er
 func (h *HTTP) delete(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	if s := h.named(w, r, p, http.StatusBadRequest, "DELETE /mcp ends a session: send its Mcp-Session-Id"); s != nil {
 		h.sessions.done(s)
-		h.sessions.end(s)
+		h.sessions.end(s, "it was ended with DELETE /mcp")
 		w.WriteHeader(http.StatusNoContent)
 	}
 	return nil
@@ -190,24 +196,30 @@ func (h *HTTP) named(w http.ResponseWriter, r *http.Request, p *hitl.Principal, 
 	}
 	s, ok := h.sessions.use(id, p)
 	if !ok {
-		noSession(w)
+		noSession(w, h.sessions.whyGone(id, p), false)
 	}
 	return s
 }
 
 // noSession answers a session id that does not exist, has ended, or is another key's: the
-// same 404 for all three, so that a key learns nothing of the sessions of others.
-func noSession(w http.ResponseWriter) error {
-	transportError(w, http.StatusNotFound, "session not found: it ended, or it is not this key's; start a new one with initialize")
+// same 404 for all three, so that a key learns nothing of the sessions of others; why is how
+// the key's own session ended when the table remembers it (whyGone). An initialize that names
+// a session is told to leave the header out: with it, it can never start one.
+func noSession(w http.ResponseWriter, why string, initialize bool) error {
+	if why == "" {
+		why = "it ended, or it is not this key's"
+	}
+	next := "start a new one with initialize, sent without the Mcp-Session-Id header"
+	if initialize {
+		next = "to start a new session, send initialize without the Mcp-Session-Id header"
+	}
+	transportError(w, http.StatusNotFound, "session not found: "+why+"; "+next)
 	return nil
 }
 
 // transportError answers with a JSON-RPC error object, as MCP clients read refusals of the transport.
 func transportError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
-		"error": map[string]any{"code": -32000, "message": msg}})
+	writeRPCError(w, status, nil, -32000, msg)
 }
 
 // acceptable checks a POST's media types as the streamable HTTP transport asks.
@@ -279,10 +291,19 @@ type sessionTable struct {
 
 	mu   sync.Mutex
 	byID map[string]*session
+	// gone is why the sessions that ended lately ended, for their key's next request that
+	// names one (whyGone); goneOrder bounds it, oldest first, to as many as the table holds.
+	gone      map[string]goneSession
+	goneOrder []string
+}
+
+// goneSession is an ended session the table remembers.
+type goneSession struct {
+	key, why string
 }
 
 func newSessionTable(idle time.Duration, perKey, total int, now func() time.Time) *sessionTable {
-	return &sessionTable{idle: idle, perKey: perKey, total: total, now: now, byID: map[string]*session{}}
+	return &sessionTable{idle: idle, perKey: perKey, total: total, now: now, byID: map[string]*session{}, gone: map[string]goneSession{}}
 }
 
 // run ends idle sessions now and then, and every session when stop closes.
@@ -330,7 +351,7 @@ func (t *sessionTable) add(s *session) error {
 	t.byID[s.id] = s
 	t.mu.Unlock()
 	if oldest != nil {
-		t.end(oldest)
+		t.end(oldest, fmt.Sprintf("it was ended to make room for a newer one: this key held %d sessions, the most one key may (end those you are done with, DELETE /mcp)", t.perKey))
 	}
 	return nil
 }
@@ -362,8 +383,19 @@ func (t *sessionTable) done(s *session) {
 	t.mu.Unlock()
 }
 
-// end closes s and takes it out of the table.
-func (t *sessionTable) end(s *session) {
+// whyGone is why the session id named ended, when it was p's key's and the table remembers
+// it; "" otherwise, so that a key learns nothing of the sessions of others.
+func (t *sessionTable) whyGone(id string, p *hitl.Principal) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if g, ok := t.gone[id]; ok && g.key == keyOf(p) {
+		return g.why
+	}
+	return ""
+}
+
+// end closes s and takes it out of the table; why, when not "", is remembered for whyGone.
+func (t *sessionTable) end(s *session, why string) {
 	t.mu.Lock()
 	if s.ended {
 		t.mu.Unlock()
@@ -371,6 +403,14 @@ func (t *sessionTable) end(s *session) {
 	}
 	s.ended = true
 	delete(t.byID, s.id)
+	if why != "" {
+		t.gone[s.id] = goneSession{key: s.key, why: why}
+		t.goneOrder = append(t.goneOrder, s.id)
+		if len(t.goneOrder) > t.total {
+			delete(t.gone, t.goneOrder[0])
+			t.goneOrder = t.goneOrder[1:]
+		}
+	}
 	ss := s.session
 	t.mu.Unlock()
 	if ss != nil {
@@ -389,7 +429,7 @@ func (t *sessionTable) sweep() {
 	}
 	t.mu.Unlock()
 	for _, s := range idle {
-		t.end(s)
+		t.end(s, fmt.Sprintf("it ended after %s without use", t.idle))
 	}
 }
 
@@ -402,7 +442,7 @@ func (t *sessionTable) closeAll() {
 	}
 	t.mu.Unlock()
 	for _, s := range all {
-		t.end(s)
+		t.end(s, "")
 	}
 }
 

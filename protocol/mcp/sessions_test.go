@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hitl-dev/hitl"
 )
 
 // TestSessionTableBounds: a key's least recently used idle session makes room for its new one;
@@ -24,6 +26,13 @@ func TestSessionTableBounds(t *testing.T) {
 	if _, err := open("a3", "key:a"); err != nil || !a1.ended || a2.ended {
 		t.Fatalf("a third session of key a: %v, a1 ended %v, a2 ended %v; want a1 (least recently used) ended", err, a1.ended, a2.ended)
 	}
+	keyA, keyB := &hitl.Principal{KeyID: "a"}, &hitl.Principal{KeyID: "b"}
+	if why := tab.whyGone("a1", keyA); !strings.Contains(why, "make room") || !strings.Contains(why, "held 2 sessions") {
+		t.Fatalf("why a1 ended, to its key: %q", why)
+	}
+	if why := tab.whyGone("a1", keyB); why != "" {
+		t.Fatalf("why a1 ended, to another key: %q", why)
+	}
 	// a2 idle, a3 in use: one more ends a2; then both are in use and a fifth is refused.
 	if _, err := open("a4", "key:a"); err != nil || !a2.ended {
 		t.Fatalf("a4: %v, a2 ended %v", err, a2.ended)
@@ -43,6 +52,9 @@ func TestSessionTableBounds(t *testing.T) {
 	tab.sweep()
 	if !b1.ended || tab.count() != 2 {
 		t.Fatalf("after the idle time: b1 ended %v, %d left (want the two in use)", b1.ended, tab.count())
+	}
+	if why := tab.whyGone("b1", keyB); !strings.Contains(why, "after 1m0s without use") {
+		t.Fatalf("why b1 ended: %q", why)
 	}
 	tab.closeAll()
 	if tab.count() != 0 {
