@@ -3,10 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,4 +183,103 @@ func TestMCPTasksOverStdio(t *testing.T) {
 	if _, rerr = call("tasks/get", map[string]any{"taskId": "inquiry-424242"}); rerr == nil || rerr.Code != jsonrpc.CodeInvalidParams {
 		t.Fatalf("an unknown task: %v", rerr)
 	}
+}
+
+// TestMCPAnswerInClientOverStdioSurvivesTheSettledWait: over stdio the answer and the decline
+// given in the client go to the server through the REST API, and the wait for the inquiry
+// sees it settled as soon as the server has them, before their own responses come back. A
+// proxy holds those responses until the wait's has gone through: the call must still report
+// what the person did, not that the server refused it.
+func TestMCPAnswerInClientOverStdioSurvivesTheSettledWait(t *testing.T) {
+	admin, url := startServer(t)
+	ctx := context.Background()
+	pat, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "pat", Roles: []string{"agent", "responder"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := neturl.Parse(url)
+	must(t, err)
+	var mu sync.Mutex
+	var waitedAfter *gate // opens when a wait came back after the submission was sent
+	submission := func(r *http.Request) bool {
+		return r.Method == http.MethodPost && (strings.HasSuffix(r.URL.Path, "/respond") || strings.HasSuffix(r.URL.Path, "/decline"))
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	direct := proxy.Director
+	proxy.Director = func(r *http.Request) {
+		direct(r)
+		if submission(r) {
+			mu.Lock()
+			waitedAfter = &gate{open: make(chan struct{})}
+			mu.Unlock()
+		}
+	}
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		mu.Lock()
+		release := waitedAfter
+		mu.Unlock()
+		switch {
+		case release == nil:
+		case submission(resp.Request):
+			select { // hold the submission's response until a wait's has gone out
+			case <-release.open:
+			case <-time.After(10 * time.Second):
+				t.Error("no wait came back after the submission")
+			}
+		case strings.HasSuffix(resp.Request.URL.Path, "/wait"):
+			resp.Body = &closeSignal{ReadCloser: resp.Body, closed: release}
+		}
+		return nil
+	}
+	front := httptest.NewServer(proxy)
+	defer front.Close()
+
+	for _, action := range []string{"accept", "decline"} {
+		cmd := exec.Command(os.Args[0], "mcp", "--wait-bound", "20s")
+		cmd.Env = append(os.Environ(), "HITL_TEST_RUN_MAIN=1", "HITL_URL="+front.URL, "HITL_TOKEN="+pat.Token)
+		cmd.Stderr = os.Stderr
+		elicit := func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			if action == "accept" {
+				return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"answer": "blue"}}, nil
+			}
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		}
+		session, err := sdk.NewClient(&sdk.Implementation{Name: "stdio-test", Version: "1"},
+			&sdk.ClientOptions{ElicitationHandler: elicit}).Connect(ctx, &sdk.CommandTransport{Command: cmd},
+			&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // the draft of 2026 sends no elicitation/create in a call
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: "request_user_input", Arguments: map[string]any{
+			"prompt": "Which colour?", "request_type": "selection", "options": []string{"red", "blue"}, "answer_in_client": true}})
+		session.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Content[0].(*sdk.TextContent).Text
+		if res.IsError || strings.Contains(text, "answer_in_client") || strings.Contains(text, "refused") {
+			t.Fatalf("%s in the client over stdio: %q", action, text)
+		}
+		want := map[string]string{"accept": `"status":"responded"`, "decline": `"status":"cancelled"`}[action]
+		if !strings.Contains(text, want) {
+			t.Fatalf("%s in the client over stdio: %q, want %s", action, text, want)
+		}
+	}
+}
+
+// gate opens once, however many times it is told.
+type gate struct {
+	open chan struct{}
+	once sync.Once
+}
+
+// closeSignal opens closed when the body is closed (once the proxy has copied it on).
+type closeSignal struct {
+	io.ReadCloser
+	closed *gate
+}
+
+func (c *closeSignal) Close() error {
+	c.closed.once.Do(func() { close(c.closed.open) })
+	return c.ReadCloser.Close()
 }

@@ -288,19 +288,24 @@ func (t *tools) ask(ctx context.Context, ss *sdk.ServerSession, a *clientAsk) {
 		a.note = "asking in this client failed: " + err.Error()
 		return
 	}
+	// The person's act is submitted whatever happens to ctx meanwhile: the wait sees the
+	// inquiry settled by this very submission as soon as the engine has it, and ends ctx,
+	// before the submission's own response has come back.
+	submit, done := context.WithTimeout(context.WithoutCancel(ctx), submitTimeout)
+	defer done()
 	switch {
 	case res.Action == "accept" && params.Mode == "url":
 		// The person went to the link; their answer comes through it.
 	case res.Action == "accept":
 		answer, err := form.answer(res.Content)
 		if err == nil {
-			_, err = t.b.Respond(ctx, a.inq.ID, answer, "")
+			_, err = t.b.Respond(submit, a.inq.ID, answer, "")
 		}
 		if err != nil && hitl.ErrorCode(err) != hitl.EConflict { // a conflict: answered elsewhere first
 			a.note = "the answer given in this client was refused: " + hitl.ErrorMessage(err)
 		}
 	case res.Action == "decline":
-		if _, err := t.b.Decline(ctx, a.inq.ID, "declined in the MCP client"); err != nil && hitl.ErrorCode(err) != hitl.EConflict {
+		if _, err := t.b.Decline(submit, a.inq.ID, "declined in the MCP client"); err != nil && hitl.ErrorCode(err) != hitl.EConflict {
 			a.note = "the decline in this client was refused: " + hitl.ErrorMessage(err)
 		}
 	default:
@@ -362,6 +367,9 @@ const ownLinkTTL = 24 * time.Hour
 func OwnLink(p *hitl.Principal) *hitl.AnswerLinkRequest {
 	return &hitl.AnswerLinkRequest{For: p.Name, TTLSeconds: int64(ownLinkTTL.Seconds())}
 }
+
+// submitTimeout bounds the submission of what the person did in the client.
+const submitTimeout = 30 * time.Second
 
 // cancelNoticeWait bounds how long a tool call waits for the notice that cancels its
 // elicitation to be written before it returns its result.
