@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/hitl-dev/hitl"
@@ -47,7 +47,7 @@ the key may answer the question itself (docs/mcp.md).`,
 			}
 			b := clientBackend{c: c, me: me}
 			s := mcp.NewServer(b, mcp.Options{WaitBound: waitBound, Responder: engine.CanAnswer(me)})
-			return s.Run(cmd.Context(), mcp.WithTasks(&sdk.StdioTransport{}, b))
+			return s.Run(cmd.Context(), mcp.WithTasks(mcp.StdioTransport(os.Stdin, os.Stdout), b))
 		},
 	}
 	durationVar(cmd.Flags(), &waitBound, "wait-bound", mcp.DefaultWaitBound, "how long a tool call waits for the human before it returns pending")

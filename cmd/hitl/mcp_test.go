@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -282,4 +283,57 @@ type closeSignal struct {
 func (c *closeSignal) Close() error {
 	c.closed.once.Do(func() { close(c.closed.open) })
 	return c.ReadCloser.Close()
+}
+
+// TestMCPOverStdioAnswersABadLineAndReadsOn: a line that is not JSON, or JSON that is no
+// JSON-RPC message, gets JSON-RPC's error with id null, and `hitl mcp` goes on serving.
+func TestMCPOverStdioAnswersABadLineAndReadsOn(t *testing.T) {
+	admin, url := startServer(t)
+	agent, err := admin.CreateKey(context.Background(), &hitl.KeyRequest{Name: "bot", Roles: []string{"agent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "mcp")
+	cmd.Env = append(os.Environ(), "HITL_TEST_RUN_MAIN=1", "HITL_URL="+url, "HITL_TOKEN="+agent.Token)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	defer cmd.Wait()
+	defer stdin.Close()
+	answers := bufio.NewReader(stdout)
+	send := func(line string) string { // one line in, one answer out
+		t.Helper()
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		answer, err := answers.ReadString('\n')
+		if err != nil {
+			t.Fatalf("no answer to %s: %v", line, err)
+		}
+		return answer
+	}
+	lines := []string{send("{bad"), send(`{"foo":1}`),
+		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`),
+		send("\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}`)}
+	var parse, invalid struct {
+		ID    *int64 `json:"id"`
+		Error struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	must(t, json.Unmarshal([]byte(lines[0]), &parse))
+	must(t, json.Unmarshal([]byte(lines[1]), &invalid))
+	if !strings.Contains(lines[0], `"id":null`) || parse.Error.Code != jsonrpc.CodeParseError || !strings.Contains(parse.Error.Message, "not JSON") {
+		t.Fatalf("a line that is not JSON: %s", lines[0])
+	}
+	if !strings.Contains(lines[1], `"id":null`) || invalid.Error.Code != jsonrpc.CodeInvalidRequest {
+		t.Fatalf("JSON that is no message: %s", lines[1])
+	}
+	if !strings.Contains(lines[2], `"id":1,"result"`) || !strings.Contains(lines[3], `"id":2,"result"`) {
+		t.Fatalf("after the bad lines, initialize and ping: %q", lines[2:])
+	}
 }
