@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -189,8 +190,9 @@ func TestMCPTasksOverStdio(t *testing.T) {
 // TestMCPAnswerInClientOverStdioSurvivesTheSettledWait: over stdio the answer and the decline
 // given in the client go to the server through the REST API, and the wait for the inquiry
 // sees it settled as soon as the server has them, before their own responses come back. A
-// proxy holds those responses until the wait's has gone through: the call must still report
-// what the person did, not that the server refused it.
+// proxy holds those responses until the wait's has gone through (and a second more, or until
+// hitl mcp gives up on them): the call must still report what the person did, not that the
+// server refused it.
 func TestMCPAnswerInClientOverStdioSurvivesTheSettledWait(t *testing.T) {
 	admin, url := startServer(t)
 	ctx := context.Background()
@@ -205,16 +207,14 @@ func TestMCPAnswerInClientOverStdioSurvivesTheSettledWait(t *testing.T) {
 	submission := func(r *http.Request) bool {
 		return r.Method == http.MethodPost && (strings.HasSuffix(r.URL.Path, "/respond") || strings.HasSuffix(r.URL.Path, "/decline"))
 	}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		direct(r)
-		if submission(r) {
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		if submission(r.Out) {
 			mu.Lock()
 			waitedAfter = &gate{open: make(chan struct{})}
 			mu.Unlock()
 		}
-	}
+	}}
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		mu.Lock()
 		release := waitedAfter
@@ -227,8 +227,19 @@ func TestMCPAnswerInClientOverStdioSurvivesTheSettledWait(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Error("no wait came back after the submission")
 			}
+			// and then until hitl mcp gives up on it, or has had a second to: the response
+			// that comes after the settled wait is the one the race lost.
+			select {
+			case <-resp.Request.Context().Done():
+			case <-time.After(time.Second):
+			}
 		case strings.HasSuffix(resp.Request.URL.Path, "/wait"):
-			resp.Body = &closeSignal{ReadCloser: resp.Body, closed: release}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			if err == nil && !strings.Contains(string(body), `"status":"pending"`) { // the wait that sees it settled
+				resp.Body = &closeSignal{ReadCloser: resp.Body, closed: release}
+			}
 		}
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,26 @@ type clientForm struct {
 	// field is the one field that holds the whole answer, for an answer that is not an object
 	// (a choice, some text, a number); "" when the form's object is the answer.
 	field string
+}
+
+// sdkMisfit is in the go-sdk's error for a form's content that does not fit the form's
+// schema: it checks the content before hitl sees it, in the words of its schema validator.
+const sdkMisfit = "elicitation result content does not match requested schema: "
+
+// misfit says in hitl's words what the answer must be, for a form's content that did not
+// fit the form; why is the schema validator's own account, for a form of fields.
+func misfit(inq *hitl.Inquiry, why string) string {
+	if len(inq.Options) == 0 {
+		return "it does not fit the question's fields: " + why
+	}
+	values := make([]string, len(inq.Options))
+	for i, o := range inq.Options {
+		values[i] = strconv.Quote(o.Value)
+	}
+	if inq.Multiple {
+		return "the answer must list one or more of " + strings.Join(values, ", ")
+	}
+	return "the answer must be one of " + strings.Join(values, ", ")
 }
 
 // answerField is the form's field for an answer that is not an object.
@@ -284,6 +305,10 @@ func (t *tools) ask(ctx context.Context, ss *sdk.ServerSession, a *clientAsk) {
 	switch {
 	case ctx.Err() != nil:
 		return
+	case err != nil && strings.Contains(err.Error(), sdkMisfit) && params.Mode == "form":
+		_, why, _ := strings.Cut(err.Error(), sdkMisfit)
+		a.note = "the answer given in this client was refused: " + misfit(a.inq, why)
+		return
 	case err != nil:
 		a.note = "asking in this client failed: " + err.Error()
 		return
@@ -352,12 +377,40 @@ func (t *tools) awaitInClient(ctx context.Context, req *sdk.CallToolRequest, inq
 	if a.urlID != "" && waited.Status != hitl.StatusPending {
 		req.Session.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: a.urlID})
 	}
-	r := resultOf(waited)
-	if a.note != "" {
-		r.Message += " (answer_in_client: " + a.note + ".)"
+	return noted(waited, a.note)
+}
+
+// noted is the tool's result for inq, with note on answer_in_client when there is one.
+func noted(inq *hitl.Inquiry, note string) (*sdk.CallToolResult, error) {
+	r := resultOf(inq)
+	if note != "" {
+		r.Message += " (answer_in_client: " + note + ".)"
 	}
 	return structured(r.Message, r)
 }
+
+// whyNotInClient says why answer_in_client cannot ask the person at the client of ss, "" when
+// it can try.
+func whyNotInClient(ss *sdk.ServerSession) string {
+	switch {
+	case ss == nil || ss.InitializeParams() == nil:
+		return "it was not asked in this client: the call came without a session (stateless), in which the server cannot ask the client anything"
+	case !elicits(ss):
+		return "it was not asked in this client, which declared no elicitation capability"
+	case ss.InitializeParams().ProtocolVersion > elicitationVersion:
+		return fmt.Sprintf("it was not asked in this client: on protocol version %s a server may not ask the client during a call; "+
+			"answer_in_client asks with the elicitation of version %s", ss.InitializeParams().ProtocolVersion, elicitationVersion)
+	}
+	return ""
+}
+
+// elicitationVersion is the protocol version whose elicitation answer_in_client speaks: the
+// later drafts send no request to the client while a call is served.
+const elicitationVersion = "2025-11-25"
+
+// notAskedAsTask is why a task's answer_in_client asks no one at the client: the call that
+// started the task has ended before anyone answers.
+const notAskedAsTask = "it was not asked in this client: a task is not asked in the client (its call returns at once); the inquiry waits for its assignees"
 
 // ownLinkTTL is how long the answer link of a URL elicitation works; it answers only while
 // the inquiry is pending, so only once.

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,6 +91,11 @@ func NewServer(b Backend, o Options) *sdk.Server {
 		"Get the human's answer to a question asked with request_user_input, waiting up to wait_seconds (at most %d) for it.",
 		int(o.WaitBound.Seconds())), InputSchema: getInputSchema(o.WaitBound), OutputSchema: resultSchema}, t.getUserInput)
 	addApprovalPrompt(s, t)
+	if !o.Responder {
+		// The responder's tools are not listed to a key that may not answer; called anyway,
+		// each is a tool error that says why, as every refusal of a role is.
+		s.AddReceivingMiddleware(refuseResponderTools(b))
+	}
 	if o.Responder {
 		s.AddTool(&sdk.Tool{Name: "list_pending_inquiries", Description: "List the questions waiting for an answer that you may answer, newest first.",
 			InputSchema: listSchema, OutputSchema: listOutputSchema}, t.listPending)
@@ -97,6 +103,23 @@ func NewServer(b Backend, o Options) *sdk.Server {
 			InputSchema: respondSchema, OutputSchema: json.RawMessage(`{"type":"object"}`)}, t.respond)
 	}
 	return s
+}
+
+// responderTools are the tools of a key that answers.
+var responderTools = []string{"list_pending_inquiries", "respond_to_inquiry"}
+
+// refuseResponderTools answers a call of a responder's tool, on a server without them, with a
+// tool error that names the role, rather than the protocol's unknown tool.
+func refuseResponderTools(b Backend) sdk.Middleware {
+	return func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if call, ok := req.(*sdk.CallToolRequest); ok && method == "tools/call" && call.Params != nil && slices.Contains(responderTools, call.Params.Name) {
+				return toolError(hitl.Errorf(hitl.EForbidden, "%s needs the responder role, and the key %s has not got it: "+
+					"a key made with hitl keys create NAME --role agent --role responder may ask and answer", call.Params.Name, b.Name()))
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 var (
@@ -220,19 +243,24 @@ func (t *tools) requestUserInput(ctx context.Context, req *sdk.CallToolRequest) 
 	if err := decodeArgs(req.Params.Arguments, &args); err != nil {
 		return toolError(err)
 	}
-	inClient := args.AnswerInClient && elicits(req.Session)
-	if inClient {
+	notAsked := "" // why answer_in_client does not ask this client
+	if args.AnswerInClient {
 		if err := t.b.MayAnswerInClient(nil); err != nil {
 			return toolError(err)
 		}
+		notAsked = whyNotInClient(req.Session)
 	}
 	// One key per call: the backend's retries of this call never ask twice.
 	inq, err := t.b.CreateInquiry(ctx, args.InquiryRequest(nil), "mcp-"+rand.Text())
 	if err != nil {
 		return toolError(err)
 	}
-	if !inClient {
-		return t.await(ctx, req, inq, t.bound)
+	if !args.AnswerInClient || notAsked != "" {
+		inq, err := t.wait(ctx, req, inq, t.bound)
+		if err != nil {
+			return toolError(err)
+		}
+		return noted(inq, notAsked)
 	}
 	// What the engine knows only once the inquiry is asked (its assignees, separation of
 	// duties) may refuse it still: then the question is withdrawn, not left half asked.

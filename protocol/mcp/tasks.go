@@ -333,7 +333,7 @@ func taskOf(inq *hitl.Inquiry) task {
 	default:
 		t.Status = "cancelled"
 	}
-	t.StatusMessage = resultOf(inq).Message
+	t.StatusMessage = taskResultOf(inq).Message
 	return t
 }
 
@@ -353,17 +353,19 @@ func (m taskMethods) startTask(ctx context.Context, params json.RawMessage) (any
 		Task      json.RawMessage `json:"task"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, invalidParams("tools/call params are not valid: %v", err)
+		return nil, invalidParams("tools/call params must be an object of name, arguments and task")
 	}
 	if p.Name != hitl.ToolRequestUserInput {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf(
 			"tool %q does not run as a task: call it without params.task (of hitl's tools only %s does)", p.Name, hitl.ToolRequestUserInput)}
 	}
-	var creation struct {
-		TTL *float64 `json:"ttl"`
+	var creation map[string]json.RawMessage
+	if err := json.Unmarshal(p.Task, &creation); err != nil || creation == nil {
+		return nil, invalidParams(`params.task must be an object, like {"ttl": 60000}`)
 	}
-	if err := json.Unmarshal(p.Task, &creation); err != nil {
-		return nil, invalidParams(`params.task must be an object, like {"ttl": 60000}: %v`, err)
+	var ttl *float64
+	if raw, ok := creation["ttl"]; ok && json.Unmarshal(raw, &ttl) != nil {
+		return nil, invalidParams(`params.task.ttl must be a number of milliseconds, like {"ttl": 60000}`)
 	}
 	var args hitl.ToolArguments
 	if err := decodeArgs(p.Arguments, &args); err != nil {
@@ -371,12 +373,38 @@ func (m taskMethods) startTask(ctx context.Context, params json.RawMessage) (any
 	}
 	req := args.InquiryRequest(nil)
 	req.Metadata = map[string]string{taskMetadataKey: "true"}
+	if args.AnswerInClient {
+		if err := m.b.MayAnswerInClient(nil); err != nil {
+			return nil, err
+		}
+		req.Metadata[taskNotAskedKey] = "true"
+	}
 	inq, err := m.b.CreateInquiry(ctx, req, "mcp-"+rand.Text())
 	if err != nil {
 		return nil, err
 	}
-	return createdTask{Task: taskOf(inq), inquiry: inq, Meta: map[string]any{immediateResponseMeta: fmt.Sprintf(
-		"A person has been asked (inquiry %d). Their answer will be the result of task %s.", inq.ID, taskID(inq.ID))}}, nil
+	return createdTask{Task: taskOf(inq), inquiry: inq, Meta: map[string]any{immediateResponseMeta: taskNoted(inq, fmt.Sprintf(
+		"A person has been asked (inquiry %d). Their answer will be the result of task %s.", inq.ID, taskID(inq.ID)))}}, nil
+}
+
+// taskNotAskedKey marks, in its metadata, the inquiry of a task whose call had answer_in_client:
+// the task's messages say that the client was not asked.
+const taskNotAskedKey = "mcp_answer_in_client"
+
+// taskNoted is message, with the note that the client was not asked when the task's call had
+// answer_in_client.
+func taskNoted(inq *hitl.Inquiry, message string) string {
+	if inq.Metadata[taskNotAskedKey] == "" {
+		return message
+	}
+	return message + " (answer_in_client: " + notAskedAsTask + ".)"
+}
+
+// taskResultOf is the task's result: request_user_input's, with the task's note.
+func taskResultOf(inq *hitl.Inquiry) result {
+	r := resultOf(inq)
+	r.Message = taskNoted(inq, r.Message)
+	return r
 }
 
 // watch sends a status notification when the inquiry of a task started here is final.
@@ -455,7 +483,7 @@ func (m taskMethods) taskResult(ctx context.Context, params json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	r := resultOf(inq)
+	r := taskResultOf(inq)
 	res, err := structured(r.Message, r)
 	if err != nil {
 		return nil, err
@@ -496,7 +524,7 @@ func (m taskMethods) listTasks(ctx context.Context, params json.RawMessage) (any
 	}
 	if len(params) > 0 && string(params) != "null" {
 		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, invalidParams("tasks/list params are not valid: %v", err)
+			return nil, invalidParams("tasks/list params must be an object, with cursor a string")
 		}
 	}
 	inqs, next, err := m.b.Asked(ctx, map[string]string{taskMetadataKey: "true"}, hitl.Page{Cursor: p.Cursor, Limit: taskListPage})

@@ -401,7 +401,7 @@ func TestTaskBadInput(t *testing.T) {
 	c.fails("tasks/get", map[string]any{"taskId": fmt.Sprintf("inquiry-%d", plain.ID)}, jsonrpc.CodeInvalidParams, "no task")
 
 	c.fails("tasks/list", map[string]any{"cursor": "bogus"}, jsonrpc.CodeInvalidParams, "cursor")
-	c.fails("tasks/list", json.RawMessage(`{"cursor": 3}`), jsonrpc.CodeInvalidParams, "not valid")
+	c.fails("tasks/list", json.RawMessage(`{"cursor": 3}`), jsonrpc.CodeInvalidParams, "cursor a string")
 	c.fails("tools/call", map[string]any{"name": "get_user_input", "arguments": map[string]any{"inquiry_id": plain.ID}, "task": map[string]any{}},
 		jsonrpc.CodeMethodNotFound, "does not run as a task")
 	c.fails("tools/call", map[string]any{"name": "request_user_input", "arguments": map[string]any{"prompt": "x"}, "task": 5},
