@@ -31,3 +31,15 @@ func TestMCPAnswerInClientStatelessSaysWhy(t *testing.T) {
 		t.Fatalf("answer_in_client, stateless: %q", text)
 	}
 }
+
+// TestMCPAnswerInClientWithoutSessionSaysWhy: a tools/call POSTed without a session is served
+// statelessly: answer_in_client says that it was not asked in the client, and why.
+func TestMCPAnswerInClientWithoutSessionSaysWhy(t *testing.T) {
+	e := newEnv(t, testserver.MCPWaitBound(time.Second))
+	r := e.do("POST", "/mcp", e.token("ann", "agent", "responder"),
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"request_user_input","arguments":{"prompt":"Here?","answer_in_client":true}}}`,
+		"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2025-11-25")
+	if !strings.Contains(r.text, "answer_in_client: it was not asked in this client: the call came without a session") {
+		t.Fatalf("answer_in_client without a session: %d %s", r.status, r.text)
+	}
+}

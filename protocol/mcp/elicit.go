@@ -392,8 +392,11 @@ func noted(inq *hitl.Inquiry, note string) (*sdk.CallToolResult, error) {
 // whyNotInClient says why answer_in_client cannot ask the person at the client of ss, "" when
 // it can try.
 func whyNotInClient(ss *sdk.ServerSession) string {
-	switch {
-	case ss == nil || ss.InitializeParams() == nil:
+	if ss == nil {
+		return "it was not asked in this client: the call came without a session"
+	}
+	switch ip := ss.InitializeParams(); {
+	case ip == nil || ip.ClientInfo == nil: // no initialize: the SDK's stateless request, whose parameters it makes up
 		return "it was not asked in this client: the call came without a session (stateless), in which the server cannot ask the client anything"
 	case !elicits(ss):
 		return "it was not asked in this client, which declared no elicitation capability"
