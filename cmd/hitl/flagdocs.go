@@ -21,7 +21,7 @@ var envInUsage = regexp.MustCompile(`\bHITL_[A-Z0-9_]+\b`)
 var unflagged = []struct{ name, what string }{
 	{"HITL_URL", "the server the client commands (ask, ls, respond, ...) talk to; default: the credentials file's, else http://127.0.0.1:7447"},
 	{"HITL_TOKEN", "the token the client commands send; default: the credentials file's"},
-	{"HITL_CREDENTIALS", "the credentials file, where `hitl serve` writes the URL and the first admin token for the commands on this machine; default: $XDG_CONFIG_HOME/hitl/credentials.json"},
+	{"HITL_CREDENTIALS", "the credentials file, where `hitl serve` writes the URL and the first admin token for the commands on this machine (a later start moves the URL on only when the token there is one of its keys; give each server on a machine its own file); default: $XDG_CONFIG_HOME/hitl/credentials.json"},
 	{"HITL_ADMIN_TOKEN", "hitl serve: the admin token (at least 16 characters); unset, the first start creates an admin key and shows its token once"},
 	{"HITL_CALLBACK_SECRET", "hitl serve: the secret that signs resume callbacks (whsec_...); unset, one is generated at the first start and kept in the database"},
 	{"HITL_AUDIT_KEY", "hitl serve: the Ed25519 seed (32 bytes in base64) that signs the audit chain's heads; unset, one is generated and kept in the database"},

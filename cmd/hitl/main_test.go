@@ -324,6 +324,56 @@ func TestFirstStartWritesTheAdminKey(t *testing.T) {
 	}
 }
 
+// TestASecondServerKeepsTheFirstsCredentials: the credentials file is the CLI's for one
+// server. A second server's first start replaces the token and says whose it replaced; a later
+// start of a server whose key is not the one saved leaves the file alone; a start of the
+// server whose key is saved, on another address, moves the URL on.
+func TestASecondServerKeepsTheFirstsCredentials(t *testing.T) {
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "credentials.json")
+	t.Setenv("HITL_CREDENTIALS", creds)
+	t.Setenv("HITL_ADMIN_TOKEN", "")
+	saved := func() (f struct{ URL, Token string }) {
+		t.Helper()
+		b, err := os.ReadFile(creds)
+		if err != nil || json.Unmarshal(b, &f) != nil {
+			t.Fatalf("the credentials file: %v %s", err, b)
+		}
+		return f
+	}
+	// start runs serve on db until it listens, then stops it; what it printed.
+	start := func(db string) string {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		var out syncBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, db), "--log-level", "error"}, strings.NewReader(""), &out, io.Discard)
+		}()
+		testserver.Eventually(t, 10*time.Second, "serve to listen", func() bool { return strings.Contains(out.String(), "hitl listening on") })
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Fatalf("serve exited %d:\n%s", code, out.String())
+		}
+		return out.String()
+	}
+	start("first.db")
+	first := saved()
+	out := start("second.db")
+	second := saved()
+	if second.Token == first.Token || !strings.Contains(out, "It replaces the token saved there for the server at "+first.URL) {
+		t.Fatalf("a second server's first start did not say it replaced the first's token:\n%s", out)
+	}
+	start("first.db") // its key is not the one saved now
+	if f := saved(); f != second {
+		t.Fatalf("the first server's start rewrote the second's credentials: %+v, was %+v", f, second)
+	}
+	out = start("second.db") // on another port: the URL moves on, with its token
+	if f := saved(); f.Token != second.Token || !strings.Contains(out, "hitl listening on "+f.URL+" ") {
+		t.Fatalf("the second server's start on another address: %+v, was %+v:\n%s", f, second, out)
+	}
+}
+
 // TestServeProfiles: --pprof serves Go's profiles on an address of their own; an address it
 // cannot have stops the start before anything is opened.
 func TestServeProfiles(t *testing.T) {

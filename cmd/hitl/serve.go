@@ -103,6 +103,9 @@ on this machine work with no set-up.`,
 				fmt.Fprintf(out, "Created the first admin key. Its token is shown only now (sign in to the inbox with it):\n\n    %s\n\n", srv.AdminToken)
 				if srv.CredentialsPath != "" {
 					fmt.Fprintf(out, "It is saved with the URL in %s for the hitl commands on this machine.\n", srv.CredentialsPath)
+					if srv.ReplacedCredentialsOf != "" {
+						fmt.Fprintf(out, "It replaces the token saved there for the server at %s; to keep both, give each server its own file with HITL_CREDENTIALS.\n", srv.ReplacedCredentialsOf)
+					}
 				}
 			}
 			if addr := srv.ReplyAddr(); addr != "" {

@@ -335,8 +335,11 @@ type Server struct {
 	tracer      trace.TracerProvider
 	stopTracing func(context.Context) error
 	// AdminToken is set when this start created the first admin key.
-	AdminToken      string
-	CredentialsPath string
+	AdminToken string
+	// CredentialsPath is the CLI's credentials file when this start wrote it ("" when not);
+	// ReplacedCredentialsOf, the URL of another server whose token it replaced there.
+	CredentialsPath       string
+	ReplacedCredentialsOf string
 }
 
 // DBName is the database for messages: the file, or the URL without its password.
@@ -491,7 +494,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		s.http.Handler = slackRoutes(s.http.Handler, eng, slackClient, cfg.Slack.SigningSecret, limiter, cfg.MaxBodyBytes)
 	}
 	if cfg.WriteCredentials {
-		if err := s.saveCredentials(); err != nil {
+		if err := s.saveCredentials(ctx); err != nil {
 			log.Warn("could not write the credentials file", "err", err)
 		}
 	}
@@ -559,16 +562,29 @@ func isAPI(path string) bool {
 	return false
 }
 
-// saveCredentials records the URL, and the admin token when this start created one.
-func (s *Server) saveCredentials() error {
+// saveCredentials records the URL, and the admin token when this start created one. The file
+// is the CLI's for one server: a start that created no token moves the URL on only when the
+// token saved there is a key of this server (the same server, on another address), so that a
+// second server on the machine does not point the CLI at itself with the first one's token.
+func (s *Server) saveCredentials(ctx context.Context) error {
 	f, err := credentials.Load()
 	if err != nil && s.AdminToken == "" {
 		return err
 	}
-	f.URL = s.URL()
-	if s.AdminToken != "" {
+	switch {
+	case s.AdminToken != "":
+		if f.Token != "" && f.URL != "" && f.URL != s.URL() {
+			s.ReplacedCredentialsOf = f.URL
+		}
 		f.Token = s.AdminToken
+	case f.Token != "":
+		if _, err := s.engine.Authenticate(ctx, f.Token); hitl.ErrorCode(err) == hitl.EUnauthorized {
+			return nil // another server's token: its file stays as it is
+		} else if err != nil {
+			return err
+		}
 	}
+	f.URL = s.URL()
 	s.CredentialsPath, err = credentials.Save(f)
 	return err
 }
