@@ -187,6 +187,14 @@ func (e *env) history(run client.WorkflowRun) map[enumspb.EventType]int {
 	return n
 }
 
+// oneActivity checks that the run scheduled one activity, the create: want says why.
+func (e *env) oneActivity(run client.WorkflowRun, want string) {
+	e.t.Helper()
+	if n := e.history(run)[enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]; n != 1 {
+		e.t.Errorf("%d activities ran; want %s", n, want)
+	}
+}
+
 func (e *env) signalled(run client.WorkflowRun, n int) {
 	e.t.Helper()
 	testserver.Eventually(e.t, wait, "the callback's signal in the workflow's history", func() bool {
@@ -222,9 +230,7 @@ func TestApprove(t *testing.T) {
 	if got.ID != inq.ID || got.Status != hitl.StatusResponded || string(got.Response) != `{"approved":true}` {
 		t.Fatalf("the workflow got inquiry %d %s %s; want %d responded {\"approved\":true}", got.ID, got.Status, got.Response, inq.ID)
 	}
-	if n := e.history(run)[enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]; n != 1 {
-		t.Errorf("%d activities ran; want the one that created the inquiry", n)
-	}
+	e.oneActivity(run, "the one that created the inquiry")
 }
 
 // TestWorkerRestartedMidWait: the answer comes while no worker runs; a new worker replays the
@@ -247,9 +253,7 @@ func TestWorkerRestartedMidWait(t *testing.T) {
 	if err != nil || len(page.Data) != 1 {
 		t.Fatalf("the workflow has %d inquiries (%v); want 1", len(page.Data), err)
 	}
-	if n := e.history(run)[enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]; n != 1 {
-		t.Errorf("%d activities ran; want the one that created the inquiry", n)
-	}
+	e.oneActivity(run, "the one that created the inquiry")
 }
 
 // TestHitlRestartedMidWait: the callback fails while the application is down, hitl restarts,
@@ -268,9 +272,7 @@ func TestHitlRestartedMidWait(t *testing.T) {
 	if got.ID != inq.ID || got.Status != hitl.StatusResponded {
 		t.Fatalf("the workflow got inquiry %d %s; want %d responded", got.ID, got.Status, inq.ID)
 	}
-	if n := e.history(run)[enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]; n != 1 {
-		t.Errorf("%d activities ran; want only the create: the answer came by the callback", n)
-	}
+	e.oneActivity(run, "only the create: the answer came by the callback")
 }
 
 // TestTimeoutWithFallback: hitl times the inquiry out and its outcome, with the fallback value,
@@ -287,9 +289,7 @@ func TestTimeoutWithFallback(t *testing.T) {
 	if got.Status != hitl.StatusTimeout || !got.FallbackApplied || string(got.Response) != `{"approved":false}` {
 		t.Fatalf("the workflow got %s, fallback applied %v, response %s; want timed out with the fallback", got.Status, got.FallbackApplied, got.Response)
 	}
-	if n := e.history(run)[enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]; n != 1 {
-		t.Errorf("%d activities ran; want only the create: the outcome came by the callback", n)
-	}
+	e.oneActivity(run, "only the create: the outcome came by the callback")
 }
 
 // TestTimeoutUnderPolicyFail: the workflow gets *client.TimeoutError's message.
