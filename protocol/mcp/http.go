@@ -34,10 +34,6 @@ type HTTP struct {
 	// PublicURL is how people reach this server, for the answer links of URL elicitations
 	// (--public-url); "" takes the scheme and host of the request that started the session.
 	PublicURL string
-	// wrapTransport is applied, once, to each new session's transport before the server
-	// connects to it, with the backend of that server's tools: the one place where a layer
-	// between the client and the server is plugged in (WithTasks: MCP tasks).
-	wrapTransport func(sdk.Transport, Backend) sdk.Transport
 }
 
 // principalKey carries the request's principal to the server the go-sdk asks for.
@@ -58,7 +54,7 @@ const (
 // NewHTTP returns the /mcp front end on e; waitBound is Options.WaitBound. Its sessions end
 // when the engine drains for shutdown.
 func NewHTTP(e *engine.Engine, waitBound time.Duration) *HTTP {
-	h := &HTTP{engine: e, waitBound: waitBound, wrapTransport: WithTasks}
+	h := &HTTP{engine: e, waitBound: waitBound}
 	h.stateless = sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		p, _ := r.Context().Value(principalKey{}).(*hitl.Principal)
 		return h.server(p, h.backend(p, ""), false)
@@ -157,7 +153,7 @@ func (h *HTTP) start(ctx context.Context, p *hitl.Principal, base string) (*sess
 	if err := h.sessions.add(s); err != nil {
 		return nil, err
 	}
-	ss, err := h.server(p, b, true).Connect(context.WithoutCancel(ctx), h.wrapTransport(noticeCancels(t), b), nil)
+	ss, err := h.server(p, b, true).Connect(context.WithoutCancel(ctx), WithTasks(noticeCancels(t), b), nil)
 	if err != nil {
 		h.sessions.end(s, "")
 		return nil, err
@@ -217,9 +213,13 @@ func noSession(w http.ResponseWriter, why string, initialize bool) error {
 	return nil
 }
 
+// codeTransportRefusal is the code of the transport's refusals (a session gone, too many):
+// the first code of JSON-RPC's range for a server's own errors.
+const codeTransportRefusal = -32000
+
 // transportError answers with a JSON-RPC error object, as MCP clients read refusals of the transport.
 func transportError(w http.ResponseWriter, status int, msg string) {
-	writeRPCError(w, status, nil, -32000, msg)
+	writeRPCError(w, status, nil, codeTransportRefusal, msg)
 }
 
 // acceptable checks a POST's media types as the streamable HTTP transport asks.

@@ -95,8 +95,7 @@ func NewServer(b Backend, o Options) *sdk.Server {
 		// The responder's tools are not listed to a key that may not answer; called anyway,
 		// each is a tool error that says why, as every refusal of a role is.
 		s.AddReceivingMiddleware(refuseResponderTools(b))
-	}
-	if o.Responder {
+	} else {
 		s.AddTool(&sdk.Tool{Name: "list_pending_inquiries", Description: "List the questions waiting for an answer that you may answer, newest first.",
 			InputSchema: listSchema, OutputSchema: listOutputSchema}, t.listPending)
 		s.AddTool(&sdk.Tool{Name: "respond_to_inquiry", Description: "Answer a pending question. The answer must fit its response_schema; the first answer wins.",

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // The JSON-RPC checks of a POST to /mcp, made before the go-sdk's transport sees the body: the
@@ -56,14 +58,6 @@ var clientMethods = map[string]methodRule{
 	"notifications/roots/list_changed": {notification: true},
 }
 
-// JSON-RPC's error codes.
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-	codeMethodNotFound = -32601
-	codeInvalidParams  = -32602
-)
-
 // protocolVersionHeader names the MCP version a client speaks after initialize.
 const protocolVersionHeader = "Mcp-Protocol-Version"
 
@@ -71,7 +65,7 @@ const protocolVersionHeader = "Mcp-Protocol-Version"
 type rpcRefusal struct {
 	status  int
 	id      json.RawMessage // nil: null
-	code    int
+	code    int64
 	message string
 }
 
@@ -84,13 +78,13 @@ func (f *rpcRefusal) write(w http.ResponseWriter) {
 // left to the transport, which takes or refuses batches by the protocol version.
 func checkMessage(body []byte, version string) *rpcRefusal {
 	if err := json.Unmarshal(body, new(json.RawMessage)); err != nil {
-		return &rpcRefusal{http.StatusBadRequest, nil, codeParseError, "Parse error: the body is not JSON: " + err.Error()}
+		return &rpcRefusal{http.StatusBadRequest, nil, jsonrpc.CodeParseError, "Parse error: the body is not JSON: " + err.Error()}
 	}
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); trimmed[0] == '[' {
 		return nil
 	}
 	invalid := func(id json.RawMessage, format string, args ...any) *rpcRefusal {
-		return &rpcRefusal{http.StatusBadRequest, id, codeInvalidRequest, "Invalid Request: " + fmt.Sprintf(format, args...)}
+		return &rpcRefusal{http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid Request: " + fmt.Sprintf(format, args...)}
 	}
 	var m map[string]json.RawMessage // keys as sent: encoding/json would match "ID" to id
 	if json.Unmarshal(body, &m) != nil || m == nil {
@@ -118,7 +112,7 @@ func checkMessage(body []byte, version string) *rpcRefusal {
 		return invalid(id, `"method" must be a string, not %s`, clip(rawMethod))
 	}
 	// answered is the refusal of a well-formed request with an id: its response.
-	answered := func(status, code int, msg string) *rpcRefusal {
+	answered := func(status int, code int64, msg string) *rpcRefusal {
 		if !hasID {
 			status = http.StatusBadRequest
 		}
@@ -131,13 +125,13 @@ func checkMessage(body []byte, version string) *rpcRefusal {
 		if version >= "2026-07-28" {
 			status = http.StatusNotFound
 		}
-		return answered(status, codeMethodNotFound, fmt.Sprintf("Method not found: %q (this server serves MCP's methods and tasks/*)", method))
+		return answered(status, jsonrpc.CodeMethodNotFound, fmt.Sprintf("Method not found: %q (this server serves MCP's methods and tasks/*)", method))
 	case rule.notification && hasID:
 		return invalid(id, `%q is a notification: it takes no "id"`, method)
 	case !rule.notification && !hasID:
 		return invalid(nil, `%q is a request: it needs an "id"`, method)
 	case rule.params && !present(m["params"]):
-		return answered(http.StatusOK, codeInvalidParams, fmt.Sprintf(`Invalid params: %q needs "params"`, method))
+		return answered(http.StatusOK, jsonrpc.CodeInvalidParams, fmt.Sprintf(`Invalid params: %q needs "params"`, method))
 	}
 	return nil
 }
@@ -171,12 +165,25 @@ func clip(raw []byte) string {
 }
 
 // writeRPCError answers with a JSON-RPC error response; id nil is null.
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(rpcErrorJSON(id, code, msg))
+}
+
+// rpcErrorJSON is a JSON-RPC error response, on a line of its own; id nil is null.
+func rpcErrorJSON(id json.RawMessage, code int64, msg string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": msg}})
+	type wireError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	body, _ := json.Marshal(struct { // of valid JSON, a string and a number: it encodes
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   wireError       `json:"error"`
+	}{"2.0", id, wireError{code, msg}})
+	return append(body, '\n')
 }

@@ -57,9 +57,9 @@ func checkLines(in io.Reader, feed *io.PipeWriter, out *lineWriter) {
 			if _, werr := feed.Write(append(trimmed, '\n')); werr != nil {
 				return
 			}
-		default:
-			if _, derr := jsonrpc.DecodeMessage(trimmed); derr != nil {
-				refusal = lineError(jsonrpc.CodeInvalidRequest, "Invalid Request: the line is not a JSON-RPC message ("+derr.Error()+")")
+		default: // checked as a POST to /mcp is, so that both transports refuse the same messages
+			if bad := checkMessage(trimmed, ""); bad != nil {
+				refusal = rpcErrorJSON(bad.id, bad.code, bad.message)
 			} else if _, werr := feed.Write(append(trimmed, '\n')); werr != nil {
 				return
 			}
@@ -95,18 +95,7 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 }
 
 // lineError is JSON-RPC's error response to a line with no id that can be read: id null.
-func lineError(code int64, message string) []byte {
-	type wireError struct {
-		Code    int64  `json:"code"`
-		Message string `json:"message"`
-	}
-	body, _ := json.Marshal(struct { // of a string and a number: it encodes
-		JSONRPC string    `json:"jsonrpc"`
-		ID      *int64    `json:"id"`
-		Error   wireError `json:"error"`
-	}{"2.0", nil, wireError{code, message}})
-	return append(body, '\n')
-}
+func lineError(code int64, message string) []byte { return rpcErrorJSON(nil, code, message) }
 
 // lineWriter writes whole lines, one writer at a time: the SDK's messages (each one Write)
 // and the refusals of checkLines share out.
