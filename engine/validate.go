@@ -132,6 +132,17 @@ func answerSchema(inq *hitl.Inquiry) json.RawMessage {
 	return inq.ResponseSchema
 }
 
+// CheckInquiry reports what CreateInquiry would refuse in the request itself (its fields, the
+// asker's role), asking nobody: for an adapter that must make another change with the
+// question, and would otherwise have made it before the question is refused.
+func (e *Engine) CheckInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest) error {
+	if err := mayAsk(p); err != nil {
+		return err
+	}
+	_, err := e.buildInquiry(ctx, p, req, e.clock())
+	return err
+}
+
 // buildInquiry checks an agent's request and turns it into a new pending inquiry. It reports
 // every problem at once, each with the JSON path of the field.
 func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.InquiryRequest, now time.Time) (*hitl.Inquiry, error) {

@@ -295,6 +295,11 @@ func TestOpenIntentSDKRefusals(t *testing.T) {
 	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "_suspension", "value": {"id": "s1", "question": "Go?", "response_type": "video"}}]`),
 		http.StatusBadRequest, "response_type must be choice, confirm, text or form")
 	sdkProblem(t, sdk.updateState(id, 9, `[{"op": "set", "path": "_suspension", "value": {"id": "s1", "question": "Go?"}}]`), http.StatusConflict, "is at version 1, not 9")
+	// A state change beside a refused question is not made either.
+	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "a", "value": 1}, {"op": "set", "path": "_suspension", "value": {"id": "s1", "question": "Go?", "response_type": "video"}}]`),
+		http.StatusBadRequest, "response_type must be choice, confirm, text or form")
+	sdkProblem(t, sdk.updateState(id, 1, `[{"op": "set", "path": "a", "value": 1}, {"op": "set", "path": "_suspension", "value": {"id": "s1", "question": " "}}]`),
+		http.StatusBadRequest, "/prompt")
 	if inqs, _ := e.Client(sdk.key).SessionInquiries(ctx, id); len(inqs) != 0 {
 		t.Fatalf("a refused suspension asked: %+v", inqs)
 	}

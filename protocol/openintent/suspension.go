@@ -2,6 +2,7 @@ package openintent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +81,7 @@ func suspensionOf(inq *hitl.Inquiry) suspensionRecord {
 	if len(inq.Options) > 0 {
 		rec.ResponseType = "choice"
 		for _, o := range inq.Options {
-			rec.Choices = append(rec.Choices, suspChoice{Value: o.Value, Label: cmpOr(o.Label, o.Value), Description: o.Description})
+			rec.Choices = append(rec.Choices, suspChoice{Value: o.Value, Label: cmp.Or(o.Label, o.Value), Description: o.Description})
 		}
 	}
 	// The SDK's record as it wrote it: a confirm stays a confirm (without the yes and no
@@ -102,13 +103,6 @@ func suspensionOf(inq *hitl.Inquiry) suspensionRecord {
 		rec.FallbackPolicy = string(hitl.FallbackFail)
 	}
 	return rec
-}
-
-func cmpOr(s, otherwise string) string {
-	if s != "" {
-		return s
-	}
-	return otherwise
 }
 
 // sdkSuspension is the _suspension the SDK's request_input writes through POST .../state
@@ -306,6 +300,14 @@ func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 		}
 		changed = true
 	}
+	// The question is read and checked before the state changes, so that a request refused
+	// for its _suspension writes nothing.
+	var ask *hitl.InquiryRequest
+	if suspension != nil {
+		if ask, err = a.suspension(r, p, sess, suspension); err != nil {
+			return err
+		}
+	}
 	if changed {
 		encoded, err := json.Marshal(state)
 		if err != nil {
@@ -319,49 +321,47 @@ func (a *API) patchState(w http.ResponseWriter, r *http.Request, p *hitl.Princip
 			version = &next
 		}
 	}
-	if suspension != nil {
-		if err := a.suspend(r, p, sess, suspension, version); err != nil {
+	if ask != nil {
+		ask.IfSessionVersion = version
+		// The id is the idempotency key too: two writes of one suspension at once ask once.
+		if _, _, err := a.engine.CreateInquiry(ctx, p, ask, "openintent-suspension:"+ask.Metadata[suspensionKey]); err != nil {
 			return err
 		}
 	}
 	return a.writeIntent(w, ctx, p, key, http.StatusOK)
 }
 
-// suspend asks the question a _suspension written by the SDK asks, unless the session
+// suspension is the question a _suspension written by the SDK asks, or nil when the session
 // already has the inquiry of its id (the SDK wrote it again, or wrote back what it read).
-func (a *API) suspend(r *http.Request, p *hitl.Principal, sess *hitl.Session, raw json.RawMessage, version *int64) error {
+func (a *API) suspension(r *http.Request, p *hitl.Principal, sess *hitl.Session, raw json.RawMessage) (*hitl.InquiryRequest, error) {
 	s, err := readSuspension(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	id, err := suspensionText(s.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	inqs, err := a.engine.SessionInquiries(r.Context(), p, sess.Key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if suspensionInquiry(inqs, id) != 0 {
-		return nil
+		return nil, nil
 	}
 	// The intent's state has one _suspension: a second one asked while the first waits would
 	// hide it from the agent that polls it.
 	for _, inq := range inqs {
 		if inq.Status == hitl.StatusPending {
-			return hitl.Errorf(hitl.EConflict, "suspension %s is still waiting for an answer; a new _suspension can be written once it is answered, expires or is cancelled (or ask again with the same id)",
+			return nil, hitl.Errorf(hitl.EConflict, "suspension %s is still waiting for an answer; a new _suspension can be written once it is answered, expires or is cancelled (or ask again with the same id)",
 				suspensionOf(inq).ID)
 		}
 	}
-	origin := cmpOr(r.Header.Get("X-Agent-ID"), sess.Agent)
-	req, err := askOf(sess.Key, id, origin, s)
+	req, err := askOf(sess.Key, id, cmp.Or(r.Header.Get("X-Agent-ID"), sess.Agent), s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	req.IfSessionVersion = version
-	// The id is the idempotency key too: two writes of one suspension at once ask once.
-	_, _, err = a.engine.CreateInquiry(r.Context(), p, req, "openintent-suspension:"+id)
-	return err
+	return req, a.engine.CheckInquiry(r.Context(), p, req)
 }
 
 // applyPatch applies one patch (not of _suspension) to state.
