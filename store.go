@@ -251,6 +251,8 @@ type Tx interface {
 	// DeleteChatWebhook removes a chat webhook and its pending notifications (ENotFound);
 	// those already sent stay in their inquiries' history.
 	DeleteChatWebhook(id string) error
+	// InquiryPushConfigs lists an inquiry's push configs, oldest first.
+	InquiryPushConfigs(inquiryID int64) ([]*PushConfig, error)
 	// PutPushConfig stores an inquiry's push config, replacing the one of the same ID.
 	PutPushConfig(c *PushConfig) error
 	// DeletePushConfig removes an inquiry's push config (ENotFound).

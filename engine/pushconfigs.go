@@ -36,16 +36,10 @@ func (e *Engine) PushConfigs(ctx context.Context, p *hitl.Principal, id int64) (
 	return e.store.PushConfigs(ctx, []int64{id})
 }
 
-// SetPushConfig stores a push config of inquiry id (a new ID when c has none; the same ID
-// again replaces its URL, token and version), while the inquiry is pending: it pushes the inquiry's end.
-func (e *Engine) SetPushConfig(ctx context.Context, p *hitl.Principal, id int64, c hitl.PushConfig) (*hitl.PushConfig, error) {
-	inq, err := e.pushInquiry(ctx, p, id)
-	if err != nil {
-		return nil, err
-	}
-	if inq.Status.Final() {
-		return nil, hitl.Errorf(hitl.EConflict, "inquiry %d is %s: its end has been told; nothing more will be pushed", id, inq.Status)
-	}
+// CheckPushConfig reports what SetPushConfig would refuse in c itself (its URL, behind the
+// address guard, and the lengths of its ID and token): for an agent that sets it with its
+// question, checked before the question is asked.
+func (e *Engine) CheckPushConfig(ctx context.Context, c hitl.PushConfig) error {
 	var bad problems
 	if c.URL == "" {
 		bad.add("/url", "is required: where the inquiry's end is posted")
@@ -58,22 +52,43 @@ func (e *Engine) SetPushConfig(ctx context.Context, p *hitl.Principal, id int64,
 	if utf8.RuneCountInString(c.Token) > maxPushField {
 		bad.add("/token", "must be at most %d characters", maxPushField)
 	}
-	if err := bad.err("invalid push notification config"); err != nil {
+	return bad.err("invalid push notification config")
+}
+
+// SetPushConfig stores a push config of inquiry id (a new ID when c has none; the same ID
+// again replaces its URL, token and version), while the inquiry is pending: it pushes the
+// inquiry's end. The inquiry is read again in the change's transaction, which holds its row
+// (PostgreSQL): a config is either stored before the inquiry ends, and pushed, or refused.
+func (e *Engine) SetPushConfig(ctx context.Context, p *hitl.Principal, id int64, c hitl.PushConfig) (*hitl.PushConfig, error) {
+	if _, err := e.pushInquiry(ctx, p, id); err != nil {
 		return nil, err
 	}
-	existing, err := e.store.PushConfigs(ctx, []int64{id})
-	if err != nil {
+	if err := e.CheckPushConfig(ctx, c); err != nil {
 		return nil, err
 	}
 	if c.ID == "" {
 		c.ID = strings.ReplaceAll(uuid.NewString(), "-", "")
 	}
-	replaces := slices.ContainsFunc(existing, func(x *hitl.PushConfig) bool { return x.ID == c.ID })
-	if !replaces && len(existing) >= maxPushConfigs {
-		return nil, hitl.Errorf(hitl.EConflict, "inquiry %d has %d push configs, the most it may have; delete one first", id, maxPushConfigs)
-	}
 	c.InquiryID, c.CreatedBy, c.CreatedAt = id, p.Name, e.clock()
-	if err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.PutPushConfig(&c) }); err != nil {
+	err := e.store.Update(ctx, func(tx hitl.Tx) error {
+		inq, err := tx.Inquiry(id)
+		if err != nil {
+			return err
+		}
+		if inq.Status.Final() {
+			return hitl.Errorf(hitl.EConflict, "inquiry %d is %s: its end has been told; nothing more will be pushed", id, inq.Status)
+		}
+		existing, err := tx.InquiryPushConfigs(id)
+		if err != nil {
+			return err
+		}
+		replaces := slices.ContainsFunc(existing, func(x *hitl.PushConfig) bool { return x.ID == c.ID })
+		if !replaces && len(existing) >= maxPushConfigs {
+			return hitl.Errorf(hitl.EConflict, "inquiry %d has %d push configs, the most it may have; delete one first", id, maxPushConfigs)
+		}
+		return tx.PutPushConfig(&c)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &c, nil

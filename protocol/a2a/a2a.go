@@ -416,6 +416,11 @@ func (a *API) ask(ctx context.Context, p *hitl.Principal, params *sendParams, ve
 			return nil, rerr
 		}
 	}
+	if push != nil { // checked before anyone is asked: a refused config would withdraw the question
+		if err := a.engine.CheckPushConfig(ctx, hitl.PushConfig{ID: push.ID, URL: push.URL, Token: push.Token}); err != nil {
+			return nil, rpcErrorOf(err, codeInvalidParams)
+		}
+	}
 	inq, created, err := a.engine.CreateInquiry(ctx, p, req, idempotencyKey(params.Message.MessageID))
 	if err != nil {
 		return nil, askError(err, params.Message)

@@ -55,6 +55,10 @@ func (t *txn) PutPushConfig(c *hitl.PushConfig) error {
 	return dbError(err, "push config "+c.ID)
 }
 
+func (t *txn) InquiryPushConfigs(inquiryID int64) ([]*hitl.PushConfig, error) {
+	return dialect.PushConfigs(t.ctx, pgDB{t}, []int64{inquiryID})
+}
+
 func (t *txn) DeletePushConfig(inquiryID int64, id string) error {
 	tag, err := t.Exec("DELETE FROM push_configs WHERE inquiry_id = $1 AND id = $2", inquiryID, id)
 	return oneRow(tag, err, "push config", notFound("push config "+id))

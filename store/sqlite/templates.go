@@ -55,6 +55,10 @@ func (t *txn) PutPushConfig(c *hitl.PushConfig) error {
 	return dbError(err, "push config "+c.ID)
 }
 
+func (t *txn) InquiryPushConfigs(inquiryID int64) ([]*hitl.PushConfig, error) {
+	return dialect.PushConfigs(t.ctx, sqlstore.SQL{Q: t.tx}, []int64{inquiryID})
+}
+
 func (t *txn) DeletePushConfig(inquiryID int64, id string) error {
 	res, err := t.tx.ExecContext(t.ctx, "DELETE FROM push_configs WHERE inquiry_id = ? AND id = ?", inquiryID, id)
 	return oneRow(res, err, "push config", notFound("push config "+id))

@@ -40,6 +40,13 @@ func testPushConfigs(t *testing.T, s hitl.Store) {
 	if none, err := s.PushConfigs(ctx, nil); err != nil || len(none) != 0 {
 		t.Fatalf("push configs of no inquiry: %v %v", none, err)
 	}
+	must(t, s.Update(ctx, func(tx hitl.Tx) error {
+		in, err := tx.InquiryPushConfigs(a.ID)
+		if err == nil && (len(in) != 2 || in[0].ID != "first" || in[1].ID != "second" || in[0].Token != "tok-2") {
+			t.Errorf("push configs of inquiry %d in a transaction: %+v", a.ID, in)
+		}
+		return err
+	}))
 	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeletePushConfig(a.ID, "second") })
 	if list, err := s.PushConfigs(ctx, []int64{a.ID}); err != nil || len(list) != 1 || list[0].ID != "first" {
 		t.Fatalf("after delete: %+v %v", list, err)
