@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/httpwire"
+	"github.com/hitl-dev/hitl/internal/strictjson"
 )
 
 // Path is where the JSON-RPC endpoint is served; the Agent Card gives its absolute URL.
@@ -228,31 +228,11 @@ func readParams(raw json.RawMessage, v any) *rpcError {
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return invalidParams(fmt.Sprintf("params.%s must be %s", te.Field, jsonKind(te.Type)))
+			return invalidParams(fmt.Sprintf("params.%s must be %s", te.Field, strictjson.Describe(te.Type)))
 		}
 		return invalidParams("params must be an object, as the method's A2A params are")
 	}
 	return nil
-}
-
-// jsonKind says, for people, what JSON value reads into t: Go's own names stay out of messages.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
 }
 
 // configurationMembers are what a message's configuration may say, by A2A version ("": 0.3).
