@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
@@ -12,7 +14,13 @@ func EngineBackend(e *engine.Engine, p *hitl.Principal) Backend {
 	return engineBackend{engine: e, p: p}
 }
 
-// AnswerTaskRequest answers a task method's POST on streamable HTTP.
+// AnswerTaskRequest answers a task method's POST on streamable HTTP; the body stays readable
+// for the transport when it does not.
 func AnswerTaskRequest(w http.ResponseWriter, r *http.Request, b Backend) bool {
-	return answerTaskRequest(w, r, b)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return answerTaskRequest(w, r, body, b)
 }

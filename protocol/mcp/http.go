@@ -116,13 +116,13 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 			return noSession(w, h.sessions.whyGone(id, p), initializes(body))
 		}
 		defer h.sessions.done(s)
-		if !acceptable(w, r) || answerTaskRequest(w, r, s.backend) {
+		if !acceptable(w, r) || answerTaskRequest(w, r, body, s.backend) {
 			return nil
 		}
 		s.transport.ServeHTTP(w, r)
 		return nil
 	}
-	if answerTaskRequest(w, r, h.backend(p, "")) {
+	if answerTaskRequest(w, r, body, h.backend(p, "")) {
 		return nil
 	}
 	if !initializes(body) {

@@ -26,7 +26,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -229,27 +228,16 @@ func taskResponse(id jsonrpc.ID, result any, err error) *jsonrpc.Response {
 	return resp
 }
 
-// maxTaskRequest is the largest body answerTaskRequest reads: task requests are small.
-const maxTaskRequest = 64 << 10
-
-// answerTaskRequest answers a POST of streamable HTTP that carries one of the task methods
-// (tasks/get, tasks/result, tasks/cancel, tasks/list) as b's principal, and reports whether
-// it did. The go-sdk's streamable transport refuses the methods its server does not know
-// before its connection reads them, so WithTasks never sees these over HTTP; they need no
-// session, only the principal. Any other request is left to the transport, its body as it came.
-func answerTaskRequest(w http.ResponseWriter, r *http.Request, b Backend) bool {
-	if r.Method != http.MethodPost || r.Body == nil {
+// answerTaskRequest answers a POST of streamable HTTP whose body carries one of the task
+// methods (tasks/get, tasks/result, tasks/cancel, tasks/list) as b's principal, and reports
+// whether it did. The go-sdk's streamable transport refuses the methods its server does not
+// know before its connection reads them, so WithTasks never sees these over HTTP; they need
+// no session, only the principal. Any other request is left to the transport.
+func answerTaskRequest(w http.ResponseWriter, r *http.Request, body []byte, b Backend) bool {
+	if !bytes.Contains(body, []byte(`"tasks/`)) { // most requests: nothing to decode
 		return false
 	}
-	head, err := io.ReadAll(io.LimitReader(r.Body, maxTaskRequest))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(head), r.Body), r.Body}
-	if err != nil || len(head) == maxTaskRequest {
-		return false
-	}
-	msg, err := jsonrpc.DecodeMessage(head)
+	msg, err := jsonrpc.DecodeMessage(body)
 	req, ok := msg.(*jsonrpc.Request)
 	if err != nil || !ok || !req.IsCall() || !strings.HasPrefix(req.Method, "tasks/") {
 		return false
@@ -259,9 +247,9 @@ func answerTaskRequest(w http.ResponseWriter, r *http.Request, b Backend) bool {
 		return false // the transport says the method is unknown
 	}
 	result, err := method(r.Context(), req.Params)
-	body, _ := jsonrpc.EncodeMessage(taskResponse(req.ID, result, err)) // JSON already: it encodes
+	answer, _ := jsonrpc.EncodeMessage(taskResponse(req.ID, result, err)) // JSON already: it encodes
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(body)
+	w.Write(answer)
 	return true
 }
 
