@@ -84,23 +84,20 @@ type sdkProblem struct {
 	CurrentVersion *int64 `json:"current_version,omitempty"`
 }
 
-// sdkErrors writes h's refusals as sdkProblems. Errors that are no domain error go back to the
-// router, which logs them and answers "internal error".
+// sdkErrors writes a stale version's refusal as the SDK's ConflictError reads it, with
+// current_version and in an intent's words. Every other error goes back to the router, which
+// writes problem+json with the message the SDK shows (and logs what is no domain error).
 func sdkErrors(h httpwire.Handler) httpwire.Handler {
 	return func(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 		err := h(w, r, p)
-		var de *hitl.Error
-		if err == nil || !errors.As(err, &de) {
+		var stale *engine.StaleVersion
+		if !errors.As(err, &stale) {
 			return err
 		}
-		body := sdkProblem{Problem: httpwire.ProblemOf(err).WithMessage(r.URL.Path)}
-		var stale *engine.StaleVersion
-		if errors.As(err, &stale) {
-			body.CurrentVersion = &stale.Current
-			body.Detail = fmt.Sprintf("intent %s is at version %d, not %d: it changed since you read it; read it again (GET /api/v1/intents/%s) and retry",
-				stale.Key, stale.Current, stale.Given, stale.Key)
-			body.Message = body.Detail
-		}
+		body := sdkProblem{Problem: httpwire.ProblemOf(err).WithMessage(r.URL.Path), CurrentVersion: &stale.Current}
+		body.Detail = fmt.Sprintf("intent %s is at version %d, not %d: it changed since you read it; read it again (GET /api/v1/intents/%s) and retry",
+			stale.Key, stale.Current, stale.Given, stale.Key)
+		body.Message = body.Detail
 		httpwire.WriteProblemBody(w, body.Status, body)
 		return nil
 	}
