@@ -141,6 +141,12 @@ func (e *Engine) addDelivery(out *[]*hitl.Delivery, now time.Time, kind hitl.Del
 	if err != nil {
 		return nil, err
 	}
+	return addPayload(out, now, kind, ev, to, target, webhookID, body), nil
+}
+
+// addPayload adds a delivery of ev to out that posts body as it is: a protocol's own shape
+// (an A2A push), where addDelivery posts the event as a CloudEvent.
+func addPayload(out *[]*hitl.Delivery, now time.Time, kind hitl.DeliveryKind, ev *hitl.Event, to, target, webhookID string, body json.RawMessage) *hitl.Delivery {
 	d := &hitl.Delivery{
 		ID: "msg_" + strings.ReplaceAll(uuid.NewString(), "-", ""), Kind: kind, WebhookID: webhookID, URL: to,
 		Target: target, EventSeq: ev.Seq, EventID: ev.ID, EventType: ev.Type, InquiryID: ev.InquiryID,
@@ -148,7 +154,7 @@ func (e *Engine) addDelivery(out *[]*hitl.Delivery, now time.Time, kind hitl.Del
 	}
 	d.Traceparent, d.Tracestate = traceOf(ev)
 	*out = append(*out, d)
-	return d, nil
+	return d
 }
 
 // traceOf is the trace context kept with an event's inquiry, as the event's data shows it

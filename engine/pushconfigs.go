@@ -119,20 +119,18 @@ func (e *Engine) pushDeliveries(ctx context.Context, out *[]*hitl.Delivery, now 
 	if e.pushBody == nil {
 		return nil
 	}
+	var ends []*hitl.Event
 	var ids []int64
 	for _, ev := range evs {
 		if ev.InquiryID != nil && slices.Contains(pushEventTypes, ev.Type) {
-			ids = append(ids, *ev.InquiryID)
+			ends, ids = append(ends, ev), append(ids, *ev.InquiryID)
 		}
 	}
-	configs, err := e.store.PushConfigs(ctx, ids)
+	configs, err := e.store.PushConfigs(ctx, ids) // none asked: no query
 	if err != nil || len(configs) == 0 {
 		return err
 	}
-	for _, ev := range evs {
-		if ev.InquiryID == nil || !slices.Contains(pushEventTypes, ev.Type) {
-			continue
-		}
+	for _, ev := range ends {
 		var inq *hitl.Inquiry
 		for _, c := range configs {
 			if c.InquiryID != *ev.InquiryID {
@@ -148,11 +146,8 @@ func (e *Engine) pushDeliveries(ctx context.Context, out *[]*hitl.Delivery, now 
 			if err != nil {
 				return err
 			}
-			d, err := e.addDelivery(out, now, hitl.DeliveryInquiryCallback, ev, c.URL, hostOf(c.URL), "", nil)
-			if err != nil {
-				return err
-			}
-			d.Payload, d.Channel, d.Thread = body, hitl.ChannelA2APush, c.Token
+			d := addPayload(out, now, hitl.DeliveryInquiryCallback, ev, c.URL, hostOf(c.URL), "", body)
+			d.Channel, d.Thread = hitl.ChannelA2APush, c.Token
 		}
 	}
 	return nil
