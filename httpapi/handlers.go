@@ -193,21 +193,8 @@ func (s *Server) createAnswerLink(w http.ResponseWriter, r *http.Request, p *hit
 	if err != nil {
 		return err
 	}
-	link.URL = s.baseURL(r) + "/a/" + link.Token
+	link.URL = httpwire.BaseURL(r, s.cfg.PublicURL) + "/a/" + link.Token
 	return httpwire.WriteJSON(w, http.StatusCreated, link)
-}
-
-// baseURL is where people reach this server: the configured public URL, else the address
-// this request came to.
-func (s *Server) baseURL(r *http.Request) string {
-	if s.cfg.PublicURL != "" {
-		return strings.TrimSuffix(s.cfg.PublicURL, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {

@@ -7,6 +7,7 @@ package httpwire
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/hitl-dev/hitl"
 )
@@ -37,4 +38,17 @@ type Route struct {
 // reads the body and records metrics around every route as it does for its own.
 type Router interface {
 	Handle(Route)
+}
+
+// BaseURL is where people reach this server: publicURL (--public-url) when it is set, else
+// the scheme and host this request came to.
+func BaseURL(r *http.Request, publicURL string) string {
+	if publicURL != "" {
+		return strings.TrimSuffix(publicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }

@@ -110,14 +110,7 @@ var baseSkills = []skill{
 // cardFor is the card as served to r: the endpoint's URL is under the public URL, else the
 // host the request came to.
 func (a *API) cardFor(r *http.Request, skills []skill) agentCard {
-	base := a.publicURL
-	if base == "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		base = scheme + "://" + r.Host
-	}
+	base := httpwire.BaseURL(r, a.publicURL)
 	return agentCard{
 		ProtocolVersion: "0.3.0",
 		Name:            "hitl",

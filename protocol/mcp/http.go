@@ -77,18 +77,6 @@ func (h *HTTP) backend(p *hitl.Principal, base string) engineBackend {
 	return engineBackend{engine: h.engine, p: p, base: base}
 }
 
-// baseURL is where people reach this server: PublicURL, else where r came to.
-func (h *HTTP) baseURL(r *http.Request) string {
-	if h.PublicURL != "" {
-		return strings.TrimSuffix(h.PublicURL, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
 // Mount adds POST, GET and DELETE /mcp to r.
 func (h *HTTP) Mount(r httpwire.Router) {
 	r.Handle(httpwire.Route{Method: "POST", Path: "/mcp", Handle: h.post})
@@ -132,7 +120,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request, p *hitl.Principal) e
 	if !acceptable(w, r) {
 		return nil
 	}
-	s, err := h.start(r.Context(), p, h.baseURL(r))
+	s, err := h.start(r.Context(), p, httpwire.BaseURL(r, h.PublicURL))
 	if err != nil {
 		transportError(w, http.StatusServiceUnavailable, err.Error())
 		return nil
