@@ -21,22 +21,30 @@ func (e *Engine) SignIn(ctx context.Context, token string) (id string, expires t
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	b := make([]byte, 32)
-	rand.Read(b)
-	id = base64.RawURLEncoding.EncodeToString(b)
+	id = newSessionID()
 	now := e.clock()
 	s := &hitl.InboxSession{IDHash: hashToken(id), KeyID: p.KeyID, CreatedAt: now, ExpiresAt: now.Add(InboxSessionTTL)}
-	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		if _, err := tx.DeleteExpiredInboxSessions(now); err != nil {
-			return err
-		}
-		return tx.InsertInboxSession(s)
-	})
+	err = e.store.Update(ctx, func(tx hitl.Tx) error { return startInboxSession(tx, s, now) })
 	if err != nil {
 		return "", time.Time{}, err
 	}
 	e.log.Info("signed in to the inbox", "key_id", p.KeyID, "name", p.Name)
 	return id, s.ExpiresAt, nil
+}
+
+// newSessionID is a new inbox session's id: 256 random bits.
+func newSessionID() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// startInboxSession stores a new inbox session, and sweeps away those already expired.
+func startInboxSession(tx hitl.Tx, s *hitl.InboxSession, now time.Time) error {
+	if _, err := tx.DeleteExpiredInboxSessions(now); err != nil {
+		return err
+	}
+	return tx.InsertInboxSession(s)
 }
 
 // AuthenticateSession returns the principal of an inbox session: EUnauthorized when there is

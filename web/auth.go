@@ -42,8 +42,13 @@ func (h *Handler) showLogin(w http.ResponseWriter, r *http.Request, status int, 
 	secret := base64.RawURLEncoding.EncodeToString(b)
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: secret, Path: "/login", MaxAge: 3600,
 		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	h.render(w, r, status, "login", &layout{Title: "Sign in"}, map[string]any{
-		"CSRF": csrfToken(secret), "Next": localPath(r.FormValue("next")), "Problem": problem})
+	next := localPath(r.FormValue("next"))
+	data := map[string]any{"CSRF": csrfToken(secret), "Next": next, "Problem": problem, "Tokens": !h.cfg.NoTokenLogin}
+	if h.sso != nil {
+		data["SSO"] = h.sso.cfg.ProviderName
+		data["SSOLink"] = "/login/oidc?" + url.Values{"next": {next}}.Encode()
+	}
+	h.render(w, r, status, "login", &layout{Title: "Sign in"}, data)
 }
 
 // login checks the token and starts an inbox session: its random id, never the token, goes
@@ -55,6 +60,10 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := r.ParseForm(); err != nil {
 		h.showLogin(w, r, formStatus(err), formProblem(err))
+		return
+	}
+	if h.cfg.NoTokenLogin {
+		h.showLogin(w, r, http.StatusForbidden, "Signing in with an API token is turned off on this server.")
 		return
 	}
 	c, err := r.Cookie(loginCookie)
@@ -90,6 +99,12 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	if end := h.ssoSignOut(r); end != "" {
+		http.SetCookie(w, &http.Cookie{Name: ssoIDTokenCookie, Path: "/logout", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+		// A page, not a redirect: the sign-out form may only lead to this site (CSP form-action).
+		h.moveOn(w, r, "Signed out", "You are signed out of the inbox; now signing you out of "+h.sso.cfg.ProviderName+".", end)
+		return
+	}
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 

@@ -49,6 +49,11 @@ type Config struct {
 	// AuthLimiter counts failed sign-ins and answer links per client address, with the API's
 	// failed authentications; an address over its limit gets 429 (nil: no limit).
 	AuthLimiter *authlimit.Limiter
+	// SSO signs people in with an OpenID Connect provider (docs/sso.md); no Issuer: off.
+	SSO SSOConfig
+	// NoTokenLogin turns off signing in with an API token (answer links still work); only
+	// sensible with SSO.
+	NoTokenLogin bool
 }
 
 // Handler serves the inbox.
@@ -58,6 +63,7 @@ type Handler struct {
 	log    *slog.Logger
 	pages  map[string]*template.Template
 	mux    *http.ServeMux
+	sso    *sso // nil: no single sign-on
 }
 
 // New builds the inbox over an engine.
@@ -74,6 +80,11 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /login", h.loginPage)
 	h.mux.HandleFunc("POST /login", h.login)
 	h.mux.HandleFunc("POST /logout", h.signedIn(h.logout))
+	if cfg.SSO.Issuer != "" {
+		h.sso = newSSO(cfg.SSO)
+		h.mux.HandleFunc("GET /login/oidc", h.ssoStart)
+		h.mux.HandleFunc("GET /login/oidc/callback", h.ssoCallback)
+	}
 	h.mux.HandleFunc("GET /{$}", h.signedIn(h.inbox))
 	h.mux.HandleFunc("GET /inquiries/{id}", h.signedIn(h.inquiry))
 	h.mux.HandleFunc("POST /inquiries/{id}", h.signedIn(h.answer))
@@ -292,6 +303,8 @@ type layout struct {
 	// Stream is the query of /v1/events/stream this page follows ("" for none), from Seq.
 	Stream string
 	Seq    string
+	// Refresh is where the page takes the browser at once ("" : nowhere).
+	Refresh string
 }
 
 // startSeq is where a page's live updates start: read before the page's state, so that no

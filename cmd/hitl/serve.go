@@ -60,7 +60,7 @@ func serveCmd() *cobra.Command {
 	cfg := server.Config{WriteCredentials: true}
 	var logLevel, logFormat, pprofAddr string
 	var env envFlags
-	var fillSlack func()
+	var fillSlack, fillSSO func()
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the hitl server",
@@ -85,6 +85,7 @@ on this machine work with no set-up.`,
 			cfg.AuditKey = os.Getenv("HITL_AUDIT_KEY")
 			cfg.SecretKey = os.Getenv("HITL_SECRET_KEY")
 			fillSlack()
+			fillSSO()
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			if pprofAddr != "" { // first: an address it cannot have stops the start before anything is opened
@@ -146,6 +147,7 @@ on this machine work with no set-up.`,
 	rateFlags(f, &env, &cfg.RateLimit)
 	brokerFlags(f, &cfg.Brokers)
 	fillSlack = slackFlags(cmd, &cfg.Slack)
+	fillSSO = ssoFlags(f, &env, &cfg)
 	f.StringVar(&pprofAddr, "pprof", os.Getenv("HITL_PPROF"), "serve Go's CPU, heap and goroutine profiles at http://ADDR/debug/pprof/, like 127.0.0.1:6060; off when empty (HITL_PPROF)")
 	f.StringVar(&logLevel, "log-level", envOr("HITL_LOG_LEVEL", "info"), "debug, info, warn or error (HITL_LOG_LEVEL)")
 	f.StringVar(&logFormat, "log-format", envOr("HITL_LOG_FORMAT", "auto"), "text, json, or auto: text on a terminal, JSON otherwise (HITL_LOG_FORMAT)")

@@ -62,6 +62,10 @@ type Config struct {
 	// PublicURL is how others reach this server (HITL_PUBLIC_URL): the source of the
 	// CloudEvents that webhooks carry.
 	PublicURL string
+	// SSO signs people in to the inbox with an OpenID Connect provider (--oidc-*; docs/sso.md).
+	SSO web.SSOConfig
+	// NoTokenLogin turns off signing in to the inbox with an API token (--inbox-token-login=false).
+	NoTokenLogin bool
 	// AgentQuestionCallbackURL receives every new question of every session, and its answer,
 	// as the async agent questions protocol's question_pending and question_answered
 	// (HITL_AGENT_QUESTION_CALLBACK_URL).
@@ -191,6 +195,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %q: want an absolute http:// or https:// URL", given.name, given.raw))
 		}
 	}
+	errs = append(errs, c.checkSSO()...)
 	if c.NovaMaxAnswerBytes < 0 {
 		errs = append(errs, errors.New("the largest Nova answer (--nova-max-answer-bytes, HITL_NOVA_MAX_ANSWER_BYTES): must not be negative, like 32768 (0: that default)"))
 	}
@@ -481,7 +486,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		Handler: routes(
 			httpapi.New(eng, m, log, httpapi.Config{MaxBodyBytes: cfg.MaxBodyBytes, MCPWaitBound: cfg.MCPWaitBound, PublicURL: cfg.PublicURL, AuthLimiter: limiter, RateLimiter: ratelimit.New(rateOpts),
 				Tracer: tp}),
-			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log, AuthLimiter: limiter})),
+			web.New(eng, web.Config{PublicURL: cfg.PublicURL, MaxFormBytes: cfg.MaxBodyBytes, Log: log, AuthLimiter: limiter,
+				SSO: cfg.SSO, NoTokenLogin: cfg.NoTokenLogin})),
 		ReadHeaderTimeout: 10 * time.Second,
 		// The deadline of a request's headers and body. The server lifts it when the body has
 		// been read to its end (at once when there is none), so that long polls, streams and
@@ -701,4 +707,26 @@ func writerCounts(st hitl.Store) func() (int64, int64) {
 		return w.WriterCounts
 	}
 	return nil
+}
+
+// checkSSO reports what is wrong with the single sign-on settings, in the flags' words.
+func (c *Config) checkSSO() []error {
+	var errs []error
+	s := c.SSO
+	if s.Issuer == "" {
+		if s.ClientID != "" || s.ClientSecret != "" || s.AdminGroup != "" {
+			errs = append(errs, errors.New("single sign-on: --oidc-client-id, --oidc-client-secret and --oidc-admin-group need --oidc-issuer (HITL_OIDC_ISSUER), the provider's URL"))
+		}
+		if c.NoTokenLogin {
+			errs = append(errs, errors.New("--inbox-token-login=false leaves nobody a way into the inbox without --oidc-issuer: give the provider, or let tokens sign in"))
+		}
+		return errs
+	}
+	if u, err := url.Parse(s.Issuer); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--oidc-issuer %q: want the provider's issuer URL, like https://login.example.com/realms/acme", s.Issuer))
+	}
+	if s.ClientID == "" {
+		errs = append(errs, errors.New("--oidc-issuer needs --oidc-client-id (HITL_OIDC_CLIENT_ID): hitl's client at the provider"))
+	}
+	return errs
 }
