@@ -92,8 +92,9 @@ func (e *Engine) SignInWithSSO(ctx context.Context, in SSOSignIn) (*SSOAccess, e
 		}
 	}
 	person, err := e.store.Person(ctx, in.Name)
+	isNew := hitl.ErrorCode(err) == hitl.ENotFound
 	switch {
-	case hitl.ErrorCode(err) == hitl.ENotFound:
+	case isNew:
 		person = &hitl.Person{Name: in.Name, Channels: []string{}}
 	case err != nil:
 		return nil, err
@@ -110,7 +111,7 @@ func (e *Engine) SignInWithSSO(ctx context.Context, in SSOSignIn) (*SSOAccess, e
 	}
 	now := e.clock()
 	changed.UpdatedAt = now
-	personChanged := err != nil || changed.DisplayName != person.DisplayName || changed.Email != person.Email
+	personChanged := isNew || changed.DisplayName != person.DisplayName || changed.Email != person.Email
 	id := newSessionID()
 	session := &hitl.InboxSession{IDHash: hashToken(id), CreatedAt: now, ExpiresAt: now.Add(InboxSessionTTL)}
 	var evs []*hitl.Event

@@ -90,6 +90,9 @@ type grant struct {
 	expires time.Time
 }
 
+// defaultCodeLifetime is how long a code may be exchanged, unless SetCodeLifetime says otherwise.
+const defaultCodeLifetime = time.Minute
+
 // Start runs a provider on 127.0.0.1 at addr ("" : a free port) for users; Register tells it
 // its client.
 func Start(addr string, users ...User) (*Provider, error) {
@@ -110,7 +113,7 @@ func Start(addr string, users ...User) (*Provider, error) {
 	}
 	p := &Provider{Issuer: "http://" + l.Addr().String(), listener: l, key: key, stranger: stranger, keyID: randomString(8),
 		users: map[string]User{}, pending: map[string]authRequest{}, codes: map[string]grant{},
-		access: map[string]grant{}, codeTTL: time.Minute}
+		access: map[string]grant{}, codeTTL: defaultCodeLifetime}
 	for _, u := range users {
 		p.users[u.Subject] = u
 	}

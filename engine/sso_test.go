@@ -1,0 +1,116 @@
+package engine_test
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
+)
+
+// A sign-in through the identity provider makes the person and their sign-in key, with the
+// token's groups (those that are no group names left out) and the admin role for the admin
+// group; the next sign-in with the same groups keeps the key, one with other groups replaces
+// it (and ends the sessions that spoke with the old groups), and what an admin set for the
+// person stays.
+func TestSignInWithSSO(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	in := engine.SSOSignIn{Name: "ann@example.com", DisplayName: "Ann Lee", Email: "ann@example.com",
+		Groups: []string{"ops", "/full/path", "ops", "hitl-admins"}, AdminGroup: "hitl-admins"}
+	first, err := e.SignInWithSSO(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(first.Roles, []string{hitl.RoleAdmin, hitl.RoleResponder}) || !slices.Equal(first.Groups, []string{"hitl-admins", "ops"}) ||
+		!slices.Equal(first.Dismissed, []string{"/full/path"}) {
+		t.Fatalf("access: %+v", first)
+	}
+	p, err := e.AuthenticateSession(ctx, first.Session)
+	if err != nil || p.Name != "ann@example.com" || !engine.IsSignInKey(p.KeyID) || !slices.Equal(p.Groups, first.Groups) {
+		t.Fatalf("the session's principal: %+v, %v", p, err)
+	}
+	person, err := e.Person(ctx, admin, "ann@example.com")
+	if err != nil || person.DisplayName != "Ann Lee" || person.Email != "ann@example.com" {
+		t.Fatalf("the person: %+v, %v", person, err)
+	}
+	if _, err := e.PutPerson(ctx, admin, "ann@example.com", &hitl.PersonRequest{DisplayName: "Ann Lee", Email: "ann@example.com", SlackUserID: "U0ANN"}); err != nil {
+		t.Fatal(err)
+	}
+
+	second, err := e.SignInWithSSO(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := e.AuthenticateSession(ctx, second.Session)
+	if err != nil || p2.KeyID != p.KeyID {
+		t.Fatalf("the same groups made another key: %+v, %v (first %s)", p2, err, p.KeyID)
+	}
+	if _, err := e.AuthenticateSession(ctx, first.Session); err != nil {
+		t.Fatalf("a second sign-in with the same groups ended the first: %v", err)
+	}
+
+	in.Groups = []string{"finance"}
+	third, err := e.SignInWithSSO(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3, err := e.AuthenticateSession(ctx, third.Session)
+	if err != nil || p3.KeyID == p.KeyID || !slices.Equal(p3.Roles, []string{hitl.RoleResponder}) || !slices.Equal(p3.Groups, []string{"finance"}) {
+		t.Fatalf("after the groups changed: %+v, %v", p3, err)
+	}
+	if _, err := e.AuthenticateSession(ctx, first.Session); hitl.ErrorCode(err) != hitl.EUnauthorized {
+		t.Fatalf("a session with the old groups still works: %v", err)
+	}
+	keys, err := e.Keys(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := 0
+	for _, k := range keys {
+		if k.Name == "ann@example.com" && k.RevokedAt == nil {
+			live++
+		}
+	}
+	if live != 1 {
+		t.Fatalf("ann has %d unrevoked keys", live)
+	}
+	if person, _ := e.Person(ctx, admin, "ann@example.com"); person.SlackUserID != "U0ANN" {
+		t.Fatalf("a sign-in dropped what the admin set: %+v", person)
+	}
+}
+
+// A name the provider gives that an admin's key already holds with other powers, or that is
+// no name hitl can use, signs nobody in and changes nothing.
+func TestSignInWithSSORefused(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+	defer stop()
+	if _, err := e.CreateKey(ctx, admin, &hitl.KeyRequest{Name: "bob@example.com", Roles: []string{hitl.RoleAgent}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := e.Keys(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.SignInWithSSO(ctx, engine.SSOSignIn{Name: "bob@example.com", Email: "bob@example.com", Groups: []string{"ops"}})
+	if hitl.ErrorCode(err) != hitl.EConflict || !strings.Contains(hitl.ErrorMessage(err), "already has an API key") {
+		t.Fatalf("a name an admin's agent key holds: %v", err)
+	}
+	_, err = e.SignInWithSSO(ctx, engine.SSOSignIn{Name: "Ann Lee (ops)"})
+	if hitl.ErrorCode(err) != hitl.EInvalid || !strings.Contains(hitl.ErrorMessage(err), "not a name hitl can use") {
+		t.Fatalf("a name with spaces: %v", err)
+	}
+	after, err := e.Keys(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Fatalf("refused sign-ins made keys: %d before, %d after", len(before), len(after))
+	}
+	people, err := e.People(ctx, admin)
+	if err != nil || len(people) != 0 {
+		t.Fatalf("refused sign-ins made people: %+v, %v", people, err)
+	}
+}
