@@ -38,3 +38,31 @@ func TestConfigReportsEveryProblem(t *testing.T) {
 		t.Fatalf("DBName shows the password: %s", name)
 	}
 }
+
+// Single sign-on settings that cannot work are refused at start, in the flags' words.
+func TestConfigChecksSingleSignOn(t *testing.T) {
+	t.Parallel()
+	base := func() server.Config {
+		return server.Config{Addr: "127.0.0.1:0", DB: t.TempDir() + "/hitl.db", MaxBodyBytes: 1 << 20}
+	}
+	for name, c := range map[string]struct {
+		change func(*server.Config)
+		want   string
+	}{
+		"a client without a provider":  {func(c *server.Config) { c.SSO.ClientID = "hitl" }, "need --oidc-issuer"},
+		"no way in":                    {func(c *server.Config) { c.NoTokenLogin = true }, "--inbox-token-login=false leaves nobody"},
+		"an issuer that is no URL":     {func(c *server.Config) { c.SSO.Issuer, c.SSO.ClientID = "login.example.com", "hitl" }, `--oidc-issuer "login.example.com"`},
+		"an issuer without its client": {func(c *server.Config) { c.SSO.Issuer = "https://login.example.com" }, "needs --oidc-client-id"},
+	} {
+		cfg := base()
+		c.change(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q in it", name, err, c.want)
+		}
+	}
+	ok := base()
+	ok.SSO.Issuer, ok.SSO.ClientID, ok.NoTokenLogin = "https://login.example.com/realms/acme", "hitl", true
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
