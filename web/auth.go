@@ -87,6 +87,8 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	// An ID token left from a single sign-on in this browser is not this session's.
+	http.SetCookie(w, &http.Cookie{Name: ssoIDTokenCookie, Path: "/logout", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Value: session, Path: "/", MaxAge: int(engine.InboxSessionTTL.Seconds()),
 		Expires: expires, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)

@@ -65,11 +65,11 @@ func ssoServer(t *testing.T, idp *oidcpeer.Provider, more func(*server.Config)) 
 	return &ssoSetup{srv: srv, idp: idp, bot: bot}
 }
 
-// toProvider clicks the sign-in button and waits for the provider's login form.
-func toProvider(t *testing.T, ctx context.Context, base string) {
+// toProvider opens the sign-in page at loginURL, clicks its button and waits for the provider's login form.
+func toProvider(t *testing.T, ctx context.Context, loginURL string) {
 	t.Helper()
 	do(t, ctx,
-		chromedp.Navigate(base+"/login"),
+		chromedp.Navigate(loginURL),
 		chromedp.WaitVisible(chromedp.CSS("#sso-sign-in")),
 	)
 	if b := text(t, ctx, "#sso-sign-in"); b != "Sign in with Local IdP" {
@@ -140,7 +140,7 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 	s.askOps(t, "Restart the ops database?")
 	ctx := newBrowser(t)
 
-	toProvider(t, ctx, s.srv.URL)
+	toProvider(t, ctx, s.srv.URL+"/login")
 	if status := atProvider(t, ctx, "ann"); status != http.StatusOK {
 		t.Fatalf("signing in ended on a page with status %d", status)
 	}
@@ -170,7 +170,7 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 		moved := ann
 		moved.Groups = []string{"finance"}
 		s.idp.SetUser(moved)
-		toProvider(t, ctx, s.srv.URL)
+		toProvider(t, ctx, s.srv.URL+"/login")
 		atProvider(t, ctx, "ann")
 		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
 		waitText(t, ctx, ".who", "ann@example.com")
@@ -188,9 +188,23 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a name only userinfo gives", func(t *testing.T) {
+		s.idp.Misbehave(oidcpeer.Misbehaviour{UserinfoOnly: []string{"email"}})
+		t.Cleanup(func() { s.idp.Misbehave(oidcpeer.Misbehaviour{}) })
+		ctx := newBrowser(t)
+		toProvider(t, ctx, s.srv.URL+"/login?next=/stats")
+		atProvider(t, ctx, "root")
+		// The sign-in started from a page that asked for /stats comes back to it.
+		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#nav-stats")))
+		if u := get(t, ctx, chromedp.Location()); u != s.srv.URL+"/stats" {
+			t.Fatalf("signed in at %s, not where the sign-in started", u)
+		}
+		waitText(t, ctx, ".who", "root@example.com")
+	})
+
 	t.Run("members of the admin group are admins", func(t *testing.T) {
 		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL)
+		toProvider(t, ctx, s.srv.URL+"/login")
 		atProvider(t, ctx, "root")
 		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#nav-stats")))
 		waitText(t, ctx, ".who .roles", "admin")
@@ -202,7 +216,7 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 
 	t.Run("revoking the key ends the session", func(t *testing.T) {
 		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL)
+		toProvider(t, ctx, s.srv.URL+"/login")
 		atProvider(t, ctx, "nomad")
 		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
 		for _, k := range s.keysOf(t, "nomad@example.com") {
@@ -243,7 +257,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 			idp.Misbehave(c.m)
 			t.Cleanup(func() { idp.Misbehave(oidcpeer.Misbehaviour{}) })
 			ctx := newBrowser(t)
-			toProvider(t, ctx, s.srv.URL)
+			toProvider(t, ctx, s.srv.URL+"/login")
 			if status := atProvider(t, ctx, "ann"); status != c.status {
 				t.Errorf("status %d, want %d", status, c.status)
 			}
@@ -254,7 +268,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 
 	t.Run("a wrong state", func(t *testing.T) {
 		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL)
+		toProvider(t, ctx, s.srv.URL+"/login")
 		tctx, cancel := context.WithTimeout(ctx, step)
 		defer cancel()
 		resp, err := chromedp.RunResponse(tctx, chromedp.Navigate(s.srv.URL+"/login/oidc/callback?code=stolen&state=forged"))
@@ -272,7 +286,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 		idp.SetCodeLifetime(0)
 		t.Cleanup(func() { idp.SetCodeLifetime(60e9) })
 		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL)
+		toProvider(t, ctx, s.srv.URL+"/login")
 		if status := atProvider(t, ctx, "ann"); status != http.StatusUnauthorized {
 			t.Errorf("status %d", status)
 		}
@@ -282,7 +296,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 
 	t.Run("a replayed code", func(t *testing.T) {
 		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL)
+		toProvider(t, ctx, s.srv.URL+"/login")
 		// The flow cookie as it is before the provider returns, to bring it back after.
 		cookies := cookiesOf(t, ctx, s.srv.URL+"/login/oidc/callback")
 		atProvider(t, ctx, "nomad")
@@ -370,7 +384,7 @@ func TestSingleSignOnWithTheProviderDown(t *testing.T) {
 	back := startIdP(t, addr)
 	back.Register(oidcpeer.Client{ID: ssoClientID, Secret: ssoClientSecret,
 		RedirectURIs: []string{s.srv.URL + "/login/oidc/callback"}, LogoutURIs: []string{s.srv.URL + "/login"}})
-	toProvider(t, ctx, s.srv.URL)
+	toProvider(t, ctx, s.srv.URL+"/login")
 	atProvider(t, ctx, "ann")
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
 	waitText(t, ctx, ".who", "ann@example.com")

@@ -52,6 +52,9 @@ type Misbehaviour struct {
 	UnknownKey bool     // sign them with a key the JWKS does not hold
 	Omit       []string // claims left out of ID tokens and userinfo
 	Refuse     string   // an error code to send the browser back with instead of a code
+	// UserinfoOnly are claims left out of ID tokens but given by userinfo, as some providers
+	// keep profile claims for it.
+	UserinfoOnly []string
 }
 
 // Provider is one running provider.
@@ -412,6 +415,9 @@ func (p *Provider) idToken(g grant, clientID string) (string, error) {
 	m := p.misbe
 	p.mu.Unlock()
 	c := p.claims(g)
+	for _, k := range m.UserinfoOnly {
+		delete(c, k)
+	}
 	now := time.Now()
 	c["iss"], c["aud"], c["iat"], c["exp"], c["auth_time"] = p.Issuer, clientID, now.Unix(), now.Add(5*time.Minute).Unix(), now.Unix()
 	if g.nonce != "" {
