@@ -33,10 +33,9 @@ var (
 
 // ssoSetup is a hitl server whose inbox signs people in with a provider the test runs.
 type ssoSetup struct {
-	srv  *testserver.Server
-	idp  *oidcpeer.Provider
-	bot  *client.Client
-	opts []testserver.Option
+	srv *testserver.Server
+	idp *oidcpeer.Provider
+	bot *client.Client
 }
 
 func startIdP(t *testing.T, addr string) *oidcpeer.Provider {

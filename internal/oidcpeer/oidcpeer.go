@@ -154,6 +154,13 @@ func (p *Provider) LastReturn() string {
 	return p.lastReturn
 }
 
+// registered is the client as Register set it.
+func (p *Provider) registered() Client {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.client
+}
+
 // Close stops the provider: from now on it cannot be reached.
 func (p *Provider) Close() error { return p.srv.Close() }
 
@@ -233,9 +240,7 @@ func (p *Provider) jwks(w http.ResponseWriter, r *http.Request) {
 // its redirect URI are known good, errors are shown here; after, they go back to the client.
 func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p.mu.Lock()
-	client := p.client
-	p.mu.Unlock()
+	client := p.registered()
 	redirect := q.Get("redirect_uri")
 	if q.Get("client_id") != client.ID || !slices.Contains(client.RedirectURIs, redirect) {
 		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
@@ -342,9 +347,7 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	} else {
 		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
-	p.mu.Lock()
-	client := p.client
-	p.mu.Unlock()
+	client := p.registered()
 	if id != client.ID || subtle.ConstantTimeCompare([]byte(secret), []byte(client.Secret)) != 1 {
 		w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
 		oauthError(w, http.StatusUnauthorized, "invalid_client", "client authentication failed")
@@ -473,9 +476,7 @@ func (p *Provider) userinfo(w http.ResponseWriter, r *http.Request) {
 // provider signed for the client, and the browser goes back only to a registered logout URI.
 func (p *Provider) endSession(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p.mu.Lock()
-	client := p.client
-	p.mu.Unlock()
+	client := p.registered()
 	back := q.Get("post_logout_redirect_uri")
 	if back != "" && !slices.Contains(client.LogoutURIs, back) {
 		http.Error(w, "post_logout_redirect_uri is not registered", http.StatusBadRequest)
