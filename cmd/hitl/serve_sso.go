@@ -32,7 +32,7 @@ func ssoFlags(f *pflag.FlagSet, env *envFlags, c *server.Config) (fill func()) {
 	f.StringSliceVar(&s.Scopes, "oidc-scopes", scopes, "scopes asked of the provider, comma-separated; openid is always asked (HITL_OIDC_SCOPES)")
 	f.StringVar(&s.NameClaim, "oidc-name-claim", envOr("HITL_OIDC_NAME_CLAIM", "email"), "the ID token's claim that names the person in hitl, like email or preferred_username (HITL_OIDC_NAME_CLAIM)")
 	f.StringVar(&s.GroupsClaim, "oidc-groups-claim", envOr("HITL_OIDC_GROUPS_CLAIM", "groups"), "the ID token's claim whose values are the person's groups; they replace those of the last sign-in (HITL_OIDC_GROUPS_CLAIM)")
-	f.StringVar(&s.AdminGroup, "oidc-admin-group", os.Getenv("HITL_OIDC_ADMIN_GROUP"), "the group whose members are admins when they sign in; empty: nobody becomes admin by signing in (HITL_OIDC_ADMIN_GROUP)")
+	f.StringVar(&s.AdminGroup, "oidc-admin-group", os.Getenv("HITL_OIDC_ADMIN_GROUP"), "the group whose members get the role admin when they sign in; empty: signing in gives nobody that role (HITL_OIDC_ADMIN_GROUP)")
 	f.StringVar(&s.ProviderName, "oidc-provider-name", envOr("HITL_OIDC_PROVIDER_NAME", "single sign-on"), "what the sign-in button names the provider: Sign in with <name> (HITL_OIDC_PROVIDER_NAME)")
 	tokens := true
 	env.parse("HITL_INBOX_TOKEN_LOGIN", func(v string) (err error) { tokens, err = strconv.ParseBool(v); return err })
