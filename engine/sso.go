@@ -78,12 +78,17 @@ func (e *Engine) SignInWithSSO(ctx context.Context, in SSOSignIn) (*SSOAccess, e
 	if err != nil {
 		return nil, err
 	}
-	var current *hitl.Key
+	// The name's sign-in key: one that already has these roles and groups is kept; every other
+	// one is revoked (two sign-ins at once may each have made one).
+	var keep *hitl.Key
+	var stale []*hitl.Key
 	for _, k := range keys {
 		switch {
 		case k.Name != in.Name || k.RevokedAt != nil:
+		case IsSignInKey(k.ID) && keep == nil && slices.Equal(k.Roles, roles) && slices.Equal(k.Groups, groups):
+			keep = k
 		case IsSignInKey(k.ID):
-			current = k
+			stale = append(stale, k)
 		case !slices.Equal(k.Roles, roles) || !slices.Equal(k.Groups, groups):
 			// A name is one principal: an admin's key of the same name with other powers would
 			// make two people of one, or let the provider grant what the admin did not.
@@ -117,21 +122,21 @@ func (e *Engine) SignInWithSSO(ctx context.Context, in SSOSignIn) (*SSOAccess, e
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
 		evs = nil
-		key := current
-		if key == nil || !slices.Equal(key.Roles, roles) || !slices.Equal(key.Groups, groups) {
-			if key != nil {
-				if err := tx.RevokeKey(key.ID, now); err != nil {
-					return err
-				}
-				if err := tx.DeleteKeyInboxSessions(key.ID); err != nil {
-					return err
-				}
-				ev, err := keyEvent(tx, hitl.EventKeyRevoked, &hitl.Key{ID: key.ID, RevokedAt: &now}, in.Name, now)
-				if err != nil {
-					return err
-				}
-				evs = append(evs, ev)
+		for _, old := range stale {
+			if err := tx.RevokeKey(old.ID, now); err != nil {
+				return err
 			}
+			if err := tx.DeleteKeyInboxSessions(old.ID); err != nil {
+				return err
+			}
+			ev, err := keyEvent(tx, hitl.EventKeyRevoked, &hitl.Key{ID: old.ID, RevokedAt: &now}, in.Name, now)
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
+		}
+		key := keep
+		if key == nil {
 			key = &hitl.Key{ID: signInKeyPrefix + newKeyID()[len("key_"):], Name: in.Name, Roles: roles, Groups: groups, CreatedAt: now}
 			if err := insertKey(tx, key, unusableTokenHash()); err != nil {
 				return err

@@ -101,8 +101,8 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request, v *viewer) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Path: "/", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	if end := h.ssoSignOut(r); end != "" {
-		http.SetCookie(w, &http.Cookie{Name: ssoIDTokenCookie, Path: "/logout", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: ssoIDTokenCookie, Path: "/logout", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	if end := h.ssoSignOut(r, v); end != "" {
 		// A page, not a redirect: the sign-out form may only lead to this site (CSP form-action).
 		h.moveOn(w, r, "Signed out", "You are signed out of the inbox; now signing you out of "+h.sso.cfg.ProviderName+".", end)
 		return

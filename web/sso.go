@@ -330,25 +330,29 @@ func (s *sso) person(claims map[string]any) (engine.SSOSignIn, string) {
 	return in, ""
 }
 
-// ssoSignOut is where sign-out goes after the inbox session ended: the provider's end-session
-// endpoint, when it has one and the browser kept the ID token, back to the sign-in page after.
-func (h *Handler) ssoSignOut(r *http.Request) string {
-	c, err := r.Cookie(ssoIDTokenCookie)
-	if h.sso == nil || err != nil || c.Value == "" {
+// ssoSignOut is where sign-out goes after the inbox session of v ended: the provider's
+// end-session endpoint, when v signed in through it and its discovery names one, back to the
+// sign-in page after; "" : the sign-in page. The ID token goes with it as id_token_hint when
+// the browser kept it (one too large for a cookie was not), client_id always.
+func (h *Handler) ssoSignOut(r *http.Request, v *viewer) string {
+	if h.sso == nil || !engine.IsSignInKey(v.KeyID) {
+		return ""
+	}
+	if _, err := h.sso.discover(r.Context()); err != nil {
+		h.log.Warn("signing out of the identity provider too is not possible now", "err", err)
 		return ""
 	}
 	h.sso.mu.Lock()
 	end := h.sso.endURL
 	h.sso.mu.Unlock()
-	if end == "" {
-		return ""
-	}
 	u, err := url.Parse(end)
-	if err != nil {
+	if end == "" || err != nil {
 		return ""
 	}
 	q := u.Query()
-	q.Set("id_token_hint", c.Value)
+	if c, err := r.Cookie(ssoIDTokenCookie); err == nil && c.Value != "" {
+		q.Set("id_token_hint", c.Value)
+	}
 	q.Set("client_id", h.sso.cfg.ClientID)
 	q.Set("post_logout_redirect_uri", httpwire.BaseURL(r, h.cfg.PublicURL)+"/login")
 	u.RawQuery = q.Encode()

@@ -213,6 +213,29 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("sign-out without the ID token", func(t *testing.T) {
+		// A browser that lost the ID token (one too large for a cookie) still signs out at the
+		// provider, by client id; a token's session signs out of hitl only.
+		ctx := newBrowser(t)
+		toProvider(t, ctx, s.srv.URL+"/login")
+		atProvider(t, ctx, "ann")
+		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
+		if _, err := chromedp.Call(ctx, network.DeleteCookies, network.DeleteCookiesParams{Name: "hitl_oidc_id", URL: s.srv.URL + "/logout"}); err != nil {
+			t.Fatal(err)
+		}
+		ended := len(s.idp.Ended())
+		do(t, ctx, chromedp.Click(chromedp.CSS(".who button")), chromedp.WaitVisible(chromedp.CSS("#sso-sign-in")))
+		if got := s.idp.Ended(); len(got) != ended+1 || got[ended] != "" {
+			t.Fatalf("the provider's ends: %v", got)
+		}
+		_, token := s.srv.Key(hitl.KeyRequest{Name: "tess", Roles: []string{hitl.RoleResponder}})
+		signInWithForm(t, ctx, s.srv.URL, token)
+		do(t, ctx, chromedp.Click(chromedp.CSS(".who button")), chromedp.WaitVisible(chromedp.CSS("#sso-sign-in")))
+		if got := s.idp.Ended(); len(got) != ended+1 {
+			t.Fatalf("a token's sign-out went to the provider: %v", got)
+		}
+	})
+
 	t.Run("revoking the key ends the session", func(t *testing.T) {
 		ctx := newBrowser(t)
 		toProvider(t, ctx, s.srv.URL+"/login")

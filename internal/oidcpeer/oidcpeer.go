@@ -181,7 +181,8 @@ func (p *Provider) SetCodeLifetime(d time.Duration) {
 	p.codeTTL = d
 }
 
-// Ended lists the subjects whose sessions end_session ended, in order.
+// Ended lists the subjects whose sessions end_session ended, in order ("" for an end asked
+// without an id_token_hint).
 func (p *Provider) Ended() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -482,9 +483,17 @@ func (p *Provider) endSession(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "post_logout_redirect_uri is not registered", http.StatusBadRequest)
 		return
 	}
-	subject, err := p.hintSubject(q.Get("id_token_hint"), client.ID)
-	if err != nil {
-		http.Error(w, "id_token_hint: "+err.Error(), http.StatusBadRequest)
+	// Without a hint, the client names itself; the subject is then unknown ("").
+	var subject string
+	switch hint := q.Get("id_token_hint"); {
+	case hint != "":
+		var err error
+		if subject, err = p.hintSubject(hint, client.ID); err != nil {
+			http.Error(w, "id_token_hint: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+	case q.Get("client_id") != client.ID:
+		http.Error(w, "end_session needs an id_token_hint or this provider's client_id", http.StatusBadRequest)
 		return
 	}
 	p.mu.Lock()
