@@ -74,11 +74,6 @@ type sso struct {
 	endURL   string // end_session_endpoint, "" when the provider has none
 }
 
-// errProviderDown is a provider that cannot be reached or answers nonsense.
-type errProviderDown struct{ err error }
-
-func (e errProviderDown) Error() string { return e.err.Error() }
-
 func newSSO(cfg SSOConfig) *sso {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
@@ -99,25 +94,32 @@ func (s *sso) context(ctx context.Context) context.Context {
 	return oidc.ClientContext(ctx, s.cfg.HTTPClient)
 }
 
-// discover returns the provider, reading its discovery document the first time it succeeds.
+// discover returns the provider, reading its discovery document until that succeeds once.
+// The lock is not held while the provider is asked: with the provider down, sign-ins at the same
+// moment each wait for their own try, not for each other's.
 func (s *sso) discover(ctx context.Context) (*oidc.Provider, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.provider != nil {
-		return s.provider, nil
+	p := s.provider
+	s.mu.Unlock()
+	if p != nil {
+		return p, nil
 	}
 	p, err := oidc.NewProvider(s.context(ctx), s.cfg.Issuer)
 	if err != nil {
-		return nil, errProviderDown{err}
+		return nil, err
 	}
 	var extra struct {
 		EndSession string `json:"end_session_endpoint"`
 	}
 	if err := p.Claims(&extra); err != nil {
-		return nil, errProviderDown{err}
+		return nil, err
 	}
-	s.provider, s.endURL = p, extra.EndSession
-	return p, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.provider == nil {
+		s.provider, s.endURL = p, extra.EndSession
+	}
+	return s.provider, nil
 }
 
 func (s *sso) oauth(p *oidc.Provider, redirect string) *oauth2.Config {
@@ -281,7 +283,7 @@ func (h *Handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	// The browser came here from the provider's site: a redirect would still be that site's
 	// navigation, which does not carry the SameSite=Strict session cookie. A page of this site
 	// that moves on is this site's navigation, which does.
-	h.moveOn(w, r, "Signed in", "Signed in as "+in.Name+".", flow.Next)
+	h.moveOn(w, r, "Signed in", "Signed in as "+in.Name+".", localPath(flow.Next))
 }
 
 // moveOn shows a short page that takes the browser to target at once.
