@@ -8,6 +8,8 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
+	"github.com/hitl-dev/hitl/internal/pgtest"
+	"github.com/hitl-dev/hitl/store/postgres"
 )
 
 // A sign-in through the identity provider makes the person and their sign-in key, with the
@@ -16,8 +18,32 @@ import (
 // it (and ends the sessions that spoke with the old groups), and what an admin set for the
 // person stays.
 func TestSignInWithSSO(t *testing.T) {
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
-	defer stop()
+	onBothStores(t, testSignInWithSSO)
+}
+
+// onBothStores runs test on an engine over a SQLite file and over a PostgreSQL schema.
+func onBothStores(t *testing.T, test func(*testing.T, *engine.Engine)) {
+	t.Run("sqlite", func(t *testing.T) {
+		e, stop := open(t, filepath.Join(t.TempDir(), "db"), nil)
+		defer stop()
+		test(t, e)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		st, err := postgres.Open(ctx, pgtest.Schema(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		e := engine.New(st, engine.Options{})
+		if err := e.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		defer e.Stop(ctx)
+		test(t, e)
+	})
+}
+
+func testSignInWithSSO(t *testing.T, e *engine.Engine) {
 	in := engine.SSOSignIn{Name: "ann@example.com", DisplayName: "Ann Lee", Email: "ann@example.com",
 		Groups: []string{"ops", "/full/path", "ops", "hitl-admins"}, AdminGroup: "hitl-admins"}
 	first, err := e.SignInWithSSO(ctx, in)
@@ -35,6 +61,20 @@ func TestSignInWithSSO(t *testing.T) {
 	person, err := e.Person(ctx, admin, "ann@example.com")
 	if err != nil || person.DisplayName != "Ann Lee" || person.Email != "ann@example.com" {
 		t.Fatalf("the person: %+v, %v", person, err)
+	}
+	// The changes are audit events, by the person, as an admin's changes are.
+	evs, err := e.Events(ctx, admin, hitl.EventFilter{Types: []string{hitl.EventKeyCreated, hitl.EventPersonUpdated}, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audited []string
+	for _, ev := range evs {
+		if ev.Actor == "ann@example.com" {
+			audited = append(audited, ev.Type)
+		}
+	}
+	if !slices.Equal(audited, []string{hitl.EventKeyCreated, hitl.EventPersonUpdated}) {
+		t.Fatalf("the sign-in's audit events: %v", audited)
 	}
 	if _, err := e.PutPerson(ctx, admin, "ann@example.com", &hitl.PersonRequest{DisplayName: "Ann Lee", Email: "ann@example.com", SlackUserID: "U0ANN"}); err != nil {
 		t.Fatal(err)
