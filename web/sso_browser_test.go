@@ -91,6 +91,16 @@ func atProvider(t *testing.T, ctx context.Context, user string) int64 {
 	return resp.Status
 }
 
+// signedIn is a new browser signed in as user through the provider, at the inbox.
+func (s *ssoSetup) signedIn(t *testing.T, user string) context.Context {
+	t.Helper()
+	ctx := newBrowser(t)
+	toProvider(t, ctx, s.srv.URL+"/login")
+	atProvider(t, ctx, user)
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
+	return ctx
+}
+
 func (s *ssoSetup) keysOf(t *testing.T, name string) []*hitl.Key {
 	t.Helper()
 	keys, err := s.srv.Admin.Keys(context.Background())
@@ -202,9 +212,7 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 	})
 
 	t.Run("members of the admin group are admins", func(t *testing.T) {
-		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL+"/login")
-		atProvider(t, ctx, "root")
+		ctx := s.signedIn(t, "root")
 		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#nav-stats")))
 		waitText(t, ctx, ".who .roles", "admin")
 		keys := s.keysOf(t, "root@example.com")
@@ -216,10 +224,7 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 	t.Run("sign-out without the ID token", func(t *testing.T) {
 		// A browser that lost the ID token (one too large for a cookie) still signs out at the
 		// provider, by client id; a token's session signs out of hitl only.
-		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL+"/login")
-		atProvider(t, ctx, "ann")
-		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
+		ctx := s.signedIn(t, "ann")
 		if _, err := chromedp.Call(ctx, network.DeleteCookies, network.DeleteCookiesParams{Name: "hitl_oidc_id", URL: s.srv.URL + "/logout"}); err != nil {
 			t.Fatal(err)
 		}
@@ -237,10 +242,7 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 	})
 
 	t.Run("revoking the key ends the session", func(t *testing.T) {
-		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL+"/login")
-		atProvider(t, ctx, "nomad")
-		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#tabs")))
+		ctx := s.signedIn(t, "nomad")
 		for _, k := range s.keysOf(t, "nomad@example.com") {
 			if err := s.srv.Admin.RevokeKey(context.Background(), k.ID); err != nil {
 				t.Fatal(err)
