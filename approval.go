@@ -127,7 +127,13 @@ type Vote struct {
 	Step int `json:"step,omitempty"`
 	// RelayedBy is the principal that carried the vote, when not its voter.
 	RelayedBy string `json:"relayed_by,omitempty"`
+	// OnBehalfOf is the absent person the voter voted for, as their delegate: the vote counts
+	// once, for both of them.
+	OnBehalfOf string `json:"on_behalf_of,omitempty"`
 }
+
+// Covers tells whether the vote is name's: cast by them, or for them by a delegate.
+func (v *Vote) Covers(name string) bool { return v.By == name || v.OnBehalfOf == name }
 
 // VoteOutcome is the response of an inquiry that votes decided.
 type VoteOutcome struct {

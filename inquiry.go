@@ -86,7 +86,10 @@ type Inquiry struct {
 	RespondedByID *int64 `json:"responded_by_id,omitempty"`
 	// RelayedBy is the principal that carried RespondedBy's answer (a relay), nil when the
 	// person answered themselves.
-	RelayedBy    *string    `json:"relayed_by,omitempty"`
+	RelayedBy *string `json:"relayed_by,omitempty"`
+	// OnBehalfOf is the absent person RespondedBy answered for, as their delegate (see
+	// Absence), nil when RespondedBy answered as themself.
+	OnBehalfOf   *string    `json:"on_behalf_of,omitempty"`
 	RespondedAt  *time.Time `json:"responded_at"`
 	Comment      *string    `json:"comment"`
 	CancelReason *string    `json:"cancel_reason"`
@@ -276,6 +279,10 @@ type InquiryRequest struct {
 type ResponseRequest struct {
 	Response json.RawMessage `json:"response,omitempty"`
 	Comment  string          `json:"comment,omitempty"`
+	// OnBehalfOf names the absent person the answerer answers for as their delegate; "": as
+	// themself, or, when the answerer is not assigned the inquiry but delegate of someone who
+	// is, for that person.
+	OnBehalfOf string `json:"on_behalf_of,omitempty"`
 	// RespondedBy names the person whose answer the caller carries, for adapters whose
 	// protocol says who answered (OpenIntent's responded_by); "" or the caller's own name:
 	// the caller answers. Naming another person needs the relay or admin role.

@@ -42,6 +42,8 @@ type Notification struct {
 	Recipient string `json:"recipient"`
 	// DisplayName is how the recipient is greeted (the person's display name, else its name).
 	DisplayName string `json:"display_name,omitempty"`
+	// OnBehalfOf is the absent person whose message this is: the recipient is their delegate.
+	OnBehalfOf string `json:"on_behalf_of,omitempty"`
 	// Address is where it goes by Channel: an email address, a Slack user or channel ID, a
 	// chat webhook's ID (its URL is a credential: the sender looks it up when it posts).
 	Address string `json:"address"`

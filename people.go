@@ -35,6 +35,9 @@ type Person struct {
 	// person has an address for.
 	Channels  []string  `json:"channels"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Absence is the person's absence that has not ended yet, when there is one (GET only: it
+	// is set by PUT /v1/people/{name}/absence).
+	Absence *Absence `json:"absence,omitempty"`
 }
 
 // Address is where the person is reached by the channel: their email address or Slack user id.

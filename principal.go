@@ -43,6 +43,10 @@ type Principal struct {
 	// through, when that is not the person and not the server itself. The answer records it as
 	// relayed_by, and separation of duties counts it as it counts the person.
 	Via string `json:"-"`
+	// ActsFor are the absent people this principal is the delegate of now (see Absence), nearest
+	// first: the engine fills it in when it makes the principal, and answers, sees and notifies
+	// by it.
+	ActsFor []string `json:"-"`
 }
 
 // Caller is what GET /v1/me answers: the caller's principal, with the key it authenticated

@@ -101,6 +101,8 @@ type Store interface {
 	// Group returns one group's contact points (ENotFound); Groups lists them by name.
 	Group(ctx context.Context, name string) (*Group, error)
 	Groups(ctx context.Context) ([]*Group, error)
+	// Absences lists every stored absence, ended or not, by person.
+	Absences(ctx context.Context) ([]*Absence, error)
 	// ChatWebhook returns one chat webhook (ENotFound); ChatWebhooks lists them oldest first.
 	ChatWebhook(ctx context.Context, id string) (*ChatWebhook, error)
 	ChatWebhooks(ctx context.Context) ([]*ChatWebhook, error)
@@ -246,6 +248,10 @@ type Tx interface {
 	PutGroup(g *Group) error
 	// DeleteGroup removes a group's contact points (ENotFound).
 	DeleteGroup(name string) error
+	// PutAbsence stores a person's absence, replacing theirs.
+	PutAbsence(a *Absence) error
+	// DeleteAbsence removes a person's absence (ENotFound).
+	DeleteAbsence(person string) error
 	// InsertChatWebhook stores a chat webhook (EConflict if the ID exists).
 	InsertChatWebhook(w *ChatWebhook) error
 	// DeleteChatWebhook removes a chat webhook and its pending notifications (ENotFound);

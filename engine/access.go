@@ -31,7 +31,7 @@ func visibility(p *hitl.Principal) hitl.Visibility {
 	}
 	if p.Has(hitl.RoleResponder) {
 		v.Responder = true
-		v.AnswerableBy = p.Entries()
+		v.AnswerableBy = append(p.Entries(), p.ActsFor...) // what they answer for someone away too
 	}
 	return v
 }
@@ -63,16 +63,34 @@ func canSee(p *hitl.Principal, inq *hitl.Inquiry) bool {
 		return false
 	}
 	seen := inq.Seen()
-	return len(seen) == 0 || slices.ContainsFunc(p.Entries(), func(e string) bool { return slices.Contains(seen, e) })
+	return len(seen) == 0 || slices.ContainsFunc(append(p.Entries(), p.ActsFor...), func(e string) bool { return slices.Contains(seen, e) })
 }
+
+// standsInFor lists the away people the principal stands in for now (Principal.ActsFor) to
+// whom the inquiry is assigned by name, nearest first. A group's inquiries are not delegated:
+// the group's other members answer them.
+func standsInFor(inq *hitl.Inquiry, p *hitl.Principal) []string {
+	var out []string
+	for _, name := range p.ActsFor {
+		if slices.Contains(inq.AssignedTo, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// StandsInFor lists the away people whose delegate p is and to whom inq is assigned by name
+// (the inbox marks such an inquiry "for alice").
+func StandsInFor(p *hitl.Principal, inq *hitl.Inquiry) []string { return standsInFor(inq, p) }
 
 // CanAnswer reports whether the principal's roles let it answer inquiries at all (responders
 // and admins); which ones, mayAnswer tells. The MCP servers offer the answering tools by it.
 func CanAnswer(p *hitl.Principal) bool { return p.IsAdmin() || p.Has(hitl.RoleResponder) }
 
 // mayAnswer: responders and admins, and when the inquiry is assigned, only its assignees
-// (admins included: an assignment is the asker's explicit choice). Who may not see the
-// inquiry gets not found: only those who see it may learn whom it is assigned to.
+// (admins included: an assignment is the asker's explicit choice) and the delegates of those
+// of them who are away (standsInFor). Who may not see the inquiry gets not found: only those
+// who see it may learn whom it is assigned to.
 func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
 	if !canSee(p, inq) {
 		return notFound(inq.ID)
@@ -80,10 +98,32 @@ func mayAnswer(p *hitl.Principal, inq *hitl.Inquiry) error {
 	if !CanAnswer(p) {
 		return forbidden("answering needs the responder role")
 	}
-	if !assignedTo(inq, p) {
+	if !assignedTo(inq, p) && len(standsInFor(inq, p)) == 0 {
 		return forbidden("inquiry %d is assigned to %s; %s is not one of them", inq.ID, wording.Assignees(inq.AssignedTo), p.Name)
 	}
 	return nil
+}
+
+// behalfOf is whom who answers the inquiry for: the away person the answer names (asked,
+// on_behalf_of) when who stands in for them and the inquiry is assigned to them by name; else
+// nobody ("") when who may answer as themself; else the nearest away assignee who stands in
+// for. who may answer the inquiry (mayAnswer).
+func behalfOf(who *hitl.Principal, inq *hitl.Inquiry, asked string) (string, error) {
+	standing := standsInFor(inq, who)
+	switch {
+	case asked == who.Name:
+		return "", hitl.Errorf(hitl.EInvalid, "on_behalf_of names the away person %s answers for, not %s themself; leave it out to answer as %s", who.Name, who.Name, who.Name)
+	case asked != "" && slices.Contains(standing, asked):
+		return asked, nil
+	case asked != "" && !slices.Contains(who.ActsFor, asked):
+		return "", forbidden("%s may not answer for %s: %s is not away with %s as delegate now", who.Name, asked, asked, who.Name)
+	case asked != "":
+		return "", forbidden("%s may not answer inquiry %d for %s: it is assigned to %s, not to %s by name (a group's inquiries are not delegated: its other members answer them)",
+			who.Name, inq.ID, asked, wording.Assignees(inq.AssignedTo), asked)
+	case assignedTo(inq, who) || len(standing) == 0:
+		return "", nil
+	}
+	return standing[0], nil
 }
 
 // MayAnswerInClient tells whether the principal that asked an inquiry through MCP may also be
@@ -142,22 +182,34 @@ func mayDecline(p *hitl.Principal, inq *hitl.Inquiry) error {
 // relay acts as that person, so it needs not see the inquiry itself, but to a relay that
 // does not see it an inquiry its person may not answer does not exist. Anyone else may
 // answer only as itself.
-func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry, req *hitl.ResponseRequest) (who *hitl.Principal, relayedBy string, err error) {
+//
+// Whoever answers stands in for the away people the engine finds now (withDelegations), not
+// those the principal was made with, which may be older (a key cached, a long stream); for
+// whom the answer is given, behalfOf decides.
+func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inquiry, req *hitl.ResponseRequest) (answering, error) {
 	named := req.RespondedBy
 	if !relays(p, req) {
+		p, err := e.withDelegations(ctx, p)
+		if err != nil {
+			return answering{}, err
+		}
 		if err := mayAnswer(p, inq); err != nil { // not found for whoever may not see it
-			return nil, "", err
+			return answering{}, err
 		}
 		switch {
 		case named == "" || named == p.Name:
-			return p, p.Via, carriedByAsker(inq, p.Via)
+			if err := carriedByAsker(inq, p.Via); err != nil {
+				return answering{}, err
+			}
+			behalf, err := behalfOf(p, inq, req.OnBehalfOf)
+			return answering{who: p, relayedBy: p.Via, onBehalfOf: behalf}, err
 		case p.Via != "":
-			return nil, "", forbidden("this answer link answers as %s only, not as %s", p.Name, named)
+			return answering{}, forbidden("this answer link answers as %s only, not as %s", p.Name, named)
 		}
-		return nil, "", forbidden("%s may answer only as itself, not as %s: recording another person's answer needs the relay role", p.Name, named)
+		return answering{}, forbidden("%s may answer only as itself, not as %s: recording another person's answer needs the relay role", p.Name, named)
 	}
 	if !namePattern.MatchString(named) {
-		return nil, "", hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
+		return answering{}, hitl.Errorf(hitl.EInvalid, "responded_by must be 1 to 200 characters of letters, digits, . _ @ -")
 	}
 	person, err := e.recordedPerson(ctx, named)
 	if err == nil {
@@ -166,10 +218,36 @@ func (e *Engine) answerer(ctx context.Context, p *hitl.Principal, inq *hitl.Inqu
 	if err == nil {
 		err = carriedByAsker(inq, p.Name)
 	}
-	if err != nil {
-		return nil, "", unseen(p, inq, err)
+	var behalf string
+	if err == nil {
+		behalf, err = behalfOf(person, inq, req.OnBehalfOf)
 	}
-	return person, p.Name, nil
+	if err != nil {
+		return answering{}, unseen(p, inq, err)
+	}
+	return answering{who: person, relayedBy: p.Name, onBehalfOf: behalf}, nil
+}
+
+// answering is who answers, who carried the answer ("" when nobody did), and the away person
+// it is given for ("" when who answers as themself).
+type answering struct {
+	who                   *hitl.Principal
+	relayedBy, onBehalfOf string
+}
+
+// separated is Separated for an answer: who answers and who carried it, and the away person it
+// is for, who may not answer through a delegate what they may not answer themself.
+func (e *Engine) separated(ctx context.Context, inq *hitl.Inquiry, a answering) error {
+	if err := e.Separated(ctx, inq, a.who.Name, a.relayedBy); err != nil {
+		return err
+	}
+	if a.onBehalfOf == "" {
+		return nil
+	}
+	if err := e.Separated(ctx, inq, a.onBehalfOf); err != nil {
+		return forbidden("%s may not answer inquiry %d for %s: %s", a.who.Name, inq.ID, a.onBehalfOf, hitl.ErrorMessage(err))
+	}
+	return nil
 }
 
 // relays: the caller carries the answer of the person req names, as admins and the relay role
@@ -224,7 +302,7 @@ func (e *Engine) recordedPerson(ctx context.Context, name string) (*hitl.Princip
 		if !CanAnswer(&hitl.Principal{Roles: roles}) {
 			return nil, forbidden("%s may not answer: none of its keys holds the responder role", name)
 		}
-		return person, nil
+		return e.withDelegations(ctx, person)
 	case revoked:
 		return nil, forbidden("every key of %s has been revoked, so %s may no longer answer", name, name)
 	}
@@ -233,7 +311,7 @@ func (e *Engine) recordedPerson(ctx context.Context, name string) (*hitl.Princip
 	} else if err != nil {
 		return nil, err
 	}
-	return person, nil
+	return e.withDelegations(ctx, person)
 }
 
 // keysOf gathers the roles and groups of the name's unrevoked keys; revoked tells that the

@@ -172,9 +172,30 @@ func sooner(a, b *time.Time) *time.Time {
 
 // ballot is a vote as read from an answer, before the writer.
 type ballot struct {
-	by, relayedBy string
-	approved      bool
-	comment       string
+	by, relayedBy, onBehalfOf string
+	approved                  bool
+	comment                   string
+}
+
+// castAlready is the vote of the current vote that b may not add to: one cast by b's voter or
+// for them, or, when b is for someone away, one cast by or for that person. A delegate has one
+// vote, as themself or for whom they stand in for, and an away person's vote is cast once,
+// by them or by a delegate.
+func castAlready(inq *hitl.Inquiry, b ballot) *hitl.Vote {
+	for i, v := range inq.Votes {
+		if len(inq.Steps) > 0 && v.Step != inq.CurrentStep {
+			continue
+		}
+		if v.Covers(b.by) || (b.onBehalfOf != "" && v.Covers(b.onBehalfOf)) {
+			return &inq.Votes[i]
+		}
+	}
+	return nil
+}
+
+// sameVote: b repeats v, the same voter for the same person with the same answer (a safe retry).
+func sameVote(v *hitl.Vote, b ballot) bool {
+	return v != nil && v.By == b.by && v.OnBehalfOf == b.onBehalfOf && v.Approved == b.approved
 }
 
 // vote records one vote of an approval that several people decide (see Respond, which
@@ -195,12 +216,12 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 		if err != nil {
 			return err
 		}
-		if prev := fresh.VoteOf(b.by); prev != nil {
-			if prev.Approved == b.approved {
+		if prev := castAlready(fresh, b); prev != nil {
+			if sameVote(prev, b) {
 				out = fresh // the same vote again (its comment, as an answer's, is not compared): a safe retry
 				return nil
 			}
-			return alreadyVoted(fresh, prev)
+			return alreadyVoted(fresh, prev, b)
 		}
 		if fresh.CurrentStep != cur.CurrentStep { // the chain moved on since it was read
 			if err := mayAnswer(who, fresh); err != nil {
@@ -212,7 +233,7 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 		}
 		next := *fresh
 		next.UpdatedAt = now
-		v := hitl.Vote{By: b.by, Approved: b.approved, Comment: b.comment, At: now, RelayedBy: b.relayedBy}
+		v := hitl.Vote{By: b.by, Approved: b.approved, Comment: b.comment, At: now, RelayedBy: b.relayedBy, OnBehalfOf: b.onBehalfOf}
 		if len(next.Steps) > 0 {
 			v.Step = next.CurrentStep
 		}
@@ -241,7 +262,7 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 	var final errFinal
 	switch {
 	case errors.As(err, &final):
-		if prev := final.cur.VoteOf(b.by); prev != nil && prev.Approved == b.approved {
+		if sameVote(castAlready(final.cur, b), b) {
 			return final.cur, nil
 		}
 		return nil, conflictFinal(final.cur)
@@ -254,13 +275,32 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 	return out, nil
 }
 
-func alreadyVoted(inq *hitl.Inquiry, prev *hitl.Vote) error {
+// alreadyVoted refuses b, which prev's vote leaves no room for, in words that say why.
+func alreadyVoted(inq *hitl.Inquiry, prev *hitl.Vote, b ballot) error {
 	word := "rejected"
 	if prev.Approved {
 		word = "approved"
 	}
-	return &hitl.Error{Code: hitl.EConflict, Inquiry: inq,
-		Message: fmt.Sprintf("%s already %s inquiry %d at %s; a vote cannot be changed", prev.By, word, inq.ID, prev.At.Format(time.RFC3339))}
+	at := prev.At.Format(time.RFC3339)
+	msg := fmt.Sprintf("%s already %s inquiry %d at %s; a vote cannot be changed", wording.VoteBy(prev), word, inq.ID, at)
+	switch {
+	case prev.By == b.by && prev.OnBehalfOf == b.onBehalfOf:
+	case prev.Covers(b.by):
+		msg = fmt.Sprintf("%s already %s inquiry %d at %s (%s); a delegate has one vote in it, their own or the one for whom they stand in for, not both",
+			b.by, word, inq.ID, at, asWhom(prev))
+	default:
+		msg = fmt.Sprintf("%s's vote on inquiry %d is cast already: %s %s it at %s; a vote counts once, whether the person or their delegate casts it",
+			b.onBehalfOf, inq.ID, wording.VoteBy(prev), word, at)
+	}
+	return &hitl.Error{Code: hitl.EConflict, Inquiry: inq, Message: msg}
+}
+
+// asWhom says how a vote was cast: "as themself" or "for alice".
+func asWhom(v *hitl.Vote) string {
+	if v.OnBehalfOf != "" {
+		return "for " + v.OnBehalfOf
+	}
+	return "as themself"
 }
 
 // nextStep completes the current step of a chain and starts the next one.
@@ -292,6 +332,9 @@ func (e *Engine) decide(tx hitl.Tx, out *hitl.Inquiry, approved bool, b ballot, 
 	final.RespondedBy, final.RespondedAt = &b.by, &now
 	if b.relayedBy != "" {
 		final.RelayedBy = &b.relayedBy
+	}
+	if b.onBehalfOf != "" {
+		final.OnBehalfOf = &b.onBehalfOf
 	}
 	if b.comment != "" {
 		final.Comment = &b.comment
@@ -333,7 +376,7 @@ func tally(inq *hitl.Inquiry, voters []string) int {
 	}
 	left := 0 // those who may vote and have not
 	for _, name := range voters {
-		if !slices.ContainsFunc(votes, func(v hitl.Vote) bool { return v.By == name }) {
+		if !slices.ContainsFunc(votes, func(v hitl.Vote) bool { return v.Covers(name) }) {
 			left++
 		}
 	}
@@ -419,10 +462,10 @@ func (e *Engine) groupMembers(ctx context.Context) (map[string][]string, error) 
 }
 
 // respondVote is Respond for an inquiry that votes decide: the answer is checked as any answer
-// is, then counted as the vote of who (the person, whoever carried it).
-func (e *Engine) respondVote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquiry, req *hitl.ResponseRequest, relayedBy string) (*hitl.Inquiry, error) {
-	by := who.Name
-	if err := e.Separated(ctx, cur, by, relayedBy); err != nil {
+// is, then counted as the vote of a.who (the person, whoever carried it, for whomever it is).
+func (e *Engine) respondVote(ctx context.Context, a answering, cur *hitl.Inquiry, req *hitl.ResponseRequest) (*hitl.Inquiry, error) {
+	who, by, relayedBy := a.who, a.who.Name, a.relayedBy
+	if err := e.separated(ctx, cur, a); err != nil {
 		return nil, err
 	}
 	response, err := e.checkResponse(ctx, cur, req)
@@ -436,8 +479,9 @@ func (e *Engine) respondVote(ctx context.Context, who *hitl.Principal, cur *hitl
 	if err != nil {
 		return nil, err
 	}
+	b.onBehalfOf = a.onBehalfOf
 	if cur.Status.Final() {
-		if prev := cur.VoteOf(by); prev != nil && prev.Approved == b.approved {
+		if sameVote(castAlready(cur, b), b) {
 			return cur, nil
 		}
 		return nil, conflictFinal(cur)

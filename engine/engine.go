@@ -129,6 +129,7 @@ type Engine struct {
 	thresholds Thresholds
 	schemas    *schema.Cache
 	keys       keyCache
+	absences   absenceCache // engine/absences.go
 	hub        *fanout.Hub
 	// follower reads the event log for the streams, and on a shared store for the other
 	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
@@ -399,6 +400,10 @@ func (e *Engine) published(evs []*hitl.Event) {
 		}
 		if isKeyEvent(ev) {
 			e.keyChanged(ev)
+			continue
+		}
+		if isAbsenceEvent(ev) {
+			e.absences.forget()
 			continue
 		}
 		inq := ev.Inquiry

@@ -44,6 +44,10 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 		e.keyChanged(ev)
 		return
 	}
+	if isAbsenceEvent(ev) {
+		e.absences.forget()
+		return
+	}
 	if ev.InquiryID == nil {
 		return
 	}

@@ -64,7 +64,7 @@ func (e *Engine) AuthenticateSession(ctx context.Context, id string) (*hitl.Prin
 	}
 	p := k.Principal()
 	p.InboxSession = hash
-	return p, nil
+	return e.withDelegations(ctx, p)
 }
 
 // SignOut ends an inbox session for every browser and node that holds its id. Other sessions

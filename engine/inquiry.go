@@ -321,10 +321,11 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if notInSession && canSee(p, cur) {
 		return nil, notInSessionError(id, req.Session)
 	}
-	who, relayedBy, err := e.answerer(ctx, p, cur, req) // who may answer, and as whom
+	a, err := e.answerer(ctx, p, cur, req) // who may answer, as whom, and for whom
 	if err != nil {
 		return nil, err
 	}
+	who, relayedBy := a.who, a.relayedBy
 	if notInSession {
 		return nil, notInSessionError(id, req.Session)
 	}
@@ -335,7 +336,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		req = &given
 	}
 	if cur.IsVote() {
-		return e.respondVote(ctx, who, cur, req, relayedBy)
+		return e.respondVote(ctx, a, cur, req)
 	}
 	if cur.Status.Final() {
 		return answeredAlready(by, cur, req)
@@ -344,7 +345,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, e.late(ctx, id)
 	}
-	if err := e.Separated(ctx, cur, by, relayedBy); err != nil {
+	if err := e.separated(ctx, cur, a); err != nil {
 		return nil, err
 	}
 	if c := cur.Claim; c.Claimed(now) && c.By != by {
@@ -359,6 +360,9 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	out.RespondedBy, out.RespondedAt = &by, &now
 	if relayedBy != "" {
 		out.RelayedBy = &relayedBy
+	}
+	if a.onBehalfOf != "" {
+		out.OnBehalfOf = &a.onBehalfOf
 	}
 	if comment := answerComment(cur, response, req.Comment); comment != "" {
 		out.Comment = &comment

@@ -42,14 +42,15 @@ func newKeyID() string {
 	return "key_" + base64.RawURLEncoding.EncodeToString(b)
 }
 
-// Authenticate returns the principal a token speaks for (EUnauthorized otherwise).
+// Authenticate returns the principal a token speaks for (EUnauthorized otherwise), with the
+// away people it stands in for now.
 func (e *Engine) Authenticate(ctx context.Context, token string) (*hitl.Principal, error) {
 	if token == "" {
 		return nil, hitl.Errorf(hitl.EUnauthorized, "missing credentials: send Authorization: Bearer <token> or X-API-Key")
 	}
 	hash := hashToken(token)
 	if p := e.keys.get(hash, e.clk.Now()); p != nil {
-		return p, nil
+		return e.withDelegations(ctx, p)
 	}
 	k, err := e.store.KeyByTokenHash(ctx, hash)
 	if hitl.ErrorCode(err) == hitl.ENotFound {
@@ -60,7 +61,7 @@ func (e *Engine) Authenticate(ctx context.Context, token string) (*hitl.Principa
 	}
 	p := k.Principal()
 	e.keys.put(hash, k.ID, p, e.clk.Now())
-	return p, nil
+	return e.withDelegations(ctx, p)
 }
 
 // keyCacheTTL bounds how long a principal is remembered without asking the store. A revoked

@@ -25,6 +25,9 @@ import (
 //     The inquiry narrows the channels with notify and with channel_hint ("email", "slack").
 //   - inquiry.reminded → the same recipients, reason reminder (with its number).
 //   - inquiry.escalated → the assignees the escalation added, reason escalation.
+//   - a person named among those who is away at the event's time (engine/absences.go): their
+//     stand-in instead (the first delegate of the chain who is not away), the message saying
+//     for whom; the person themself when the stand-in is no person hitl can reach.
 //   - inquiry.responded, .timeout, .cancelled → reason resolved, to every recipient an earlier
 //     notification went to, so that the channel can update its message or reply in its thread.
 //
@@ -69,6 +72,8 @@ type recipient struct {
 	chatKind string
 	// linkFor is whom a personal answer link is made for ("" for none).
 	linkFor string
+	// onBehalfOf is the away person whose message this is, when it goes to their stand-in.
+	onBehalfOf string
 }
 
 // routing is what this page of the log is routed by: people, groups, their members, rooms.
@@ -77,6 +82,10 @@ type routing struct {
 	groups  map[string]*hitl.Group
 	members map[string][]string
 	chats   []*hitl.ChatWebhook
+	// absences are every stored absence; away are those that hold at the event being routed
+	// (its time, so that reading the log again routes it the same way).
+	absences []*hitl.Absence
+	away     delegations
 }
 
 // loadRouting reads the people, groups and members when this server has channels to reach them.
@@ -102,6 +111,9 @@ func (e *Engine) loadRouting(ctx context.Context, chats []*hitl.ChatWebhook) (*r
 	if r.members, err = e.groupMembers(ctx); err != nil {
 		return nil, err
 	}
+	if r.absences, err = e.absenceList(ctx); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -123,18 +135,23 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		}
 		out = append(out, rc)
 	}
-	addPerson := func(name string) {
-		p := r.people[name]
-		if p == nil {
-			return
-		}
+	reach := func(p *hitl.Person, onBehalfOf string) {
 		channels := p.Channels
 		if len(channels) == 0 {
 			channels = hitl.PersonChannels
 		}
 		display := cmp.Or(p.DisplayName, p.Name)
 		for _, c := range channels {
-			add(recipient{name: p.Name, display: display, channel: c, address: p.Address(c), linkFor: p.Name})
+			add(recipient{name: p.Name, display: display, channel: c, address: p.Address(c), linkFor: p.Name, onBehalfOf: onBehalfOf})
+		}
+	}
+	addPerson := func(name string) {
+		if standIn := r.people[r.away.standIn(name)]; standIn != nil {
+			reach(standIn, name)
+			return
+		}
+		if p := r.people[name]; p != nil {
+			reach(p, "")
 		}
 	}
 	if len(assignees) == 0 {
@@ -154,7 +171,9 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 			continue
 		}
 		for _, m := range r.members[name] {
-			addPerson(m)
+			if p := r.people[m]; p != nil {
+				reach(p, "") // a group's inquiries are not delegated: its other members answer them
+			}
 		}
 	}
 	return out
@@ -182,6 +201,7 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 	}
 	inq := &ne.Inquiry
 	reason := reasonOf(ev.Type)
+	r.away = delegationsAt(r.absences, ev.Time)
 	var rcs []recipient
 	for _, w := range r.chats {
 		if slices.Contains(w.Events, ev.Type) && !ev.Time.Before(w.CreatedAt) {
@@ -250,7 +270,7 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 	now := e.clock()
 	base := strings.TrimRight(e.notify.PublicURL, "/")
 	n := hitl.Notification{
-		Channel: rc.channel, Reason: reason, Recipient: rc.name, DisplayName: rc.display, Address: rc.address,
+		Channel: rc.channel, Reason: reason, Recipient: rc.name, DisplayName: rc.display, OnBehalfOf: rc.onBehalfOf, Address: rc.address,
 		ChatKind: rc.chatKind, Event: ev.Type, Inquiry: inq, PublicURL: base,
 		InboxURL: base + "/inquiries/" + strconv.FormatInt(inq.ID, 10),
 	}

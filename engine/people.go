@@ -149,7 +149,7 @@ func (e *Engine) PrincipalBySlackUser(ctx context.Context, slackUserID string) (
 	}
 	for _, k := range keys {
 		if k.Name == people[i].Name && k.RevokedAt == nil {
-			return &hitl.Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups}, nil
+			return e.withDelegations(ctx, &hitl.Principal{Name: k.Name, Roles: k.Roles, Groups: k.Groups})
 		}
 	}
 	return nil, notMapped
@@ -180,7 +180,14 @@ func (e *Engine) Person(ctx context.Context, p *hitl.Principal, name string) (*h
 	if err := checkPersonName(name); err != nil {
 		return nil, err
 	}
-	return e.store.Person(ctx, name)
+	person, err := e.store.Person(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if person.Absence, err = e.currentAbsence(ctx, name); hitl.ErrorCode(err) == hitl.ENotFound {
+		err = nil
+	}
+	return person, err
 }
 
 // People lists every person (admin), by name.

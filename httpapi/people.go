@@ -45,6 +45,36 @@ func (s *Server) deletePerson(w http.ResponseWriter, r *http.Request, p *hitl.Pr
 	return nil
 }
 
+// An absence: the person themself or an admin (see engine/absences.go).
+
+func (s *Server) putAbsence(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	var req hitl.AbsenceRequest
+	if err := httpwire.Decode(r, &req); err != nil {
+		return err
+	}
+	a, err := s.engine.SetAbsence(r.Context(), p, r.PathValue("name"), &req)
+	if err != nil {
+		return err
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, a)
+}
+
+func (s *Server) getAbsence(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	a, err := s.engine.Absence(r.Context(), p, r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, a)
+}
+
+func (s *Server) deleteAbsence(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	if err := s.engine.EndAbsence(r.Context(), p, r.PathValue("name")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 func (s *Server) putGroup(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
 	var req hitl.GroupRequest
 	if err := httpwire.DecodeOptional(r, &req); err != nil {

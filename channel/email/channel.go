@@ -35,6 +35,7 @@ func (c *Channel) Send(ctx context.Context, n *notify.Notification) (notify.Send
 		Reason:     Reason(n.Reason),
 		ThreadRoot: n.Thread,
 		InboxURL:   n.InboxURL,
+		OnBehalfOf: n.OnBehalfOf,
 	}
 	if n.ID != "" {
 		m.ID = n.ID + "@" + c.sender.cfg.Domain

@@ -59,6 +59,8 @@ type Message struct {
 	// ReplyToken lets the person answer by replying (Reply-To: reply+TOKEN@Domain); "" for
 	// none, and then the message does not invite a reply.
 	ReplyToken string
+	// OnBehalfOf is the away person whose message this was: the recipient is their delegate.
+	OnBehalfOf string
 }
 
 // OptionButtons makes the buttons of an inquiry from the person's answer link (the /a/TOKEN
@@ -325,6 +327,10 @@ func newView(m *Message, now time.Time) view {
 		v.Heading = "This question was escalated to you: nobody has answered it yet."
 	case ReasonResolved:
 		v.Outcome = answerWords(inq)
+	}
+	if m.OnBehalfOf != "" && m.Reason != ReasonResolved {
+		v.Heading = strings.TrimSpace(fmt.Sprintf("For %s, who is away: you are their delegate, and your answer counts as %s's. %s",
+			m.OnBehalfOf, m.OnBehalfOf, v.Heading))
 	}
 	if m.Reason != ReasonResolved && !inq.Status.Final() {
 		v.Context, v.More = contextSummary(inq.Context)

@@ -81,24 +81,33 @@ func Assignees(as []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
-// AnsweredBy says who answered, as people read it: "alice", or "alice@example.com via
-// ops-bot" when a relay carried the answer; "" when nobody has answered.
+// AnsweredBy says who answered, as people read it: "alice", "alice@example.com via ops-bot"
+// when a relay carried the answer, "bob for alice" when bob answered as the delegate of alice,
+// who is away; "" when nobody has answered.
 func AnsweredBy(inq *hitl.Inquiry) string {
 	if inq.RespondedBy == nil {
 		return ""
 	}
-	relayedBy := ""
+	relayedBy, onBehalfOf := "", ""
 	if inq.RelayedBy != nil {
 		relayedBy = *inq.RelayedBy
 	}
-	return by(*inq.RespondedBy, relayedBy)
+	if inq.OnBehalfOf != nil {
+		onBehalfOf = *inq.OnBehalfOf
+	}
+	return by(*inq.RespondedBy, relayedBy, onBehalfOf)
 }
 
-// VoteBy says who voted: "alice", or "alice via ops-bot" when a relay carried the vote.
-func VoteBy(v *hitl.Vote) string { return by(v.By, v.RelayedBy) }
+// VoteBy says who voted: "alice", "alice via ops-bot" when a relay carried the vote, "bob for
+// alice" when a delegate cast it.
+func VoteBy(v *hitl.Vote) string { return by(v.By, v.RelayedBy, v.OnBehalfOf) }
 
-// by is who answered or voted, and who carried it when a relay did: "alice via ops-bot".
-func by(by, relayedBy string) string {
+// by is who answered or voted, for whom when a delegate did, and who carried it when a relay
+// did: "bob for alice via ops-bot".
+func by(by, relayedBy, onBehalfOf string) string {
+	if onBehalfOf != "" {
+		by += " for " + onBehalfOf
+	}
 	if relayedBy != "" {
 		return by + " via " + relayedBy
 	}

@@ -34,6 +34,19 @@ func (t *txn) DeleteGroup(name string) error {
 	return oneRow(tag, err, "group", notFound("group "+name))
 }
 
+func (t *txn) PutAbsence(a *hitl.Absence) error {
+	_, err := t.Exec(`INSERT INTO absences (person, starts_at, ends_at, delegate, set_by, set_at)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (person) DO UPDATE SET starts_at = excluded.starts_at,
+		ends_at = excluded.ends_at, delegate = excluded.delegate, set_by = excluded.set_by, set_at = excluded.set_at`,
+		a.Person, a.From, a.Until, a.Delegate, a.SetBy, a.SetAt)
+	return dbError(err, "absence of "+a.Person)
+}
+
+func (t *txn) DeleteAbsence(person string) error {
+	tag, err := t.Exec("DELETE FROM absences WHERE person = $1", person)
+	return oneRow(tag, err, "absence", notFound(person+" has no absence set"))
+}
+
 func (t *txn) InsertChatWebhook(w *hitl.ChatWebhook) error {
 	tag, err := t.Exec(`INSERT INTO chat_webhooks (id, kind, url, events, created_by, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, w.ID, w.Kind, w.URL, nonNil(w.Events), w.CreatedBy, w.CreatedAt)
@@ -64,6 +77,10 @@ func (s *Store) Group(ctx context.Context, name string) (*hitl.Group, error) {
 
 func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) {
 	return sqlstore.Groups.List(ctx, dialect, s.db)
+}
+
+func (s *Store) Absences(ctx context.Context) ([]*hitl.Absence, error) {
+	return sqlstore.Absences.List(ctx, dialect, s.db)
 }
 
 func (s *Store) ChatWebhook(ctx context.Context, id string) (*hitl.ChatWebhook, error) {

@@ -39,6 +39,19 @@ func (t *txn) DeleteGroup(name string) error {
 	return oneRow(res, err, "group", notFound("group "+name))
 }
 
+func (t *txn) PutAbsence(a *hitl.Absence) error {
+	_, err := t.tx.ExecContext(t.ctx, `INSERT INTO absences (person, starts_at, ends_at, delegate, set_by, set_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (person) DO UPDATE SET starts_at = excluded.starts_at,
+		ends_at = excluded.ends_at, delegate = excluded.delegate, set_by = excluded.set_by, set_at = excluded.set_at`,
+		a.Person, micros(a.From), micros(a.Until), a.Delegate, a.SetBy, micros(a.SetAt))
+	return dbError(err, "absence of "+a.Person)
+}
+
+func (t *txn) DeleteAbsence(person string) error {
+	res, err := t.tx.ExecContext(t.ctx, "DELETE FROM absences WHERE person = ?", person)
+	return oneRow(res, err, "absence", notFound(person+" has no absence set"))
+}
+
 func (t *txn) InsertChatWebhook(w *hitl.ChatWebhook) error {
 	events, err := json.Marshal(nonNilStrings(w.Events))
 	if err != nil {
@@ -80,6 +93,10 @@ func (s *Store) Group(ctx context.Context, name string) (*hitl.Group, error) {
 
 func (s *Store) Groups(ctx context.Context) ([]*hitl.Group, error) {
 	return readTable(s, ctx, sqlstore.Groups)
+}
+
+func (s *Store) Absences(ctx context.Context) ([]*hitl.Absence, error) {
+	return readTable(s, ctx, sqlstore.Absences)
 }
 
 func (s *Store) ChatWebhook(ctx context.Context, id string) (*hitl.ChatWebhook, error) {

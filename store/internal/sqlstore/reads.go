@@ -345,6 +345,7 @@ var (
 	Groups       = Table[*hitl.Group]{"contact_groups", GroupColumns, "name", "name", "group", "groups", (*Dialect).scanGroup}
 	ChatWebhooks = Table[*hitl.ChatWebhook]{"chat_webhooks", ChatWebhookColumns, "id", "created_at, id", "chat webhook", "chat webhooks", (*Dialect).scanChatWebhook}
 	Templates    = Table[*hitl.Template]{"templates", TemplateColumns, "name", "name", "template", "templates", (*Dialect).scanTemplate}
+	Absences     = Table[*hitl.Absence]{"absences", AbsenceColumns, "person", "person", "absence of", "absences", (*Dialect).scanAbsence}
 )
 
 func (tb Table[T]) scan(d *Dialect) func(Scanner) (T, error) {

@@ -19,6 +19,7 @@ const (
 	GroupColumns       = "name, email, slack_channel, updated_at"
 	ChatWebhookColumns = "id, kind, url, events, created_by, created_at"
 	TemplateColumns    = "name, doc, created_at, updated_at, updated_by"
+	AbsenceColumns     = "person, starts_at, ends_at, delegate, set_by, set_at"
 	EventColumns       = "seq, id, type, time, inquiry_id, session, actor, data"
 	// DeliveryColumns (alias d).
 	DeliveryColumns = `d.ord, d.id, d.kind, d.webhook_id, d.url, d.target, d.event_seq, d.event_id, d.event_type,
@@ -141,6 +142,15 @@ func (d *Dialect) scanPerson(sc Scanner) (*hitl.Person, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// scanAbsence reads AbsenceColumns.
+func (d *Dialect) scanAbsence(sc Scanner) (*hitl.Absence, error) {
+	var a hitl.Absence
+	if err := sc.Scan(&a.Person, d.ScanTime(&a.From), d.ScanTime(&a.Until), &a.Delegate, &a.SetBy, d.ScanTime(&a.SetAt)); err != nil {
+		return nil, err
+	}
+	return &a, nil
 }
 
 // scanGroup reads GroupColumns.
