@@ -285,12 +285,16 @@ func alreadyVoted(inq *hitl.Inquiry, prev *hitl.Vote, b ballot) error {
 	msg := fmt.Sprintf("%s already %s inquiry %d at %s; a vote cannot be changed", wording.VoteBy(prev), word, inq.ID, at)
 	switch {
 	case prev.By == b.by && prev.OnBehalfOf == b.onBehalfOf:
-	case prev.Covers(b.by):
+	case prev.By == b.by:
 		msg = fmt.Sprintf("%s already %s inquiry %d at %s (%s); a delegate has one vote in it, their own or the one for whom they stand in for, not both",
 			b.by, word, inq.ID, at, asWhom(prev))
 	default:
+		whose := b.by
+		if b.onBehalfOf != "" && prev.Covers(b.onBehalfOf) {
+			whose = b.onBehalfOf
+		}
 		msg = fmt.Sprintf("%s's vote on inquiry %d is cast already: %s %s it at %s; a vote counts once, whether the person or their delegate casts it",
-			b.onBehalfOf, inq.ID, wording.VoteBy(prev), word, at)
+			whose, inq.ID, wording.VoteBy(prev), word, at)
 	}
 	return &hitl.Error{Code: hitl.EConflict, Inquiry: inq, Message: msg}
 }

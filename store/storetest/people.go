@@ -64,6 +64,38 @@ func testPeopleAndGroups(t *testing.T, s hitl.Store) {
 	}
 }
 
+// testAbsences: an absence is stored whole, a second one of the same person replaces it, the
+// list is by person, and deleting one twice is not found the second time.
+func testAbsences(t *testing.T, s hitl.Store) {
+	ctx := context.Background()
+	list, err := s.Absences(ctx)
+	must(t, err)
+	if len(list) != 0 {
+		t.Fatalf("absences of an empty store: %+v", list)
+	}
+	put := func(a *hitl.Absence) { must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.PutAbsence(a) })) }
+	put(&hitl.Absence{Person: "bob", From: base, Until: base.Add(3600e9), Delegate: "cy", SetBy: "root", SetAt: base})
+	put(&hitl.Absence{Person: "ada", From: base, Until: base.Add(3600e9), Delegate: "bob", SetBy: "ada", SetAt: base})
+	later := base.Add(60e9)
+	want := &hitl.Absence{Person: "ada", From: later, Until: later.Add(7200e9), Delegate: "cy", SetBy: "root", SetAt: later}
+	put(want)
+	list, err = s.Absences(ctx)
+	must(t, err)
+	if len(list) != 2 || list[0].Person != "ada" || list[1].Person != "bob" {
+		t.Fatalf("absences by person: %+v", list)
+	}
+	got := list[0]
+	if !got.From.Equal(want.From) || !got.Until.Equal(want.Until) || got.Delegate != "cy" || got.SetBy != "root" || !got.SetAt.Equal(later) {
+		t.Fatalf("after replace %+v, want %+v", got, want)
+	}
+	deleteOnce(t, s, func(tx hitl.Tx) error { return tx.DeleteAbsence("ada") })
+	list, err = s.Absences(ctx)
+	must(t, err)
+	if len(list) != 1 || list[0].Person != "bob" {
+		t.Fatalf("after delete: %+v", list)
+	}
+}
+
 func newNotification(n int, recipient, channel, address string, reason hitl.NotifyReason) *hitl.Delivery {
 	d := newDelivery(n, "", channel+":"+address)
 	d.Kind, d.Channel, d.Recipient, d.Address, d.Reason = hitl.DeliveryNotification, channel, recipient, address, reason

@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"OutboxCursor":            testOutboxCursor,
 		"BrokerBacklog":           testBrokerBacklog,
 		"PeopleAndGroups":         testPeopleAndGroups,
+		"Absences":                testAbsences,
 		"Notifications":           testNotifications,
 		"Identities":              testIdentities,
 		"Executions":              testExecutions,
