@@ -35,6 +35,28 @@ func (c *Client) DeletePerson(ctx context.Context, name string) error {
 	return err
 }
 
+// SetAbsence sets a person's absence (the person themself, or an admin): from req.From until
+// req.Until, req.Delegate answers in their place. It replaces the one they had.
+func (c *Client) SetAbsence(ctx context.Context, name string, req *hitl.AbsenceRequest) (*hitl.Absence, error) {
+	a := new(hitl.Absence)
+	_, err := c.do(ctx, http.MethodPut, absencePath(name), nil, req, a, c.RequestTimeout)
+	return a, err
+}
+
+// Absence returns a person's absence unless it has ended (the person themself, or an admin).
+func (c *Client) Absence(ctx context.Context, name string) (*hitl.Absence, error) {
+	a := new(hitl.Absence)
+	return a, c.get(ctx, absencePath(name), a)
+}
+
+// EndAbsence ends a person's absence now (the person themself, or an admin).
+func (c *Client) EndAbsence(ctx context.Context, name string) error {
+	_, err := c.do(ctx, http.MethodDelete, absencePath(name), nil, nil, nil, c.RequestTimeout)
+	return err
+}
+
+func absencePath(name string) string { return "/v1/people/" + url.PathEscape(name) + "/absence" }
+
 // PutGroup sets a group's shared contact points (admin), replacing what was there.
 func (c *Client) PutGroup(ctx context.Context, name string, req *hitl.GroupRequest) (*hitl.Group, error) {
 	g := new(hitl.Group)
