@@ -83,6 +83,13 @@ func standsInFor(inq *hitl.Inquiry, p *hitl.Principal) []string {
 // (the inbox marks such an inquiry "for alice").
 func StandsInFor(p *hitl.Principal, inq *hitl.Inquiry) []string { return standsInFor(inq, p) }
 
+// AnswersFor is whom p's answer to inq counts for when the answer names nobody: "" for p
+// themself, else the away assignee p stands in for (the inbox says so beside its form).
+func AnswersFor(p *hitl.Principal, inq *hitl.Inquiry) string {
+	name, _ := behalfOf(p, inq, "")
+	return name
+}
+
 // CanAnswer reports whether the principal's roles let it answer inquiries at all (responders
 // and admins); which ones, mayAnswer tells. The MCP servers offer the answering tools by it.
 func CanAnswer(p *hitl.Principal) bool { return p.IsAdmin() || p.Has(hitl.RoleResponder) }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/wording"
 )
 
@@ -30,7 +31,7 @@ type tab struct {
 func tabs(p *hitl.Principal) []*tab {
 	pending := hitl.InquiryFilter{Status: hitl.StatusPending}
 	mine := pending
-	mine.AssignedTo = p.Entries()
+	mine.AssignedTo = append(p.Entries(), p.ActsFor...) // and what they answer for someone away
 	return []*tab{
 		{Key: "mine", Label: "Assigned to me", filter: mine},
 		{Key: "pending", Label: "All pending", filter: pending},
@@ -84,6 +85,12 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 		}
 	}
 	selectable := h.selectable(v.Principal, items)
+	forWhom := map[int64]string{} // the inquiries the viewer answers for someone away
+	for _, inq := range items {
+		if name := engine.AnswersFor(v.Principal, inq); name != "" && inq.Status == hitl.StatusPending {
+			forWhom[inq.ID] = name
+		}
+	}
 	nextURL := ""
 	if next != "" {
 		nextURL = inboxURL(active, search, sort, next)
@@ -95,7 +102,8 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Section: "inbox", Stream: listStream, Seq: seq},
 		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
 			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != "",
-			"Approve": offersApproval(v.Principal, active) && len(selectable) > 0, "Selectable": selectable, "CSRF": v.CSRF})
+			"Approve": offersApproval(v.Principal, active) && len(selectable) > 0, "Selectable": selectable, "CSRF": v.CSRF,
+			"ForWhom": forWhom})
 }
 
 // listStream follows what changes the lists: inquiries asked and ended, and the changes of
@@ -130,6 +138,7 @@ type inquiryData struct {
 	Form    *answerForm // when the viewer may answer now
 	// Decline is where the viewer declines, when the agent let those who answer do so.
 	Decline *formTarget
+	ForWhom string // the away person the viewer's answer is for, "" for the viewer themself
 	Why     string // why the viewer may not answer a pending inquiry
 	Notice  string // what happened to the viewer's answer, when it did not count
 	Context *node
@@ -189,7 +198,7 @@ func (h *Handler) newInquiryData(p *hitl.Principal, inq *hitl.Inquiry, form *ans
 		if err := h.engine.MayAnswer(p, inq); err != nil {
 			d.Why = err.Error()
 		} else {
-			d.Form = form
+			d.Form, d.ForWhom = form, engine.AnswersFor(p, inq)
 		}
 		// Only a signed-in person declines: an answer-link page answers for one inquiry only.
 		if form != nil && form.Action == fmt.Sprintf("/inquiries/%d", inq.ID) && h.engine.MayDecline(p, inq) == nil {

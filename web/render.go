@@ -20,7 +20,7 @@ import (
 	"github.com/hitl-dev/hitl/schema"
 )
 
-var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats", "signin-failed", "moving"}
+var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats", "signin-failed", "moving", "away"}
 
 // parsePages parses each page with the frame and the shared parts, and the functions of funcs
 // and more (those that need the handler's engine); a broken template stops the server at

@@ -94,6 +94,9 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("POST /inquiries/approve", h.signedIn(h.approveSelected))
 	h.mux.HandleFunc("GET /sessions/{key}", h.signedIn(h.session))
 	h.mux.HandleFunc("GET /stats", h.signedIn(h.stats))
+	h.mux.HandleFunc("GET /away", h.signedIn(h.away))
+	h.mux.HandleFunc("POST /away", h.signedIn(h.setAway))
+	h.mux.HandleFunc("POST /away/end", h.signedIn(h.endAway))
 	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
 	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)
 	return h
