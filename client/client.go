@@ -228,7 +228,8 @@ func (c *Client) Respond(ctx context.Context, id int64, response json.RawMessage
 	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/respond", hitl.ResponseRequest{Response: response, Comment: comment}, inq)
 }
 
-// RespondFor answers an inquiry as the delegate of onBehalfOf, who is away (see SetAbsence).
+// RespondFor answers an inquiry as the delegate of onBehalfOf, who is away (see SetAbsence);
+// onBehalfOf "" is Respond.
 func (c *Client) RespondFor(ctx context.Context, id int64, onBehalfOf string, response json.RawMessage, comment string) (*hitl.Inquiry, error) {
 	inq := new(hitl.Inquiry)
 	return inq, c.post(ctx, "/v1/inquiries/"+strconv.FormatInt(id, 10)+"/respond", hitl.ResponseRequest{Response: response, Comment: comment, OnBehalfOf: onBehalfOf}, inq)

@@ -724,8 +724,8 @@ func fieldWords(f *schema.Field) string {
 
 func respondCmd() *cobra.Command {
 	var (
-		approve, reject        bool
-		comment, edit, session string
+		approve, reject                 bool
+		comment, edit, session, forWhom string
 	)
 	cmd := &cobra.Command{
 		Use:               "respond ID [JSON] | respond --session KEY --approve|--reject",
@@ -818,7 +818,7 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 					return err
 				}
 			}
-			inq, err := c.Respond(cmd.Context(), id, answer, comment)
+			inq, err := c.RespondFor(cmd.Context(), id, forWhom, answer, comment)
 			if err != nil {
 				return withFieldErrors(err)
 			}
@@ -842,6 +842,7 @@ line per inquiry says whether it was answered, and the exit status is 1 when any
 	cmd.Flags().StringVar(&edit, "edit", "", "a tool call: run it with these arguments instead (JSON, or @file)")
 	cmd.Flags().StringVar(&comment, "comment", "", "a comment to go with the answer")
 	cmd.Flags().StringVar(&session, "session", "", "answer every pending approval of this session assigned to you")
+	cmd.Flags().StringVar(&forWhom, "for", "", "answer for this person, who is away and whose delegate you are (default: yourself, or the away assignee you stand in for)")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,7 +83,83 @@ func peopleCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(set, ls, rm)
+	cmd.AddCommand(set, ls, rm, absenceCmd())
+	return cmd
+}
+
+// absenceCmd sets, shows and ends a person's absence: the person themself or an admin.
+func absenceCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "absence", Short: "A person away: who answers in their place, and until when (the person themself, or role: admin)"}
+	var from, until, delegate string
+	set := &cobra.Command{
+		Use:   "set NAME",
+		Short: "Set a person's absence, replacing theirs: the delegate answers what is assigned to them by name, and gets their messages",
+		Example: "  hitl people absence set alice --until 2027-01-04T09:00:00Z --delegate bob\n" +
+			"  hitl people absence set alice --from 2026-12-22T00:00:00Z --until 2027-01-04T09:00:00Z --delegate bob",
+		Args: exactArgs(1, "the name of the person who is away"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req := hitl.AbsenceRequest{From: time.Now().UTC(), Delegate: delegate}
+			var err error
+			if from != "" {
+				if req.From, err = time.Parse(time.RFC3339, from); err != nil {
+					return fmt.Errorf("--from %q is not a time like 2026-12-22T00:00:00Z", from)
+				}
+			}
+			if req.Until, err = time.Parse(time.RFC3339, until); err != nil {
+				return fmt.Errorf("--until %q is not a time like 2027-01-04T09:00:00Z", until)
+			}
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			a, err := c.SetAbsence(cmd.Context(), args[0], &req)
+			if err != nil {
+				return withFieldErrors(err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s is away from %s until %s; %s answers in their place.\n", a.Person,
+				a.From.Format(time.RFC3339), a.Until.Format(time.RFC3339), a.Delegate)
+			return nil
+		},
+	}
+	set.Flags().StringVar(&from, "from", "", "when the absence starts, like 2026-12-22T00:00:00Z (default: now)")
+	set.Flags().StringVar(&until, "until", "", "when it ends, like 2027-01-04T09:00:00Z (required)")
+	set.Flags().StringVar(&delegate, "delegate", "", "who answers in the person's place (required)")
+	set.MarkFlagRequired("until")
+	set.MarkFlagRequired("delegate")
+
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show a person's absence, unless it has ended",
+		Args:  exactArgs(1, "a person's name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			a, err := c.Absence(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printJSON(cmd.OutOrStdout(), a)
+		},
+	}
+	end := &cobra.Command{
+		Use:   "end NAME",
+		Short: "End a person's absence now: they answer for themself again",
+		Args:  exactArgs(1, "a person's name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			if err := c.EndAbsence(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s's absence ended.\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(set, show, end)
 	return cmd
 }
 

@@ -46,3 +46,34 @@ func TestPeopleAndGroupsCommands(t *testing.T) {
 		t.Fatalf("after rm: %+v", people)
 	}
 }
+
+func TestPeopleAbsenceCommands(t *testing.T) {
+	admin, _ := startServer(t)
+	ctx := context.Background()
+	if code, _, errOut := cli(t, "people", "absence", "set", "ada", "--until", "2099-01-01T00:00:00Z", "--delegate", "nobody"); code != exitError ||
+		!strings.Contains(errOut, "/delegate") || !strings.Contains(errOut, "nobody is not a person hitl knows") {
+		t.Fatalf("unknown delegate: %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "people", "absence", "set", "ada", "--until", "soon", "--delegate", "root"); code == 0 || !strings.Contains(errOut, "--until \"soon\" is not a time") {
+		t.Fatalf("bad --until: %d %q", code, errOut)
+	}
+	if _, err := admin.PutPerson(ctx, "bob", nil); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := cli(t, "people", "absence", "set", "ada", "--from", "2026-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z", "--delegate", "bob")
+	if code != 0 || !strings.Contains(errOut, "ada is away from 2026-01-01T00:00:00Z until 2099-01-01T00:00:00Z; bob answers in their place.") {
+		t.Fatalf("absence set: %d %q", code, errOut)
+	}
+	if a, err := admin.Absence(ctx, "ada"); err != nil || a.Delegate != "bob" {
+		t.Fatalf("stored %+v, %v", a, err)
+	}
+	if code, out, _ := cli(t, "people", "absence", "show", "ada"); code != 0 || !strings.Contains(out, `"delegate": "bob"`) {
+		t.Fatalf("absence show: %d %q", code, out)
+	}
+	if code, _, errOut := cli(t, "people", "absence", "end", "ada"); code != 0 || !strings.Contains(errOut, "ada's absence ended.") {
+		t.Fatalf("absence end: %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "people", "absence", "end", "ada"); code != exitError || !strings.Contains(errOut, "ada has no absence set") {
+		t.Fatalf("absence end twice: %d %q", code, errOut)
+	}
+}
