@@ -4039,6 +4039,249 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/people/{name}/absence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a person's absence (the person or an admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The absence, unless it has ended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Absence"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Neither the person themself nor an admin (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person has no absence that has not ended (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set a person's absence (the person or an admin)
+         * @description From from until until, delegate answers in the person's place: what is assigned to the person by name (not through a group), recorded as on_behalf_of, and the person's messages go to the delegate. A delegate away too hands on to their own delegate, at most 3 delegates down the chain. Replaces the person's absence. See docs/away.md.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AbsenceRequest"];
+                };
+            };
+            responses: {
+                /** @description The absence as stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Absence"];
+                    };
+                };
+                /** @description Malformed body, unknown field, or invalid field (code invalid): until not after from or passed, delegate missing, unknown or the person themself; errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Neither the person themself nor an admin (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The delegates would make a loop (conflict): the message names it, alice → bob → alice. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** End a person's absence now (the person or an admin) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Ended */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Neither the person themself nor an admin (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The person has no absence that has not ended (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/groups": {
         parameters: {
             query?: never;
@@ -8106,6 +8349,8 @@ export interface components {
             responded_by_id?: number;
             /** @description The relay (a key with the relay or admin role) that carried responded_by's answer, or the maker of the answer link it came through; absent when the person answered themselves or through a link the server sent them. Shown as "alice@example.com via ops-bot". */
             relayed_by?: string;
+            /** @description The away person responded_by answered for, as their delegate ("bob for alice"); absent when responded_by answered as themself. */
+            on_behalf_of?: string;
             quorum?: components["schemas"]["Quorum"];
             /** @description A chain of approvals; assigned_to is the current step's. */
             steps?: components["schemas"]["ApprovalStep"][];
@@ -8207,6 +8452,8 @@ export interface components {
             /** @description Any JSON that satisfies the inquiry, null included when the schema allows it; nested at most 64 deep, numbers as for context. An answer too large to check against its schema in about a second is refused (422). */
             response: unknown;
             comment?: string;
+            /** @description The away person the caller answers for as their delegate (see PUT /v1/people/{name}/absence). Left out: as the caller, or, when the inquiry is not assigned to the caller but to someone away whose delegate the caller is, for that person. */
+            on_behalf_of?: string;
         };
         Session: {
             key: string;
@@ -8408,6 +8655,8 @@ export interface components {
             channels: ("email" | "slack")[];
             /** Format: date-time */
             updated_at: string;
+            /** @description The person's absence that has not ended yet, when there is one. */
+            absence?: components["schemas"]["Absence"];
         };
         PersonRequest: {
             display_name?: string;
@@ -8619,6 +8868,8 @@ export interface components {
             /** @description The chain's step the vote was cast in. */
             step?: number;
             relayed_by?: string;
+            /** @description The away person the voter voted for, as their delegate: the vote counts once, for both. */
+            on_behalf_of?: string;
         };
         InquiryClaim: {
             by: string;
@@ -9026,6 +9277,36 @@ export interface components {
             agent_id: string;
             role: string;
             assigned_at: string;
+        };
+        Absence: {
+            person: string;
+            /**
+             * Format: date-time
+             * @description When the absence starts (included).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description When it ends (excluded).
+             */
+            until: string;
+            /** @description Who answers in the person's place. */
+            delegate: string;
+            /** @description Who set it: the person or an admin. */
+            set_by: string;
+            /** Format: date-time */
+            set_at: string;
+        };
+        AbsenceRequest: {
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description After from, and in the future.
+             */
+            until: string;
+            /** @description A principal hitl knows (a key or a person), not the person themself. */
+            delegate: string;
         };
     };
     responses: never;
