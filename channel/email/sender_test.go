@@ -240,6 +240,23 @@ func TestReminderOfAChoiceIsInTheThread(t *testing.T) {
 	}
 }
 
+// TestMessageToADelegateSaysForWhom: a message sent to alice's delegate says so, above what
+// the message is about; the resolved notice does not.
+func TestMessageToADelegateSaysForWhom(t *testing.T) {
+	w := newWorld(t)
+	inq := w.ask(t, &hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
+	m := email.Message{Inquiry: inq, To: email.Recipient{Address: "bob@example.com", Principal: "bob"}, Reason: email.ReasonReminder,
+		InboxURL: fmt.Sprintf("%s/inquiries/%d", w.srv.URL, inq.ID), OnBehalfOf: "alice"}
+	if _, err := w.send.Send(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	got := w.relay.Next(t)
+	want := "For alice, who is away: you are their delegate, and your answer counts as alice's. Reminder: this question still waits for an answer."
+	if !strings.Contains(got.Text, want) || !strings.Contains(got.HTML, "For alice, who is away") {
+		t.Errorf("the delegate's message does not say for whom:\n%s", got.Text)
+	}
+}
+
 // The dispatcher retries what may pass and stops at what will not.
 func TestSendErrorsSayWhetherToRetry(t *testing.T) {
 	w := newWorld(t)

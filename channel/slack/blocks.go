@@ -80,6 +80,14 @@ func fallbackText(inq *hitl.Inquiry, reason Reason) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// delegateLine says for whom a delegate is asked, "" when the message is the recipient's own.
+func delegateLine(onBehalfOf string) string {
+	if onBehalfOf == "" {
+		return ""
+	}
+	return fmt.Sprintf(":palm_tree: For *%s*, who is away: you are their delegate, and your answer counts as theirs.", escape(onBehalfOf))
+}
+
 // reasonLine is the first line of a reminder or an escalation.
 func reasonLine(reason Reason) string {
 	switch reason {

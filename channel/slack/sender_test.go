@@ -3,6 +3,7 @@ package slack_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -59,6 +60,22 @@ func TestSendThreadsAndUpdates(t *testing.T) {
 	// An inquiry whose first message never got through has nothing to update.
 	if _, err := send(hitl.ReasonResolved, "", &answered); err != nil || len(w.peer.Calls("chat.update")) != 2 {
 		t.Errorf("resolved without a message: %v, %d updates", err, len(w.peer.Calls("chat.update")))
+	}
+}
+
+// TestSendToADelegateSaysForWhom: a notification for alice sent to her delegate opens with a
+// line that says for whom.
+func TestSendToADelegateSaysForWhom(t *testing.T) {
+	w := newWorld(t)
+	inq := w.ask(&hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval})
+	if _, err := w.client.Send(context.Background(), &notify.Notification{Notification: hitl.Notification{
+		Channel: hitl.ChannelSlack, Reason: hitl.ReasonCreated, Recipient: "bob", OnBehalfOf: "alice", Address: "U0ADA", Inquiry: inq,
+		InboxURL: "https://hitl.example.com/inquiries/1"}}); err != nil {
+		t.Fatal(err)
+	}
+	blocks := w.peer.Calls("chat.postMessage")[0].Blocks(t)
+	if len(blocks) == 0 || blocks[0]["type"] != "context" || !strings.Contains(fmt.Sprint(blocks[0]), "For *alice*, who is away") {
+		t.Fatalf("the first block is %v", blocks[0])
 	}
 }
 

@@ -169,6 +169,8 @@ type Message struct {
 	Thread Ref
 	// InboxURL links to the inquiry's page; "" uses the client's PublicURL.
 	InboxURL string
+	// OnBehalfOf is the away person whose message this was: To is their delegate.
+	OnBehalfOf string
 }
 
 // Post sends the message and returns where it is, for Update and thread replies.
@@ -177,7 +179,11 @@ func (c *Client) Post(ctx context.Context, m Message) (Ref, error) {
 		return Ref{}, &DeliveryError{Method: "chat.postMessage", Permanent: true, Err: errors.New("no inquiry to post")}
 	}
 	channel := m.To
-	opts := messageOptions(fallbackText(m.Inquiry, m.Reason), inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL), full))
+	blocks := inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL), full)
+	if line := delegateLine(m.OnBehalfOf); line != "" {
+		blocks = append([]slackapi.Block{slackapi.NewContextBlock("", mrkdwn(line))}, blocks...)
+	}
+	opts := messageOptions(fallbackText(m.Inquiry, m.Reason), blocks)
 	if !m.Thread.IsZero() {
 		channel = m.Thread.Channel // a thread lives in the conversation of its first message
 		opts = append(opts, slackapi.MsgOptionTS(m.Thread.TS))
