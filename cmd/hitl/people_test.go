@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
+	"github.com/hitl-dev/hitl/internal/testserver"
 )
 
 func TestPeopleAndGroupsCommands(t *testing.T) {
@@ -57,7 +62,7 @@ func TestPeopleAbsenceCommands(t *testing.T) {
 	if code, _, errOut := cli(t, "people", "absence", "set", "ada", "--until", "soon", "--delegate", "root"); code == 0 || !strings.Contains(errOut, "--until \"soon\" is not a time") {
 		t.Fatalf("bad --until: %d %q", code, errOut)
 	}
-	if _, err := admin.PutPerson(ctx, "bob", nil); err != nil {
+	if _, err := admin.PutPerson(ctx, "bob", &hitl.PersonRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut := cli(t, "people", "absence", "set", "ada", "--from", "2026-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z", "--delegate", "bob")
@@ -70,6 +75,26 @@ func TestPeopleAbsenceCommands(t *testing.T) {
 	if code, out, _ := cli(t, "people", "absence", "show", "ada"); code != 0 || !strings.Contains(out, `"delegate": "bob"`) {
 		t.Fatalf("absence show: %d %q", code, out)
 	}
+	// bob answers as ada's delegate: --for ada on an inquiry assigned to both records it for her.
+	bob, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bob", Roles: []string{hitl.RoleResponder}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inq, _, err := admin.CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "ship?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ada", "bob"}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HITL_TOKEN", bob.Token)
+	if code, _, errOut := cli(t, "respond", strconv.FormatInt(inq.ID, 10), "--approve", "--for", "cy"); code != exitError || !strings.Contains(errOut, "cy is not away with bob as delegate") {
+		t.Fatalf("respond --for cy: %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "respond", strconv.FormatInt(inq.ID, 10), "--approve", "--for", "ada"); code != 0 {
+		t.Fatalf("respond --for ada: %d %q", code, errOut)
+	}
+	if got, err := admin.Inquiry(ctx, inq.ID); err != nil || got.OnBehalfOf == nil || *got.OnBehalfOf != "ada" || *got.RespondedBy != "bob" {
+		t.Fatalf("answered %+v, %v", got, err)
+	}
+	t.Setenv("HITL_TOKEN", testserver.AdminToken)
 	if code, _, errOut := cli(t, "people", "absence", "end", "ada"); code != 0 || !strings.Contains(errOut, "ada's absence ended.") {
 		t.Fatalf("absence end: %d %q", code, errOut)
 	}
