@@ -282,7 +282,7 @@ func alreadyVoted(inq *hitl.Inquiry, prev *hitl.Vote, b ballot) error {
 		word = "approved"
 	}
 	at := prev.At.Format(time.RFC3339)
-	msg := fmt.Sprintf("%s already %s inquiry %d at %s; a vote cannot be changed", wording.VoteBy(prev), word, inq.ID, at)
+	msg := fmt.Sprintf("%s already %s inquiry %d at %s; a vote cannot be changed", prev.By, word, inq.ID, at)
 	switch {
 	case prev.By == b.by && prev.OnBehalfOf == b.onBehalfOf:
 	case prev.By == b.by:
