@@ -62,7 +62,7 @@ func TestDelegateAnswersOnlyDuringTheAbsence(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, _, err := e.Inquiries(ctx, bob, hitl.InquiryFilter{Status: hitl.StatusPending})
-	if err != nil || len(list) != 1 || list[0].ID != before.ID || !equal(engine.StandsInFor(bob, list[0]), "alice") {
+	if err != nil || len(list) != 1 || list[0].ID != before.ID || engine.AnswersFor(bob, list[0]) != "alice" {
 		t.Fatalf("bob's list while alice is away: %v, %v", list, err)
 	}
 	out, err := e.Respond(ctx, responder("bob"), before.ID, approve(true, "fine"))
@@ -76,6 +76,12 @@ func TestDelegateAnswersOnlyDuringTheAbsence(t *testing.T) {
 	var logged hitl.Inquiry
 	if err := json.Unmarshal(evs[0].Data, &logged); err != nil || evs[0].Actor != "bob for alice" || logged.OnBehalfOf == nil || *logged.OnBehalfOf != "alice" {
 		t.Fatalf("event by %q with %s", evs[0].Actor, evs[0].Data)
+	}
+
+	// The stored answer is the one its events tell: the audit's check of the state agrees.
+	engine.ReverifyAudit(e)
+	if _, err := e.AuditHead(ctx, admin); err != nil {
+		t.Fatalf("the audit after bob answered for alice: %v", err)
 	}
 
 	c.Advance(24 * time.Hour) // alice is back
@@ -307,7 +313,7 @@ func TestMessagesGoToTheStandIn(t *testing.T) {
 	}
 	// bob's link answers as bob, for alice, while she is away; after the period it no longer works.
 	who, _, err := e.OpenAnswerLink(ctx, link)
-	if err != nil || who.Name != "bob" || !equal(engine.StandsInFor(who, during), "alice") {
+	if err != nil || who.Name != "bob" || engine.AnswersFor(who, during) != "alice" {
 		t.Fatalf("bob's link opens as %+v, %v", who, err)
 	}
 	c.Advance(2 * time.Hour)

@@ -79,10 +79,6 @@ func standsInFor(inq *hitl.Inquiry, p *hitl.Principal) []string {
 	return out
 }
 
-// StandsInFor lists the away people whose delegate p is and to whom inq is assigned by name
-// (the inbox marks such an inquiry "for alice").
-func StandsInFor(p *hitl.Principal, inq *hitl.Inquiry) []string { return standsInFor(inq, p) }
-
 // AnswersFor is whom p's answer to inq counts for when the answer names nobody: "" for p
 // themself, else the away assignee p stands in for (the inbox says so beside its form).
 func AnswersFor(p *hitl.Principal, inq *hitl.Inquiry) string {

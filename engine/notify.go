@@ -88,7 +88,8 @@ type routing struct {
 	away     delegations
 }
 
-// loadRouting reads the people, groups and members when this server has channels to reach them.
+// loadRouting reads the people, groups, members and absences when this server has channels to
+// reach them.
 func (e *Engine) loadRouting(ctx context.Context, chats []*hitl.ChatWebhook) (*routing, error) {
 	r := &routing{people: map[string]*hitl.Person{}, groups: map[string]*hitl.Group{}, members: map[string][]string{}, chats: chats}
 	if len(e.notify.Channels) == 0 {

@@ -376,7 +376,7 @@ func differences(stored []byte, err error, want any, ev *hitl.Event, words map[s
 // the others go by their name.
 var (
 	inquiryWords = map[string]string{"status": "status", "response": "answer", "responded_by": "responder",
-		"responded_by_id": "responder's identity", "relayed_by": "relay", "responded_at": "time of the answer", "comment": "comment",
+		"responded_by_id": "responder's identity", "relayed_by": "relay", "on_behalf_of": "away person answered for", "responded_at": "time of the answer", "comment": "comment",
 		"cancel_reason": "reason for the cancellation", "declined_by": "person who declined", "votes": "votes", "assigned_to": "assignees", "timeout_at": "deadline",
 		"prompt": "prompt", "context": "context", "tool_result": "tool result", "claim": "claim", "created_at": "time of creation",
 		"updated_at": "time of the last change", "resumed_at": "time the agent resumed", "fallback_applied": "use of the fallback",

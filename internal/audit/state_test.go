@@ -64,6 +64,12 @@ func TestCompareInquiry(t *testing.T) {
 			inq.RelayedBy = &relay
 			return inq
 		}(), ev, `inquiry 12: the stored relay is "bot" but its events say none (event 345)`},
+		{"an away person the event has not", func() *hitl.Inquiry {
+			inq := answered(`"no"`)
+			away := "carol"
+			inq.OnBehalfOf = &away
+			return inq
+		}(), ev, `inquiry 12: the stored away person answered for is "carol" but its events say none (event 345)`},
 		{"an event that is not an inquiry", answered(`"no"`), &hitl.Event{Seq: 345, Type: "inquiry.odd", Data: json.RawMessage(`[1]`)},
 			"inquiry 12: its newest event (345, inquiry.odd) does not carry it"},
 	} {
