@@ -302,19 +302,24 @@ func TestMessagesGoToTheStandIn(t *testing.T) {
 	wantMessages(t, st, before, "created email alice@example.com")
 	wantMessages(t, st, during, "created email bob@example.com", "reminder email bob@example.com")
 	ds, _, _ := st.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: during.ID, Page: hitl.Page{Limit: 10}})
-	var link string
+	var link, reply string
 	for _, d := range ds {
 		var n hitl.Notification
 		must(t, json.Unmarshal(d.Payload, &n))
-		if n.Recipient != "bob" || n.OnBehalfOf != "alice" || n.AnswerToken == "" {
+		if n.Recipient != "bob" || n.OnBehalfOf != "alice" || n.AnswerToken == "" || n.ReplyToken == "" {
 			t.Fatalf("%s to %s for %q", d.Reason, n.Recipient, n.OnBehalfOf)
 		}
-		link = n.AnswerToken
+		link, reply = n.AnswerToken, n.ReplyToken
 	}
-	// bob's link answers as bob, for alice, while she is away; after the period it no longer works.
+	// bob's link, and a reply to his email, answer as bob, for alice, while she is away; after
+	// the period the link no longer works.
 	who, _, err := e.OpenAnswerLink(ctx, link)
 	if err != nil || who.Name != "bob" || engine.AnswersFor(who, during) != "alice" {
 		t.Fatalf("bob's link opens as %+v, %v", who, err)
+	}
+	who, _, _, err = e.OpenReply(ctx, reply, "bob@example.com")
+	if err != nil || who.Name != "bob" || engine.AnswersFor(who, during) != "alice" {
+		t.Fatalf("bob's reply opens as %+v, %v", who, err)
 	}
 	c.Advance(2 * time.Hour)
 	if _, _, err := e.OpenAnswerLink(ctx, link); hitl.ErrorCode(err) != hitl.EUnauthorized || !strings.Contains(err.Error(), "no longer works") {
