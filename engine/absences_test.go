@@ -65,6 +65,13 @@ func TestDelegateAnswersOnlyDuringTheAbsence(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].ID != before.ID || engine.AnswersFor(bob, list[0]) != "alice" {
 		t.Fatalf("bob's list while alice is away: %v, %v", list, err)
 	}
+	// Who clicks in Slack is made as a key's holder is: bob, standing in for alice.
+	if _, err := e.PutPerson(ctx, admin, "bob", &hitl.PersonRequest{SlackUserID: "U0BOB"}); err != nil {
+		t.Fatal(err)
+	}
+	if clicked, err := e.PrincipalBySlackUser(ctx, "U0BOB"); err != nil || engine.AnswersFor(clicked, before) != "alice" {
+		t.Fatalf("bob in Slack: %+v, %v", clicked, err)
+	}
 	out, err := e.Respond(ctx, responder("bob"), before.ID, approve(true, "fine"))
 	if err != nil {
 		t.Fatal(err)
