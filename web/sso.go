@@ -311,12 +311,27 @@ func tokenProblem(err error, cfg SSOConfig) string {
 // person reads the person from the claims, or says in words which claim is missing or wrong.
 func (s *sso) person(claims map[string]any) (engine.SSOSignIn, string) {
 	var in engine.SSOSignIn
-	name, ok := claims[s.cfg.NameClaim].(string)
+	raw, present := claims[s.cfg.NameClaim]
+	name, ok := raw.(string)
 	if !ok || strings.TrimSpace(name) == "" {
-		return in, fmt.Sprintf("The identity provider did not say who you are: its answer has no %q claim, which names people in hitl. An administrator adds that claim to hitl's client at the provider, or chooses another with --oidc-name-claim.", s.cfg.NameClaim)
+		what := "has no %q claim"
+		if present {
+			what = "has a %q claim that is no name (not text, or empty)"
+		}
+		return in, fmt.Sprintf("The identity provider did not say who you are: its answer "+what+", which names people in hitl. An administrator adds that claim to hitl's client at the provider, or chooses another with --oidc-name-claim.", s.cfg.NameClaim)
+	}
+	// An address the provider has not verified is one the person typed in: anyone could type
+	// another's. It names nobody (it would take over that person's inquiries and sign-in key)
+	// and receives no notifications. A provider that never says (Entra ID) is taken at its word.
+	email, _ := claims["email"].(string)
+	if v := claims["email_verified"]; v == false || v == "false" {
+		if s.cfg.NameClaim == "email" {
+			return in, fmt.Sprintf("The identity provider has not verified your email address %s, which names you in hitl, so hitl cannot sign you in with it. Confirm the address at the provider (it sends a link), then sign in again.", email)
+		}
+		email = ""
 	}
 	in.Name = name
-	in.Email, _ = claims["email"].(string)
+	in.Email = email
 	in.DisplayName, _ = claims["name"].(string)
 	switch g := claims[s.cfg.GroupsClaim].(type) {
 	case string:

@@ -275,6 +275,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 		{"a wrong nonce", oidcpeer.Misbehaviour{Nonce: "a-nonce-of-another-sign-in"}, 401, "its nonce is not the one this sign-in sent"},
 		{"a refusal by the provider", oidcpeer.Misbehaviour{Refuse: "access_denied"}, 401, "The identity provider refused the sign-in (access_denied)"},
 		{"a person without the name claim", oidcpeer.Misbehaviour{Omit: []string{"email"}}, 403, `no "email" claim`},
+		{"a name from an email the provider has not verified", oidcpeer.Misbehaviour{UnverifiedEmail: true}, 403, "has not verified your email address ann@example.com"},
 	}
 	for _, c := range misbehaving {
 		t.Run(c.name, func(t *testing.T) {
@@ -432,5 +433,20 @@ func TestTokenSignInTurnedOff(t *testing.T) {
 	}
 	if b.get("/").status == http.StatusOK && strings.Contains(b.get("/").body, "Signed in as") {
 		t.Fatal("the token signed in")
+	}
+}
+
+// An email address the provider has not verified is one anyone could have typed: named by it,
+// someone would become the person who owns it (above, refused); named by another claim, the
+// person signs in, and notifications do not go to that address.
+func TestSingleSignOnUnverifiedEmailIsNoAddress(t *testing.T) {
+	idp := startIdP(t, "")
+	s := ssoServer(t, idp, func(c *server.Config) { c.SSO.NameClaim = "preferred_username" })
+	idp.Misbehave(oidcpeer.Misbehaviour{UnverifiedEmail: true})
+	ctx := s.signedIn(t, "ann")
+	waitText(t, ctx, ".who", "ann")
+	person, err := s.srv.Admin.Person(context.Background(), "ann")
+	if err != nil || person.DisplayName != "Ann Lee" || person.Email != "" {
+		t.Fatalf("the person: %+v, %v", person, err)
 	}
 }

@@ -55,6 +55,9 @@ type Misbehaviour struct {
 	// UserinfoOnly are claims left out of ID tokens but given by userinfo, as some providers
 	// keep profile claims for it.
 	UserinfoOnly []string
+	// UnverifiedEmail says email_verified false, as providers do for an address the person
+	// typed in and never confirmed.
+	UnverifiedEmail bool
 }
 
 // Provider is one running provider.
@@ -407,6 +410,9 @@ func (p *Provider) claims(g grant) map[string]any {
 		c["groups"] = append([]string{}, u.Groups...)
 	}
 	p.mu.Lock()
+	if _, has := c["email"]; has && p.misbe.UnverifiedEmail {
+		c["email_verified"] = false
+	}
 	for _, k := range p.misbe.Omit {
 		delete(c, k)
 	}
