@@ -208,13 +208,19 @@ func (h *Handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 		h.ssoProblem(w, r, http.StatusUnauthorized, msg+".")
 		return
 	}
+	code := q.Get("code")
+	if code == "" {
+		// Not worth the provider's time, nor a page that blames an expired code.
+		h.ssoProblem(w, r, http.StatusBadRequest, "The identity provider's return carries no code, so this sign-in cannot be finished. Sign in again.")
+		return
+	}
 	p, err := h.sso.discover(r.Context())
 	if err != nil {
 		h.providerDown(w, r, err)
 		return
 	}
 	ctx := h.sso.context(r.Context())
-	tok, err := h.sso.oauth(p, h.ssoRedirect(r)).Exchange(ctx, q.Get("code"), oauth2.VerifierOption(flow.Verifier))
+	tok, err := h.sso.oauth(p, h.ssoRedirect(r)).Exchange(ctx, code, oauth2.VerifierOption(flow.Verifier))
 	var refused *oauth2.RetrieveError
 	switch {
 	case errors.As(err, &refused):

@@ -66,4 +66,21 @@ func TestSingleSignOnStartAndStrayReturns(t *testing.T) {
 			t.Fatalf("a refused return set a session: %s", c)
 		}
 	}
+
+	// The right browser with the right state but no code (or an empty one first among
+	// repeated ones): refused in words, without asking the provider to exchange nothing.
+	for _, more := range []string{"", "&code=&code=stolen"} {
+		start := b.get("/login/oidc")
+		loc, err := url.Parse(start.header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := b.get("/login/oidc/callback?state=" + url.QueryEscape(loc.Query().Get("state")) + more)
+		if r.status != http.StatusBadRequest || !strings.Contains(r.body, "carries no code") {
+			t.Fatalf("a return without a code (%q): %d %s", more, r.status, r.body)
+		}
+		if b.get("/").status != http.StatusSeeOther {
+			t.Fatalf("a return without a code signed the browser in")
+		}
+	}
 }
