@@ -436,17 +436,67 @@ func TestTokenSignInTurnedOff(t *testing.T) {
 	}
 }
 
-// An email address the provider has not verified is one anyone could have typed: named by it,
-// someone would become the person who owns it (above, refused); named by another claim, the
-// person signs in, and notifications do not go to that address.
-func TestSingleSignOnUnverifiedEmailIsNoAddress(t *testing.T) {
+// Named by preferred_username: an email address the provider has not verified (one anyone
+// could have typed) is not taken as the person's; a name an agent's key holds, or one that is
+// no hitl name, signs nobody in and says why.
+func TestSingleSignOnByUsername(t *testing.T) {
 	idp := startIdP(t, "")
 	s := ssoServer(t, idp, func(c *server.Config) { c.SSO.NameClaim = "preferred_username" })
-	idp.Misbehave(oidcpeer.Misbehaviour{UnverifiedEmail: true})
-	ctx := s.signedIn(t, "ann")
-	waitText(t, ctx, ".who", "ann")
-	person, err := s.srv.Admin.Person(context.Background(), "ann")
-	if err != nil || person.DisplayName != "Ann Lee" || person.Email != "" {
-		t.Fatalf("the person: %+v, %v", person, err)
+
+	t.Run("an unverified email is no address", func(t *testing.T) {
+		idp.Misbehave(oidcpeer.Misbehaviour{UnverifiedEmail: true})
+		t.Cleanup(func() { idp.Misbehave(oidcpeer.Misbehaviour{}) })
+		ctx := s.signedIn(t, "ann")
+		waitText(t, ctx, ".who", "ann")
+		person, err := s.srv.Admin.Person(context.Background(), "ann")
+		if err != nil || person.DisplayName != "Ann Lee" || person.Email != "" {
+			t.Fatalf("the person: %+v, %v", person, err)
+		}
+	})
+
+	refused := []struct {
+		name   string
+		user   oidcpeer.User
+		status int64
+		want   string
+	}{
+		{"the name of an agent's key", oidcpeer.User{Subject: "impostor", PreferredUsername: "deploy-bot", Groups: []string{"ops"}}, 409, "deploy-bot already has an API key"},
+		{"no name hitl can use", oidcpeer.User{Subject: "spaced", PreferredUsername: "Sp Aced\nadmin", Groups: []string{"ops"}}, 400, "not a name hitl can use"},
+	}
+	counts := func(t *testing.T) (keys, people int) {
+		t.Helper()
+		k, err := s.srv.Admin.Keys(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := s.srv.Admin.People(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(k), len(p)
+	}
+	for _, c := range refused {
+		t.Run(c.name, func(t *testing.T) {
+			keysBefore, peopleBefore := counts(t)
+			idp.SetUser(c.user)
+			ctx := newBrowser(t)
+			toProvider(t, ctx, s.srv.URL+"/login")
+			if status := atProvider(t, ctx, c.user.Subject); status != c.status {
+				t.Errorf("status %d, want %d", status, c.status)
+			}
+			do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#sso-problem")))
+			if got := text(t, ctx, "#sso-problem"); !strings.Contains(got, c.want) {
+				t.Fatalf("the page says %q, want %q in it", got, c.want)
+			}
+			if keys, people := counts(t); keys != keysBefore || people != peopleBefore {
+				t.Errorf("a refused sign-in changed the keys (%d, were %d) or people (%d, were %d)", keys, keysBefore, people, peopleBefore)
+			}
+			if bot := s.keysOf(t, "deploy-bot"); len(bot) != 1 || bot[0].RevokedAt != nil {
+				t.Errorf("the agent's key after a refused sign-in: %+v", bot)
+			}
+			if sessionCookie(t, ctx, s.srv.URL) != "" {
+				t.Error("a refused sign-in left an inbox session cookie")
+			}
+		})
 	}
 }
