@@ -223,6 +223,11 @@ func (h *Handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	tok, err := h.sso.oauth(p, h.ssoRedirect(r)).Exchange(ctx, code, oauth2.VerifierOption(flow.Verifier))
 	var refused *oauth2.RetrieveError
 	switch {
+	case errors.As(err, &refused) && refused.ErrorCode == "invalid_client":
+		// hitl's own settings are wrong: no sign-in can work, whatever the person does.
+		h.log.Error("the identity provider does not accept hitl's client id and secret", "client_id", h.sso.cfg.ClientID, "err", err)
+		h.ssoProblem(w, r, http.StatusBadGateway, "The identity provider does not accept hitl's client id and secret (invalid_client), so nobody can sign in with it. An administrator checks --oidc-client-id and --oidc-client-secret against the provider's client for hitl.")
+		return
 	case errors.As(err, &refused):
 		h.log.Info("the identity provider refused a sign-in code", "err", err)
 		h.ssoProblem(w, r, http.StatusUnauthorized, "The identity provider did not accept this sign-in's code: it has expired or was already used ("+refused.ErrorCode+"). Sign in again.")

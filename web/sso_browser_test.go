@@ -354,6 +354,22 @@ func TestSingleSignOnFailures(t *testing.T) {
 
 }
 
+// A client secret the provider does not accept is hitl's settings' fault, and the page says so
+// instead of blaming the person's code.
+func TestSingleSignOnWithAWrongClientSecret(t *testing.T) {
+	s := ssoServer(t, startIdP(t, ""), func(c *server.Config) { c.SSO.ClientSecret = "not-" + ssoClientSecret })
+	ctx := newBrowser(t)
+	toProvider(t, ctx, s.srv.URL+"/login")
+	if status := atProvider(t, ctx, "ann"); status != http.StatusBadGateway {
+		t.Errorf("status %d", status)
+	}
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#sso-problem")))
+	if got := text(t, ctx, "#sso-problem"); !strings.Contains(got, "does not accept hitl's client id and secret") || strings.Contains(got, "expired") {
+		t.Fatalf("the page says %q", got)
+	}
+	s.nothingCreated(t, ctx, "ann@example.com")
+}
+
 // cookiesOf are the browser's cookies for a URL, HttpOnly ones too.
 func cookiesOf(t *testing.T, ctx context.Context, u string) []*network.Cookie {
 	t.Helper()
