@@ -81,6 +81,10 @@ var sessionKeyPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
 // namePattern is what principal and group names may be: no spaces, no "group:" confusion.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,200}$`)
 
+// IsGroupName tells whether g can name a group, for settings checked before the engine runs
+// (the single sign-on's admin group).
+func IsGroupName(g string) bool { return namePattern.MatchString(g) }
+
 // problems collects every problem of one input, so the caller can fix them all at once.
 type problems []hitl.FieldError
 

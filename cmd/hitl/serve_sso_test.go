@@ -22,6 +22,8 @@ func TestServeChecksSingleSignOnSettings(t *testing.T) {
 		{[]string{"HITL_INBOX_TOKEN_LOGIN", "maybe"}, nil, `HITL_INBOX_TOKEN_LOGIN="maybe"`},
 		{nil, nil, "--oidc-client-id, --oidc-client-secret and --oidc-admin-group need --oidc-issuer"},
 		{[]string{"HITL_OIDC_ISSUER", "https://login.example.com"}, nil, "--oidc-issuer needs --oidc-client-id"},
+		{[]string{"HITL_OIDC_ISSUER", "https://login.example.com"}, []string{"--oidc-client-id", "hitl", "--oidc-admin-group", "/hitl-admins"},
+			`--oidc-admin-group "/hitl-admins" is no hitl group name`},
 	} {
 		if c.env != nil {
 			t.Setenv(c.env[0], c.env[1])

@@ -728,5 +728,9 @@ func (c *Config) checkSSO() []error {
 	if s.ClientID == "" {
 		errs = append(errs, errors.New("--oidc-issuer needs --oidc-client-id (HITL_OIDC_CLIENT_ID): hitl's client at the provider"))
 	}
+	if s.AdminGroup != "" && !engine.IsGroupName(s.AdminGroup) {
+		// Sign-in leaves out groups that are no group names, so nobody would ever be its member.
+		errs = append(errs, fmt.Errorf("--oidc-admin-group %q is no hitl group name (letters, digits, . _ @ -), so nobody signing in could be an admin; give the group's name without a path (Keycloak: turn off \"Full group path\")", s.AdminGroup))
+	}
 	return errs
 }
