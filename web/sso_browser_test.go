@@ -252,17 +252,32 @@ func TestSingleSignOnInABrowser(t *testing.T) {
 	})
 }
 
+// ssoProblemSays waits for the page of a failed sign-in and checks it says want.
+func ssoProblemSays(t *testing.T, ctx context.Context, want string) {
+	t.Helper()
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#sso-problem")))
+	if got := text(t, ctx, "#sso-problem"); !strings.Contains(got, want) {
+		t.Fatalf("the page says %q, want %q in it", got, want)
+	}
+}
+
+// refused signs user in through the provider in a new browser, expecting the sign-in to end on
+// a page with status that says want; it returns the browser.
+func (s *ssoSetup) refused(t *testing.T, user string, status int64, want string) context.Context {
+	t.Helper()
+	ctx := newBrowser(t)
+	toProvider(t, ctx, s.srv.URL+"/login")
+	if got := atProvider(t, ctx, user); got != status {
+		t.Errorf("status %d, want %d", got, status)
+	}
+	ssoProblemSays(t, ctx, want)
+	return ctx
+}
+
 // Each way a sign-in can go wrong shows why, with the status it stands for, and signs nobody in.
 func TestSingleSignOnFailures(t *testing.T) {
 	idp := startIdP(t, "")
 	s := ssoServer(t, idp, nil)
-	problem := func(t *testing.T, ctx context.Context, want string) {
-		t.Helper()
-		do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#sso-problem")))
-		if got := text(t, ctx, "#sso-problem"); !strings.Contains(got, want) {
-			t.Fatalf("the page says %q, want %q in it", got, want)
-		}
-	}
 	misbehaving := []struct {
 		name   string
 		m      oidcpeer.Misbehaviour
@@ -281,12 +296,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			idp.Misbehave(c.m)
 			t.Cleanup(func() { idp.Misbehave(oidcpeer.Misbehaviour{}) })
-			ctx := newBrowser(t)
-			toProvider(t, ctx, s.srv.URL+"/login")
-			if status := atProvider(t, ctx, "ann"); status != c.status {
-				t.Errorf("status %d, want %d", status, c.status)
-			}
-			problem(t, ctx, c.want)
+			ctx := s.refused(t, "ann", c.status, c.want)
 			s.nothingCreated(t, ctx, "ann@example.com")
 		})
 	}
@@ -303,19 +313,14 @@ func TestSingleSignOnFailures(t *testing.T) {
 		if resp.Status != http.StatusBadRequest {
 			t.Errorf("status %d", resp.Status)
 		}
-		problem(t, ctx, "its state does not match")
+		ssoProblemSays(t, ctx, "its state does not match")
 		s.nothingCreated(t, ctx, "ann@example.com")
 	})
 
 	t.Run("an expired code", func(t *testing.T) {
 		idp.SetCodeLifetime(0)
 		t.Cleanup(func() { idp.SetCodeLifetime(60e9) })
-		ctx := newBrowser(t)
-		toProvider(t, ctx, s.srv.URL+"/login")
-		if status := atProvider(t, ctx, "ann"); status != http.StatusUnauthorized {
-			t.Errorf("status %d", status)
-		}
-		problem(t, ctx, "has expired or was already used")
+		ctx := s.refused(t, "ann", http.StatusUnauthorized, "has expired or was already used")
 		s.nothingCreated(t, ctx, "ann@example.com")
 	})
 
@@ -343,7 +348,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 		if resp.Status != http.StatusUnauthorized {
 			t.Errorf("status %d", resp.Status)
 		}
-		problem(t, ctx, "has expired or was already used")
+		ssoProblemSays(t, ctx, "has expired or was already used")
 		if s.idp.Redeemed() != redeemed {
 			t.Errorf("the provider exchanged the code twice")
 		}
@@ -358,15 +363,7 @@ func TestSingleSignOnFailures(t *testing.T) {
 // instead of blaming the person's code.
 func TestSingleSignOnWithAWrongClientSecret(t *testing.T) {
 	s := ssoServer(t, startIdP(t, ""), func(c *server.Config) { c.SSO.ClientSecret = "not-" + ssoClientSecret })
-	ctx := newBrowser(t)
-	toProvider(t, ctx, s.srv.URL+"/login")
-	if status := atProvider(t, ctx, "ann"); status != http.StatusBadGateway {
-		t.Errorf("status %d", status)
-	}
-	do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#sso-problem")))
-	if got := text(t, ctx, "#sso-problem"); !strings.Contains(got, "does not accept hitl's client id and secret") || strings.Contains(got, "expired") {
-		t.Fatalf("the page says %q", got)
-	}
+	ctx := s.refused(t, "ann", http.StatusBadGateway, "does not accept hitl's client id and secret")
 	s.nothingCreated(t, ctx, "ann@example.com")
 }
 
@@ -470,14 +467,13 @@ func TestSingleSignOnByUsername(t *testing.T) {
 		}
 	})
 
-	refused := []struct {
-		name   string
+	refused := map[string]struct {
 		user   oidcpeer.User
 		status int64
 		want   string
 	}{
-		{"the name of an agent's key", oidcpeer.User{Subject: "impostor", PreferredUsername: "deploy-bot", Groups: []string{"ops"}}, 409, "deploy-bot already has an API key"},
-		{"no name hitl can use", oidcpeer.User{Subject: "spaced", PreferredUsername: "Sp Aced\nadmin", Groups: []string{"ops"}}, 400, "not a name hitl can use"},
+		"the name of an agent's key": {oidcpeer.User{Subject: "impostor", PreferredUsername: "deploy-bot", Groups: []string{"ops"}}, 409, "deploy-bot already has an API key"},
+		"no name hitl can use":       {oidcpeer.User{Subject: "spaced", PreferredUsername: "Sp Aced\nadmin", Groups: []string{"ops"}}, 400, "not a name hitl can use"},
 	}
 	counts := func(t *testing.T) (keys, people int) {
 		t.Helper()
@@ -491,19 +487,11 @@ func TestSingleSignOnByUsername(t *testing.T) {
 		}
 		return len(k), len(p)
 	}
-	for _, c := range refused {
-		t.Run(c.name, func(t *testing.T) {
+	for name, c := range refused {
+		t.Run(name, func(t *testing.T) {
 			keysBefore, peopleBefore := counts(t)
 			idp.SetUser(c.user)
-			ctx := newBrowser(t)
-			toProvider(t, ctx, s.srv.URL+"/login")
-			if status := atProvider(t, ctx, c.user.Subject); status != c.status {
-				t.Errorf("status %d, want %d", status, c.status)
-			}
-			do(t, ctx, chromedp.WaitVisible(chromedp.CSS("#sso-problem")))
-			if got := text(t, ctx, "#sso-problem"); !strings.Contains(got, c.want) {
-				t.Fatalf("the page says %q, want %q in it", got, c.want)
-			}
+			ctx := s.refused(t, c.user.Subject, c.status, c.want)
 			if keys, people := counts(t); keys != keysBefore || people != peopleBefore {
 				t.Errorf("a refused sign-in changed the keys (%d, were %d) or people (%d, were %d)", keys, keysBefore, people, peopleBefore)
 			}
