@@ -473,6 +473,7 @@ func TestSingleSignOnByUsername(t *testing.T) {
 		want   string
 	}{
 		"the name of an agent's key": {oidcpeer.User{Subject: "impostor", PreferredUsername: "deploy-bot", Groups: []string{"ops"}}, 409, "deploy-bot already has an API key"},
+		"an empty name":              {oidcpeer.User{Subject: "blank", Groups: []string{"ops"}}, 403, `has a "preferred_username" claim that is no name`},
 		"no name hitl can use":       {oidcpeer.User{Subject: "spaced", PreferredUsername: "Sp Aced\nadmin", Groups: []string{"ops"}}, 400, "not a name hitl can use"},
 	}
 	counts := func(t *testing.T) (keys, people int) {
