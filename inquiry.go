@@ -30,7 +30,8 @@ type Inquiry struct {
 	CreatedBy   string   `json:"created_by"`
 	AssignedTo  []string `json:"assigned_to"`
 	ChannelHint string   `json:"channel_hint"`
-	// Notify narrows the channels that notifications about the inquiry go by (email, slack);
+	// Notify narrows the channels that notifications about the inquiry go by (email, slack,
+	// webpush);
 	// empty: every channel its recipients have.
 	Notify         []string        `json:"notify,omitempty"`
 	Confidence     *float64        `json:"confidence"`

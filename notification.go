@@ -64,6 +64,10 @@ type Notification struct {
 	AnswerToken   string     `json:"answer_token,omitempty"`
 	AnswerURL     string     `json:"answer_url,omitempty"`
 	AnswerExpires *time.Time `json:"answer_expires,omitempty"`
+	// ActionToken answers a plain approval from a web push notification's Approve and Reject
+	// buttons, once, for this person on this device (web push to a person only); the device's
+	// service worker posts it to PublicURL + "/push/action".
+	ActionToken string `json:"action_token,omitempty"`
 	// ReplyToken lets a person answer an email by replying to reply+TOKEN@ the mail domain
 	// (email to a person only); the reply server opens it with the engine's OpenReply.
 	ReplyToken string `json:"reply_token,omitempty"`

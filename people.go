@@ -25,6 +25,10 @@ const (
 // reached by, in the order a person's messages are made.
 var PersonChannels = []string{ChannelEmail, ChannelSlack}
 
+// NotifyChannels are the channels an inquiry's notify may narrow its notifications to: a
+// person's, and their devices (ChannelWebPush).
+var NotifyChannels = []string{ChannelEmail, ChannelSlack, ChannelWebPush}
+
 // Person is where one principal is reached.
 type Person struct {
 	Name        string `json:"name"`

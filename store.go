@@ -114,6 +114,12 @@ type Store interface {
 	// PushConfigs lists the push configs of those inquiries, by inquiry then oldest first.
 	PushConfigs(ctx context.Context, inquiryIDs []int64) ([]*PushConfig, error)
 
+	// WebPushSubscriptions lists the devices of those people (nil: of everyone), by person then
+	// oldest first.
+	WebPushSubscriptions(ctx context.Context, people []string) ([]*PushSubscription, error)
+	// WebPushSubscription returns the device of an endpoint (ENotFound).
+	WebPushSubscription(ctx context.Context, endpoint string) (*PushSubscription, error)
+
 	// Template returns one template (ENotFound); Templates lists them by name.
 	Template(ctx context.Context, name string) (*Template, error)
 	Templates(ctx context.Context) ([]*Template, error)
@@ -263,6 +269,14 @@ type Tx interface {
 	PutPushConfig(c *PushConfig) error
 	// DeletePushConfig removes an inquiry's push config (ENotFound).
 	DeletePushConfig(inquiryID int64, id string) error
+	// PutWebPushSubscription stores a device, replacing the one of the same endpoint (whoever
+	// it was of: a browser has one subscription per endpoint).
+	PutWebPushSubscription(s *PushSubscription) error
+	// DeleteWebPushSubscription removes the device of an endpoint (ENotFound).
+	DeleteWebPushSubscription(endpoint string) error
+	// UseWebPushAction records that the single-use action token id was used, and forgets the
+	// uses of tokens expired at now; EConflict when id was used already.
+	UseWebPushAction(id string, expires, now time.Time) error
 	// PutTemplate stores a template, replacing the one of the same name, and reports whether
 	// none was there. A replaced template keeps its CreatedAt, which PutTemplate sets in t.
 	PutTemplate(t *Template) (created bool, err error)

@@ -151,6 +151,8 @@ type Engine struct {
 	callbackSecret string
 	// linkSecret signs answer links; every node reads the same one from the store.
 	linkSecret string
+	// vapid is the VAPID key pair that signs web pushes (engine/webpush.go); from the store.
+	vapid struct{ private, public string }
 	// secretKey: see Options.SecretKey.
 	secretKey *secretbox.Key
 	source    string

@@ -58,10 +58,29 @@ func (e *Engine) signLink(prefix, payload string) string {
 }
 
 // linkToken signs an answer link's claims.
-func (e *Engine) linkToken(c linkClaims) string {
-	claims, _ := json.Marshal(c)
-	payload := base64.RawURLEncoding.EncodeToString(claims)
-	return linkPrefix + payload + "." + e.signLink(linkPrefix, payload)
+func (e *Engine) linkToken(c linkClaims) string { return e.signedToken(linkPrefix, c) }
+
+// signedToken is a token of the link secret: prefix (its kind and version, which the
+// signature covers), the claims as base64url JSON, a dot and the signature.
+func (e *Engine) signedToken(prefix string, claims any) string {
+	raw, _ := json.Marshal(claims)
+	payload := base64.RawURLEncoding.EncodeToString(raw)
+	return prefix + payload + "." + e.signLink(prefix, payload)
+}
+
+// openToken reads the claims of a token signedToken made with prefix into claims; false when
+// the token is not one (another prefix, too long, altered, signed elsewhere, not JSON).
+func (e *Engine) openToken(prefix, token string, claims any) bool {
+	rest, ok := strings.CutPrefix(token, prefix)
+	if !ok || len(token) > maxLinkToken {
+		return false
+	}
+	payload, sig, ok := strings.Cut(rest, ".")
+	if !ok || !hmac.Equal([]byte(sig), []byte(e.signLink(prefix, payload))) {
+		return false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	return err == nil && json.Unmarshal(raw, claims) == nil
 }
 
 // CreateAnswerLink signs a link for one person to answer one pending inquiry. A link answers in
@@ -143,7 +162,11 @@ func (e *Engine) CreateAnswerLink(ctx context.Context, p *hitl.Principal, id int
 // still be a person hitl knows who may answer (recordedPerson), and the link's maker must still
 // be allowed to relay.
 func (e *Engine) linkHolder(ctx context.Context, c *linkClaims) (*hitl.Principal, error) {
-	if c.Address != "" {
+	if c.Channel == hitl.ChannelWebPush {
+		if err := e.devicesHolder(ctx, c); err != nil {
+			return nil, err
+		}
+	} else if c.Address != "" {
 		person, err := e.store.Person(ctx, c.For)
 		if hitl.ErrorCode(err) == hitl.ENotFound {
 			return nil, forbidden("%s is no longer among hitl's people, so what was sent to them no longer answers", c.For)
@@ -219,17 +242,8 @@ func (e *Engine) readLink(ctx context.Context, token string) (*linkClaims, error
 	if strings.HasPrefix(token, legacyLinkPrefix) {
 		prefix = legacyLinkPrefix
 	}
-	rest, ok := strings.CutPrefix(token, prefix)
-	if !ok || len(token) > maxLinkToken {
-		return nil, invalid
-	}
-	payload, sig, ok := strings.Cut(rest, ".")
-	if !ok || !hmac.Equal([]byte(sig), []byte(e.signLink(prefix, payload))) {
-		return nil, invalid
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
 	var c linkClaims
-	if err != nil || json.Unmarshal(raw, &c) != nil || c.Inquiry <= 0 || c.For == "" {
+	if !e.openToken(prefix, token, &c) || c.Inquiry <= 0 || c.For == "" {
 		return nil, invalid
 	}
 	if prefix == linkPrefix {

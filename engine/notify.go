@@ -19,9 +19,11 @@ import (
 // and, beside webhook deliveries, makes one notification per recipient and channel:
 //
 //   - inquiry.created: a named assignee → that person's channels (those listed, else every
-//     channel the person has an address for); group:X → the group's own contact points when it
+//     channel the person has an address for), and each device on which they turned on web
+//     push notifications (engine/webpush.go); group:X → the group's own contact points when it
 //     has some by the channels allowed, else each member's (members: the principals whose
-//     keys carry group X); an unassigned inquiry → the server's default destinations.
+//     keys carry group X), and each member's devices; an unassigned inquiry → the server's
+//     default destinations, and the devices of everyone who answers.
 //     The inquiry narrows the channels with notify and with channel_hint ("email", "slack").
 //   - inquiry.reminded → the same recipients, reason reminder (with its number).
 //   - inquiry.escalated → the assignees the escalation added, reason escalation.
@@ -38,7 +40,7 @@ import (
 
 // NotifyOptions say how this server reaches people.
 type NotifyOptions struct {
-	// Channels are those this server has a sender for (email, slack). Chat webhooks are
+	// Channels are those this server has a sender for (email, slack, webpush). Chat webhooks are
 	// always available.
 	Channels []string
 	// Defaults are where the notifications of unassigned inquiries go.
@@ -86,14 +88,40 @@ type routing struct {
 	// (its time, so that reading the log again routes it the same way).
 	absences []*hitl.Absence
 	away     delegations
+	// devices are the people's web push subscriptions, by person; answerers those of them
+	// whose keys let them answer (the responder or admin role), who hear of unassigned inquiries.
+	devices   map[string][]*hitl.PushSubscription
+	answerers []string
 }
 
 // loadRouting reads the people, groups, members and absences when this server has channels to
 // reach them.
 func (e *Engine) loadRouting(ctx context.Context, chats []*hitl.ChatWebhook) (*routing, error) {
-	r := &routing{people: map[string]*hitl.Person{}, groups: map[string]*hitl.Group{}, members: map[string][]string{}, chats: chats}
+	r := &routing{people: map[string]*hitl.Person{}, groups: map[string]*hitl.Group{}, members: map[string][]string{}, chats: chats,
+		devices: map[string][]*hitl.PushSubscription{}}
 	if len(e.notify.Channels) == 0 {
 		return r, nil
+	}
+	if slices.Contains(e.notify.Channels, hitl.ChannelWebPush) {
+		devices, err := e.store.WebPushSubscriptions(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range devices {
+			r.devices[d.Person] = append(r.devices[d.Person], d)
+		}
+		if len(devices) > 0 {
+			keys, err := e.store.Keys(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range keys {
+				if k.RevokedAt == nil && r.devices[k.Name] != nil && CanAnswer(&hitl.Principal{Roles: k.Roles}) && !slices.Contains(r.answerers, k.Name) {
+					r.answerers = append(r.answerers, k.Name)
+				}
+			}
+			slices.Sort(r.answerers)
+		}
 	}
 	people, err := e.store.People(ctx)
 	if err != nil {
@@ -146,10 +174,26 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 			add(recipient{name: p.Name, display: display, channel: c, address: p.Address(c), linkFor: p.Name, onBehalfOf: onBehalfOf})
 		}
 	}
+	// A person's devices are theirs whether or not people lists them: turning on
+	// notifications in the inbox is their choice of the channel.
+	reachDevices := func(name, onBehalfOf string) {
+		display := name
+		if p := r.people[name]; p != nil {
+			display = cmp.Or(p.DisplayName, p.Name)
+		}
+		for _, d := range r.devices[name] {
+			add(recipient{name: name, display: display, channel: hitl.ChannelWebPush, address: d.Endpoint, linkFor: name, onBehalfOf: onBehalfOf})
+		}
+	}
 	addPerson := func(name string) {
-		if standIn := r.people[r.away.standIn(name)]; standIn != nil {
-			reach(standIn, name)
-			return
+		if s := r.away.standIn(name); s != "" {
+			reachDevices(s, name) // the stand-in's phones, not the away person's
+			if standIn := r.people[s]; standIn != nil {
+				reach(standIn, name)
+				return
+			}
+		} else {
+			reachDevices(name, "")
 		}
 		if p := r.people[name]; p != nil {
 			reach(p, "")
@@ -158,6 +202,13 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 	if len(assignees) == 0 {
 		for _, d := range e.notify.Defaults {
 			add(recipient{name: hitl.RecipientDefault, channel: d.Channel, address: d.Address})
+		}
+		// Anyone who answers may answer it: each of them who turned on notifications hears of
+		// it on their devices (not the one who asked: nobody answers their own question).
+		for _, name := range r.answerers {
+			if name != inq.CreatedBy {
+				reachDevices(name, "")
+			}
 		}
 	}
 	for _, a := range assignees {
@@ -169,11 +220,15 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		if g := r.groups[name]; g != nil && (allowed(hitl.ChannelEmail) && g.Email != "" || allowed(hitl.ChannelSlack) && g.SlackChannel != "") {
 			add(recipient{name: a, display: a, channel: hitl.ChannelEmail, address: g.Email})
 			add(recipient{name: a, display: a, channel: hitl.ChannelSlack, address: g.SlackChannel})
+			for _, m := range r.members[name] {
+				reachDevices(m, "") // a phone is its person's: the group's room does not stand for it
+			}
 			continue
 		}
 		for _, m := range r.members[name] {
+			reachDevices(m, "") // a group's inquiries are not delegated: its other members answer them
 			if p := r.people[m]; p != nil {
-				reach(p, "") // a group's inquiries are not delegated: its other members answer them
+				reach(p, "")
 			}
 		}
 	}
@@ -292,6 +347,11 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 		n.AnswerURL, n.AnswerExpires = base+"/a/"+n.AnswerToken, &exp
 		if rc.channel == hitl.ChannelEmail {
 			n.ReplyToken = e.ReplyToken(inq.ID, rc.linkFor)
+		}
+		if rc.channel == hitl.ChannelWebPush && inq.IsPlainApproval() {
+			n.ActionToken = e.pushActionToken(actionClaims{
+				linkClaims: linkClaims{Inquiry: inq.ID, For: rc.linkFor, Channel: rc.channel, Address: rc.address, Expires: exp.Unix()},
+				Nonce:      notificationID(inq.ID, rc, reason, nth)})
 		}
 	}
 	body, err := json.Marshal(n)

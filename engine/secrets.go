@@ -16,7 +16,7 @@ import (
 // given; the engine seals before it writes and opens after it reads.
 
 // secretSettings are the settings that hold secrets: all of them, today.
-var secretSettings = []string{"callback_secret", "link_secret", "audit_key"}
+var secretSettings = []string{"callback_secret", "link_secret", "audit_key", vapidSetting}
 
 // secretKeySetting records which key the stored secrets are under (secretbox.Key.ID), so
 // that a server still running on the old key after `hitl secrets rotate` writes no secret
@@ -82,6 +82,7 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 	var (
 		sealed         int
 		callback, link = e.callbackSecret, ""
+		vapid          string
 		auditKey       = e.audit.key
 	)
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
@@ -100,6 +101,9 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 		if link, err = e.setting(tx, "link_secret", outbound.NewSecret()); err != nil { // any random secret will do
 			return err
 		}
+		if vapid, err = e.setting(tx, vapidSetting, newVAPIDKey()); err != nil {
+			return err
+		}
 		if auditKey == nil {
 			auditKey, err = e.storedAuditKey(tx)
 		}
@@ -108,7 +112,12 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	public, err := vapidPublic(vapid)
+	if err != nil {
+		return err
+	}
 	e.callbackSecret, e.linkSecret, e.audit.key = callback, link, auditKey
+	e.vapid.private, e.vapid.public = vapid, public
 	if sealed > 0 {
 		e.log.Info("secrets stored in plaintext are now encrypted with HITL_SECRET_KEY", "secrets", sealed)
 	}

@@ -232,8 +232,8 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	for i, c := range req.Notify {
 		path := fmt.Sprintf("/notify/%d", i)
 		switch {
-		case !slices.Contains(hitl.PersonChannels, c):
-			bad.add(path, "%q is not a channel; notify lists any of %s", c, strings.Join(hitl.PersonChannels, ", "))
+		case !slices.Contains(hitl.NotifyChannels, c):
+			bad.add(path, "%q is not a channel; notify lists any of %s", c, strings.Join(hitl.NotifyChannels, ", "))
 		case slices.Contains(req.Notify[:i], c):
 			bad.add(path, "%q is listed twice", c)
 		}

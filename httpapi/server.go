@@ -126,6 +126,9 @@ func (s *Server) ownRoutes() []httpwire.Route {
 		{Method: "GET", Path: "/v1/keys", Query: noQuery, Handle: s.listKeys},
 		{Method: "DELETE", Path: "/v1/keys/{id}", Handle: s.revokeKey},
 		{Method: "GET", Path: "/v1/me", Handle: s.me},
+		{Method: "POST", Path: "/v1/me/push-subscriptions", Query: noQuery, Handle: s.subscribePush},
+		{Method: "DELETE", Path: "/v1/me/push-subscriptions", Query: []string{"endpoint"}, Handle: s.unsubscribePush},
+		{Method: "GET", Path: "/v1/push/vapid-public-key", Query: noQuery, Handle: s.vapidPublicKey},
 
 		{Method: "POST", Path: "/v1/inquiries", Handle: s.createInquiry},
 		{Method: "GET", Path: "/v1/inquiries", Query: inquiryQuery, Handle: s.listInquiries},

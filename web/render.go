@@ -86,6 +86,7 @@ var funcs = template.FuncMap{
 	"took":          took,
 	"rowName":       rowName,
 	"mayStats":      mayStats,
+	"canAnswer":     func(v *viewer) bool { return v != nil && engine.CanAnswer(v.Principal) },
 	"map":           pairs,
 }
 

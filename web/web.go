@@ -99,13 +99,14 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("POST /away/end", h.signedIn(h.endAway))
 	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
 	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)
+	h.mountPhone()
 	return h
 }
 
 // ServeHTTP adds to every page the security headers and the recovery from a panic.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
-	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	hd.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
 	hd.Set("Referrer-Policy", "no-referrer") // answer links carry their token in the path
@@ -206,6 +207,8 @@ type viewer struct {
 	*hitl.Principal
 	CSRF    string
 	session string
+	// PushKey is the server's VAPID public key, which the page subscribes this device with.
+	PushKey string
 }
 
 // signedIn runs a page for the principal of the session cookie; without a valid one, a GET
@@ -230,7 +233,7 @@ func (h *Handler) signedIn(next page) http.HandlerFunc {
 			h.errorPage(w, r, nil, http.StatusUnauthorized, "Your session has ended. Sign in again; what you entered was not saved.")
 			return
 		}
-		v := &viewer{Principal: p, CSRF: csrfToken(session), session: session}
+		v := &viewer{Principal: p, CSRF: csrfToken(session), session: session, PushKey: h.engine.VAPIDPublicKey()}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
 				h.errorPage(w, r, v, formStatus(err), formProblem(err))

@@ -123,7 +123,7 @@ on this machine work with no set-up.`,
 	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
 	f.IntVar(&cfg.NovaMaxAnswerBytes, "nova-max-answer-bytes", env.int("HITL_NOVA_MAX_ANSWER_BYTES", engine.DefaultNovaAnswerBytes), "largest answer Nova's POST /api/interactions/{id}/answer takes, in bytes of JSON; a larger one gets 413 (HITL_NOVA_MAX_ANSWER_BYTES)")
 	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session, and its answer, is posted as the async agent questions protocol's question_pending and question_answered (HITL_AGENT_QUESTION_CALLBACK_URL)")
-	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks and callbacks reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")
+	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks, callbacks and web push endpoints reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")
 	f.IntVar(&w.Concurrency, "webhook-concurrency", env.int("HITL_WEBHOOK_CONCURRENCY", notify.DefaultConcurrency), "webhook and callback attempts in flight (HITL_WEBHOOK_CONCURRENCY)")
 	f.IntVar(&w.PerTarget, "webhook-per-target", env.int("HITL_WEBHOOK_PER_TARGET", notify.DefaultPerTarget), "attempts in flight to one webhook or callback host, so a slow one holds no more (HITL_WEBHOOK_PER_TARGET)")
 	durationVar(f, &w.AttemptTimeout, "webhook-timeout", env.duration("HITL_WEBHOOK_TIMEOUT", notify.DefaultAttemptTimeout), "how long one delivery attempt may take (HITL_WEBHOOK_TIMEOUT)")

@@ -81,7 +81,7 @@ func TestStartSaysWhichChannelsAreOn(t *testing.T) {
 	go func() { done <- srv.Serve(sctx) }()
 	cancel()
 	must(t, <-done)
-	want := `msg="reaching people by the inbox, chat webhooks; off: email (set --smtp-url), Slack (set --slack-bot-token)"`
+	want := `msg="reaching people by the inbox, chat webhooks, phones (web push, once a person turns it on); off: email (set --smtp-url), Slack (set --slack-bot-token)"`
 	if !strings.Contains(log.String(), want) {
 		t.Fatalf("the start's log does not say which channels are on (%s):\n%s", want, log.String())
 	}

@@ -28,6 +28,7 @@ import (
 	natsbroker "github.com/hitl-dev/hitl/broker/nats"
 	"github.com/hitl-dev/hitl/channel/chatwebhook"
 	"github.com/hitl-dev/hitl/channel/slack"
+	"github.com/hitl-dev/hitl/channel/webpush"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/audit"
@@ -447,6 +448,8 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 			log.Warn("a default notification destination goes unused: this server has no "+d.Channel+" configuration", "destination", d.Channel+":"+d.Address)
 		}
 	}
+	// Every server reaches people's devices by web push: a person turns it on in the inbox.
+	channels = append(channels, hitl.ChannelWebPush)
 	auditKey, _ := audit.ParseKey(cfg.AuditKey)       // checked by Validate; none given: nil, the key kept in the store
 	secretKey, _ := secretbox.ParseKey(cfg.SecretKey) // checked by Validate; none given: nil
 	eng = engine.New(st, engine.Options{Clock: cfg.Clock, Logger: log, Metrics: m, AllowPrivateURLs: cfg.Webhooks.AllowPrivate,
@@ -510,7 +513,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 // logChannels says at start how this server reaches people, and how to turn on a channel that
 // is off.
 func logChannels(log *slog.Logger, on []string) {
-	reach := []string{"the inbox", "chat webhooks"}
+	reach := []string{"the inbox", "chat webhooks", "phones (web push, once a person turns it on)"}
 	var off []string
 	for _, c := range []struct{ channel, name, flag string }{
 		{hitl.ChannelEmail, "email", "--smtp-url"},
@@ -664,11 +667,22 @@ func (s *Server) dispatcher(publishers map[string]notify.Publisher) *notify.Disp
 	}
 	senders[hitl.ChannelChatWebhook] = chatwebhook.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)),
 		s.engine.ChatWebhookURL)
+	senders[hitl.ChannelWebPush] = webpush.New(notify.NewClient(w.AllowPrivate, cmp.Or(w.AttemptTimeout, notify.DefaultAttemptTimeout)),
+		s.engine, s.vapidSubscriber())
 	return notify.NewDispatcher(s.store, s.engine.DeliveriesReady(), notify.DispatchOptions{
 		Concurrency: w.Concurrency, PerTarget: w.PerTarget, AttemptTimeout: w.AttemptTimeout, RetryBase: w.RetryBase, RetryMax: w.RetryMax, RetryFor: w.RetryFor,
 		AllowPrivate: w.AllowPrivate, CallbackSecret: s.engine.CallbackSigningSecret(), WebhookSecret: s.engine.WebhookSigningSecret, Logger: s.log, Senders: senders, Publishers: publishers,
 		Delivered: s.engine.CallbackDelivered, Now: s.cfg.Clock.Now, // the engine's clock: deliveries it makes are due by that clock
 		Tracer: s.tracer})
+}
+
+// vapidSubscriber is the contact the VAPID claims of web pushes name: the server's public
+// https:// URL, else an address at its host, for a push service to write to.
+func (s *Server) vapidSubscriber() string {
+	if strings.HasPrefix(s.cfg.PublicURL, "https://") {
+		return s.cfg.PublicURL
+	}
+	return "hitl@localhost"
 }
 
 // names are the brokers configured, for the engine to make their deliveries.

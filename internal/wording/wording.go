@@ -201,3 +201,15 @@ func ordinal(n int) string {
 	}
 	return strconv.Itoa(n) + suffix
 }
+
+// Outcome says how an inquiry ended, as a notification that replaces the question says it:
+// "answered by alice", "timed out", "cancelled"; "" while it is pending.
+func Outcome(inq *hitl.Inquiry) string {
+	switch {
+	case inq.Status == hitl.StatusResponded && inq.RespondedBy != nil:
+		return "answered by " + AnsweredBy(inq)
+	case inq.Status.Final():
+		return Status(inq.Status)
+	}
+	return ""
+}

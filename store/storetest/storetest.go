@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"AssigneeLoads":           testAssigneeLoads,
 		"Templates":               testTemplates,
 		"PushConfigs":             testPushConfigs,
+		"WebPush":                 testWebPush,
 		"AuditChain":              testAuditChain,
 		"Retention":               testRetention,
 		"StoredSecrets":           testStoredSecrets,

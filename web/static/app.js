@@ -4,6 +4,58 @@
 (function () {
   'use strict';
 
+  // The installed app: the service worker keeps the shell for when the server cannot be
+  // reached, and shows notifications. "Turn on notifications" subscribes this device with the
+  // server's VAPID key and gives the server the subscription; "Turn off" forgets it.
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(function () {});
+    var toggle = document.getElementById('push-toggle');
+    if (toggle && 'PushManager' in window && 'Notification' in window) setUpPush(toggle);
+  }
+  function keyBytes(b64) {
+    var s = (b64 + '='.repeat((4 - b64.length % 4) % 4)).replace(/-/g, '+').replace(/_/g, '/');
+    var raw = atob(s), out = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+    return out;
+  }
+  function post(path, fields) {
+    return fetch(path, { method: 'POST', credentials: 'same-origin', body: new URLSearchParams(fields) }).then(function (res) {
+      if (!res.ok) return res.json().catch(function () { return {}; }).then(function (p) { throw new Error(p.detail || 'the server refused (' + res.status + ')'); });
+      return res;
+    });
+  }
+  function setUpPush(toggle) {
+    var csrf = toggle.dataset.csrf;
+    function show(on, note) {
+      toggle.hidden = false;
+      toggle.dataset.on = on ? 'true' : 'false';
+      toggle.textContent = on ? 'Turn off notifications' : 'Turn on notifications';
+      if (note) toggle.title = note;
+    }
+    navigator.serviceWorker.ready.then(function (reg) {
+      return reg.pushManager.getSubscription();
+    }).then(function (sub) { show(!!sub); }, function () { show(false); });
+    toggle.addEventListener('click', function () {
+      toggle.disabled = true;
+      navigator.serviceWorker.ready.then(function (reg) {
+        return reg.pushManager.getSubscription().then(function (sub) {
+          if (toggle.dataset.on === 'true' && sub) {
+            return post('/push/unsubscribe', { csrf: csrf, endpoint: sub.endpoint }).then(function () { return sub.unsubscribe(); }).then(function () { show(false, 'Notifications are off on this device'); });
+          }
+          return Notification.requestPermission().then(function (perm) {
+            if (perm !== 'granted') throw new Error('notifications are blocked for this site in the browser');
+            return sub || reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(toggle.dataset.key) });
+          }).then(function (s) {
+            return post('/push/subscriptions', { csrf: csrf, subscription: JSON.stringify(s.toJSON()) });
+          }).then(function () { show(true, 'Notifications are on on this device'); });
+        });
+      }).catch(function (err) {
+        show(toggle.dataset.on === 'true', 'Notifications could not be changed: ' + err.message);
+        alert('Notifications could not be changed: ' + err.message);
+      }).then(function () { toggle.disabled = false; });
+    });
+  }
+
   // Countdowns: every <time data-deadline> says how long is left, each second.
   function left(ms) {
     if (ms <= 0) return 'due now';
@@ -191,6 +243,17 @@
       if (showChanges(fieldset) && edit) edit.checked = true;
     });
   });
+
+  // A page that is open when the device goes offline says so (pages opened meanwhile are the
+  // worker's offline page); back online, the live updates catch up by themselves.
+  var note = document.getElementById('live');
+  if (note) {
+    window.addEventListener('offline', function () {
+      note.hidden = false;
+      note.textContent = 'Offline: the server cannot be reached';
+      note.dataset.state = 'offline';
+    });
+  }
 
   // Live updates.
   var body = document.body;

@@ -8203,6 +8203,280 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/push/vapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The server's VAPID public key (web push)
+         * @description The key a browser subscribes with (PushManager.subscribe's applicationServerKey): the uncompressed P-256 point, base64url. The server makes its VAPID key pair once and keeps it in the database, encrypted like the other stored secrets; every node signs with it. Any authenticated principal may read it. Not to be confused with A2A's push notification configs. See docs/phone.md.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description VAPID public key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VAPIDPublicKey"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn on web push notifications on a device
+         * @description Takes the browser's PushSubscription as its toJSON() gives it and stores it for the caller (who must be one who answers: responder or admin). Each new inquiry the caller may answer, each reminder and escalation then reaches the device through the outbox, once per device, encrypted for it (RFC 8291) and signed with the server's VAPID key (RFC 8292); a device its push service no longer knows (404, 410) is removed. The endpoint gets the same guard as a webhook's URL (global addresses only, unless the server allows private ones with --webhook-allow-private). The same endpoint again replaces the device: 200 when nothing but its time changed, 201 otherwise. See docs/phone.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PushSubscriptionRequest"];
+                };
+            };
+            responses: {
+                /** @description Already stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PushSubscription"];
+                    };
+                };
+                /** @description Stored */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PushSubscription"];
+                    };
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not allowed (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The caller has the most devices one may have (conflict). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The subscription is well-formed JSON but not one a browser makes (invalid_response): an endpoint that is not an https URL or that the address guard refuses, keys that are not base64url or of the wrong length, an expirationTime in the past. errors lists every problem with its JSON path. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Turn off web push notifications on a device
+         * @description Forgets the caller's device at endpoint, given as ?endpoint= or in the body {"endpoint": "..."}. Its action tokens stop answering.
+         */
+        delete: {
+            parameters: {
+                query?: {
+                    /** @description The subscription's endpoint (else in the body). */
+                    endpoint?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        endpoint?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Forgotten */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The caller has no device at that endpoint (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8336,8 +8610,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description Narrows the channels that notifications about the inquiry go by; empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
-            notify?: ("email" | "slack")[];
+            /** @description Narrows the channels that notifications about the inquiry go by (webpush: the devices on which people turned on notifications); empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
+            notify?: ("email" | "slack" | "webpush")[];
             /** @description The workflow execution that asked (set by POST /api/v1/executions/{execution_id}/result, or given on create); absent when none. */
             execution?: string;
             /**
@@ -8423,8 +8697,8 @@ export interface components {
             exclusive?: boolean;
             /** @description Lets a person who may answer decline instead (POST /v1/inquiries/{id}/decline, Nova's POST /api/interactions/{id}/cancel, the inbox's Decline button): the inquiry is cancelled and its session fails with their reason. Default true: leave it out to let them; false keeps the inquiry to answers. */
             cancellable_by_responder?: boolean;
-            /** @description Narrows the channels that notifications about the inquiry go by; empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
-            notify?: ("email" | "slack")[];
+            /** @description Narrows the channels that notifications about the inquiry go by (webpush: the devices on which people turned on notifications); empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
+            notify?: ("email" | "slack" | "webpush")[];
             /** @description Remind the recipients at this interval while the inquiry is pending (event inquiry.reminded): at least 1m, at most 30 days. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
             remind_every?: string;
             /** @description After this long without an answer, add escalate_to as assignees (event inquiry.escalated); before the deadline, if there is one. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
@@ -8918,8 +9192,8 @@ export interface components {
             exclusive?: boolean;
             /** @description Lets a person who may answer decline instead (POST /v1/inquiries/{id}/decline, Nova's POST /api/interactions/{id}/cancel, the inbox's Decline button): the inquiry is cancelled and its session fails with their reason. Default true: leave it out to let them; false keeps the inquiry to answers. */
             cancellable_by_responder?: boolean;
-            /** @description Narrows the channels that notifications about the inquiry go by; empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
-            notify?: ("email" | "slack")[];
+            /** @description Narrows the channels that notifications about the inquiry go by (webpush: the devices on which people turned on notifications); empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
+            notify?: ("email" | "slack" | "webpush")[];
             /** @description Remind the recipients at this interval while the inquiry is pending (event inquiry.reminded): at least 1m, at most 30 days. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
             remind_every?: string;
             /** @description After this long without an answer, add escalate_to as assignees (event inquiry.escalated); before the deadline, if there is one. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
@@ -8979,8 +9253,8 @@ export interface components {
             exclusive?: boolean;
             /** @description Lets a person who may answer decline instead (POST /v1/inquiries/{id}/decline, Nova's POST /api/interactions/{id}/cancel, the inbox's Decline button): the inquiry is cancelled and its session fails with their reason. Default true: leave it out to let them; false keeps the inquiry to answers. */
             cancellable_by_responder?: boolean;
-            /** @description Narrows the channels that notifications about the inquiry go by; empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
-            notify?: ("email" | "slack")[];
+            /** @description Narrows the channels that notifications about the inquiry go by (webpush: the devices on which people turned on notifications); empty: every channel its recipients have. channel_hint "email" or "slack" narrows too. */
+            notify?: ("email" | "slack" | "webpush")[];
             /** @description Remind the recipients at this interval while the inquiry is pending (event inquiry.reminded): at least 1m, at most 30 days. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
             remind_every?: string;
             /** @description After this long without an answer, add escalate_to as assignees (event inquiry.escalated); before the deadline, if there is one. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
@@ -9307,6 +9581,34 @@ export interface components {
             until: string;
             /** @description A principal hitl knows (a key or a person), not the person themself. */
             delegate: string;
+        };
+        VAPIDPublicKey: {
+            /** @description Uncompressed P-256 public key, base64url without padding. */
+            public_key: string;
+        };
+        /** @description The browser's PushSubscription.toJSON(). */
+        PushSubscriptionRequest: {
+            /** @description The push service's URL for this device. */
+            endpoint: string;
+            /** @description Milliseconds since 1970 when the subscription ends, or null. */
+            expirationTime?: number | null;
+            keys: {
+                /** @description The device's P-256 public key (65 bytes), base64url. */
+                p256dh: string;
+                /** @description The device's authentication secret (16 bytes), base64url. */
+                auth: string;
+            };
+        };
+        PushSubscription: {
+            endpoint: string;
+            /** @description Whose device it is. */
+            person: string;
+            p256dh: string;
+            auth: string;
+            /** Format: date-time */
+            expires_at?: string;
+            /** Format: date-time */
+            created_at: string;
         };
     };
     responses: never;

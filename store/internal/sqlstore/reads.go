@@ -418,3 +418,35 @@ func (d *Dialect) PushConfigs(ctx context.Context, db DB, ids []int64) ([]*hitl.
 		return &c, err
 	}, "SELECT inquiry_id, id, url, token, version, created_by, created_at FROM push_configs"+w.String()+" ORDER BY inquiry_id, created_at, id", w.Args...)
 }
+
+const webPushColumns = "SELECT endpoint, person, p256dh, auth, expires_at, created_at FROM web_push_subscriptions"
+
+func (d *Dialect) scanWebPush(sc Scanner) (*hitl.PushSubscription, error) {
+	var s hitl.PushSubscription
+	err := sc.Scan(&s.Endpoint, &s.Person, &s.P256DH, &s.Auth, d.ScanNullTime(&s.ExpiresAt), d.ScanTime(&s.CreatedAt))
+	return &s, err
+}
+
+// WebPushSubscriptions reads the devices of those people (nil: of everyone), by person then
+// oldest first.
+func (d *Dialect) WebPushSubscriptions(ctx context.Context, db DB, people []string) ([]*hitl.PushSubscription, error) {
+	w := d.Where()
+	if people != nil {
+		if len(people) == 0 {
+			return nil, nil
+		}
+		in := make([]string, len(people))
+		for i, p := range people {
+			in[i] = w.Arg(p)
+		}
+		w.Add("person IN (" + strings.Join(in, ", ") + ")")
+	}
+	return Query(ctx, d, db, "web push subscriptions", d.scanWebPush, webPushColumns+w.String()+" ORDER BY person, created_at, endpoint", w.Args...)
+}
+
+// WebPushSubscription reads the device of an endpoint (ENotFound).
+func (d *Dialect) WebPushSubscription(ctx context.Context, db DB, endpoint string) (*hitl.PushSubscription, error) {
+	w := d.Where()
+	w.Add("endpoint = " + w.Arg(endpoint))
+	return One(ctx, d, db, "web push subscription", d.scanWebPush, webPushColumns+w.String(), w.Args...)
+}
