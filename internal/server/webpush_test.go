@@ -464,3 +464,36 @@ func TestNotifyNarrowsToDevices(t *testing.T) {
 		t.Fatalf("an unknown channel: %d %s", r.status, r.text)
 	}
 }
+
+// TestWebPushToTheStandIn: while alice is away, what is asked of her reaches her delegate's
+// devices (saying for whom), not hers; his Approve answers for her.
+func TestWebPushToTheStandIn(t *testing.T) {
+	e, peer := pushEnv(t)
+	_, alice := e.Key(hitl.KeyRequest{Name: "alice", Roles: []string{"responder"}})
+	_, bob := e.Key(hitl.KeyRequest{Name: "bob", Roles: []string{"responder"}})
+	aliceDev, bobDev := peer.Subscribe(), peer.Subscribe()
+	e.subscribe(alice, aliceDev, http.StatusCreated)
+	e.subscribe(bob, bobDev, http.StatusCreated)
+	now := time.Now().UTC()
+	absence := `{"from":"` + now.Add(-time.Hour).Format(time.RFC3339) + `","until":"` + now.Add(24*time.Hour).Format(time.RFC3339) + `","delegate":"bob"}`
+	if r := e.do("PUT", "/v1/people/alice/absence", alice, absence, "Content-Type", "application/json"); r.status != 200 && r.status != 201 {
+		t.Fatalf("absence: %d %s", r.status, r.text)
+	}
+	inq := approval(t, e.Admin, "alice")
+	m, pm := nextPush(t, peer)
+	if m.Subscription != bobDev.ID || pm.Title != "Approval from deploy-bot for alice, who is away" || pm.ActionToken == "" {
+		t.Fatalf("push: to %s %+v", m.Subscription, pm)
+	}
+	if code, body := e.call("POST", "/push/action", "", "application/json", actionBody(pm.ActionToken, "approve")); code != 200 {
+		t.Fatalf("bob approves for alice: %d %s", code, body)
+	}
+	done, err := e.Admin.Inquiry(context.Background(), inq.ID)
+	if err != nil || done.Status != hitl.StatusResponded || *done.RespondedBy != "bob" || done.OnBehalfOf == nil || *done.OnBehalfOf != "alice" {
+		t.Fatalf("after bob's Approve: %+v %v", done, err)
+	}
+	for _, d := range notificationsOf(t, e.Admin, inq.ID) {
+		if d.Address == aliceDev.Endpoint {
+			t.Fatalf("alice's device was told while she is away: %+v", d)
+		}
+	}
+}
