@@ -50,8 +50,11 @@
           }).then(function () { show(true, 'Notifications are on on this device'); });
         });
       }).catch(function (err) {
-        show(toggle.dataset.on === 'true', 'Notifications could not be changed: ' + err.message);
-        alert('Notifications could not be changed: ' + err.message);
+        // Said in the page's status line (the inbox opens no dialogs).
+        var line = 'Notifications could not be changed: ' + err.message;
+        show(toggle.dataset.on === 'true', line);
+        var status = document.getElementById('live');
+        if (status) { status.hidden = false; status.textContent = line; status.dataset.state = 'offline'; }
       }).then(function () { toggle.disabled = false; });
     });
   }
