@@ -49,9 +49,18 @@ type Inquiry struct {
 	NextReminderAt *time.Time `json:"next_reminder_at"`
 	RemindersSent  int        `json:"reminders_sent"`
 	// EscalateAfter (from creation) adds EscalateTo to the assignees, once, at EscalatedAt.
+	// With a ladder (Escalation) they are its first step's: when it comes, whom it adds, and
+	// when it was reached.
 	EscalateAfter *Duration  `json:"escalate_after"`
 	EscalateTo    []string   `json:"escalate_to"`
 	EscalatedAt   *time.Time `json:"escalated_at"`
+	// Escalation is the inquiry's escalation ladder and where it stands on it; nil for an
+	// inquiry that does not escalate (and for those stored before ladders, which escalate by
+	// EscalateAfter alone).
+	Escalation *Escalation `json:"escalation,omitempty"`
+	// Priority: PriorityUrgent reminds and escalates at any hour; PriorityNormal waits for
+	// the working hours of the people reached (see Person.WorkingHours).
+	Priority Priority `json:"priority"`
 	// Quorum, or Steps (a chain), make the answers votes (see approval.go): Votes are those
 	// cast so far, CurrentStep the chain's step that votes now (1, 2, ...). ChainTimeoutAt is a
 	// chain's own deadline; TimeoutAt is the sooner of it and the current step's.
@@ -260,6 +269,10 @@ type InquiryRequest struct {
 	RemindEvery   string    `json:"remind_every,omitempty"`
 	EscalateAfter string    `json:"escalate_after,omitempty"`
 	EscalateTo    Assignees `json:"escalate_to,omitempty"`
+	// Escalate is an escalation ladder, in the place of EscalateAfter and EscalateTo.
+	Escalate []EscalationStepRequest `json:"escalate,omitempty"`
+	// Priority is PriorityNormal ("", the default) or PriorityUrgent.
+	Priority Priority `json:"priority,omitempty"`
 	// Quorum and Steps: see Inquiry. Both exclusions default to true for them, false otherwise.
 	Quorum              *Quorum        `json:"quorum,omitempty"`
 	Steps               []ApprovalStep `json:"steps,omitempty"`
@@ -422,9 +435,12 @@ func (inq *Inquiry) IsPlainApproval() bool {
 	return true
 }
 
-// EscalationAt is when a pending inquiry escalates: nil when it has no escalation or has
-// escalated already.
+// EscalationAt is when a pending inquiry escalates next: nil when it has no escalation or has
+// reached its last step.
 func (inq *Inquiry) EscalationAt() *time.Time {
+	if inq.Escalation != nil {
+		return inq.Escalation.NextAt
+	}
 	if inq.EscalateAfter == nil || inq.EscalatedAt != nil {
 		return nil
 	}

@@ -37,12 +37,24 @@ type Person struct {
 	SlackUserID string `json:"slack_user_id"`
 	// Channels are the channels the person wants messages by; empty: every channel the
 	// person has an address for.
-	Channels  []string  `json:"channels"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Channels []string `json:"channels"`
+	// TimeZone is the person's IANA time zone ("Europe/Berlin"): the zone of their working
+	// hours and of the times their messages and pages show; "" is UTC.
+	TimeZone string `json:"time_zone"`
+	// WorkingHours are the hours the person works, by day (see WorkingHours); none: always.
+	WorkingHours WorkingHours `json:"working_hours,omitempty"`
+	UpdatedAt    time.Time    `json:"updated_at"`
 	// Absence is the person's absence that has not ended yet, when there is one (GET only: it
 	// is set by PUT /v1/people/{name}/absence).
 	Absence *Absence `json:"absence,omitempty"`
 }
+
+// WorkingHours maps days ("mon" … "sun") to one working window each, [start, end) as
+// "HH:MM" in the person's time zone: {"mon": ["09:00", "17:00"]}. A day left out is off.
+type WorkingHours map[string][]string
+
+// Weekdays are the days of WorkingHours, indexed by time.Weekday.
+var Weekdays = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 
 // Address is where the person is reached by the channel: their email address or Slack user id.
 func (p *Person) Address(channel string) string {
@@ -59,6 +71,9 @@ type PersonRequest struct {
 	Email       string   `json:"email,omitempty"`
 	SlackUserID string   `json:"slack_user_id,omitempty"`
 	Channels    []string `json:"channels,omitempty"`
+	// TimeZone is an IANA zone name; WorkingHours see Person.
+	TimeZone     string       `json:"time_zone,omitempty"`
+	WorkingHours WorkingHours `json:"working_hours,omitempty"`
 }
 
 // Group holds the shared contact points of a group: a message to the group goes there, once,

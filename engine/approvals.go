@@ -113,6 +113,9 @@ func checkSteps(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now 
 	if req.EscalateAfter != "" || len(req.EscalateTo) > 0 {
 		bad.add("/escalate_to", "a chain moves on by its steps; it does not escalate")
 	}
+	if len(req.Escalate) > 0 {
+		bad.add("/escalate", "a chain moves on by its steps; it does not escalate")
+	}
 	if len(req.Steps) > maxSteps {
 		bad.add("/steps", "at most %d steps", maxSteps)
 		return

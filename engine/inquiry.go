@@ -536,6 +536,11 @@ func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquir
 	next.Status, next.UpdatedAt = status, now
 	next.NextReminderAt = nil // reminders stop
 	next.Claim = nil          // and so does any claim
+	if cur.Escalation != nil { // and the ladder, where it stood
+		esc := *cur.Escalation
+		esc.NextAt = nil
+		next.Escalation = &esc
+	}
 	return &next
 }
 

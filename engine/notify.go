@@ -242,6 +242,8 @@ type notifyEvent struct {
 	Reminder int      `json:"reminder"`
 	Added    []string `json:"added"`
 	Step     int      `json:"step"`
+	// Channels are those an escalation step notifies by (empty: every channel).
+	Channels []string `json:"channels"`
 }
 
 // notificationsFor lists the notifications one event asks for. earlier are the notifications
@@ -282,10 +284,13 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 			rcs = append(rcs, notified...)
 		}
 	}
+	if reason == hitl.ReasonEscalation && len(ne.Channels) > 0 {
+		rcs = slices.DeleteFunc(rcs, func(rc recipient) bool { return !slices.Contains(ne.Channels, rc.channel) })
+	}
 	out := make([]*hitl.Delivery, 0, len(rcs))
 	nth := ne.Reminder // what tells two messages of one reason to one recipient apart
-	if ev.Type == hitl.EventInquiryStepCompleted {
-		nth = ne.Step
+	if ev.Type == hitl.EventInquiryStepCompleted || ev.Type == hitl.EventInquiryEscalated {
+		nth = ne.Step // a ladder's step; 0 for escalations from before ladders
 	}
 	for _, rc := range rcs {
 		d, err := e.notification(ev, inq, rc, reason, nth, ne.Added)

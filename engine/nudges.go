@@ -11,29 +11,46 @@ import (
 // nudge fires the reminders and escalations due among ids, in one transaction. Each is a
 // write of the inquiry's timers conditional on where they stood, with its event, so it fires
 // once whichever nodes hold the timer; a reminder overdue by several intervals (the server was
-// down) fires once, and the next one comes an interval after now.
+// down) fires once, and the next one comes an interval after now. The next times wait for
+// working hours (hours.go), read once for the batch.
 func (e *Engine) nudge(ctx context.Context, ids []int64) {
-	e.fireTimers(ctx, e.nudges, ids, "reminding or escalating inquiries", remindOrEscalate)
+	hours, err := e.allPeopleHours(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.log.Error("reading working hours failed; retrying in a second", "inquiries", len(ids), "err", err)
+			for _, id := range ids {
+				e.nudges.Add(id, e.clock().Add(time.Second))
+			}
+		}
+		return
+	}
+	e.fireTimers(ctx, e.nudges, ids, "reminding or escalating inquiries", func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
+		return remindOrEscalate(tx, cur, now, hours)
+	})
 }
 
 // remindOrEscalate leaves an inquiry past its deadline alone: the deadline's timer takes it.
-func remindOrEscalate(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
+func remindOrEscalate(tx hitl.Tx, cur *hitl.Inquiry, now time.Time, hours workingHours) ([]*hitl.Event, *time.Time, error) {
 	if cur.TimeoutAt != nil && !now.Before(*cur.TimeoutAt) {
 		return nil, nil, nil
 	}
-	out, added, reminded := nudged(cur, now)
-	if added == nil && !reminded {
+	out, steps, reminded := nudged(cur, now, hours)
+	if len(steps) == 0 && !reminded {
 		return nil, cur.NextNudge(), nil // the wall clock is behind the timer
 	}
 	if err := tx.NudgeInquiry(out, cur); err != nil {
 		return nil, nil, err
 	}
 	var evs []*hitl.Event
-	if added != nil {
+	for _, st := range steps {
 		data := struct {
 			*hitl.Inquiry
 			Added []string `json:"added"`
-		}{out, added}
+			// Step is the ladder's step that fired (1, 2, ...), Channels those it notifies by
+			// (empty: the people's own); events of inquiries from before ladders have neither.
+			Step     int      `json:"step,omitempty"`
+			Channels []string `json:"channels,omitempty"`
+		}{out, st.added, st.number, st.channels}
 		ev, err := appendInquiryEventWith(tx, hitl.EventInquiryEscalated, out, data, "system", now)
 		if err != nil {
 			return nil, nil, err
@@ -54,24 +71,60 @@ func remindOrEscalate(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Eve
 	return evs, nil, nil
 }
 
-// nudged is cur after the reminder and the escalation due at now: added is nil when it does
-// not escalate now, else the entries of escalate_to it was not assigned to already. An
-// unassigned inquiry, open to every responder, stays so: escalating it notifies escalate_to
-// (all of them added) without narrowing who may answer.
-func nudged(cur *hitl.Inquiry, now time.Time) (out *hitl.Inquiry, added []string, reminded bool) {
+// firedStep is one escalation that fired: its step on the ladder (0 for an inquiry stored
+// before ladders), the assignees it added and the channels it notifies by.
+type firedStep struct {
+	number   int
+	added    []string
+	channels []string
+}
+
+// nudged is cur after the reminder and the escalation steps due at now: steps are those that
+// fire now, each with the entries of its assignees the inquiry was not assigned to already.
+// An unassigned inquiry, open to every responder, stays so: escalating it notifies the step's
+// assignees (all of them added) without narrowing who may answer. Steps whose time (waiting
+// for working hours) has come by now all fire, in order; the next step's time and the next
+// reminder's wait for the working hours of those they reach.
+func nudged(cur *hitl.Inquiry, now time.Time, hours workingHours) (out *hitl.Inquiry, steps []firedStep, reminded bool) {
 	next := *cur
 	out = &next
-	if at := cur.EscalationAt(); at != nil && !now.Before(*at) {
-		out.EscalatedAt = &now
-		added = []string{}
-		for _, a := range cur.EscalateTo {
-			if !slices.Contains(cur.AssignedTo, a) {
+	escalate := func(to []string) []string {
+		added := []string{}
+		for _, a := range to {
+			if !slices.Contains(out.AssignedTo, a) {
 				added = append(added, a)
 			}
 		}
-		if len(cur.AssignedTo) > 0 {
-			out.AssignedTo = append(slices.Clip(cur.AssignedTo), added...)
+		if len(out.AssignedTo) > 0 {
+			out.AssignedTo = append(slices.Clip(out.AssignedTo), added...)
 		}
+		if out.EscalatedAt == nil {
+			out.EscalatedAt = &now
+		}
+		return added
+	}
+	switch ladder := cur.Escalation; {
+	case ladder != nil && ladder.NextAt != nil && !now.Before(*ladder.NextAt):
+		esc := *ladder
+		esc.Steps = slices.Clone(ladder.Steps)
+		out.Escalation = &esc
+		for esc.Reached < len(esc.Steps) {
+			i := esc.Reached
+			if i > ladder.Reached && now.Before(hours.stepAt(out, i)) {
+				break
+			}
+			step := &esc.Steps[i]
+			step.ReachedAt = &now
+			esc.Reached++
+			steps = append(steps, firedStep{number: esc.Reached, added: escalate(step.AssignedTo), channels: step.Channels})
+		}
+		esc.NextAt = nil
+		if esc.Reached < len(esc.Steps) {
+			at := hours.stepAt(out, esc.Reached)
+			esc.NextAt = &at
+		}
+	case ladder == nil && cur.EscalationAt() != nil && !now.Before(*cur.EscalationAt()):
+		steps = append(steps, firedStep{added: escalate(cur.EscalateTo)})
 	}
 	if at := cur.NextReminderAt; at != nil && !now.Before(*at) {
 		reminded = true
@@ -81,27 +134,28 @@ func nudged(cur *hitl.Inquiry, now time.Time) (out *hitl.Inquiry, added []string
 		if !after.After(now) {
 			after = now.Add(every)
 		}
-		out.NextReminderAt = reminderBefore(after, cur.TimeoutAt)
+		out.NextReminderAt = hours.reminderAt(out, after)
 	}
 	out.UpdatedAt = now
-	return out, added, reminded
+	return out, steps, reminded
 }
 
 // timers is what an event of an inquiry says of its timers, decoded alone: a follower reads
 // it for every creation, reminder and escalation.
 type timers struct {
-	TimeoutAt      *time.Time     `json:"timeout_at"`
-	NextReminderAt *time.Time     `json:"next_reminder_at"`
-	EscalateAfter  *hitl.Duration `json:"escalate_after"`
-	EscalatedAt    *time.Time     `json:"escalated_at"`
-	CreatedAt      time.Time      `json:"created_at"`
+	TimeoutAt      *time.Time       `json:"timeout_at"`
+	NextReminderAt *time.Time       `json:"next_reminder_at"`
+	EscalateAfter  *hitl.Duration   `json:"escalate_after"`
+	EscalatedAt    *time.Time       `json:"escalated_at"`
+	Escalation     *hitl.Escalation `json:"escalation"`
+	CreatedAt      time.Time        `json:"created_at"`
 	// Claim is the claim that a claim, release or chain step leaves.
 	Claim *hitl.InquiryClaim `json:"claim"`
 }
 
 func timersOf(inq *hitl.Inquiry) timers {
 	return timers{TimeoutAt: inq.TimeoutAt, NextReminderAt: inq.NextReminderAt, EscalateAfter: inq.EscalateAfter,
-		EscalatedAt: inq.EscalatedAt, CreatedAt: inq.CreatedAt, Claim: inq.Claim}
+		EscalatedAt: inq.EscalatedAt, Escalation: inq.Escalation, CreatedAt: inq.CreatedAt, Claim: inq.Claim}
 }
 
 // keepTimers holds every timer of a pending inquiry whose deadline or claim may have changed:
@@ -121,7 +175,8 @@ func (e *Engine) keepTimers(id int64, t timers) {
 }
 
 func (t timers) nextNudge() *time.Time {
-	inq := hitl.Inquiry{NextReminderAt: t.NextReminderAt, EscalateAfter: t.EscalateAfter, EscalatedAt: t.EscalatedAt, CreatedAt: t.CreatedAt}
+	inq := hitl.Inquiry{NextReminderAt: t.NextReminderAt, EscalateAfter: t.EscalateAfter, EscalatedAt: t.EscalatedAt,
+		Escalation: t.Escalation, CreatedAt: t.CreatedAt}
 	return inq.NextNudge()
 }
 

@@ -87,6 +87,8 @@ func (e *Engine) PutPerson(ctx context.Context, p *hitl.Principal, name string, 
 			channels = append(channels, c)
 		}
 	}
+	checkTimeZone(&bad, req.TimeZone)
+	checkWorkingHours(&bad, req.WorkingHours)
 	if err := bad.err("invalid person"); err != nil {
 		return nil, err
 	}
@@ -96,7 +98,7 @@ func (e *Engine) PutPerson(ctx context.Context, p *hitl.Principal, name string, 
 		}
 	}
 	person := &hitl.Person{Name: name, DisplayName: req.DisplayName, Email: req.Email, SlackUserID: req.SlackUserID,
-		Channels: channels, UpdatedAt: e.clock()}
+		Channels: channels, TimeZone: req.TimeZone, WorkingHours: req.WorkingHours, UpdatedAt: e.clock()}
 	if err := e.audited(ctx, p, hitl.EventPersonUpdated, person, func(tx hitl.Tx) error {
 		// A person answers by email or chat without a key: assignees given as integer
 		// identities (workflow engines) reach them too.

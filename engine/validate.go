@@ -163,6 +163,10 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	if err != nil {
 		return nil, err
 	}
+	ladder, err := e.resolveLadder(ctx, &bad, req.Escalate)
+	if err != nil {
+		return nil, err
+	}
 	if len(req.Steps) > 0 {
 		chain := *req // the request keeps what was asked, for idempotency
 		if chain.Steps, err = e.resolveStepIdentities(ctx, &bad, req.Steps); err != nil {
@@ -278,7 +282,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		}
 	}
 
-	checkNudges(&bad, req, escalateTo, inq, now)
+	checkReminders(&bad, req, inq, now)
+	checkLadder(&bad, req, escalateTo, ladder, inq, now)
+	checkPriority(&bad, req, inq)
 	checkApprovals(&bad, req, inq, now)
 
 	// What the answer must look like.
@@ -340,6 +346,9 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 		return nil, err
 	}
 	if err := e.pickFromPool(ctx, inq); err != nil {
+		return nil, err
+	}
+	if err := e.setNudgeTimes(ctx, inq); err != nil {
 		return nil, err
 	}
 	return inq, nil
@@ -587,10 +596,9 @@ func checkAssignees(bad *problems, path string, as []string, most int) {
 	}
 }
 
-// checkNudges reads the reminder and escalation of a request into the new inquiry, whose
-// deadline is known: both come before it.
-// escalateTo is the request's escalate_to with its identities resolved to names.
-func checkNudges(bad *problems, req *hitl.InquiryRequest, escalateTo []string, inq *hitl.Inquiry, now time.Time) {
+// checkReminders reads the reminders of a request into the new inquiry, whose deadline is
+// known: the first comes before it (see setNudgeTimes for working hours).
+func checkReminders(bad *problems, req *hitl.InquiryRequest, inq *hitl.Inquiry, now time.Time) {
 	if req.RemindEvery != "" {
 		switch d, err := hitl.ParseDuration(req.RemindEvery); {
 		case err != nil || d < minRemindEvery:
@@ -602,29 +610,6 @@ func checkNudges(bad *problems, req *hitl.InquiryRequest, escalateTo []string, i
 			inq.NextReminderAt = reminderBefore(now.Add(d.Duration()), inq.TimeoutAt)
 		}
 	}
-	inq.EscalateTo = []string{}
-	if req.EscalateAfter == "" {
-		if len(escalateTo) > 0 {
-			bad.add("/escalate_to", "only applies with escalate_after")
-		}
-		return
-	}
-	switch d, err := hitl.ParseDuration(req.EscalateAfter); {
-	case err != nil || d <= 0:
-		bad.add("/escalate_after", "must be a duration like 2h, more than 0s")
-	case d > maxTimeoutSeconds:
-		bad.add("/escalate_after", "must be at most %d seconds (a year)", maxTimeoutSeconds)
-	case inq.TimeoutAt != nil && !now.Add(d.Duration()).Before(*inq.TimeoutAt):
-		bad.add("/escalate_after", "must end before the deadline, which is %s after creation", hitl.Duration(inq.TimeoutAt.Sub(now)/time.Second))
-	default:
-		inq.EscalateAfter = &d
-	}
-	if len(escalateTo) == 0 {
-		bad.add("/escalate_to", "is required with escalate_after: 1 to %d names or group:NAME to add as assignees", maxEscalateTo)
-		return
-	}
-	checkAssignees(bad, "/escalate_to", escalateTo, maxEscalateTo)
-	inq.EscalateTo = escalateTo
 }
 
 // reminderBefore is a reminder at at, or none (nil) when the deadline comes first.

@@ -188,6 +188,12 @@ func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 	// Claims, votes and a chain's steps; reminders and the escalation.
 	out.Claim, out.Votes, out.CurrentStep = nil, nil, 0
 	out.NextReminderAt, out.RemindersSent, out.EscalatedAt = nil, 0, nil
+	if inq.Escalation != nil { // of a ladder, its steps; not how far it got
+		out.Escalation = &hitl.Escalation{Steps: make([]hitl.EscalationStep, len(inq.Escalation.Steps))}
+		for i, s := range inq.Escalation.Steps {
+			out.Escalation.Steps[i] = hitl.EscalationStep{After: s.After, AssignedTo: s.AssignedTo, Channels: s.Channels}
+		}
+	}
 	out.AssignedTo, out.TimeoutAt = nil, nil
 	if inq.Steps != nil {
 		out.Steps = make([]hitl.ApprovalStep, len(inq.Steps))
@@ -200,13 +206,24 @@ func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 
 // assigneesAfter is who inq, created as created, is assigned to after the changes its fields
 // record: its chain's current step's (startStep), or those it was created with and, once it
-// escalated, those of escalate_to it lacked, unless it was open to everyone (nudged; a chain
-// does not escalate).
+// escalated, those of escalate_to (or of each ladder step reached) it lacked, unless it was
+// open to everyone (nudged; a chain does not escalate).
 func assigneesAfter(inq, created *hitl.Inquiry) []string {
 	if n := inq.CurrentStep; len(created.Steps) > 0 && n >= 1 && n <= len(created.Steps) {
 		return created.Steps[n-1].AssignedTo
 	}
 	out := created.AssignedTo
+	if ladder := created.Escalation; ladder != nil && inq.Escalation != nil && len(out) > 0 {
+		out = slices.Clone(out)
+		for _, s := range ladder.Steps[:min(inq.Escalation.Reached, len(ladder.Steps))] {
+			for _, a := range s.AssignedTo {
+				if !slices.Contains(out, a) {
+					out = append(out, a)
+				}
+			}
+		}
+		return out
+	}
 	if inq.EscalatedAt != nil && len(out) > 0 {
 		out = slices.Clone(out)
 		for _, a := range created.EscalateTo {

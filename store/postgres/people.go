@@ -10,10 +10,15 @@ import (
 // People, groups and chat webhooks: where notifications go.
 
 func (t *txn) PutPerson(p *hitl.Person) error {
-	_, err := t.Exec(`INSERT INTO people (name, display_name, email, slack_user_id, channels, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name,
+	hours, err := sqlstore.WorkingHoursText(p.WorkingHours)
+	if err != nil {
+		return err
+	}
+	_, err = t.Exec(`INSERT INTO people (name, display_name, email, slack_user_id, channels, time_zone, working_hours, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name,
 		email = excluded.email, slack_user_id = excluded.slack_user_id, channels = excluded.channels,
-		updated_at = excluded.updated_at`, p.Name, p.DisplayName, p.Email, p.SlackUserID, nonNil(p.Channels), p.UpdatedAt)
+		time_zone = excluded.time_zone, working_hours = excluded.working_hours,
+		updated_at = excluded.updated_at`, p.Name, p.DisplayName, p.Email, p.SlackUserID, nonNil(p.Channels), p.TimeZone, hours, p.UpdatedAt)
 	return dbError(err, "person "+p.Name)
 }
 

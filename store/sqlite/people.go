@@ -15,10 +15,15 @@ func (t *txn) PutPerson(p *hitl.Person) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO people (name, display_name, email, slack_user_id, channels, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name,
+	hours, err := sqlstore.WorkingHoursText(p.WorkingHours)
+	if err != nil {
+		return err
+	}
+	_, err = t.tx.ExecContext(t.ctx, `INSERT INTO people (name, display_name, email, slack_user_id, channels, time_zone, working_hours, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET display_name = excluded.display_name,
 		email = excluded.email, slack_user_id = excluded.slack_user_id, channels = excluded.channels,
-		updated_at = excluded.updated_at`, p.Name, p.DisplayName, p.Email, p.SlackUserID, string(channels), micros(p.UpdatedAt))
+		time_zone = excluded.time_zone, working_hours = excluded.working_hours,
+		updated_at = excluded.updated_at`, p.Name, p.DisplayName, p.Email, p.SlackUserID, string(channels), p.TimeZone, hours, micros(p.UpdatedAt))
 	return dbError(err, "person "+p.Name)
 }
 

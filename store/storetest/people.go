@@ -15,7 +15,8 @@ func testPeopleAndGroups(t *testing.T, s hitl.Store) {
 		t.Fatalf("unknown person: %v, want not found", err)
 	}
 	ada := &hitl.Person{Name: "ada", DisplayName: "Ada L.", Email: "ada@example.com", SlackUserID: "U012AB3CD",
-		Channels: []string{hitl.ChannelSlack}, UpdatedAt: base}
+		Channels: []string{hitl.ChannelSlack}, TimeZone: "Europe/Berlin",
+		WorkingHours: hitl.WorkingHours{"mon": {"09:00", "17:00"}, "fri": {"09:00", "13:30"}}, UpdatedAt: base}
 	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.PutPerson(ada) }))
 	must(t, s.Update(ctx, func(tx hitl.Tx) error {
 		return tx.PutPerson(&hitl.Person{Name: "bob", Email: "bob@example.com", UpdatedAt: base})
@@ -23,7 +24,8 @@ func testPeopleAndGroups(t *testing.T, s hitl.Store) {
 	got, err := s.Person(ctx, "ada")
 	must(t, err)
 	if got.DisplayName != "Ada L." || got.Email != ada.Email || got.SlackUserID != ada.SlackUserID ||
-		!slices.Equal(got.Channels, ada.Channels) || !got.UpdatedAt.Equal(base) {
+		!slices.Equal(got.Channels, ada.Channels) || !got.UpdatedAt.Equal(base) || got.TimeZone != "Europe/Berlin" ||
+		len(got.WorkingHours) != 2 || !slices.Equal(got.WorkingHours["fri"], []string{"09:00", "13:30"}) {
 		t.Fatalf("read back %+v", got)
 	}
 	// Put replaces the whole person.
@@ -33,7 +35,8 @@ func testPeopleAndGroups(t *testing.T, s hitl.Store) {
 	}))
 	got, err = s.Person(ctx, "ada")
 	must(t, err)
-	if got.Email != "ada@new.example" || got.SlackUserID != "" || got.DisplayName != "" || len(got.Channels) != 0 || got.Channels == nil || !got.UpdatedAt.Equal(later) {
+	if got.Email != "ada@new.example" || got.SlackUserID != "" || got.DisplayName != "" || len(got.Channels) != 0 || got.Channels == nil || !got.UpdatedAt.Equal(later) ||
+		got.TimeZone != "" || got.WorkingHours != nil {
 		t.Fatalf("after replace %+v", got)
 	}
 	people, err := s.People(ctx)

@@ -15,7 +15,7 @@ const (
 	// KeyColumns (alias k) read a key with its name's identity.
 	KeyColumns         = "k.id, k.name, COALESCE((SELECT id FROM identities WHERE name = k.name), 0), k.roles, k.groups, k.created_at, k.revoked_at"
 	WebhookColumns     = "id, url, events, description, created_by, created_at"
-	PersonColumns      = "name, display_name, email, slack_user_id, channels, updated_at"
+	PersonColumns      = "name, display_name, email, slack_user_id, channels, time_zone, working_hours, updated_at"
 	GroupColumns       = "name, email, slack_channel, updated_at"
 	ChatWebhookColumns = "id, kind, url, events, created_by, created_at"
 	TemplateColumns    = "name, doc, created_at, updated_at, updated_by"
@@ -137,9 +137,18 @@ func (d *Dialect) scanWebhook(sc Scanner) (*hitl.Webhook, error) {
 
 // scanPerson reads PersonColumns.
 func (d *Dialect) scanPerson(sc Scanner) (*hitl.Person, error) {
-	var p hitl.Person
-	if err := sc.Scan(&p.Name, &p.DisplayName, &p.Email, &p.SlackUserID, d.ScanList(&p.Channels), d.ScanTime(&p.UpdatedAt)); err != nil {
+	var (
+		p     hitl.Person
+		hours string
+	)
+	if err := sc.Scan(&p.Name, &p.DisplayName, &p.Email, &p.SlackUserID, d.ScanList(&p.Channels), &p.TimeZone, &hours, d.ScanTime(&p.UpdatedAt)); err != nil {
 		return nil, err
+	}
+	if err := json.Unmarshal([]byte(hours), &p.WorkingHours); err != nil {
+		return nil, fmt.Errorf("person %s: working_hours: %w", p.Name, err)
+	}
+	if len(p.WorkingHours) == 0 {
+		p.WorkingHours = nil
 	}
 	return &p, nil
 }
@@ -305,4 +314,14 @@ func Events(page []Chained) []*hitl.Event {
 		evs[i] = c.Event
 	}
 	return evs
+}
+
+// WorkingHoursText is a person's working hours as their column keeps them: a JSON object,
+// "{}" for none.
+func WorkingHoursText(h hitl.WorkingHours) (string, error) {
+	if len(h) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(h)
+	return string(b), err
 }
