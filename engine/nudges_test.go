@@ -18,6 +18,8 @@ type nudgeEvent struct {
 	hitl.Inquiry
 	Reminder int      `json:"reminder"`
 	Added    []string `json:"added"`
+	Step     int      `json:"step"`
+	Channels []string `json:"channels"`
 }
 
 // eventsOf waits until the inquiry has n events of type typ and returns them.
