@@ -44,6 +44,9 @@ type Notification struct {
 	DisplayName string `json:"display_name,omitempty"`
 	// OnBehalfOf is the absent person whose message this is: the recipient is their delegate.
 	OnBehalfOf string `json:"on_behalf_of,omitempty"`
+	// TimeZone is the recipient person's IANA zone, in which the message shows times; "" is
+	// UTC (groups, rooms, default destinations, people without one).
+	TimeZone string `json:"time_zone,omitempty"`
 	// Address is where it goes by Channel: an email address, a Slack user or channel ID, a
 	// chat webhook's ID (its URL is a credential: the sender looks it up when it posts).
 	Address string `json:"address"`

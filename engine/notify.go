@@ -76,6 +76,8 @@ type recipient struct {
 	linkFor string
 	// onBehalfOf is the away person whose message this is, when it goes to their stand-in.
 	onBehalfOf string
+	// timeZone is the person's, for the times the message shows.
+	timeZone string
 }
 
 // routing is what this page of the log is routed by: people, groups, their members, rooms.
@@ -171,7 +173,7 @@ func (e *Engine) recipientsOf(r *routing, inq *hitl.Inquiry, assignees []string)
 		}
 		display := cmp.Or(p.DisplayName, p.Name)
 		for _, c := range channels {
-			add(recipient{name: p.Name, display: display, channel: c, address: p.Address(c), linkFor: p.Name, onBehalfOf: onBehalfOf})
+			add(recipient{name: p.Name, display: display, channel: c, address: p.Address(c), linkFor: p.Name, onBehalfOf: onBehalfOf, timeZone: p.TimeZone})
 		}
 	}
 	// A person's devices are theirs whether or not people lists them: turning on
@@ -332,7 +334,7 @@ func (e *Engine) notification(ev *hitl.Event, inq *hitl.Inquiry, rc recipient, r
 	base := strings.TrimRight(e.notify.PublicURL, "/")
 	n := hitl.Notification{
 		Channel: rc.channel, Reason: reason, Recipient: rc.name, DisplayName: rc.display, OnBehalfOf: rc.onBehalfOf, Address: rc.address,
-		ChatKind: rc.chatKind, Event: ev.Type, Inquiry: inq, PublicURL: base,
+		ChatKind: rc.chatKind, TimeZone: rc.timeZone, Event: ev.Type, Inquiry: inq, PublicURL: base,
 		InboxURL: base + "/inquiries/" + strconv.FormatInt(inq.ID, 10),
 	}
 	if reason == hitl.ReasonReminder {

@@ -36,6 +36,7 @@ func (c *Channel) Send(ctx context.Context, n *notify.Notification) (notify.Send
 		ThreadRoot: n.Thread,
 		InboxURL:   n.InboxURL,
 		OnBehalfOf: n.OnBehalfOf,
+		TimeZone:   n.TimeZone,
 	}
 	if n.ID != "" {
 		m.ID = n.ID + "@" + c.sender.cfg.Domain

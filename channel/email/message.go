@@ -61,6 +61,8 @@ type Message struct {
 	ReplyToken string
 	// OnBehalfOf is the away person whose message this was: the recipient is their delegate.
 	OnBehalfOf string
+	// TimeZone is the person's IANA zone, in which the message shows times ("": UTC).
+	TimeZone string
 }
 
 // OptionButtons makes the buttons of an inquiry from the person's answer link (the /a/TOKEN
@@ -180,15 +182,15 @@ func compact(raw json.RawMessage) string {
 	return b.String()
 }
 
-// deadlineWords says when the inquiry closes, as a person reads it: "answer by 14:30 UTC
-// (Mon 24 Nov), in 2 hours; if nobody answers by then, the fallback value is used".
-func deadlineWords(inq *hitl.Inquiry, now time.Time) string {
+// deadlineWords says when the inquiry closes, as a person in zone reads it: "answer by 14:30
+// UTC (Mon 24 Nov), in 2 hours; if nobody answers by then, the fallback value is used".
+func deadlineWords(inq *hitl.Inquiry, now time.Time, zone *time.Location) string {
 	if inq.TimeoutAt == nil {
 		return ""
 	}
-	at := inq.TimeoutAt.UTC()
-	when := at.Format("15:04 UTC")
-	if y, m, d := at.Date(); y != now.UTC().Year() || m != now.UTC().Month() || d != now.UTC().Day() {
+	at, today := inq.TimeoutAt.In(zone), now.In(zone)
+	when := at.Format("15:04 MST")
+	if y, m, d := at.Date(); y != today.Year() || m != today.Month() || d != today.Day() {
 		when += at.Format(" (Mon 2 Jan)")
 	}
 	return fmt.Sprintf("answer by %s, %s; if nobody answers by then, %s", when, inWords(at.Sub(now)), wording.Fallback(inq.FallbackPolicy))
@@ -335,7 +337,7 @@ func newView(m *Message, now time.Time) view {
 	if m.Reason != ReasonResolved && !inq.Status.Final() {
 		v.Context, v.More = contextSummary(inq.Context)
 		v.Buttons = m.Buttons
-		v.Deadline = deadlineWords(inq, now)
+		v.Deadline = deadlineWords(inq, now, wording.Zone(m.TimeZone))
 		if m.ReplyToken != "" {
 			v.ReplyHint = replyHint(inq)
 			if !inq.IsPlainApproval() {

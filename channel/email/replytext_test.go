@@ -130,14 +130,14 @@ func TestDeadlineWords(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 30, 0, 0, time.UTC)
 	at := now.Add(2 * time.Hour)
 	inq := &hitl.Inquiry{TimeoutAt: &at, FallbackPolicy: hitl.FallbackFail}
-	if got, want := deadlineWords(inq, now), "answer by 14:30 UTC, in 2 hours; if nobody answers by then, the agent is told nobody answered"; got != want {
+	if got, want := deadlineWords(inq, now, time.UTC), "answer by 14:30 UTC, in 2 hours; if nobody answers by then, the agent is told nobody answered"; got != want {
 		t.Errorf("deadlineWords = %q; want %q", got, want)
 	}
 	at = now.Add(50*time.Hour + 10*time.Minute)
-	if got, want := deadlineWords(inq, now), "answer by 14:40 UTC (Wed 25 Nov), in 2 days;"; !strings.HasPrefix(got, want) {
+	if got, want := deadlineWords(inq, now, time.UTC), "answer by 14:40 UTC (Wed 25 Nov), in 2 days;"; !strings.HasPrefix(got, want) {
 		t.Errorf("deadlineWords = %q; want it to start %q", got, want)
 	}
-	if deadlineWords(&hitl.Inquiry{}, now) != "" {
+	if deadlineWords(&hitl.Inquiry{}, now, time.UTC) != "" {
 		t.Error("an inquiry without a deadline has one in words")
 	}
 }

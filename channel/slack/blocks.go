@@ -1,11 +1,13 @@
 package slack
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/wording"
@@ -30,6 +32,8 @@ const (
 type detail struct {
 	prompt  int // characters of the prompt's text
 	context int // context values shown as fields, the last of them "N more in the inbox"
+	// zone is where the reader reads times (nil: UTC): the person's, in a direct message.
+	zone *time.Location
 }
 
 var (
@@ -131,7 +135,7 @@ func questionBlocks(inq *hitl.Inquiry, reason Reason, d detail) []slackapi.Block
 		blocks = append(blocks, slackapi.NewContextBlock("", mrkdwn(line)))
 	}
 	prompt := cutSaying(fmt.Sprintf("*Inquiry %d*\n%s", inq.ID, escape(inq.Prompt)), d.prompt, promptCut)
-	blocks = append(blocks, slackapi.NewSectionBlock(mrkdwn(prompt), contextFields(inq, d.context), nil))
+	blocks = append(blocks, slackapi.NewSectionBlock(mrkdwn(prompt), contextFields(inq, d), nil))
 	if line := votesLine(inq); line != "" {
 		blocks = append(blocks, slackapi.NewContextBlock("", mrkdwn(line)))
 	}
@@ -161,7 +165,8 @@ func votesLine(inq *hitl.Inquiry) string {
 
 // contextFields summarise who asks, the deadline and the first of the context's values, at
 // most values of them, the last saying how many more the inbox shows.
-func contextFields(inq *hitl.Inquiry, values int) []*slackapi.TextBlockObject {
+func contextFields(inq *hitl.Inquiry, d detail) []*slackapi.TextBlockObject {
+	values, zone := d.context, cmp.Or(d.zone, time.UTC)
 	var fields []*slackapi.TextBlockObject
 	field := func(name, value string) {
 		fields = append(fields, mrkdwn(fmt.Sprintf("*%s*\n%s", escape(cut(name, maxContextName)), escape(cut(value, maxContextValue)))))
@@ -170,7 +175,7 @@ func contextFields(inq *hitl.Inquiry, values int) []*slackapi.TextBlockObject {
 		field("Asked by", inq.CreatedBy)
 	}
 	if inq.TimeoutAt != nil && !inq.Status.Final() {
-		field("Answer by", inq.TimeoutAt.UTC().Format("Mon 2 Jan 2006 15:04 UTC")+", else "+wording.Fallback(inq.FallbackPolicy))
+		field("Answer by", inq.TimeoutAt.In(zone).Format("Mon 2 Jan 2006 15:04 MST")+", else "+wording.Fallback(inq.FallbackPolicy))
 	}
 	if hitl.IsNull(inq.Context) {
 		return fields

@@ -23,7 +23,7 @@ func (c *Client) Send(ctx context.Context, n *notify.Notification) (notify.SendR
 	if n.Reason == hitl.ReasonResolved {
 		return c.updateAll(ctx, thread, n.Inquiry)
 	}
-	m := Message{Inquiry: n.Inquiry, To: n.Address, Reason: Reason(n.Reason), InboxURL: n.InboxURL, OnBehalfOf: n.OnBehalfOf}
+	m := Message{Inquiry: n.Inquiry, To: n.Address, Reason: Reason(n.Reason), InboxURL: n.InboxURL, OnBehalfOf: n.OnBehalfOf, TimeZone: n.TimeZone}
 	if len(thread.messages) > 0 {
 		m.Thread = thread.messages[0]
 	}

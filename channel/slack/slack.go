@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 	slackapi "github.com/slack-go/slack"
 )
 
@@ -171,6 +172,9 @@ type Message struct {
 	InboxURL string
 	// OnBehalfOf is the away person whose message this was: To is their delegate.
 	OnBehalfOf string
+	// TimeZone is the person's IANA zone, in which the message shows times ("": UTC, for
+	// channels and people without one).
+	TimeZone string
 }
 
 // Post sends the message and returns where it is, for Update and thread replies.
@@ -179,7 +183,9 @@ func (c *Client) Post(ctx context.Context, m Message) (Ref, error) {
 		return Ref{}, &DeliveryError{Method: "chat.postMessage", Permanent: true, Err: errors.New("no inquiry to post")}
 	}
 	channel := m.To
-	blocks := inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL), full)
+	d := full
+	d.zone = wording.Zone(m.TimeZone)
+	blocks := inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL), d)
 	if line := delegateLine(m.OnBehalfOf); line != "" {
 		blocks = append([]slackapi.Block{slackapi.NewContextBlock("", mrkdwn(line))}, blocks...)
 	}
