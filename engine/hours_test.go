@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"slices"
 	"testing"
 	"time"
@@ -9,6 +11,8 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/clock"
+	"github.com/hitl-dev/hitl/internal/testserver"
+	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
 // officeHours are Monday to Friday, nine to five.
@@ -232,5 +236,70 @@ func TestEscalationStepWaitsForWorkingHours(t *testing.T) {
 	evs := eventsOf(t, e, inq.ID, hitl.EventInquiryEscalated, 2)
 	if evs[0].Step != 1 || evs[1].Step != 2 || evs[1].Escalation.Reached != 2 || !slices.Equal(evs[1].AssignedTo, []string{"ann", "bob", "cid"}) {
 		t.Fatalf("steps on Monday: %+v / %+v", evs[0], evs[1])
+	}
+}
+
+// Each ladder step notifies the people it adds on its own channels (none listed: theirs), in
+// their time zone; a step's channels leave out rooms unless they list chat_webhook.
+func TestLadderStepsNotifyOnTheirChannels(t *testing.T) {
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().UTC().Truncate(time.Second)
+	c := clock.NewManual(start)
+	e := engine.New(st, engine.Options{Clock: c, AllowPrivateURLs: true, Notify: engine.NotifyOptions{Channels: []string{hitl.ChannelEmail, hitl.ChannelSlack}, PublicURL: "https://hitl.example"}})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Stop(ctx); st.Close() }()
+	for name, zone := range map[string]string{"ada": "", "bob": "Asia/Tokyo", "cid": "America/Chicago"} {
+		id := strings.ToUpper(name)
+		if _, err := e.PutPerson(ctx, admin, name, &hitl.PersonRequest{Email: name + "@example.com", SlackUserID: "U0" + id, TimeZone: zone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.CreateChatWebhook(ctx, admin, &hitl.ChatWebhookRequest{Kind: hitl.ChatSlack, URL: "http://127.0.0.1:9/room", Events: []string{hitl.EventInquiryEscalated}}); err != nil {
+		t.Fatal(err)
+	}
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "Ship?", AssignedTo: []string{"ada"}, Escalate: []hitl.EscalationStepRequest{
+		{After: "1h", AssignedTo: hitl.Assignees{"bob"}, Channels: []string{"slack"}},
+		{After: "2h", AssignedTo: hitl.Assignees{"cid"}},
+	}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(2 * time.Hour)
+	want := []string{
+		"created email ada@example.com", "created slack U0ADA",
+		"escalation chat_webhook", "escalation email cid@example.com", "escalation slack U0BOB", "escalation slack U0CID",
+	}
+	var got []string
+	if !testserver.WaitFor(10*time.Second, func() bool {
+		got = notifications(t, st, inq.ID)
+		for i, g := range got { // a room's address is its webhook's generated ID
+			if strings.HasPrefix(g, "escalation chat_webhook ") {
+				got[i] = "escalation chat_webhook"
+			}
+		}
+		slices.Sort(got)
+		return slices.Equal(got, want)
+	}) {
+		t.Fatalf("notifications:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	ds, _, err := st.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: inq.ID, Page: hitl.Page{Limit: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones := map[string]string{}
+	for _, d := range ds {
+		var n hitl.Notification
+		if err := json.Unmarshal(d.Payload, &n); err != nil {
+			t.Fatal(err)
+		}
+		zones[d.Recipient] = n.TimeZone
+	}
+	if zones["bob"] != "Asia/Tokyo" || zones["cid"] != "America/Chicago" || zones["ada"] != "" {
+		t.Fatalf("the notifications' zones: %v", zones)
 	}
 }
