@@ -179,3 +179,16 @@ func (h workingHours) stepAt(inq *hitl.Inquiry, i int) time.Time {
 	step := inq.Escalation.Steps[i]
 	return h.when(inq, step.AssignedTo, inq.CreatedAt.Add(step.After.Duration()))
 }
+
+// TimeZone is the IANA zone the principal's own person set, "" for none (UTC): pages show them
+// times there. Anyone may read their own.
+func (e *Engine) TimeZone(ctx context.Context, p *hitl.Principal) (string, error) {
+	person, err := e.store.Person(ctx, p.Name)
+	switch {
+	case hitl.ErrorCode(err) == hitl.ENotFound:
+		return "", nil
+	case err != nil:
+		return "", err
+	}
+	return person.TimeZone, nil
+}

@@ -38,7 +38,16 @@ func parsePages(more template.FuncMap) map[string]*template.Template {
 // page is built in memory first.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, l *layout, data any) {
 	var buf bytes.Buffer
-	if err := h.pages[name].Execute(&buf, map[string]any{"Layout": l, "Data": data}); err != nil {
+	page := h.pages[name]
+	if l != nil && l.Viewer != nil && l.Viewer.TimeZone != "" {
+		var err error
+		if page, err = inZone(page, wording.Zone(l.Viewer.TimeZone)); err != nil {
+			h.log.Error("page failed to render", "page", name, "err", err)
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+	}
+	if err := page.Execute(&buf, map[string]any{"Layout": l, "Data": data}); err != nil {
 		h.log.Error("page failed to render", "page", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -50,10 +59,27 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	w.Write(buf.Bytes())
 }
 
+// inZone is a page that shows its moments in a viewer's zone rather than UTC.
+func inZone(page *template.Template, zone *time.Location) (*template.Template, error) {
+	c, err := page.Clone()
+	if err != nil {
+		return nil, err
+	}
+	return c.Funcs(template.FuncMap{"clock": clockIn(zone), "hour": hourIn(zone)}), nil
+}
+
+func clockIn(zone *time.Location) func(time.Time) string {
+	return func(t time.Time) string { return t.In(zone).Format("2006-01-02 15:04:05 MST") }
+}
+
+func hourIn(zone *time.Location) func(time.Time) string {
+	return func(t time.Time) string { return t.In(zone).Format("15:04:05 MST") }
+}
+
 var funcs = template.FuncMap{
 	"iso":           func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"clock":         func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-	"hour":          func(t time.Time) string { return t.UTC().Format("15:04:05 UTC") },
+	"clock":         clockIn(time.UTC),
+	"hour":          hourIn(time.UTC),
 	"instant":       instant,
 	"ago":           ago,
 	"left":          left,

@@ -209,6 +209,9 @@ type viewer struct {
 	session string
 	// PushKey is the server's VAPID public key, which the page subscribes this device with.
 	PushKey string
+	// TimeZone is the zone the person set, where pages show times ("": UTC, and the browser's
+	// own zone once the page's script runs).
+	TimeZone string
 }
 
 // signedIn runs a page for the principal of the session cookie; without a valid one, a GET
@@ -234,6 +237,12 @@ func (h *Handler) signedIn(next page) http.HandlerFunc {
 			return
 		}
 		v := &viewer{Principal: p, CSRF: csrfToken(session), session: session, PushKey: h.engine.VAPIDPublicKey()}
+		zone, err := h.engine.TimeZone(r.Context(), p)
+		if err != nil {
+			h.fail(w, r, nil, err)
+			return
+		}
+		v.TimeZone = zone
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
 				h.errorPage(w, r, v, formStatus(err), formProblem(err))

@@ -79,14 +79,24 @@
   tick();
   setInterval(tick, 1000);
 
-  // Times: the server writes them in UTC; each shows in the viewer's time zone, with UTC on
-  // hover. A moment (time.clock) is rewritten; a countdown or "5 min ago" keeps its words and
-  // gets the local time and UTC on hover.
+  // Times: the server writes them in the zone the person set (else UTC); each shows in that
+  // zone, or the browser's when they set none, with UTC on hover. A moment (time.clock) is
+  // rewritten; a countdown or "5 min ago" keeps its words and gets the local time and UTC on
+  // hover.
+  var zone = document.body.dataset.timeZone;
+  function format(options) {
+    if (zone) {
+      try {
+        return new Intl.DateTimeFormat(undefined, Object.assign({ timeZone: zone }, options));
+      } catch (e) { /* a zone this browser does not know: its own */ }
+    }
+    return new Intl.DateTimeFormat(undefined, options);
+  }
   var parts = { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' };
   var formats = {
-    '': new Intl.DateTimeFormat(undefined, parts),
-    seconds: new Intl.DateTimeFormat(undefined, Object.assign({ second: '2-digit' }, parts)),
-    time: new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
+    '': format(parts),
+    seconds: format(Object.assign({ second: '2-digit' }, parts)),
+    time: format({ hour: 'numeric', minute: '2-digit', timeZoneName: 'short' })
   };
   function utc(d) { return d.toISOString().slice(0, 19).replace('T', ' ') + ' UTC'; }
   function localTimes(root) {
