@@ -171,6 +171,33 @@ class ServerTest(unittest.TestCase):
             self.agent.request_input("x", remind_every="10s")
         self.assertIn("/remind_every", [e["path"] for e in cm.exception.errors])
 
+    def test_escalation_ladder_and_priority(self):
+        seen = {}
+
+        def check_and_cancel():
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                for inq in self.agent.list_inquiries(status="pending")["data"]:
+                    if inq["prompt"] == "Climb the ladder?":
+                        seen.update(inq)
+                        self.agent.cancel(inq["id"], "seen")
+                        return
+                time.sleep(0.02)
+
+        t = threading.Thread(target=check_and_cancel)
+        t.start()
+        ladder = [{"after": "1h", "assigned_to": ["bob"]}, {"after": "2h", "assigned_to": ["group:leads"], "channels": ["slack"]}]
+        with self.assertRaises(hitl.InputCancelledError):
+            self.agent.request_input("Climb the ladder?", escalate=ladder, priority="urgent")
+        t.join()
+        self.assertEqual(seen["priority"], "urgent")
+        self.assertEqual([s["after"] for s in seen["escalation"]["steps"]], ["1h", "2h"])
+        self.assertEqual(seen["escalation"]["steps"][1]["channels"], ["slack"])
+        self.assertEqual(seen["escalation"]["reached"], 0)
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.request_input("x", escalate=[{"after": "2h", "assigned_to": ["bob"]}, {"after": "1h", "assigned_to": ["cid"]}])
+        self.assertIn("/escalate/1/after", [e["path"] for e in cm.exception.errors])
+
     def test_idempotency_key_asks_once(self):
         first = self.agent.create_inquiry({"prompt": "Once?"}, idempotency_key="py-once")
         again = self.agent.create_inquiry({"prompt": "Once?"}, idempotency_key="py-once")

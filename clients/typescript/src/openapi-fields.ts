@@ -29,6 +29,8 @@ export const inquiryRequestFields: readonly string[] = [
   "remind_every",
   "escalate_after",
   "escalate_to",
+  "escalate",
+  "priority",
   "execution",
   "quorum",
   "steps",

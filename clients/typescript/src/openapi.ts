@@ -8582,12 +8582,19 @@ export interface components {
              */
             next_reminder_at?: string | null;
             reminders_sent?: number;
-            /** @description How long after creation escalate_to are added as assignees. */
+            /** @description How long after creation escalate_to are added as assignees: the first step of the escalation ladder. */
             escalate_after?: string | null;
             /** @description Who is added on escalation; null for inquiries asked before escalation existed. */
             escalate_to?: string[] | null;
             /** Format: date-time */
             escalated_at?: string | null;
+            /** @description The escalation ladder and where the inquiry stands on it; absent when it does not escalate. escalate_after, escalate_to and escalated_at are its first step's. */
+            escalation?: components["schemas"]["Escalation"];
+            /**
+             * @description normal or urgent (see InquiryRequest); "" for inquiries stored before priorities, which are normal.
+             * @enum {string}
+             */
+            priority?: "normal" | "urgent" | "";
             tool_call?: null | components["schemas"]["ToolCall"];
             tool_result?: null | components["schemas"]["ToolResult"];
             /** @description Present when set: where this inquiry's events are delivered. */
@@ -8705,6 +8712,33 @@ export interface components {
             escalate_after?: string;
             /** @description Who is added on escalation: principal names, group:NAME entries and integer identities; required with escalate_after. An unassigned inquiry stays open to every responder. */
             escalate_to?: (string | number)[] | (string | number);
+            /**
+             * @description An escalation ladder: up to 10 steps in increasing after, each adding its assignees and notifying them on its channels; the deadline's fallback ends it (event inquiry.escalated with the step's number, once per step). Not with escalate_after and escalate_to (a ladder of one step). Steps of an inquiry that is not urgent wait for the working hours of the people they add.
+             * @example [
+             *       {
+             *         "after": "1h",
+             *         "assigned_to": [
+             *           "bob"
+             *         ]
+             *       },
+             *       {
+             *         "after": "4h",
+             *         "assigned_to": [
+             *           "group:leads"
+             *         ],
+             *         "channels": [
+             *           "slack"
+             *         ]
+             *       }
+             *     ]
+             */
+            escalate?: components["schemas"]["EscalationStepRequest"][];
+            /**
+             * @description normal: a reminder or escalation step that falls outside the working hours of every person it reaches waits for the first of them to start work; urgent: they come when due, at any hour. Deadlines never wait.
+             * @default normal
+             * @enum {string}
+             */
+            priority?: "normal" | "urgent";
             /** @description The workflow execution that asks: 1 to 200 characters of A-Z a-z 0-9 . _ : -; filter with ?execution=. */
             execution?: string;
             /** @description Several approvals (request_type approval, default schema): each distinct assignee (a group stands for its members) votes once with {approved, comment}; a vote answers 200 with the inquiry still pending and its votes; the inquiry becomes responded, response {approved, votes}, when required approvals are in or the reject rule trips. Not with steps or a pool. */
@@ -8782,7 +8816,7 @@ export interface components {
             inquiry_id?: number | null;
             session?: string;
             actor: string;
-            /** @description The inquiry, session or key (without its token) after the change. inquiry.reminded adds "reminder" (its number, from 1) to the inquiry; inquiry.escalated adds "added" (the escalate_to entries that were not assigned already). inquiry.voted adds "vote"; inquiry.step_completed adds "step" (the number of the step completed) and "added" (the next step's assignees); inquiry.claimed shows the claim, inquiry.released adds "claim" (the one that ended) and "reason" (released, expired or broken); inquiry.assigned adds "pool" and "assigned" (the person a pool picked). session.logged (an entry the agent logged, which changes nothing) adds "entry": {"event_type", "payload"}. */
+            /** @description The inquiry, session or key (without its token) after the change. inquiry.reminded adds "reminder" (its number, from 1) to the inquiry; inquiry.escalated adds "added" (the step's entries that were not assigned already), "step" (the ladder's step that fired, from 1) and "channels" (those it notifies by; empty: the people's own). inquiry.voted adds "vote"; inquiry.step_completed adds "step" (the number of the step completed) and "added" (the next step's assignees); inquiry.claimed shows the claim, inquiry.released adds "claim" (the one that ended) and "reason" (released, expired or broken); inquiry.assigned adds "pool" and "assigned" (the person a pool picked). session.logged (an entry the agent logged, which changes nothing) adds "entry": {"event_type", "payload"}. */
             data: unknown;
         };
         Principal: {
@@ -8927,6 +8961,12 @@ export interface components {
             email: string;
             slack_user_id: string;
             channels: ("email" | "slack")[];
+            /**
+             * @description The person's IANA time zone, like Europe/Berlin; "" is UTC. Their working hours are in it, and their messages and inbox pages show times in it.
+             * @example Europe/Berlin
+             */
+            time_zone: string;
+            working_hours?: components["schemas"]["WorkingHours"];
             /** Format: date-time */
             updated_at: string;
             /** @description The person's absence that has not ended yet, when there is one. */
@@ -8938,6 +8978,12 @@ export interface components {
             email?: string;
             slack_user_id?: string;
             channels?: ("email" | "slack")[];
+            /**
+             * @description An IANA time zone name, like Europe/Berlin (an unknown one is refused); left out: UTC.
+             * @example Europe/Berlin
+             */
+            time_zone?: string;
+            working_hours?: components["schemas"]["WorkingHours"];
         };
         Group: {
             name: string;
@@ -9200,6 +9246,33 @@ export interface components {
             escalate_after?: string;
             /** @description Who is added on escalation: principal names, group:NAME entries and integer identities; required with escalate_after. An unassigned inquiry stays open to every responder. */
             escalate_to?: (string | number)[] | (string | number);
+            /**
+             * @description An escalation ladder: up to 10 steps in increasing after, each adding its assignees and notifying them on its channels; the deadline's fallback ends it (event inquiry.escalated with the step's number, once per step). Not with escalate_after and escalate_to (a ladder of one step). Steps of an inquiry that is not urgent wait for the working hours of the people they add.
+             * @example [
+             *       {
+             *         "after": "1h",
+             *         "assigned_to": [
+             *           "bob"
+             *         ]
+             *       },
+             *       {
+             *         "after": "4h",
+             *         "assigned_to": [
+             *           "group:leads"
+             *         ],
+             *         "channels": [
+             *           "slack"
+             *         ]
+             *       }
+             *     ]
+             */
+            escalate?: components["schemas"]["EscalationStepRequest"][];
+            /**
+             * @description normal: a reminder or escalation step that falls outside the working hours of every person it reaches waits for the first of them to start work; urgent: they come when due, at any hour. Deadlines never wait.
+             * @default normal
+             * @enum {string}
+             */
+            priority?: "normal" | "urgent";
             /** @description Several approvals (request_type approval, default schema): each distinct assignee (a group stands for its members) votes once with {approved, comment}; a vote answers 200 with the inquiry still pending and its votes; the inquiry becomes responded, response {approved, votes}, when required approvals are in or the reject rule trips. Not with steps or a pool. */
             quorum?: components["schemas"]["Quorum"];
             /** @description A chain: each step's people are asked (notified, and see it in Assigned to me) only once the step before approved; any rejection ends the chain. Give assigned_to in the steps, not beside them. */
@@ -9261,6 +9334,33 @@ export interface components {
             escalate_after?: string;
             /** @description Who is added on escalation: principal names, group:NAME entries and integer identities; required with escalate_after. An unassigned inquiry stays open to every responder. */
             escalate_to?: (string | number)[] | (string | number);
+            /**
+             * @description An escalation ladder: up to 10 steps in increasing after, each adding its assignees and notifying them on its channels; the deadline's fallback ends it (event inquiry.escalated with the step's number, once per step). Not with escalate_after and escalate_to (a ladder of one step). Steps of an inquiry that is not urgent wait for the working hours of the people they add.
+             * @example [
+             *       {
+             *         "after": "1h",
+             *         "assigned_to": [
+             *           "bob"
+             *         ]
+             *       },
+             *       {
+             *         "after": "4h",
+             *         "assigned_to": [
+             *           "group:leads"
+             *         ],
+             *         "channels": [
+             *           "slack"
+             *         ]
+             *       }
+             *     ]
+             */
+            escalate?: components["schemas"]["EscalationStepRequest"][];
+            /**
+             * @description normal: a reminder or escalation step that falls outside the working hours of every person it reaches waits for the first of them to start work; urgent: they come when due, at any hour. Deadlines never wait.
+             * @default normal
+             * @enum {string}
+             */
+            priority?: "normal" | "urgent";
             /** @description Several approvals (request_type approval, default schema): each distinct assignee (a group stands for its members) votes once with {approved, comment}; a vote answers 200 with the inquiry still pending and its votes; the inquiry becomes responded, response {approved, votes}, when required approvals are in or the reject rule trips. Not with steps or a pool. */
             quorum?: components["schemas"]["Quorum"];
             /** @description A chain: each step's people are asked (notified, and see it in Assigned to me) only once the step before approved; any rejection ends the chain. Give assigned_to in the steps, not beside them. */
@@ -9609,6 +9709,64 @@ export interface components {
             expires_at?: string;
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * @description Working hours by day: mon, tue, wed, thu, fri, sat, sun, each one window [start, end) as HH:MM in the person's time_zone (00:00 to 24:00, start before end). A day left out is off; no working hours at all: always working.
+         * @example {
+         *       "mon": [
+         *         "09:00",
+         *         "17:00"
+         *       ],
+         *       "tue": [
+         *         "09:00",
+         *         "17:00"
+         *       ],
+         *       "wed": [
+         *         "09:00",
+         *         "17:00"
+         *       ],
+         *       "thu": [
+         *         "09:00",
+         *         "17:00"
+         *       ],
+         *       "fri": [
+         *         "09:00",
+         *         "15:00"
+         *       ]
+         *     }
+         */
+        WorkingHours: {
+            [key: string]: string[];
+        };
+        EscalationStepRequest: {
+            /** @description When the step fires, after the inquiry's creation; more than the step before's, and before the deadline. A duration like "30m", "1h30m" or "2d" (days of 24 hours), in whole seconds. */
+            after: string;
+            /** @description Who the step adds as assignees and notifies: principal names, group:NAME entries and integer identities (no pools). An unassigned inquiry stays open to every responder; they are only notified. */
+            assigned_to: (string | number)[];
+            /** @description The channels the step's notifications go by; chat_webhook posts to the rooms subscribed to inquiry.escalated. Empty or left out: the people's usual channels and the subscribed rooms. */
+            channels?: ("email" | "slack" | "chat_webhook")[];
+        };
+        EscalationStep: {
+            /** @description When the step fires, after creation. */
+            after: string;
+            assigned_to: string[];
+            /** @description Empty: the people's usual channels. */
+            channels: ("email" | "slack" | "chat_webhook")[];
+            /**
+             * Format: date-time
+             * @description When the step fired; absent before.
+             */
+            reached_at?: string;
+        };
+        Escalation: {
+            steps: components["schemas"]["EscalationStep"][];
+            /** @description How many steps have fired. */
+            reached: number;
+            /**
+             * Format: date-time
+             * @description When the next step fires: its time after creation, or the next working hour of its people (priority normal). Null once every step fired or the inquiry is final.
+             */
+            next_at: string | null;
         };
     };
     responses: never;

@@ -341,6 +341,8 @@ class Client:
         remind_every=None,
         escalate_after=None,
         escalate_to=None,
+        escalate=None,
+        priority=None,
         waiter=None,
     ):
         """Asks a human and blocks until the answer, which it returns (decoded JSON).
@@ -350,7 +352,10 @@ class Client:
         InputCancelledError, a refused request HitlError with the server's message.
 
         remind_every ("30m") reminds the people asked while nobody answers; escalate_after ("2h")
-        with escalate_to (names or "group:NAME") adds those people when nobody has answered by then.
+        with escalate_to (names or "group:NAME") adds those people when nobody has answered by then;
+        escalate is a ladder of such steps instead, a list of {"after": "1h", "assigned_to": [...],
+        "channels": [...]}. priority "urgent" reminds and escalates at any hour; "normal" (the
+        default) waits for the working hours of the people reached.
 
         waiter (see Client.waiter) waits for the answer on its shared stream rather than with long
         polls of this call's own: what a process with many questions open at once should use.
@@ -369,6 +374,8 @@ class Client:
             "remind_every": remind_every,
             "escalate_after": escalate_after,
             "escalate_to": escalate_to,
+            "escalate": escalate,
+            "priority": priority,
         }
         request.update({k: v for k, v in optional.items() if v is not None})
         if multiple:
