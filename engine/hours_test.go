@@ -303,3 +303,19 @@ func TestLadderStepsNotifyOnTheirChannels(t *testing.T) {
 		t.Fatalf("the notifications' zones: %v", zones)
 	}
 }
+
+// A request's ladder replaces a template's escalation (and the other way round): they describe
+// one thing.
+func TestLadderReplacesATemplatesEscalation(t *testing.T) {
+	e, stop := open(t, filepath.Join(t.TempDir(), "db"), clock.NewManual(time.Now()))
+	defer stop()
+	putTemplate(t, e, "release", hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{Prompt: "Release?", EscalateAfter: "1h", EscalateTo: hitl.Assignees{"bob"}, Priority: hitl.PriorityUrgent}})
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Template: "release", Escalate: []hitl.EscalationStepRequest{
+		{After: "30m", AssignedTo: hitl.Assignees{"cid"}}, {After: "2h", AssignedTo: hitl.Assignees{"dan"}}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inq.Escalation.Steps) != 2 || inq.EscalateAfter.String() != "30m" || !slices.Equal(inq.EscalateTo, []string{"cid"}) || inq.Priority != hitl.PriorityUrgent {
+		t.Fatalf("from the template with a ladder: %+v, escalate_after %v to %v, %s", inq.Escalation, inq.EscalateAfter, inq.EscalateTo, inq.Priority)
+	}
+}

@@ -141,7 +141,7 @@ func (e *Engine) DeleteTemplate(ctx context.Context, p *hitl.Principal, name str
 var fieldsTogether = [][]string{
 	{"timeout_seconds", "timeout_at"},
 	{"response_schema", "options", "multiple"},
-	{"escalate_after", "escalate_to"},
+	{"escalate_after", "escalate_to", "escalate"},
 	{"fallback_policy", "fallback_value"},
 	{"quorum", "steps"},
 }
