@@ -3,8 +3,8 @@ package engine_test
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 

@@ -534,8 +534,8 @@ func equalJSON(x, y any) bool {
 func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquiry {
 	next := *cur
 	next.Status, next.UpdatedAt = status, now
-	next.NextReminderAt = nil // reminders stop
-	next.Claim = nil          // and so does any claim
+	next.NextReminderAt = nil  // reminders stop
+	next.Claim = nil           // and so does any claim
 	if cur.Escalation != nil { // and the ladder, where it stood
 		esc := *cur.Escalation
 		esc.NextAt = nil

@@ -41,7 +41,9 @@ func TestInquiryPageShowsTheLadderInTheViewersZone(t *testing.T) {
 	if len(steps) != 3 {
 		t.Fatalf("%d steps on the page:\n%s", len(steps), page)
 	}
-	text := func(i int) string { return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(steps[i][4], "")), " ") }
+	text := func(i int) string {
+		return strings.Join(strings.Fields(regexp.MustCompile(`<[^>]+>`).ReplaceAllString(steps[i][4], "")), " ")
+	}
 	// 11:00 UTC is 20:00 in Tokyo, 12:00 UTC 21:00.
 	want := []struct{ class, current, says string }{
 		{"step-current", ` aria-current="step"`, "Step 1, after 1h: adds bob reached at 2026-11-26 20:00:00 JST"},
