@@ -534,9 +534,10 @@ func equalJSON(x, y any) bool {
 func resolved(cur *hitl.Inquiry, status hitl.Status, now time.Time) *hitl.Inquiry {
 	next := *cur
 	next.Status, next.UpdatedAt = status, now
-	next.NextReminderAt = nil  // reminders stop
-	next.Claim = nil           // and so does any claim
-	if cur.Escalation != nil { // and the ladder, where it stood
+	next.NextReminderAt = nil // reminders stop
+	next.Claim = nil          // and so does any claim
+	// and the ladder, where it stood
+	if cur.Escalation != nil {
 		esc := *cur.Escalation
 		esc.NextAt = nil
 		next.Escalation = &esc
