@@ -188,6 +188,7 @@ func askCmd() *cobra.Command {
 		options, metadata                    []string
 		timeout                              time.Duration
 		vars                                 []string
+		urgent                               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "ask [PROMPT]",
@@ -224,6 +225,9 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 				return usagef("--option: a selection needs at least two options to choose from; give --option once for each")
 			}
 			req.FallbackPolicy = hitl.FallbackPolicy(policy)
+			if urgent {
+				req.Priority = hitl.PriorityUrgent
+			}
 			for _, o := range options {
 				req.Options = append(req.Options, hitl.Option{Value: o})
 			}
@@ -307,6 +311,7 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.Var(durationText{&req.RemindEvery}, "remind-every", "remind the recipients at this interval while nobody answers, like 30m (at least 1m)")
 	f.Var(durationText{&req.EscalateAfter}, "escalate-after", "after this long without an answer, like 2h, add the --escalate-to people as assignees")
 	f.StringArrayVar((*[]string)(&req.EscalateTo), "escalate-to", nil, "who to add on escalation: a name or group:NAME (repeat)")
+	f.BoolVar(&urgent, "urgent", false, "remind and escalate at any hour, not only in the working hours of the people reached")
 	f.StringVar(&policy, "fallback-policy", "", "fail, complete_with_fallback or use_default_and_continue")
 	f.StringVar(&fb, "fallback", "", "the answer used when the deadline passes under a fallback policy: JSON, @file, or a bare word taken as a string")
 	f.BoolVar(&req.Exclusive, "exclusive", false, "refuse if the session already has a pending inquiry")
@@ -566,7 +571,21 @@ func describeAsked(w io.Writer, inq *hitl.Inquiry) error {
 		}
 		line("Reminders", reminders)
 	}
-	if inq.EscalateAfter != nil {
+	if l := inq.Escalation; l != nil && len(l.Steps) > 1 {
+		for i, st := range l.Steps {
+			what := fmt.Sprintf("after %s adds %s", st.After, wording.Assignees(st.AssignedTo))
+			if len(st.Channels) > 0 {
+				what += " by " + strings.Join(st.Channels, ", ")
+			}
+			switch {
+			case st.ReachedAt != nil:
+				what += "; reached at " + st.ReachedAt.Format(time.RFC3339)
+			case i == l.Reached && l.NextAt != nil:
+				what += "; next, at " + l.NextAt.Format(time.RFC3339)
+			}
+			line(fmt.Sprintf("Escalation %d", i+1), what)
+		}
+	} else if inq.EscalateAfter != nil {
 		to := wording.Assignees(inq.EscalateTo)
 		if inq.EscalatedAt != nil {
 			line("Escalation", "escalated to "+to+" at "+inq.EscalatedAt.Format(time.RFC3339))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/client"
 )
 
 func TestAskWithRemindersAndEscalation(t *testing.T) {
@@ -18,7 +19,7 @@ func TestAskWithRemindersAndEscalation(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		code, _, _ := cli(t, "ask", "Ship it?", "--assign", "ann", "--remind-every", "30m", "--escalate-after", "2h",
-			"--escalate-to", "bob", "--escalate-to", "group:leads")
+			"--escalate-to", "bob", "--escalate-to", "group:leads", "--urgent")
 		done <- code
 	}()
 	id := pendingID(t, admin)
@@ -26,7 +27,7 @@ func TestAskWithRemindersAndEscalation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inq.RemindEvery.String() != "30m" || inq.EscalateAfter.String() != "2h" || !slices.Equal(inq.EscalateTo, []string{"bob", "group:leads"}) || inq.NextReminderAt == nil {
+	if inq.RemindEvery.String() != "30m" || inq.EscalateAfter.String() != "2h" || inq.Priority != hitl.PriorityUrgent || !slices.Equal(inq.EscalateTo, []string{"bob", "group:leads"}) || inq.NextReminderAt == nil {
 		t.Fatalf("asked with remind_every %v, escalate_after %v to %v, next reminder %v", inq.RemindEvery, inq.EscalateAfter, inq.EscalateTo, inq.NextReminderAt)
 	}
 	_, out, _ := cli(t, "show", fmt.Sprint(id))
@@ -40,6 +41,17 @@ func TestAskWithRemindersAndEscalation(t *testing.T) {
 	}
 	if code := <-done; code != exitCancelled {
 		t.Fatalf("ask exited %d", code)
+	}
+	ladder, _, err := admin.CreateInquiry(context.Background(), &hitl.InquiryRequest{Prompt: "Climb?", Escalate: []hitl.EscalationStepRequest{
+		{After: "1h", AssignedTo: hitl.Assignees{"bob"}}, {After: "2h", AssignedTo: hitl.Assignees{"group:leads"}, Channels: []string{"slack"}}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ = cli(t, "show", fmt.Sprint(ladder.ID))
+	for _, want := range []string{"Escalation 1  after 1h adds bob; next, at ", "Escalation 2  after 2h adds the group leads by slack\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show does not say %q:\n%s", want, out)
+		}
 	}
 	code, _, errOut := cli(t, "ask", "x", "--remind-every", "10s")
 	if code != exitError || !strings.Contains(errOut, "must be a duration like 30m, at least 1m") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,15 +16,21 @@ func peopleCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "people", Short: "Where people are reached: email, Slack (role: admin)"}
 	var (
 		req    hitl.PersonRequest
+		hours  []string
 		asJSON bool
 	)
 	set := &cobra.Command{
 		Use:   "set NAME",
 		Short: "Set where a person (the principal of its keys' name) is reached; replaces what was there",
 		Example: "  hitl people set ada --email ada@example.com --slack U012AB3CD\n" +
-			"  hitl people set ada --email ada@example.com --slack U012AB3CD --channel slack",
+			"  hitl people set ada --email ada@example.com --slack U012AB3CD --channel slack\n" +
+			"  hitl people set ada --email ada@example.com --time-zone Europe/Berlin --hours mon-fri=09:00-17:00",
 		Args: exactArgs(1, "the person's name (the name of its keys)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if req.WorkingHours, err = workingHoursFlags(hours); err != nil {
+				return err
+			}
 			c, err := connect()
 			if err != nil {
 				return err
@@ -40,6 +47,8 @@ func peopleCmd() *cobra.Command {
 	set.Flags().StringVar(&req.Email, "email", "", "email address")
 	set.Flags().StringVar(&req.SlackUserID, "slack", "", "Slack member ID, like U012AB3CD")
 	set.Flags().StringArrayVar(&req.Channels, "channel", nil, "a channel the person wants messages by: email or slack (repeat; default: every channel with an address)")
+	set.Flags().StringVar(&req.TimeZone, "time-zone", "", "the person's IANA time zone, like Europe/Berlin (default: UTC)")
+	set.Flags().StringArrayVar(&hours, "hours", nil, "working hours, DAYS=HH:MM-HH:MM in the person's zone, like mon-fri=09:00-17:00 or sat=10:00-14:00 (repeat; default: always)")
 
 	ls := &cobra.Command{
 		Use:   "ls",
@@ -264,4 +273,36 @@ func groupPoints(g *hitl.Group) string {
 		return "each member's own channels"
 	}
 	return strings.Join(points, " and ")
+}
+
+// workingHoursFlags reads --hours DAYS=HH:MM-HH:MM flags (DAYS one day, or a range like
+// mon-fri) into working hours; the server checks the days and times themselves.
+func workingHoursFlags(flags []string) (hitl.WorkingHours, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	out := hitl.WorkingHours{}
+	for _, f := range flags {
+		days, window, ok := strings.Cut(f, "=")
+		start, end, ok2 := strings.Cut(window, "-")
+		if !ok || !ok2 {
+			return nil, fmt.Errorf("--hours %q: give DAYS=HH:MM-HH:MM, like mon-fri=09:00-17:00", f)
+		}
+		first, last, isRange := strings.Cut(days, "-")
+		if !isRange {
+			out[days] = []string{start, end}
+			continue
+		}
+		i, j := slices.Index(hitl.Weekdays[:], first), slices.Index(hitl.Weekdays[:], last)
+		if i < 0 || j < 0 {
+			return nil, fmt.Errorf("--hours %q: %s is not a range of days; days are mon, tue, wed, thu, fri, sat and sun", f, days)
+		}
+		for k := i; ; k = (k + 1) % 7 { // mon-fri, or fri-mon across the weekend
+			out[hitl.Weekdays[k]] = []string{start, end}
+			if k == j {
+				break
+			}
+		}
+	}
+	return out, nil
 }

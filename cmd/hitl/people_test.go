@@ -27,8 +27,23 @@ func TestPeopleAndGroupsCommands(t *testing.T) {
 		!strings.Contains(errOut, "/email") || !strings.Contains(errOut, "/slack_user_id") || !strings.Contains(errOut, "/channels/0") {
 		t.Fatalf("bad people set: %d %q", code, errOut)
 	}
+	code, _, errOut = cli(t, "people", "set", "cid", "--email", "cid@example.com", "--time-zone", "America/Chicago", "--hours", "mon-thu=08:00-16:00", "--hours", "fri=08:00-12:00")
+	if code != 0 {
+		t.Fatalf("people set with hours: %d %q", code, errOut)
+	}
+	if p, err := admin.Person(ctx, "cid"); err != nil || p.TimeZone != "America/Chicago" || len(p.WorkingHours) != 5 ||
+		!slices.Equal(p.WorkingHours["wed"], []string{"08:00", "16:00"}) || !slices.Equal(p.WorkingHours["fri"], []string{"08:00", "12:00"}) {
+		t.Fatalf("stored %+v, %v", p, err)
+	}
+	if code, _, errOut := cli(t, "people", "set", "cid", "--time-zone", "Moon/Base", "--hours", "mon=9-17"); code != exitError ||
+		!strings.Contains(errOut, "/time_zone") || !strings.Contains(errOut, "/working_hours/mon/0") {
+		t.Fatalf("bad zone and hours: %d %q", code, errOut)
+	}
+	if code, _, errOut := cli(t, "people", "set", "cid", "--hours", "weekdays"); code == 0 || !strings.Contains(errOut, "DAYS=HH:MM-HH:MM") {
+		t.Fatalf("hours without a window: %d %q", code, errOut)
+	}
 	code, out, _ := cli(t, "people", "ls")
-	if code != 0 || !strings.Contains(out, "ada") || !strings.Contains(out, "U012AB3CD") || strings.Contains(out, "bob") {
+	if code != 0 || !strings.Contains(out, "ada") || !strings.Contains(out, "U012AB3CD") || strings.Contains(out, "bob") || !strings.Contains(out, "cid") {
 		t.Fatalf("people ls: %d %q", code, out)
 	}
 	code, _, errOut = cli(t, "groups", "set", "ops", "--email", "ops@example.com", "--slack-channel", "C012AB3CD")
@@ -41,8 +56,10 @@ func TestPeopleAndGroupsCommands(t *testing.T) {
 	if code, _, _ := cli(t, "groups", "rm", "ops"); code != 0 {
 		t.Fatalf("groups rm: %d", code)
 	}
-	if code, _, _ := cli(t, "people", "rm", "ada"); code != 0 {
-		t.Fatalf("people rm: %d", code)
+	for _, name := range []string{"ada", "cid"} {
+		if code, _, _ := cli(t, "people", "rm", name); code != 0 {
+			t.Fatalf("people rm %s: %d", name, code)
+		}
 	}
 	if code, _, errOut := cli(t, "people", "rm", "ada"); code != exitError || !strings.Contains(errOut, "not found") {
 		t.Fatalf("people rm twice: %d %q", code, errOut)
