@@ -37,14 +37,22 @@ func zoned(t *testing.T, zone string, y int, m time.Month, d, h, min int) time.T
 
 func sameAt(a *time.Time, b time.Time) bool { return a != nil && a.Equal(b) }
 
+// fridayEvening opens an engine at 17:30 on a Friday in Berlin, where ann works Monday to
+// Friday, nine to five.
+func fridayEvening(t *testing.T) (start time.Time, c *clock.Manual, e *engine.Engine, stop func()) {
+	t.Helper()
+	start = zoned(t, "Europe/Berlin", 2026, time.November, 27, 17, 30)
+	c = clock.NewManual(start)
+	e, stop = open(t, filepath.Join(t.TempDir(), "db"), c)
+	putHours(t, e, "ann", "Europe/Berlin", officeHours)
+	return start, c, e, stop
+}
+
 // A reminder due at 18:00 on a Friday in Berlin, for a person who works Monday to Friday nine
 // to five there, comes on Monday at nine; the next one an interval later, within the hours.
 func TestReminderWaitsForMondayMorning(t *testing.T) {
-	start := zoned(t, "Europe/Berlin", 2026, time.November, 27, 17, 30) // a Friday
-	c := clock.NewManual(start)
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
+	start, c, e, stop := fridayEvening(t)
 	defer stop()
-	putHours(t, e, "ann", "Europe/Berlin", officeHours)
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", AssignedTo: []string{"ann"}, RemindEvery: "30m", TimeoutSeconds: new(int64(5 * 86400))}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -63,11 +71,8 @@ func TestReminderWaitsForMondayMorning(t *testing.T) {
 }
 
 func TestUrgentInquiryRemindsAtNight(t *testing.T) {
-	start := zoned(t, "Europe/Berlin", 2026, time.November, 27, 17, 30)
-	c := clock.NewManual(start)
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
+	start, c, e, stop := fridayEvening(t)
 	defer stop()
-	putHours(t, e, "ann", "Europe/Berlin", officeHours)
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", AssignedTo: []string{"ann"}, RemindEvery: "30m",
 		Priority: hitl.PriorityUrgent, Escalate: []hitl.EscalationStepRequest{{After: "1h", AssignedTo: hitl.Assignees{"ann2"}}}}, "")
 	if err != nil {
@@ -142,11 +147,8 @@ func TestRemindersWaitForTheFirstOfSeveralZones(t *testing.T) {
 // The deadline never waits: a reminder that would wait past it is not sent, and the inquiry
 // times out on time.
 func TestDeadlineDoesNotWaitForWorkingHours(t *testing.T) {
-	start := zoned(t, "Europe/Berlin", 2026, time.November, 27, 17, 30)
-	c := clock.NewManual(start)
-	e, stop := open(t, filepath.Join(t.TempDir(), "db"), c)
+	start, c, e, stop := fridayEvening(t)
 	defer stop()
-	putHours(t, e, "ann", "Europe/Berlin", officeHours)
 	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", AssignedTo: []string{"ann"}, RemindEvery: "30m",
 		TimeoutSeconds: new(int64(3 * 3600)), Escalate: []hitl.EscalationStepRequest{{After: "1h", AssignedTo: hitl.Assignees{"bob"}}}}, "")
 	if err != nil {

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/internal/clock"
-	"github.com/hitl-dev/hitl/internal/server"
 )
 
 // A person's time zone and working hours, and an inquiry's priority and ladder, over HTTP:
@@ -103,22 +100,11 @@ func TestWorkingHoursAndLaddersOverHTTP(t *testing.T) {
 
 // Two nodes hold every ladder's timers and fire together: each step fires once, in order.
 func TestLadderStepsExactlyOnceAcrossNodes(t *testing.T) {
-	start := time.Now().UTC().Truncate(time.Second)
-	clk := clock.NewManual(start)
-	c := newCluster(t, 2, func(cfg *server.Config) { cfg.Clock = clk })
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	created, err := c.agent[1].Events(sctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
-	must(t, err)
 	const n = 10
-	for i := range n {
-		ask(t, c.agent[i%2], hitl.InquiryRequest{Prompt: fmt.Sprintf("q%d", i), AssignedTo: []string{"vic"},
-			Escalate: []hitl.EscalationStepRequest{{After: "1m", AssignedTo: hitl.Assignees{"ops"}}, {After: "2m", AssignedTo: hitl.Assignees{"lead"}}}})
-	}
-	// Node 2 streams a creation after it took its timers: then both nodes hold them all.
-	for range n {
-		next(t, created)
-	}
+	c, clk, _ := timedCluster(t, n, func(i int) hitl.InquiryRequest {
+		return hitl.InquiryRequest{Prompt: fmt.Sprintf("q%d", i), AssignedTo: []string{"vic"},
+			Escalate: []hitl.EscalationStepRequest{{After: "1m", AssignedTo: hitl.Assignees{"ops"}}, {After: "2m", AssignedTo: hitl.Assignees{"lead"}}}}
+	})
 	fire := func(want int) []*hitl.Event {
 		t.Helper()
 		clk.Advance(time.Minute)

@@ -96,26 +96,34 @@ func firstOfType(t *testing.T, e *env, id int64, typ string) *hitl.Event {
 	return evs[0]
 }
 
-// Two nodes hold every timer and fire together: each reminder and each escalation happens once.
-func TestRemindersExactlyOnceAcrossNodes(t *testing.T) {
-	start := time.Now().UTC().Truncate(time.Second)
-	clk := clock.NewManual(start)
+// timedCluster is two nodes on one manual clock, with n inquiries asked through either, whose
+// timers both nodes hold when it returns.
+func timedCluster(t *testing.T, n int, request func(i int) hitl.InquiryRequest) (*cluster, *clock.Manual, []int64) {
+	t.Helper()
+	clk := clock.NewManual(time.Now().UTC().Truncate(time.Second))
 	c := newCluster(t, 2, func(cfg *server.Config) { cfg.Clock = clk })
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	created, err := c.agent[1].Events(sctx, client.StreamOptions{FromNow: true, Types: []string{hitl.EventInquiryCreated}})
 	must(t, err)
-	const n = 30
 	var ids []int64
 	for i := range n {
-		inq := ask(t, c.agent[i%2], hitl.InquiryRequest{Prompt: fmt.Sprintf("q%d", i), AssignedTo: []string{"vic"},
-			RemindEvery: "1m", EscalateAfter: "90s", EscalateTo: []string{"ops"}})
-		ids = append(ids, inq.ID)
+		ids = append(ids, ask(t, c.agent[i%2], request(i)).ID)
 	}
 	// Node 2 streams a creation after it took its timers: then both nodes hold them all.
 	for range n {
 		next(t, created)
 	}
+	return c, clk, ids
+}
+
+// Two nodes hold every timer and fire together: each reminder and each escalation happens once.
+func TestRemindersExactlyOnceAcrossNodes(t *testing.T) {
+	const n = 30
+	c, clk, ids := timedCluster(t, n, func(i int) hitl.InquiryRequest {
+		return hitl.InquiryRequest{Prompt: fmt.Sprintf("q%d", i), AssignedTo: []string{"vic"},
+			RemindEvery: "1m", EscalateAfter: "90s", EscalateTo: []string{"ops"}}
+	})
 	fire := func(d time.Duration, typ string, want int) []*hitl.Event {
 		t.Helper()
 		clk.Advance(d)

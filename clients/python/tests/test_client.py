@@ -144,14 +144,16 @@ class ServerTest(unittest.TestCase):
             hitl.Client(self.url, "wrong-token").list_inquiries()
         self.assertEqual(cm.exception.status, 401)
 
-    def test_reminders_and_escalation(self):
+    def _asked(self, prompt, **kwargs):
+        """Asks prompt with kwargs, and returns the inquiry as the server kept it, cancelled
+        from another thread once seen (request_input blocks until then)."""
         seen = {}
 
         def check_and_cancel():
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:
                 for inq in self.agent.list_inquiries(status="pending")["data"]:
-                    if inq["prompt"] == "Remind me?":
+                    if inq["prompt"] == prompt:
                         seen.update(inq)
                         self.agent.cancel(inq["id"], "seen")
                         return
@@ -160,8 +162,12 @@ class ServerTest(unittest.TestCase):
         t = threading.Thread(target=check_and_cancel)
         t.start()
         with self.assertRaises(hitl.InputCancelledError):
-            self.agent.request_input("Remind me?", remind_every="90m", escalate_after="2h", escalate_to=["bob", "group:leads"])
+            self.agent.request_input(prompt, **kwargs)
         t.join()
+        return seen
+
+    def test_reminders_and_escalation(self):
+        seen = self._asked("Remind me?", remind_every="90m", escalate_after="2h", escalate_to=["bob", "group:leads"])
         self.assertEqual(seen["remind_every"], "1h30m")
         self.assertEqual(seen["escalate_after"], "2h")
         self.assertEqual(seen["escalate_to"], ["bob", "group:leads"])
@@ -172,24 +178,8 @@ class ServerTest(unittest.TestCase):
         self.assertIn("/remind_every", [e["path"] for e in cm.exception.errors])
 
     def test_escalation_ladder_and_priority(self):
-        seen = {}
-
-        def check_and_cancel():
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                for inq in self.agent.list_inquiries(status="pending")["data"]:
-                    if inq["prompt"] == "Climb the ladder?":
-                        seen.update(inq)
-                        self.agent.cancel(inq["id"], "seen")
-                        return
-                time.sleep(0.02)
-
-        t = threading.Thread(target=check_and_cancel)
-        t.start()
         ladder = [{"after": "1h", "assigned_to": ["bob"]}, {"after": "2h", "assigned_to": ["group:leads"], "channels": ["slack"]}]
-        with self.assertRaises(hitl.InputCancelledError):
-            self.agent.request_input("Climb the ladder?", escalate=ladder, priority="urgent")
-        t.join()
+        seen = self._asked("Climb the ladder?", escalate=ladder, priority="urgent")
         self.assertEqual(seen["priority"], "urgent")
         self.assertEqual([s["after"] for s in seen["escalation"]["steps"]], ["1h", "2h"])
         self.assertEqual(seen["escalation"]["steps"][1]["channels"], ["slack"])
