@@ -49,6 +49,19 @@ type Person struct {
 	Absence *Absence `json:"absence,omitempty"`
 }
 
+// Location is the zone of an IANA name as people there read times: UTC for "" or for a zone
+// this server has no data for (a name is checked when a person is put).
+func Location(zone string) *time.Location {
+	if zone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
 // WorkingHours maps days ("mon" … "sun") to one working window each, [start, end) as
 // "HH:MM" in the person's time zone: {"mon": ["09:00", "17:00"]}. A day left out is off.
 type WorkingHours map[string][]string

@@ -64,26 +64,15 @@ func checkTimeZone(bad *problems, zone string) {
 	}
 }
 
-// personZone is where a person's clock stands: their zone, else UTC.
-func personZone(p *hitl.Person) *time.Location {
-	if p == nil || p.TimeZone == "" {
-		return time.UTC
-	}
-	loc, err := time.LoadLocation(p.TimeZone)
-	if err != nil { // checked when it was put; a server without the zone's data falls back
-		return time.UTC
-	}
-	return loc
-}
-
 // nextWorkingTime is at when the person works then (or has no hours), else the start of
-// their next working window. A window's start that a clock change skips begins when the
-// clock goes on (time.Date's normalisation: 02:30 on a spring-forward day is 03:30).
+// their next working window, on the person's clock: days and hours are counted in their zone,
+// so a window after a clock change starts at its local time (a start the change skips, 02:30
+// on a spring-forward night, is what time.Date makes of it, within the hour).
 func nextWorkingTime(p *hitl.Person, at time.Time) time.Time {
 	if p == nil || len(p.WorkingHours) == 0 {
 		return at
 	}
-	loc := personZone(p)
+	loc := hitl.Location(p.TimeZone)
 	local := at.In(loc)
 	for d := 0; d <= 7; d++ { // windows end by midnight: today's, or one of the next week's
 		day := time.Date(local.Year(), local.Month(), local.Day()+d, 12, 0, 0, 0, loc)

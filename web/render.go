@@ -41,7 +41,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	page := h.pages[name]
 	if l != nil && l.Viewer != nil && l.Viewer.TimeZone != "" {
 		var err error
-		if page, err = inZone(page, wording.Zone(l.Viewer.TimeZone)); err != nil {
+		if page, err = inZone(page, hitl.Location(l.Viewer.TimeZone)); err != nil {
 			h.log.Error("page failed to render", "page", name, "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return

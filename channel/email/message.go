@@ -337,7 +337,7 @@ func newView(m *Message, now time.Time) view {
 	if m.Reason != ReasonResolved && !inq.Status.Final() {
 		v.Context, v.More = contextSummary(inq.Context)
 		v.Buttons = m.Buttons
-		v.Deadline = deadlineWords(inq, now, wording.Zone(m.TimeZone))
+		v.Deadline = deadlineWords(inq, now, hitl.Location(m.TimeZone))
 		if m.ReplyToken != "" {
 			v.ReplyHint = replyHint(inq)
 			if !inq.IsPlainApproval() {

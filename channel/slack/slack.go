@@ -25,7 +25,6 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/internal/wording"
 	slackapi "github.com/slack-go/slack"
 )
 
@@ -184,7 +183,7 @@ func (c *Client) Post(ctx context.Context, m Message) (Ref, error) {
 	}
 	channel := m.To
 	d := full
-	d.zone = wording.Zone(m.TimeZone)
+	d.zone = hitl.Location(m.TimeZone)
 	blocks := inquiryBlocks(m.Inquiry, m.Reason, c.linkFor(m.Inquiry.ID, m.InboxURL), d)
 	if line := delegateLine(m.OnBehalfOf); line != "" {
 		blocks = append([]slackapi.Block{slackapi.NewContextBlock("", mrkdwn(line))}, blocks...)
