@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/clock"
 	"github.com/hitl-dev/hitl/internal/server"
@@ -63,4 +65,28 @@ func TestInquiryPageShowsTheLadderInTheViewersZone(t *testing.T) {
 		page := e.signedIn(e.responderToken).get(fmt.Sprintf("/inquiries/%d", inq.ID)).body
 		return strings.Contains(page, `data-step="2" aria-current="step"`) && strings.Contains(page, `class="step step-done" data-step="1"`)
 	})
+}
+
+// In a browser, times show in the zone the viewer set, not the browser's own.
+func TestTheBrowserShowsTimesInTheViewersZone(t *testing.T) {
+	e := start(t)
+	ctx := newBrowser(t)
+	inTokyo(t, ctx) // the browser's own zone, which the person's setting overrides
+	if _, err := e.Admin.PutPerson(context.Background(), "ada", &hitl.PersonRequest{Email: "ada@example.com", TimeZone: "America/New_York"}); err != nil {
+		t.Fatal(err)
+	}
+	signInWithForm(t, ctx, e.URL, e.responderToken)
+	inq := e.ask(&hitl.InquiryRequest{Prompt: "Which region first?", Options: []hitl.Option{{Value: "eu"}, {Value: "us"}}, TimeoutSeconds: new(int64(3 * 3600))})
+	do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/inquiries/%d", e.URL, inq.ID)), chromedp.WaitVisible(chromedp.CSS("#answer-form")))
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := inq.TimeoutAt.In(newYork)
+	_, offset := due.Zone() // GMT-5 in winter, GMT-4 in summer
+	at := timeShown(t, ctx, ".facts time.clock")
+	if got := spaced(at.Text); !strings.Contains(got, due.Format("15:04")) || !strings.Contains(got, fmt.Sprintf("GMT%+d", offset/3600)) ||
+		at.Title != inq.TimeoutAt.UTC().Format("2006-01-02 15:04:05 UTC") {
+		t.Errorf("the deadline shows as %q (hover: %q); want %s in New York", at.Text, at.Title, due.Format("2 Jan 2006 15:04"))
+	}
 }
