@@ -55,26 +55,28 @@ func checkLadder(bad *problems, req *hitl.InquiryRequest, escalateTo []string, s
 	ladder := &hitl.Escalation{Steps: make([]hitl.EscalationStep, len(req.Escalate))}
 	var previous hitl.Duration
 	for i, s := range req.Escalate {
-		path := fmt.Sprintf("/escalate/%d", i)
+		// The path counts steps from 0, as JSON Pointers do; the words from 1, as the
+		// ladder's events and the inbox do.
+		path, n := fmt.Sprintf("/escalate/%d", i), i+1
 		step := &ladder.Steps[i]
 		switch d, err := hitl.ParseDuration(s.After); {
 		case err != nil || d <= 0:
-			bad.add(path+"/after", "step %d: must be a duration like 1h, more than 0s", i)
+			bad.add(path+"/after", "step %d: must be a duration like 1h, more than 0s", n)
 		case d > maxTimeoutSeconds:
-			bad.add(path+"/after", "step %d: must be at most %d seconds (a year)", i, maxTimeoutSeconds)
+			bad.add(path+"/after", "step %d: must be at most %d seconds (a year)", n, maxTimeoutSeconds)
 		case i > 0 && d <= previous:
-			bad.add(path+"/after", "step %d: %s must come after the step before's %s: steps go in increasing after", i, d, previous)
+			bad.add(path+"/after", "step %d: %s must come after the step before's %s: steps go in increasing after", n, d, previous)
 		case inq.TimeoutAt != nil && !now.Add(d.Duration()).Before(*inq.TimeoutAt):
-			bad.add(path+"/after", "step %d: %s must end before the deadline, which is %s after creation", i, d, hitl.Duration(inq.TimeoutAt.Sub(now)/time.Second))
+			bad.add(path+"/after", "step %d: %s must end before the deadline, which is %s after creation", n, d, hitl.Duration(inq.TimeoutAt.Sub(now)/time.Second))
 		default:
 			step.After, previous = d, d
 		}
 		if len(stepAssignees[i]) == 0 {
-			bad.add(path+"/assigned_to", "step %d: is required: 1 to %d names or group:NAME to add as assignees", i, maxEscalateTo)
+			bad.add(path+"/assigned_to", "step %d: is required: 1 to %d names or group:NAME to add as assignees", n, maxEscalateTo)
 		}
 		checkAssignees(bad, path+"/assigned_to", stepAssignees[i], maxEscalateTo)
 		if slices.ContainsFunc(stepAssignees[i], func(a string) bool { _, ok := hitl.PoolOf(a); return ok }) {
-			bad.add(path+"/assigned_to", "step %d: pools are for assigned_to; a step names people and groups", i)
+			bad.add(path+"/assigned_to", "step %d: pools are for assigned_to; a step names people and groups", n)
 		}
 		step.AssignedTo = stepAssignees[i]
 		step.Channels = []string{}
@@ -82,9 +84,9 @@ func checkLadder(bad *problems, req *hitl.InquiryRequest, escalateTo []string, s
 			cpath := fmt.Sprintf("%s/channels/%d", path, j)
 			switch {
 			case !slices.Contains(escalationChannels, c):
-				bad.add(cpath, "step %d: %q is not a channel; a step notifies by %s", i, c, strings.Join(escalationChannels, ", "))
+				bad.add(cpath, "step %d: %q is not a channel; a step notifies by %s", n, c, strings.Join(escalationChannels, ", "))
 			case slices.Contains(s.Channels[:j], c):
-				bad.add(cpath, "step %d: %q is listed twice", i, c)
+				bad.add(cpath, "step %d: %q is listed twice", n, c)
 			default:
 				step.Channels = append(step.Channels, c)
 			}

@@ -71,7 +71,7 @@ func TestWorkingHoursAndLaddersOverHTTP(t *testing.T) {
 		name, body, path, says string
 	}{
 		{"ladder and escalate_after", `{"prompt":"x","escalate_after":"1h","escalate_to":["bob"],"escalate":[{"after":"1h","assigned_to":["bob"]}]}`, "/escalate", "not both"},
-		{"steps out of order", `{"prompt":"x","escalate":[{"after":"2h","assigned_to":["bob"]},{"after":"1h","assigned_to":["cid"]}]}`, "/escalate/1/after", "step 1: 1h must come after"},
+		{"steps out of order", `{"prompt":"x","escalate":[{"after":"2h","assigned_to":["bob"]},{"after":"1h","assigned_to":["cid"]}]}`, "/escalate/1/after", "step 2: 1h must come after"},
 		{"steps at the same time", `{"prompt":"x","escalate":[{"after":"1h","assigned_to":["bob"]},{"after":"60m","assigned_to":["cid"]}]}`, "/escalate/1/after", "increasing"},
 		{"a step at zero", `{"prompt":"x","escalate":[{"after":"0s","assigned_to":["bob"]}]}`, "/escalate/0/after", "more than 0s"},
 		{"a step that is no duration", `{"prompt":"x","escalate":[{"after":"soon","assigned_to":["bob"]}]}`, "/escalate/0/after", "duration"},
