@@ -18,7 +18,7 @@ import (
 const maxEscalationSteps = 10
 
 // escalationChannels are the channels a step may name.
-var escalationChannels = []string{hitl.ChannelEmail, hitl.ChannelSlack, hitl.ChannelChatWebhook}
+var escalationChannels = []string{hitl.ChannelEmail, hitl.ChannelSlack, hitl.ChannelChatWebhook, hitl.ChannelWebPush}
 
 // resolveLadder resolves the integer identities among the ladder's assignees, step by step.
 func (e *Engine) resolveLadder(ctx context.Context, bad *problems, steps []hitl.EscalationStepRequest) ([][]string, error) {

@@ -52,14 +52,14 @@ func TestWorkingHoursAndLaddersOverHTTP(t *testing.T) {
 	}
 
 	r = e.do("POST", "/v1/inquiries", agent, `{"prompt":"Ship?","assigned_to":["ann"],"priority":"urgent","timeout_seconds":36000,
-		"escalate":[{"after":"1h","assigned_to":["bob"]},{"after":"2h","assigned_to":["group:leads"],"channels":["slack","chat_webhook"]}]}`)
+		"escalate":[{"after":"1h","assigned_to":["bob"]},{"after":"2h","assigned_to":["group:leads"],"channels":["slack","chat_webhook","webpush"]}]}`)
 	if r.status != 201 || r.body["priority"] != "urgent" || r.body["escalate_after"] != "1h" || fmt.Sprint(r.body["escalate_to"]) != "[bob]" {
 		t.Fatalf("create with a ladder: %d %s", r.status, r.text)
 	}
 	ladder := r.body["escalation"].(map[string]any)
 	steps := ladder["steps"].([]any)
 	if len(steps) != 2 || ladder["reached"] != float64(0) || ladder["next_at"] == nil ||
-		fmt.Sprint(steps[1].(map[string]any)["channels"]) != "[slack chat_webhook]" || steps[1].(map[string]any)["after"] != "2h" {
+		fmt.Sprint(steps[1].(map[string]any)["channels"]) != "[slack chat_webhook webpush]" || steps[1].(map[string]any)["after"] != "2h" {
 		t.Fatalf("ladder: %s", r.text)
 	}
 

@@ -9744,14 +9744,14 @@ export interface components {
             /** @description Who the step adds as assignees and notifies: principal names, group:NAME entries and integer identities (no pools). An unassigned inquiry stays open to every responder; they are only notified. */
             assigned_to: (string | number)[];
             /** @description The channels the step's notifications go by; chat_webhook posts to the rooms subscribed to inquiry.escalated. Empty or left out: the people's usual channels and the subscribed rooms. */
-            channels?: ("email" | "slack" | "chat_webhook")[];
+            channels?: ("email" | "slack" | "chat_webhook" | "webpush")[];
         };
         EscalationStep: {
             /** @description When the step fires, after creation. */
             after: string;
             assigned_to: string[];
             /** @description Empty: the people's usual channels. */
-            channels: ("email" | "slack" | "chat_webhook")[];
+            channels: ("email" | "slack" | "chat_webhook" | "webpush")[];
             /**
              * Format: date-time
              * @description When the step fired; absent before.
