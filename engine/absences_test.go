@@ -344,3 +344,87 @@ func wantMessages(t *testing.T, st hitl.Store, inq *hitl.Inquiry, want ...string
 		t.Fatalf("inquiry %d's messages: %v, want %v", inq.ID, got, want)
 	}
 }
+
+// TestDelegateDeclinesForTheAwayPerson: bob declines alice's inquiry as he answers it, for
+// her: the inquiry, its event and its reason say "bob for alice", and the audit's check of the
+// stored state agrees. Who asked, excluded by separation of duties, may not decline through a
+// delegate either.
+func TestDelegateDeclinesForTheAwayPerson(t *testing.T) {
+	e, c := away(t, "alice", "bob")
+	absent(t, e, c, "alice", "bob", 0, time.Hour)
+	inq := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	out, err := e.Decline(ctx, responder("bob"), inq.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.DeclinedBy == nil || *out.DeclinedBy != "bob" || out.OnBehalfOf == nil || *out.OnBehalfOf != "alice" ||
+		out.CancelReason == nil || *out.CancelReason != "declined by bob for alice" {
+		t.Fatalf("declined %+v", out)
+	}
+	evs := waitEvents(t, e, inq.ID, hitl.EventInquiryCancelled, 1)
+	var logged hitl.Inquiry
+	if err := json.Unmarshal(evs[0].Data, &logged); err != nil || evs[0].Actor != "bob for alice" || logged.OnBehalfOf == nil || *logged.OnBehalfOf != "alice" {
+		t.Fatalf("event by %q with %s", evs[0].Actor, evs[0].Data)
+	}
+	engine.ReverifyAudit(e)
+	if _, err := e.AuditHead(ctx, admin); err != nil {
+		t.Fatalf("the audit after bob declined for alice: %v", err)
+	}
+
+	// Declining as himself, on what is his, names nobody else.
+	own := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"bob"}})
+	if out, err := e.Decline(ctx, responder("bob"), own.ID, "no"); err != nil || out.OnBehalfOf != nil || *out.DeclinedBy != "bob" {
+		t.Fatalf("bob declines his own: %+v, %v", out, err)
+	}
+
+	// alice asked, and separation of duties keeps her from answering: bob may not decline for her.
+	alice := &hitl.Principal{Name: "alice", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}}
+	exclude := true
+	askedByAlice := approval(t, e, alice, &hitl.InquiryRequest{AssignedTo: []string{"alice"}, ExcludeRequester: &exclude})
+	_, err = e.Decline(ctx, responder("bob"), askedByAlice.ID, "")
+	wantCode(t, err, hitl.EForbidden, "bob may not answer inquiry")
+	if got, err := e.Inquiry(ctx, admin, askedByAlice.ID); err != nil || got.Status != hitl.StatusPending {
+		t.Fatalf("after the refused decline: %+v, %v", got, err)
+	}
+}
+
+// TestSeparationOfDutiesHoldsDownAChain: alice → bob → carol. bob asked, and may not answer
+// for alice; carol, whom bob named his delegate, may not either: the question would be
+// approved by the one its asker chose.
+func TestSeparationOfDutiesHoldsDownAChain(t *testing.T) {
+	e, c := away(t, "alice", "bob", "carol")
+	bob := &hitl.Principal{Name: "bob", Roles: []string{hitl.RoleAgent, hitl.RoleResponder}}
+	absent(t, e, c, "alice", "bob", 0, time.Hour)
+	exclude := true
+	askedByBob := approval(t, e, bob, &hitl.InquiryRequest{AssignedTo: []string{"alice"}, ExcludeRequester: &exclude})
+	wantCode(t, ask(e, "bob", askedByBob.ID, "alice"), hitl.EForbidden, "bob asked")
+	absent(t, e, c, "bob", "carol", 0, time.Hour)
+	wantCode(t, ask(e, "carol", askedByBob.ID, ""), hitl.EForbidden, "carol may not answer inquiry 1 for alice through bob")
+	_, err := e.Decline(ctx, responder("carol"), askedByBob.ID, "")
+	wantCode(t, err, hitl.EForbidden, "through bob")
+	// An inquiry an agent asked: carol answers for alice down the same chain.
+	other := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	if out, err := e.Respond(ctx, responder("carol"), other.ID, approve(true, "")); err != nil || *out.OnBehalfOf != "alice" {
+		t.Fatalf("carol for alice: %+v, %v", out, err)
+	}
+	if got, err := e.Inquiry(ctx, admin, askedByBob.ID); err != nil || got.Status != hitl.StatusPending {
+		t.Fatalf("after the refusals: %+v, %v", got, err)
+	}
+}
+
+// TestAbsenceEndsExactlyAtUntil: the period holds until its last nanosecond before until, and
+// not at until.
+func TestAbsenceEndsExactlyAtUntil(t *testing.T) {
+	e, c := away(t, "alice", "bob")
+	absent(t, e, c, "alice", "bob", 0, time.Hour)
+	first := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	second := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	c.Advance(time.Hour - time.Nanosecond)
+	if err := ask(e, "bob", first.ID, ""); err != nil {
+		t.Fatalf("a nanosecond before until: %v", err)
+	}
+	c.Advance(time.Nanosecond)
+	wantCode(t, ask(e, "bob", second.ID, ""), hitl.ENotFound, "")
+	_, err := e.Decline(ctx, responder("bob"), second.ID, "")
+	wantCode(t, err, hitl.ENotFound, "")
+}

@@ -250,6 +250,20 @@ func (e *Engine) separated(ctx context.Context, inq *hitl.Inquiry, a answering) 
 	if err := e.Separated(ctx, inq, a.onBehalfOf); err != nil {
 		return forbidden("%s may not answer inquiry %d for %s: %s", a.who.Name, inq.ID, a.onBehalfOf, hitl.ErrorMessage(err))
 	}
+	// Down a chain (alice → bob → carol), carol answers for alice through bob: bob chose her, so
+	// whom the rule keeps from answering may not pass the inquiry on to a delegate of their own.
+	list, err := e.absenceList(ctx)
+	if err != nil {
+		return err
+	}
+	chain := delegationsAt(list, e.clock()).chain(a.onBehalfOf)
+	if i := slices.Index(chain, a.who.Name); i > 0 {
+		for _, through := range chain[:i] {
+			if err := e.Separated(ctx, inq, through); err != nil {
+				return forbidden("%s may not answer inquiry %d for %s through %s, whose delegate they are: %s", a.who.Name, inq.ID, a.onBehalfOf, through, hitl.ErrorMessage(err))
+			}
+		}
+	}
 	return nil
 }
 

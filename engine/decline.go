@@ -11,17 +11,23 @@ import (
 // answers (cancellable_by_responder false): the inquiry is cancelled (declined_by) and its
 // session fails with the reason, in one transaction, so the agent learns that nobody will
 // answer and why.
+//
+// A delegate declines as they answer: for the away assignee they stand in for (on_behalf_of,
+// "declined by bob for alice"), held to separation of duties for both.
 func (e *Engine) Decline(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error) {
-	if reason == "" {
-		reason = "declined by " + p.Name
+	p, err := e.withDelegations(ctx, p) // the away people p stands in for now, not when p was made
+	if err != nil {
+		return nil, err
 	}
+	declined := &answering{who: p, relayedBy: p.Via}
 	may := func(p *hitl.Principal, inq *hitl.Inquiry) error {
 		if err := mayDecline(p, inq); err != nil {
 			return err
 		}
-		return e.Separated(ctx, inq, p.Name, p.Via) // who may not answer may not decline either
+		declined.onBehalfOf = AnswersFor(p, inq)
+		return e.separated(ctx, inq, *declined) // who may not answer may not decline either
 	}
-	return e.cancel(ctx, p, id, reason, may, true, func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
+	return e.cancel(ctx, p, id, reason, may, declined, func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error) {
 		// Declining is answering: not while another holds the claim (read here, in the
 		// transaction; the cancellation written before it is rolled back with the error).
 		if c := cur.Claim; c.Claimed(now) && c.By != p.Name {

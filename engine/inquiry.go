@@ -571,19 +571,23 @@ func toolResult(inq *hitl.Inquiry) *hitl.ToolResult {
 
 // Cancel withdraws a pending question (its creator or an admin).
 func (e *Engine) Cancel(ctx context.Context, p *hitl.Principal, id int64, reason string) (*hitl.Inquiry, error) {
-	return e.cancel(ctx, p, id, reason, mayCancel, false, nil)
+	return e.cancel(ctx, p, id, reason, mayCancel, nil, nil)
 }
 
 // cancel cancels a pending inquiry when may lets p, and writes what follows from it (then,
-// when set) in the same transaction. declined records p's refusal to answer (DeclinedBy).
+// when set) in the same transaction. declined, when set, records p's refusal to answer
+// (DeclinedBy, and OnBehalfOf when p declines as the delegate of someone away); may fills it in.
 func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason string, may func(*hitl.Principal, *hitl.Inquiry) error,
-	declined bool, then func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error)) (*hitl.Inquiry, error) {
+	declined *answering, then func(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, error)) (*hitl.Inquiry, error) {
 	inq, err := e.Inquiry(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
 	if err := may(p, inq); err != nil {
 		return nil, err
+	}
+	if declined != nil && reason == "" {
+		reason = "declined by " + wording.DeclinedBy(p.Name, declined.onBehalfOf)
 	}
 	if n := utf8.RuneCountInString(reason); n > maxComment {
 		return nil, hitl.Errorf(hitl.EInvalid, "reason is %d characters long; at most %d are allowed", n, maxComment)
@@ -602,12 +606,12 @@ func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 		if err != nil {
 			return err
 		}
-		declinedBy := ""
-		if declined {
-			declinedBy = p.Name
+		by := declining{actor: p.Name}
+		if declined != nil {
+			by = declining{actor: wording.DeclinedBy(p.Name, declined.onBehalfOf), by: p.Name, onBehalfOf: declined.onBehalfOf}
 		}
 		var ev *hitl.Event
-		if out, ev, err = cancelInquiry(tx, cur, reason, p.Name, declinedBy, now); err != nil || then == nil {
+		if out, ev, err = cancelInquiry(tx, cur, reason, by, now); err != nil || then == nil {
 			evs = []*hitl.Event{ev}
 			return err
 		}
@@ -635,21 +639,28 @@ func (e *Engine) notPending(ctx context.Context, id int64, err error) error {
 	return err
 }
 
-// cancelInquiry writes the cancellation of a pending inquiry and its event; declinedBy is the
-// person who declined to answer it ("" when it was withdrawn).
-func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason, actor, declinedBy string, now time.Time) (*hitl.Inquiry, *hitl.Event, error) {
+// declining is who cancels an inquiry (actor, as its event names them), and when it is a
+// refusal to answer, the person who declined (by) and the away person they declined for.
+type declining struct{ actor, by, onBehalfOf string }
+
+// cancelInquiry writes the cancellation of a pending inquiry and its event; d.by is the person
+// who declined to answer it ("" when it was withdrawn), d.onBehalfOf whom they declined for.
+func cancelInquiry(tx hitl.Tx, cur *hitl.Inquiry, reason string, d declining, now time.Time) (*hitl.Inquiry, *hitl.Event, error) {
 	out := resolved(cur, hitl.StatusCancelled, now)
 	if reason != "" {
 		out.CancelReason = &reason
 	}
-	if declinedBy != "" {
-		out.DeclinedBy = &declinedBy
+	if d.by != "" {
+		out.DeclinedBy = &d.by
+	}
+	if d.onBehalfOf != "" {
+		out.OnBehalfOf = &d.onBehalfOf
 	}
 	out.ToolResult = toolResult(out)
 	if err := tx.ResolveInquiry(out); err != nil {
 		return nil, nil, err
 	}
-	ev, err := appendInquiryEvent(tx, hitl.EventInquiryCancelled, out, actor, now)
+	ev, err := appendInquiryEvent(tx, hitl.EventInquiryCancelled, out, d.actor, now)
 	return out, ev, err
 }
 

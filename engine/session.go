@@ -324,7 +324,7 @@ func finishSession(tx hitl.Tx, s *hitl.Session, end SessionEnd, actor string, no
 		if inq.ID == resolved {
 			continue
 		}
-		_, ev, err := cancelInquiry(tx, inq, reason, actor, "", now)
+		_, ev, err := cancelInquiry(tx, inq, reason, declining{actor: actor}, now)
 		if err != nil {
 			return nil, err
 		}

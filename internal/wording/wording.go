@@ -102,6 +102,10 @@ func AnsweredBy(inq *hitl.Inquiry) string {
 // alice" when a delegate cast it.
 func VoteBy(v *hitl.Vote) string { return by(v.By, v.RelayedBy, v.OnBehalfOf) }
 
+// DeclinedBy says who declined to answer: "bob", or "bob for alice" when bob declined as the
+// delegate of alice, who is away.
+func DeclinedBy(name, onBehalfOf string) string { return by(name, "", onBehalfOf) }
+
 // by is who answered or voted, for whom when a delegate did, and who carried it when a relay
 // did: "bob for alice via ops-bot".
 func by(by, relayedBy, onBehalfOf string) string {
