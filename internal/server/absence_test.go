@@ -22,7 +22,7 @@ func TestAbsenceOverHTTP(t *testing.T) {
 	alice, aliceToken := e.Key(hitl.KeyRequest{Name: "alice", Roles: responder})
 	bob, bobToken := e.Key(hitl.KeyRequest{Name: "bob", Roles: responder})
 	cy := e.principal("cy", responder)
-	agent := e.principal("bot", []string{hitl.RoleAgent})
+	agent, agentToken := e.Key(hitl.KeyRequest{Name: "bot", Roles: []string{hitl.RoleAgent}})
 	ask := func(req *hitl.InquiryRequest) (*hitl.Inquiry, error) {
 		req.RequestType = hitl.RequestApproval
 		inq, _, err := agent.CreateInquiry(ctx, req, client.CreateOptions{})
@@ -41,8 +41,11 @@ func TestAbsenceOverHTTP(t *testing.T) {
 	}{
 		{"", "/v1/people/alice/absence", period("bob"), http.StatusUnauthorized, ""},
 		{bobToken, "/v1/people/alice/absence", period("bob"), http.StatusForbidden, "only alice or an admin may set or end alice's absence"},
+		{agentToken, "/v1/people/alice/absence", period("bot"), http.StatusForbidden, "only alice or an admin may set or end alice's absence"},
+		{agentToken, "/v1/people/bot/absence", period("bob"), http.StatusForbidden, "bot may not answer: its key needs the responder role"},
 		{aliceToken, "/v1/people/alice/absence", `{"from":`, http.StatusBadRequest, ""},
 		{aliceToken, "/v1/people/alice/absence", `{"from":"tomorrow","until":"2099-01-01T00:00:00Z","delegate":"bob"}`, http.StatusBadRequest, "from"},
+		{aliceToken, "/v1/people/alice/absence", `{"from":"2026-12-22 09:00","until":"2099-01-01T00:00:00Z","delegate":"bob"}`, http.StatusBadRequest, `/from: expected an RFC 3339 time with a date, T, a time and a zone, like 2026-12-22T09:00:00Z`},
 		{aliceToken, "/v1/people/alice/absence", `{"from":"2099-01-01T00:00:00Z","until":"2099-01-02T00:00:00Z","delegate":"bob","why":"ski"}`, http.StatusBadRequest, "why"},
 		{aliceToken, "/v1/people/alice/absence", `{"from":"2099-01-02T00:00:00Z","until":"2099-01-01T00:00:00Z","delegate":"bob"}`, http.StatusBadRequest, "must be after from"},
 		{aliceToken, "/v1/people/alice/absence", `{"from":"2020-01-01T00:00:00Z","until":"2020-01-02T00:00:00Z","delegate":"bob"}`, http.StatusBadRequest, "has passed already"},

@@ -96,6 +96,15 @@ func typeError(sem *jsonv2.SemanticError) error {
 	switch {
 	case sem.Err != nil && sem.GoType != nil && sem.GoType != timeType && reflect.PointerTo(sem.GoType).Implements(unmarshalerType):
 		msg = sem.Err.Error() // a type of hitl's that reads itself says what it wants
+	case errors.As(sem.Err, new(*time.ParseError)):
+		// Go's parse error names its layout ("2006-01-02T15:04:05Z07:00"), which reads as a
+		// date to people; an example of the format says what is wanted.
+		var bad *time.ParseError
+		errors.As(sem.Err, &bad)
+		msg += fmt.Sprintf(" with a date, T, a time and a zone, like 2026-12-22T09:00:00Z or 2026-12-22T09:00:00+01:00; got %q", bad.Value)
+		if bad.Message != "" { // the format is right, a part out of range: "month out of range"
+			msg += bad.Message
+		}
 	case sem.Err != nil && sem.JSONKind == '0':
 		msg += fmt.Sprintf(", got JSON number %s: %v", sem.JSONValue, sem.Err)
 	case sem.Err != nil:

@@ -131,7 +131,7 @@ export interface paths {
             requestBody?: {
                 content: {
                     "application/json": {
-                        /** @description Why; the session's error. Default "declined by NAME". */
+                        /** @description Why; the session's error. Default "declined by NAME" ("declined by bob for alice" when a delegate declines for someone away, who is then on_behalf_of). */
                         reason?: string;
                     };
                 };
@@ -8630,7 +8630,7 @@ export interface components {
             responded_by_id?: number;
             /** @description The relay (a key with the relay or admin role) that carried responded_by's answer, or the maker of the answer link it came through; absent when the person answered themselves or through a link the server sent them. Shown as "alice@example.com via ops-bot". */
             relayed_by?: string;
-            /** @description The away person responded_by answered for, as their delegate ("bob for alice"); absent when responded_by answered as themself. */
+            /** @description The away person responded_by answered for, or declined_by declined for, as their delegate ("bob for alice"); absent when they answered or declined as themself. */
             on_behalf_of?: string;
             quorum?: components["schemas"]["Quorum"];
             /** @description A chain of approvals; assigned_to is the current step's. */
