@@ -428,3 +428,28 @@ func TestAbsenceEndsExactlyAtUntil(t *testing.T) {
 	_, err := e.Decline(ctx, responder("bob"), second.ID, "")
 	wantCode(t, err, hitl.ENotFound, "")
 }
+
+// TestRevokedDelegateNoLongerAnswers: once bob's key is revoked during alice's absence, nothing
+// lets him answer for her: not his key, not a relay naming him (the way answer links and email
+// replies are made into a person too: recordedPerson).
+func TestRevokedDelegateNoLongerAnswers(t *testing.T) {
+	e, c := away(t, "alice")
+	bobKey, err := e.CreateKey(ctx, admin, &hitl.KeyRequest{Name: "bob", Roles: []string{hitl.RoleResponder}})
+	must(t, err)
+	absent(t, e, c, "alice", "bob", 0, time.Hour)
+	relayed := &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`), RespondedBy: "bob"}
+	before := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	if out, err := e.Respond(ctx, admin, before.ID, relayed); err != nil || *out.OnBehalfOf != "alice" {
+		t.Fatalf("bob's relayed answer before the revocation: %+v, %v", out, err)
+	}
+	inq := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	must(t, e.RevokeKey(ctx, admin, bobKey.ID))
+	if _, err := e.Authenticate(ctx, bobKey.Token); hitl.ErrorCode(err) != hitl.EUnauthorized {
+		t.Fatalf("bob's revoked key: %v", err)
+	}
+	_, err = e.Respond(ctx, admin, inq.ID, relayed)
+	wantCode(t, err, hitl.EForbidden, "revoked")
+	if got, err := e.Inquiry(ctx, admin, inq.ID); err != nil || got.Status != hitl.StatusPending {
+		t.Fatalf("after the refusals: %+v, %v", got, err)
+	}
+}
