@@ -352,7 +352,7 @@ func wantMessages(t *testing.T, st hitl.Store, inq *hitl.Inquiry, want ...string
 func TestDelegateDeclinesForTheAwayPerson(t *testing.T) {
 	e, c := away(t, "alice", "bob")
 	absent(t, e, c, "alice", "bob", 0, time.Hour)
-	inq := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}})
+	inq := approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice"}, Session: "run-1"})
 	out, err := e.Decline(ctx, responder("bob"), inq.ID, "")
 	if err != nil {
 		t.Fatal(err)
@@ -365,6 +365,9 @@ func TestDelegateDeclinesForTheAwayPerson(t *testing.T) {
 	var logged hitl.Inquiry
 	if err := json.Unmarshal(evs[0].Data, &logged); err != nil || evs[0].Actor != "bob for alice" || logged.OnBehalfOf == nil || *logged.OnBehalfOf != "alice" {
 		t.Fatalf("event by %q with %s", evs[0].Actor, evs[0].Data)
+	}
+	if s, err := e.Session(ctx, admin, "run-1"); err != nil || s.Status != hitl.SessionFailed || s.Error == nil || *s.Error != "declined by bob for alice" {
+		t.Fatalf("the session after the decline: %+v, %v", s, err)
 	}
 	engine.ReverifyAudit(e)
 	if _, err := e.AuditHead(ctx, admin); err != nil {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // Decline is a person's refusal to answer, unless the agent that asked kept the inquiry to
@@ -40,6 +41,15 @@ func (e *Engine) Decline(ctx context.Context, p *hitl.Principal, id int64, reaso
 		if err != nil || s.Status.Finished() {
 			return nil, err
 		}
-		return finishSession(tx, s, SessionEnd{Status: hitl.SessionFailed, Error: reason}, p.Name, now, cur.ID)
+		return finishSession(tx, s, SessionEnd{Status: hitl.SessionFailed, Error: declined.declineReason(reason)}, p.Name, now, cur.ID)
 	})
+}
+
+// declineReason is the reason a decline gives: the one given, else who declined, and for whom
+// when a delegate did ("declined by bob for alice").
+func (a *answering) declineReason(given string) string {
+	if given != "" {
+		return given
+	}
+	return "declined by " + wording.DeclinedBy(a.who.Name, a.onBehalfOf)
 }

@@ -586,8 +586,8 @@ func (e *Engine) cancel(ctx context.Context, p *hitl.Principal, id int64, reason
 	if err := may(p, inq); err != nil {
 		return nil, err
 	}
-	if declined != nil && reason == "" {
-		reason = "declined by " + wording.DeclinedBy(p.Name, declined.onBehalfOf)
+	if declined != nil {
+		reason = declined.declineReason(reason)
 	}
 	if n := utf8.RuneCountInString(reason); n > maxComment {
 		return nil, hitl.Errorf(hitl.EInvalid, "reason is %d characters long; at most %d are allowed", n, maxComment)
