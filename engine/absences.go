@@ -85,6 +85,21 @@ func (d delegations) chain(person string) []string {
 	return out
 }
 
+// spends is whose votes a vote by by for behalf casts: the voter's, the away person's, and
+// those of everyone between them down the chain (alice → bob → carol: carol's vote for alice
+// is bob's too, whose delegate she is there), so that no one's vote counts twice.
+func (d delegations) spends(by, behalf string) []string {
+	out := []string{by}
+	if behalf == "" {
+		return out
+	}
+	out = append(out, behalf)
+	if i := slices.Index(d.chain(behalf), by); i > 0 {
+		out = append(out, d.chain(behalf)[:i]...)
+	}
+	return out
+}
+
 // standIn is who is reached in person's place: the first delegate of the chain who is not away
 // themself, else the last one the chain reaches; "" when the person is not away.
 func (d delegations) standIn(person string) string {

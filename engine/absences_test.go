@@ -456,3 +456,28 @@ func TestRevokedDelegateNoLongerAnswers(t *testing.T) {
 		t.Fatalf("after the refusals: %+v, %v", got, err)
 	}
 }
+
+// TestChainCountsTheDelegateInBetweenOnce: alice → bob → carol, both away. bob is alice's
+// delegate, so bob's own vote and alice's, cast for her by carol through bob, count once, in
+// either order; someone else's vote still counts.
+func TestChainCountsTheDelegateInBetweenOnce(t *testing.T) {
+	e, c := away(t, "alice", "bob", "carol", "cy")
+	absent(t, e, c, "alice", "bob", 0, time.Hour)
+	absent(t, e, c, "bob", "carol", 0, time.Hour)
+	quorum := func() *hitl.Inquiry {
+		return approval(t, e, agent, &hitl.InquiryRequest{AssignedTo: []string{"alice", "bob", "cy"}, Quorum: &hitl.Quorum{Required: 2}})
+	}
+	bobFirst := quorum()
+	must(t, ask(e, "bob", bobFirst.ID, ""))
+	wantCode(t, ask(e, "carol", bobFirst.ID, "alice"), hitl.EConflict, "bob's vote on inquiry")
+	carolFirst := quorum()
+	must(t, ask(e, "carol", carolFirst.ID, "alice"))
+	wantCode(t, ask(e, "bob", carolFirst.ID, ""), hitl.EConflict, "bob's vote on inquiry")
+	if err := ask(e, "carol", carolFirst.ID, "alice"); err != nil {
+		t.Fatalf("the same vote again is a safe retry: %v", err)
+	}
+	out, err := e.Respond(ctx, responder("cy"), carolFirst.ID, approve(true, ""))
+	if err != nil || out.Status != hitl.StatusResponded || len(outcome(t, out).Votes) != 2 {
+		t.Fatalf("cy's vote decides: %+v, %v", out, err)
+	}
+}

@@ -178,6 +178,8 @@ type ballot struct {
 	by, relayedBy, onBehalfOf string
 	approved                  bool
 	comment                   string
+	// away are the absences that hold as the vote is cast: whose votes each vote spends.
+	away delegations
 }
 
 // castAlready is the vote of the current vote that b may not add to: one cast by b's voter or
@@ -185,11 +187,12 @@ type ballot struct {
 // vote, as themself or for whom they stand in for, and an away person's vote is cast once,
 // by them or by a delegate.
 func castAlready(inq *hitl.Inquiry, b ballot) *hitl.Vote {
+	mine := b.away.spends(b.by, b.onBehalfOf)
 	for i, v := range inq.Votes {
 		if len(inq.Steps) > 0 && v.Step != inq.CurrentStep {
 			continue
 		}
-		if v.Covers(b.by) || (b.onBehalfOf != "" && v.Covers(b.onBehalfOf)) {
+		if slices.ContainsFunc(b.away.spends(v.By, v.OnBehalfOf), func(name string) bool { return slices.Contains(mine, name) }) {
 			return &inq.Votes[i]
 		}
 	}
@@ -292,10 +295,9 @@ func alreadyVoted(inq *hitl.Inquiry, prev *hitl.Vote, b ballot) error {
 		msg = fmt.Sprintf("%s already %s inquiry %d at %s (%s); a delegate has one vote in it, their own or the one for whom they stand in for, not both",
 			b.by, word, inq.ID, at, asWhom(prev))
 	default:
-		whose := b.by
-		if b.onBehalfOf != "" && prev.Covers(b.onBehalfOf) {
-			whose = b.onBehalfOf
-		}
+		theirs := b.away.spends(prev.By, prev.OnBehalfOf)
+		mine := b.away.spends(b.by, b.onBehalfOf)
+		whose := mine[slices.IndexFunc(mine, func(name string) bool { return slices.Contains(theirs, name) })]
 		msg = fmt.Sprintf("%s's vote on inquiry %d is cast already: %s %s it at %s; a vote counts once, whether the person or their delegate casts it",
 			whose, inq.ID, wording.VoteBy(prev), word, at)
 	}
@@ -487,6 +489,11 @@ func (e *Engine) respondVote(ctx context.Context, a answering, cur *hitl.Inquiry
 		return nil, err
 	}
 	b.onBehalfOf = a.onBehalfOf
+	list, err := e.absenceList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.away = delegationsAt(list, e.clock())
 	if cur.Status.Final() {
 		if sameVote(castAlready(cur, b), b) {
 			return cur, nil
