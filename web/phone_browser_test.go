@@ -12,6 +12,7 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/chromedp"
 
@@ -94,6 +95,20 @@ func TestPhoneInABrowser(t *testing.T) {
 	manifest := get(t, ctx, chromedp.Evaluate[string](`fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json()).then(m => m.display + ' ' + m.start_url + ' ' + m.icons.length)`, chromedp.EvalAwaitPromise))
 	if manifest != "standalone / 4" {
 		t.Fatalf("manifest: %q", manifest)
+	}
+	// Chromium's own verdict on installing the page as an app: the manifest's name, icons,
+	// start_url and display, and a worker that handles fetches.
+	var installable []*page.InstallabilityError
+	testserver.WaitFor(15*time.Second, func() bool {
+		res, err := chromedp.Call(ctx, page.GetInstallabilityErrors, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		installable = res.InstallabilityErrors
+		return len(installable) == 0
+	})
+	for _, ie := range installable {
+		t.Errorf("Chromium finds the inbox not installable: %s %v", ie.ErrorID, ie.ErrorArguments)
 	}
 	if _, err := chromedp.Call(ctx, serviceworker.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
