@@ -107,10 +107,8 @@ func (e *Engine) SubscribePush(ctx context.Context, p *hitl.Principal, req *hitl
 			expires = &at
 		}
 	}
-	if len(bad) > 0 {
-		err := bad.err("invalid push subscription").(*hitl.Error)
-		err.Code = hitl.EInvalidResponse // well-formed JSON that no browser would send: 422
-		return nil, false, err
+	if err := bad.err("invalid push subscription"); err != nil {
+		return nil, false, err // invalid fields, as any other input's: 400 with every problem at its path
 	}
 	sub = &hitl.PushSubscription{Endpoint: req.Endpoint, Person: p.Name, P256DH: req.Keys.P256DH, Auth: req.Keys.Auth, ExpiresAt: expires, CreatedAt: now}
 	mine, err := e.store.WebPushSubscriptions(ctx, []string{p.Name})

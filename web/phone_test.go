@@ -92,7 +92,7 @@ func TestTurningOnNotificationsFromTheInbox(t *testing.T) {
 		t.Fatalf("a broken subscription: %d %s", res.status, res.body)
 	}
 	bad := strings.Replace(dev.JSON(), dev.Auth, "c2hvcnQ", 1)
-	if res := b.post("/push/subscriptions", url.Values{"csrf": {csrf}, "subscription": {bad}}); res.status != http.StatusUnprocessableEntity || !strings.Contains(res.body, "/keys/auth") {
+	if res := b.post("/push/subscriptions", url.Values{"csrf": {csrf}, "subscription": {bad}}); res.status != http.StatusBadRequest || !strings.Contains(res.body, "/keys/auth") {
 		t.Fatalf("a short auth secret: %d %s", res.status, res.body)
 	}
 	if _, err := e.Engine().PushDevice(t.Context(), dev.Endpoint); err == nil {

@@ -324,16 +324,19 @@ func TestPushSubscriptionInput(t *testing.T) {
 		{"an agent", agent, []byte(dev.JSON()), 403, "notifications are for those who answer"},
 		{"not JSON", alice, []byte(`{"endpoint":`), 400, "invalid"},
 		{"unknown field", alice, []byte(`{"endpoint":"x","keys":{"p256dh":"a","auth":"b"},"extra":true}`), 400, "extra"},
-		{"bad base64", alice, sub(dev.Endpoint, "not base64!", dev.Auth, "null"), 422, "/keys/p256dh"},
-		{"short key", alice, sub(dev.Endpoint, short, dev.Auth, "null"), 422, "65 bytes"},
-		{"short auth", alice, sub(dev.Endpoint, dev.P256DH, short, "null"), 422, "16 bytes"},
-		{"no endpoint", alice, sub("", dev.P256DH, dev.Auth, "null"), 422, "/endpoint"},
-		{"not a URL of a push service", alice, sub("ftp://push.example/x", dev.P256DH, dev.Auth, "null"), 422, "https://"},
-		{"expired", alice, sub(dev.Endpoint, dev.P256DH, dev.Auth, past), 422, "in the past"},
+		{"bad base64", alice, sub(dev.Endpoint, "not base64!", dev.Auth, "null"), 400, "/keys/p256dh"},
+		{"short key", alice, sub(dev.Endpoint, short, dev.Auth, "null"), 400, "65 bytes"},
+		{"short auth", alice, sub(dev.Endpoint, dev.P256DH, short, "null"), 400, "16 bytes"},
+		{"no endpoint", alice, sub("", dev.P256DH, dev.Auth, "null"), 400, "/endpoint"},
+		{"not a URL of a push service", alice, sub("ftp://push.example/x", dev.P256DH, dev.Auth, "null"), 400, "https://"},
+		{"expired", alice, sub(dev.Endpoint, dev.P256DH, dev.Auth, past), 400, "in the past"},
 		{"oversized", alice, []byte(`{"endpoint":"` + strings.Repeat("a", 2<<20) + `"}`), 413, "too_large"},
 	} {
 		if code, body := e.call("POST", "/v1/me/push-subscriptions", c.token, "application/json", c.body); code != c.code || !strings.Contains(body, c.says) {
 			t.Errorf("%s: %d %s, want %d saying %q", c.name, code, body, c.code, c.says)
+		} else if c.code == 400 && !strings.Contains(body, `"code":"invalid"`) {
+			// invalid_response is an answer's failing its inquiry; a bad device is bad input.
+			t.Errorf("%s: %s, want the code invalid", c.name, body)
 		}
 	}
 	if _, err := e.Engine().PushDevice(context.Background(), dev.Endpoint); hitl.ErrorCode(err) != hitl.ENotFound {

@@ -8313,7 +8313,7 @@ export interface paths {
                         "application/json": components["schemas"]["PushSubscription"];
                     };
                 };
-                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                /** @description Malformed request, or a subscription that is not one a browser makes (code invalid): an endpoint that is not an https URL or that the address guard refuses, keys that are not base64url or of the wrong length, an expirationTime in the past. errors lists every problem with its JSON path. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8360,15 +8360,6 @@ export interface paths {
                 };
                 /** @description Body over the limit, refused before parsing (too_large). */
                 413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The subscription is well-formed JSON but not one a browser makes (invalid_response): an endpoint that is not an https URL or that the address guard refuses, keys that are not base64url or of the wrong length, an expirationTime in the past. errors lists every problem with its JSON path. */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
