@@ -121,6 +121,7 @@ on this machine work with no set-up.`,
 	w := &cfg.Webhooks
 	durationVar(f, &cfg.MCPWaitBound, "mcp-wait-bound", env.duration("HITL_MCP_WAIT_BOUND", mcp.DefaultWaitBound), "how long an MCP tool call at /mcp waits for the human before it returns pending (HITL_MCP_WAIT_BOUND)")
 	f.StringVar(&cfg.PublicURL, "public-url", os.Getenv("HITL_PUBLIC_URL"), "how others reach this server; the source of webhook events (HITL_PUBLIC_URL)")
+	f.StringVar(&cfg.PushContact, "push-contact", os.Getenv("HITL_PUSH_CONTACT"), "whom push services may write to about this server's web pushes (the VAPID sub): mailto:someone@example.com or an https:// URL; unset: --public-url when it is https://, else an address at localhost, which Apple's push service refuses (HITL_PUSH_CONTACT)")
 	f.IntVar(&cfg.NovaMaxAnswerBytes, "nova-max-answer-bytes", env.int("HITL_NOVA_MAX_ANSWER_BYTES", engine.DefaultNovaAnswerBytes), "largest answer Nova's POST /api/interactions/{id}/answer takes, in bytes of JSON; a larger one gets 413 (HITL_NOVA_MAX_ANSWER_BYTES)")
 	f.StringVar(&cfg.AgentQuestionCallbackURL, "agent-question-callback-url", os.Getenv("HITL_AGENT_QUESTION_CALLBACK_URL"), "where every new question of a session, and its answer, is posted as the async agent questions protocol's question_pending and question_answered (HITL_AGENT_QUESTION_CALLBACK_URL)")
 	f.BoolVar(&w.AllowPrivate, "webhook-allow-private", env.bool("HITL_WEBHOOK_ALLOW_PRIVATE"), "let webhooks, callbacks and web push endpoints reach any address, not only public ones (HITL_WEBHOOK_ALLOW_PRIVATE)")

@@ -66,3 +66,22 @@ func TestConfigChecksSingleSignOn(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The VAPID contact (--push-contact) is a mailto: address or an https:// URL, or nothing.
+func TestConfigChecksPushContact(t *testing.T) {
+	t.Parallel()
+	for contact, ok := range map[string]bool{
+		"": true, "mailto:ops@example.com": true, "https://ops.example.com/contact": true,
+		"ops@example.com": false, "mailto:": false, "mailto:Ops <ops@example.com>": false, "mailto:not an address": false,
+		"http://ops.example.com": false, "https://": false, "https://user:pw@example.com": false, "tel:+15550100": false,
+	} {
+		cfg := server.Config{Addr: "127.0.0.1:0", DB: t.TempDir() + "/hitl.db", MaxBodyBytes: 1 << 20, PushContact: contact}
+		err := cfg.Validate()
+		if ok != (err == nil) {
+			t.Errorf("%q: %v", contact, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--push-contact") {
+			t.Errorf("%q: the error does not name the flag: %v", contact, err)
+		}
+	}
+}

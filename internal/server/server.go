@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -63,6 +64,11 @@ type Config struct {
 	// PublicURL is how others reach this server (HITL_PUBLIC_URL): the source of the
 	// CloudEvents that webhooks carry.
 	PublicURL string
+	// PushContact is the contact the VAPID claims of web pushes name (HITL_PUSH_CONTACT):
+	// mailto:someone@example.com or an https:// URL, where a push service writes when this
+	// server misbehaves. Unset: the public URL when it is https://, else a local address that
+	// some push services (Apple's) refuse.
+	PushContact string
 	// SSO signs people in to the inbox with an OpenID Connect provider (--oidc-*; docs/sso.md).
 	SSO web.SSOConfig
 	// NoTokenLogin turns off signing in to the inbox with an API token (--inbox-token-login=false).
@@ -195,6 +201,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(given.raw); given.raw != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 			errs = append(errs, fmt.Errorf("%s %q: want an absolute http:// or https:// URL", given.name, given.raw))
 		}
+	}
+	if err := checkPushContact(c.PushContact); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, c.checkSSO()...)
 	if c.NovaMaxAnswerBytes < 0 {
@@ -676,13 +685,44 @@ func (s *Server) dispatcher(publishers map[string]notify.Publisher) *notify.Disp
 		Tracer: s.tracer})
 }
 
-// vapidSubscriber is the contact the VAPID claims of web pushes name: the server's public
-// https:// URL, else an address at its host, for a push service to write to.
+// vapidSubscriber is the contact the VAPID claims of web pushes name, for a push service to
+// write to: --push-contact, else the server's public https:// URL, else a local address.
+// The sender's library takes an email address without its mailto: (it adds one).
 func (s *Server) vapidSubscriber() string {
+	if address, ok := strings.CutPrefix(s.cfg.PushContact, "mailto:"); ok {
+		return address
+	}
+	if s.cfg.PushContact != "" {
+		return s.cfg.PushContact
+	}
 	if strings.HasPrefix(s.cfg.PublicURL, "https://") {
 		return s.cfg.PublicURL
 	}
 	return "hitl@localhost"
+}
+
+// checkPushContact checks --push-contact: a mailto: URI of one plain email address, or an
+// https:// URL (RFC 8292 section 2.1). A push service may refuse the server's messages
+// otherwise.
+func checkPushContact(contact string) error {
+	if contact == "" {
+		return nil
+	}
+	wrong := func(why string) error {
+		return fmt.Errorf("push contact (--push-contact, HITL_PUSH_CONTACT) %q: %s; give mailto:someone@example.com or an https:// URL, where a push service can reach whoever runs this server", contact, why)
+	}
+	if address, ok := strings.CutPrefix(contact, "mailto:"); ok {
+		parsed, err := mail.ParseAddress(address)
+		if err != nil || parsed.Name != "" || parsed.Address != address {
+			return wrong("not one plain email address after mailto:")
+		}
+		return nil
+	}
+	u, err := url.Parse(contact)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		return wrong("neither a mailto: address nor an https:// URL")
+	}
+	return nil
 }
 
 // names are the brokers configured, for the engine to make their deliveries.

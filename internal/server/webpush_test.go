@@ -500,3 +500,27 @@ func TestWebPushToTheStandIn(t *testing.T) {
 		}
 	}
 }
+
+// TestVAPIDContact: the JWT's sub names --push-contact (a mailto: address or an https:// URL),
+// else the public https:// URL; the push service checks the signature it is in.
+func TestVAPIDContact(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []testserver.Option
+		want string
+	}{
+		{"mailto", []testserver.Option{testserver.Configure(func(c *server.Config) { c.PushContact = "mailto:ops@example.com" })}, "mailto:ops@example.com"},
+		{"https", []testserver.Option{testserver.Configure(func(c *server.Config) { c.PushContact = "https://ops.example.com/contact" })}, "https://ops.example.com/contact"},
+		{"public URL", []testserver.Option{testserver.PublicURL("https://hitl.example.com")}, "https://hitl.example.com"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, peer := pushEnv(t, c.opts...)
+			_, ada := e.Key(hitl.KeyRequest{Name: "ada", Roles: []string{"responder"}})
+			e.subscribe(ada, peer.Subscribe(), http.StatusCreated)
+			approval(t, e.Admin, "ada")
+			if m, _ := nextPush(t, peer); m.Subject != c.want {
+				t.Fatalf("sub %q, want %q", m.Subject, c.want)
+			}
+		})
+	}
+}
