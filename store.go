@@ -274,9 +274,12 @@ type Tx interface {
 	PutWebPushSubscription(s *PushSubscription) error
 	// DeleteWebPushSubscription removes the device of an endpoint (ENotFound).
 	DeleteWebPushSubscription(endpoint string) error
-	// UseWebPushAction records that the single-use action token id was used, and forgets the
-	// uses of tokens expired at now; EConflict when id was used already.
-	UseWebPushAction(id string, expires, now time.Time) error
+	// UseWebPushAction records that the single-use action token id, which expires at the
+	// time, was used; EConflict when id was used already.
+	UseWebPushAction(id string, expires time.Time) error
+	// DeleteWebPushActionUses forgets at most limit uses of action tokens that expired before
+	// the time, and returns how many it forgot.
+	DeleteWebPushActionUses(before time.Time, limit int) (int, error)
 	// PutTemplate stores a template, replacing the one of the same name, and reports whether
 	// none was there. A replaced template keeps its CreatedAt, which PutTemplate sets in t.
 	PutTemplate(t *Template) (created bool, err error)

@@ -10,6 +10,7 @@ import (
 // Housekeeping: what the database keeps only for a while is removed in small transactions, a
 // batch at a time, so that no answer waits behind a long delete: idempotency keys older than
 // their time to live (a retry a day later is a new request), inbox sessions that have ended,
+// the record of notifications' used Approve and Reject buttons once their tokens expired,
 // and with --retain-resolved the inquiries and sessions that ended before it (retention.go).
 // Every node does it; two nodes deleting the same rows at once delete them once.
 
@@ -67,6 +68,7 @@ func (e *Engine) sweep(ctx context.Context) int {
 	if err != nil && ctx.Err() == nil {
 		e.log.Warn("removing ended inbox sessions failed; trying again in a minute", "err", err)
 	}
+	e.forgetSpentPushActions(ctx)
 	if removed > 0 {
 		e.log.Debug("expired idempotency keys removed", "keys", removed)
 	}
@@ -81,4 +83,31 @@ func (e *Engine) sweep(ctx context.Context) int {
 		}
 	}
 	return removed
+}
+
+// spentActionsKept is how long the use of a push action token is kept past the token's
+// expiry: the node that answers checks the expiry by its own clock, so the record outlives it
+// by more than nodes' clocks differ.
+const spentActionsKept = time.Hour
+
+// forgetSpentPushActions removes the uses of action tokens that expired: an expired token is
+// refused for its expiry, so its use need not be remembered.
+func (e *Engine) forgetSpentPushActions(ctx context.Context) {
+	before := e.clock().Add(-spentActionsKept)
+	for ctx.Err() == nil {
+		var n int
+		err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
+			n, err = tx.DeleteWebPushActionUses(before, housekeepingBatch)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("forgetting the used actions of expired notifications failed; trying again in a minute", "err", err)
+			}
+			return
+		}
+		if n < housekeepingBatch {
+			return
+		}
+	}
 }

@@ -224,9 +224,8 @@ func (e *Engine) AnswerPushAction(ctx context.Context, token, action string) (*h
 	if !inq.IsPlainApproval() {
 		return nil, hitl.Errorf(hitl.EInvalid, "inquiry %d is not an approval: open it to answer", inq.ID)
 	}
-	now := e.clock()
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
-		return tx.UseWebPushAction(c.Nonce, time.Unix(c.Expires, 0).UTC(), now)
+		return tx.UseWebPushAction(c.Nonce, time.Unix(c.Expires, 0).UTC()) // forgotten by the housekeeping once expired
 	})
 	if err != nil {
 		return nil, err

@@ -22,12 +22,18 @@ func (t *txn) DeleteWebPushSubscription(endpoint string) error {
 	return oneRow(tag, err, "web push subscription", notFound("web push subscription"))
 }
 
-func (t *txn) UseWebPushAction(id string, expires, now time.Time) error {
-	if _, err := t.Exec("DELETE FROM web_push_action_uses WHERE expires_at < $1", now); err != nil {
-		return dbError(err, "web push action")
-	}
+func (t *txn) UseWebPushAction(id string, expires time.Time) error {
 	tag, err := t.Exec("INSERT INTO web_push_action_uses (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING", id, expires)
 	return oneRow(tag, err, "web push action", hitl.Errorf(hitl.EConflict, "this notification's action was used already: it answers once"))
+}
+
+func (t *txn) DeleteWebPushActionUses(before time.Time, limit int) (int, error) {
+	tag, err := t.Exec(`DELETE FROM web_push_action_uses WHERE id IN
+		(SELECT id FROM web_push_action_uses WHERE expires_at < $1 LIMIT $2)`, before, limit)
+	if err != nil {
+		return 0, dbError(err, "web push action uses")
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 func (s *Store) WebPushSubscriptions(ctx context.Context, people []string) ([]*hitl.PushSubscription, error) {

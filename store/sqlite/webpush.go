@@ -22,12 +22,19 @@ func (t *txn) DeleteWebPushSubscription(endpoint string) error {
 	return oneRow(res, err, "web push subscription", notFound("web push subscription"))
 }
 
-func (t *txn) UseWebPushAction(id string, expires, now time.Time) error {
-	if _, err := t.tx.ExecContext(t.ctx, "DELETE FROM web_push_action_uses WHERE expires_at < ?", micros(now)); err != nil {
-		return dbError(err, "web push action")
-	}
+func (t *txn) UseWebPushAction(id string, expires time.Time) error {
 	res, err := t.tx.ExecContext(t.ctx, "INSERT INTO web_push_action_uses (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING", id, micros(expires))
 	return oneRow(res, err, "web push action", hitl.Errorf(hitl.EConflict, "this notification's action was used already: it answers once"))
+}
+
+func (t *txn) DeleteWebPushActionUses(before time.Time, limit int) (int, error) {
+	res, err := t.tx.ExecContext(t.ctx, `DELETE FROM web_push_action_uses WHERE id IN
+		(SELECT id FROM web_push_action_uses WHERE expires_at < ? LIMIT ?)`, micros(before), limit)
+	if err != nil {
+		return 0, dbError(err, "web push action uses")
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 func (s *Store) WebPushSubscriptions(ctx context.Context, people []string) ([]*hitl.PushSubscription, error) {

@@ -10,7 +10,7 @@ import (
 
 // testWebPush: a device is put, put again under its endpoint (replaced, even for another
 // person), listed by person, read by endpoint, deleted once; an action token is used once, and
-// the uses of expired tokens are forgotten.
+// the uses of expired tokens are forgotten, a batch at a time.
 func testWebPush(t *testing.T, s hitl.Store) {
 	ctx := context.Background()
 	put := func(sub *hitl.PushSubscription) {
@@ -49,15 +49,34 @@ func testWebPush(t *testing.T, s hitl.Store) {
 		t.Fatalf("alice after delete: %+v %v", list, err)
 	}
 
-	use := func(id string, expires, now time.Time) error {
-		return s.Update(ctx, func(tx hitl.Tx) error { return tx.UseWebPushAction(id, expires, now) })
+	use := func(id string, expires time.Time) error {
+		return s.Update(ctx, func(tx hitl.Tx) error { return tx.UseWebPushAction(id, expires) })
 	}
-	must(t, use("tok-1", base.Add(time.Hour), base))
-	if err := use("tok-1", base.Add(time.Hour), base); code(err) != hitl.EConflict {
+	forget := func(before time.Time, limit int) int {
+		t.Helper()
+		var n int
+		must(t, s.Update(ctx, func(tx hitl.Tx) (err error) { n, err = tx.DeleteWebPushActionUses(before, limit); return err }))
+		return n
+	}
+	must(t, use("tok-1", base.Add(time.Hour)))
+	if err := use("tok-1", base.Add(time.Hour)); code(err) != hitl.EConflict {
 		t.Fatalf("second use: %v", err)
 	}
-	must(t, use("tok-2", base.Add(time.Hour), base))
-	// Past its expiry, a use is forgotten (the token is refused for its expiry by then).
-	must(t, use("tok-3", base.Add(3*time.Hour), base.Add(2*time.Hour)))
-	must(t, use("tok-1", base.Add(3*time.Hour), base.Add(2*time.Hour)))
+	must(t, use("tok-2", base.Add(time.Hour)))
+	must(t, use("tok-3", base.Add(3*time.Hour)))
+	// A use is kept until its token expired (the token is refused for its expiry by then),
+	// then forgotten, a batch at a time.
+	if n := forget(base.Add(time.Hour), 10); n != 0 {
+		t.Fatalf("forgot %d uses of tokens not yet expired", n)
+	}
+	if err := use("tok-2", base.Add(time.Hour)); code(err) != hitl.EConflict {
+		t.Fatalf("a use was forgotten before its token expired: %v", err)
+	}
+	if n1, n2 := forget(base.Add(2*time.Hour), 1), forget(base.Add(2*time.Hour), 10); n1 != 1 || n2 != 1 {
+		t.Fatalf("forgot %d, then %d uses of the 2 expired tokens", n1, n2)
+	}
+	must(t, use("tok-1", base.Add(3*time.Hour)))
+	if err := use("tok-3", base.Add(3*time.Hour)); code(err) != hitl.EConflict {
+		t.Fatalf("the use of a token not yet expired was forgotten: %v", err)
+	}
 }
