@@ -96,6 +96,13 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 
 // logout ends the inbox session on the server, so its cookie is dead wherever it is.
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request, v *viewer) {
+	// The page names this device's push subscription, if it has one: a shared phone must not
+	// keep showing the person who left their notifications, nor answer with their buttons.
+	if endpoint := r.PostForm.Get("push_endpoint"); endpoint != "" {
+		if err := h.engine.UnsubscribePush(r.Context(), v.Principal, endpoint); err != nil && hitl.ErrorCode(err) != hitl.ENotFound {
+			h.log.Warn("turning off a signed-out device's notifications failed", "person", v.Principal.Name, "err", err)
+		}
+	}
 	if err := h.engine.SignOut(r.Context(), v.session); err != nil {
 		h.fail(w, r, v, err)
 		return

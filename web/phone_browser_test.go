@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -176,10 +177,26 @@ func TestPhoneInABrowser(t *testing.T) {
 	if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: false, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
 		t.Fatal(err)
 	}
+
+	// A shared phone: ada signs out (the page's script holds the form for the device's
+	// subscription, then sends it). The worker kept only the shell, nothing of her inbox, so
+	// offline the next person sees the offline page, not her questions.
+	do(t, ctx, chromedp.Navigate(e.URL+"/inquiries/"+strconv.FormatInt(inq.ID, 10)), chromedp.WaitVisible(chromedp.CSS("#sign-out")))
+	do(t, ctx, chromedp.Click(chromedp.CSS("#sign-out button")), chromedp.WaitVisible(chromedp.CSS("#token")))
+	cached := get(t, ctx, chromedp.Evaluate[[]string](`caches.keys().then(names => Promise.all(names.map(n => caches.open(n).then(c => c.keys()))))
+		.then(lists => lists.flat().map(r => new URL(r.url).pathname).sort())`, chromedp.EvalAwaitPromise))
+	if strings.Join(cached, " ") != "/manifest.webmanifest /static/app.css /static/icon.svg /static/offline.html" {
+		t.Fatalf("the worker's cache holds more than the shell: %v", cached)
+	}
 	e.Stop()
-	do(t, ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#offline")))
-	if got := text(t, ctx, "#offline h1"); got != "The server cannot be reached" {
-		t.Fatalf("offline page: %q", got)
+	for _, path := range []string{"/", "/inquiries/" + strconv.FormatInt(inq.ID, 10)} {
+		do(t, ctx, chromedp.Navigate(e.URL+path), chromedp.WaitVisible(chromedp.CSS("#offline")))
+		if got := text(t, ctx, "#offline h1"); got != "The server cannot be reached" {
+			t.Fatalf("offline page at %s: %q", path, got)
+		}
+		if page := text(t, ctx, "body"); strings.Contains(page, inq.Prompt) || strings.Contains(page, "ada") {
+			t.Fatalf("offline at %s, the page shows what ada saw: %q", path, page)
+		}
 	}
 }
 

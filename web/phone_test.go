@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/pushpeer"
 	"github.com/hitl-dev/hitl/internal/testserver"
 )
@@ -113,5 +114,47 @@ func TestTurningOnNotificationsFromTheInbox(t *testing.T) {
 	// Signed out: refused.
 	if res := e.browser().post("/push/subscriptions", url.Values{"csrf": {csrf}, "subscription": {dev.JSON()}}); res.status != http.StatusUnauthorized {
 		t.Fatalf("signed out: %d", res.status)
+	}
+}
+
+// TestSigningOutTurnsTheDeviceOff: the sign-out form names the device's subscription (the
+// page's script adds it), and the server forgets that device of the person who signs out, so
+// that a shared phone stops getting their notifications and their buttons stop answering; a
+// device of someone else named there is not theirs to forget, and the sign-out happens anyway.
+func TestSigningOutTurnsTheDeviceOff(t *testing.T) {
+	peer := pushpeer.New()
+	t.Cleanup(peer.Close)
+	e := start(t, testserver.AllowPrivate())
+	_, bobToken := e.keyToken("bob", hitl.RoleResponder)
+	bobsPhone, adasPhone := peer.Subscribe(), peer.Subscribe()
+	e.subscribeDevice(bobToken, bobsPhone)
+	e.subscribeDevice(e.responderToken, adasPhone)
+
+	b := e.browser()
+	b.signIn(e.responderToken)
+	csrf := pushToggle.FindStringSubmatch(b.get("/").body)[2]
+	if res := b.post("/logout", url.Values{"csrf": {csrf}, "push_endpoint": {bobsPhone.Endpoint}}); res.status != http.StatusSeeOther && res.status != http.StatusOK {
+		t.Fatalf("sign-out naming bob's device: %d %s", res.status, res.body)
+	}
+	if got, err := e.Engine().PushDevice(t.Context(), bobsPhone.Endpoint); err != nil || got.Person != "bob" {
+		t.Fatalf("ada's sign-out forgot bob's device: %+v %v", got, err)
+	}
+	if res := b.get("/"); res.status != http.StatusSeeOther || !strings.HasPrefix(res.header.Get("Location"), "/login") {
+		t.Fatalf("ada is still signed in: %d", res.status)
+	}
+
+	b.signIn(e.responderToken)
+	csrf = pushToggle.FindStringSubmatch(b.get("/").body)[2]
+	b.post("/logout", url.Values{"csrf": {csrf}, "push_endpoint": {adasPhone.Endpoint}})
+	if _, err := e.Engine().PushDevice(t.Context(), adasPhone.Endpoint); hitl.ErrorCode(err) != hitl.ENotFound {
+		t.Fatalf("ada's phone after she signed out on it: %v", err)
+	}
+}
+
+// subscribeDevice turns on notifications for the token's person on a device, by the API.
+func (e *env) subscribeDevice(token string, dev *pushpeer.Subscription) {
+	e.t.Helper()
+	if code, body := call(e.t, "POST", e.URL+"/v1/me/push-subscriptions", token, dev.JSON()); code != http.StatusCreated {
+		e.t.Fatalf("subscribe: %d %s", code, body)
 	}
 }

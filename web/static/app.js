@@ -26,6 +26,24 @@
   }
   function setUpPush(toggle) {
     var csrf = toggle.dataset.csrf;
+    // Signing out turns this device's notifications off: on a shared phone the next person
+    // must not see the last one's questions nor answer with their buttons. The server forgets
+    // the device (push_endpoint); the browser drops its subscription, within a few seconds at
+    // most, so that a push service that does not answer never holds the sign-out up.
+    var signOut = document.getElementById('sign-out');
+    if (signOut) signOut.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var submitted = false;
+      function submit() { if (!submitted) { submitted = true; signOut.submit(); } }
+      setTimeout(submit, 3000);
+      navigator.serviceWorker.ready.then(function (reg) { return reg.pushManager.getSubscription(); }).then(function (sub) {
+        if (!sub) return;
+        var field = document.createElement('input');
+        field.type = 'hidden'; field.name = 'push_endpoint'; field.value = sub.endpoint;
+        signOut.appendChild(field);
+        return sub.unsubscribe();
+      }).catch(function () {}).then(submit);
+    });
     function show(on, note) {
       toggle.hidden = false;
       toggle.dataset.on = on ? 'true' : 'false';
