@@ -524,3 +524,30 @@ func TestVAPIDContact(t *testing.T) {
 		})
 	}
 }
+
+// TestWebPushToTwentyDevices: a person may have 20 devices, the 21st is refused in words
+// (409) and stores nothing, and one question reaches each of the 20 once.
+func TestWebPushToTwentyDevices(t *testing.T) {
+	e, peer := pushEnv(t)
+	_, ada := e.Key(hitl.KeyRequest{Name: "ada", Roles: []string{"responder"}})
+	devs := make([]*pushpeer.Subscription, 20)
+	for i := range devs {
+		devs[i] = peer.Subscribe()
+		e.subscribe(ada, devs[i], http.StatusCreated)
+	}
+	extra := peer.Subscribe()
+	if code, body := e.call("POST", "/v1/me/push-subscriptions", ada, "application/json", []byte(extra.JSON())); code != http.StatusConflict || !strings.Contains(body, "20 devices") {
+		t.Fatalf("a 21st device: %d %s", code, body)
+	}
+	if _, err := e.Engine().PushDevice(context.Background(), extra.Endpoint); hitl.ErrorCode(err) != hitl.ENotFound {
+		t.Fatalf("the refused device was stored: %v", err)
+	}
+	e.subscribe(ada, devs[3], http.StatusOK) // one of the 20 again is no 21st
+	approval(t, e.Admin, "ada")
+	pushesOf(t, peer, devs...)
+	select {
+	case m := <-peer.Received():
+		t.Fatalf("a device got a second message: %s %s", m.Subscription, m.Plaintext)
+	default:
+	}
+}
