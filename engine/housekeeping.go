@@ -42,25 +42,10 @@ func (e *Engine) keepHouse(ctx context.Context) {
 // sweep removes what has expired at the engine's clock, and returns how many idempotency keys
 // it removed.
 func (e *Engine) sweep(ctx context.Context) int {
-	removed := 0
 	before := e.clock().Add(-e.idempotencyTTL)
-	for ctx.Err() == nil {
-		var n int
-		err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
-			n, err = tx.DeleteIdempotencyKeys(before, housekeepingBatch)
-			return err
-		})
-		if err != nil {
-			if ctx.Err() == nil {
-				e.log.Warn("removing expired idempotency keys failed; trying again in a minute", "err", err)
-			}
-			break
-		}
-		removed += n
-		if n < housekeepingBatch {
-			break
-		}
-	}
+	removed := e.deleteInBatches(ctx, "removing expired idempotency keys", func(tx hitl.Tx) (int, error) {
+		return tx.DeleteIdempotencyKeys(before, housekeepingBatch)
+	})
 	err := e.store.Update(ctx, func(tx hitl.Tx) error {
 		_, err := tx.DeleteExpiredInboxSessions(e.clock())
 		return err
@@ -94,20 +79,32 @@ const spentActionsKept = time.Hour
 // refused for its expiry, so its use need not be remembered.
 func (e *Engine) forgetSpentPushActions(ctx context.Context) {
 	before := e.clock().Add(-spentActionsKept)
+	e.deleteInBatches(ctx, "forgetting the used actions of expired notifications", func(tx hitl.Tx) (int, error) {
+		return tx.DeleteWebPushActionUses(before, housekeepingBatch)
+	})
+}
+
+// deleteInBatches runs del, which deletes at most housekeepingBatch rows, in a transaction
+// each time until it deletes fewer, and returns how many it deleted; a failure is logged as
+// what failed, for the next sweep to try again.
+func (e *Engine) deleteInBatches(ctx context.Context, what string, del func(hitl.Tx) (int, error)) int {
+	removed := 0
 	for ctx.Err() == nil {
 		var n int
 		err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
-			n, err = tx.DeleteWebPushActionUses(before, housekeepingBatch)
+			n, err = del(tx)
 			return err
 		})
 		if err != nil {
 			if ctx.Err() == nil {
-				e.log.Warn("forgetting the used actions of expired notifications failed; trying again in a minute", "err", err)
+				e.log.Warn(what+" failed; trying again in a minute", "err", err)
 			}
-			return
+			break
 		}
+		removed += n
 		if n < housekeepingBatch {
-			return
+			break
 		}
 	}
+	return removed
 }
