@@ -58,6 +58,7 @@ func TestPhoneInABrowser(t *testing.T) {
 	peer := pushpeer.New()
 	t.Cleanup(peer.Close)
 	e := start(t, testserver.Webhooks(server.WebhookConfig{AllowPrivate: true, AttemptTimeout: 2 * time.Second}))
+	peer.RestrictTo(e.Engine().VAPIDPublicKey())
 	ctx := newBrowser(t)
 
 	// The manifest and the worker are served as browsers want them.

@@ -71,6 +71,9 @@ type Peer struct {
 	// decrypt), for the test to show.
 	rejected []string
 	now      func() time.Time
+	// serverKey is the application server's key the subscriptions are restricted to (the
+	// applicationServerKey a browser subscribes with), base64url; "" when unrestricted.
+	serverKey string
 }
 
 // New starts a push service; Close stops it.
@@ -116,6 +119,15 @@ func (p *Peer) Subscribe() *Subscription {
 	return s
 }
 
+// RestrictTo restricts the subscriptions to an application server's public key (base64url),
+// as a browser's subscribe with an applicationServerKey does: a message whose VAPID k= is
+// another key is refused (RFC 8292 section 4.2).
+func (p *Peer) RestrictTo(serverKey string) {
+	p.mu.Lock()
+	p.serverKey = serverKey
+	p.mu.Unlock()
+}
+
 // FailNext makes the next requests to a subscription answer these statuses, one each.
 func (p *Peer) FailNext(s *Subscription, statuses ...int) {
 	p.mu.Lock()
@@ -145,7 +157,7 @@ func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.mu.Lock()
-	sub := p.subs[id]
+	sub, serverKey := p.subs[id], p.serverKey
 	var status int
 	if q := p.fail[id]; len(q) > 0 {
 		status, p.fail[id] = q[0], q[1:]
@@ -162,6 +174,10 @@ func (p *Peer) serve(w http.ResponseWriter, r *http.Request) {
 	vapidKey, subject, err := p.checkVAPID(r.Header.Get("Authorization"))
 	if err != nil {
 		p.reject(w, http.StatusUnauthorized, "VAPID: %v", err)
+		return
+	}
+	if serverKey != "" && vapidKey != serverKey {
+		p.reject(w, http.StatusForbidden, "VAPID: k= is %s, not the key the subscription was made with (RFC 8292 section 4.2)", vapidKey)
 		return
 	}
 	if r.Header.Get("TTL") == "" {

@@ -66,6 +66,15 @@ func TestThePeerChecksWhatItIsSent(t *testing.T) {
 		}
 	}
 	<-p.Received()
+	// Restricted to one server's key, a message signed (rightly) with another key is refused.
+	otherPrivate, otherPublic2, _ := webpushlib.GenerateVAPIDKeys()
+	p.RestrictTo(public)
+	if code := send(t, a.Endpoint, a, otherPrivate, otherPublic2, "w"); code != http.StatusForbidden {
+		t.Fatalf("another server's key: %d", code)
+	}
+	if r := p.Rejected(); !strings.Contains(r[len(r)-1], "not the key the subscription was made with") {
+		t.Fatalf("refused for %v", r)
+	}
 	p.Forget(a)
 	if code := send(t, a.Endpoint, a, private, public, "z"); code != http.StatusGone {
 		t.Fatalf("a forgotten subscription: %d", code)
