@@ -110,12 +110,16 @@ func AskHumanWith(ctx workflow.Context, req hitl.InquiryRequest, o Options) (*hi
 		o.Recheck = DefaultRecheck
 	}
 	actx := workflow.WithActivityOptions(ctx, o.activity())
-	var inq *hitl.Inquiry
-	if err := workflow.ExecuteActivity(actx, ActivityCreateInquiry, req).Get(ctx, &inq); err != nil {
+	inq, err := createInquiry(actx, req)
+	if err != nil {
 		return nil, err
 	}
 	if inq.Status.Final() {
 		return inq, client.Outcome(inq)
+	}
+	if ctx.Err() != nil {
+		cancelInquiry(actx, inq.ID)
+		return nil, ctx.Err()
 	}
 	ch := workflow.GetSignalChannel(ctx, SignalName(inq.ID))
 	for {
@@ -169,6 +173,17 @@ func receive(ctx workflow.Context, ch workflow.ReceiveChannel, id int64, d time.
 			return nil, false
 		}
 	}
+}
+
+// createInquiry runs the create activity to its end even when the workflow is cancelled
+// meanwhile: the inquiry may already be stored in hitl, and only its id lets the caller cancel
+// it, so that nobody answers a question the workflow no longer asks.
+func createInquiry(actx workflow.Context, req hitl.InquiryRequest) (*hitl.Inquiry, error) {
+	dctx, cancel := workflow.NewDisconnectedContext(actx)
+	defer cancel()
+	var inq *hitl.Inquiry
+	err := workflow.ExecuteActivity(dctx, ActivityCreateInquiry, req).Get(dctx, &inq)
+	return inq, err
 }
 
 // cancelInquiry cancels the inquiry in hitl when the workflow is cancelled while it waits, so

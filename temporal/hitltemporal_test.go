@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -432,6 +434,77 @@ func TestCancelledWorkflowCancelsInquiry(t *testing.T) {
 	testserver.Eventually(t, wait, "the inquiry cancelled", func() bool {
 		now, err := e.hitl.Admin.Inquiry(context.Background(), inq.ID)
 		return err == nil && now.Status == hitl.StatusCancelled
+	})
+}
+
+// TestWorkflowCancelledWhileAskingCancelsInquiry: a workflow cancelled while hitl stores its
+// question (the create's answer still on its way to the worker) cancels the inquiry too, rather
+// than leaving a question nobody asks.
+func TestWorkflowCancelledWhileAskingCancelsInquiry(t *testing.T) {
+	e := start(t)
+	_, token := e.hitl.Key(hitl.KeyRequest{Name: "held-bot", Roles: []string{hitl.RoleAgent}})
+	upstream, err := url.Parse(e.hitl.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	proxy := httputil.NewSingleHostReverseProxy(upstream)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method == http.MethodPost && resp.Request.URL.Path == "/v1/inquiries" {
+			once.Do(func() { close(stored) })
+			<-release
+		}
+		return nil
+	}
+	held := httptest.NewServer(proxy)
+	t.Cleanup(held.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	e.temporal.NewWorker(e.queue, func(r worker.Registry) {
+		r.RegisterWorkflow(askOnce)
+		if err := hitltemporal.Register(r, hitlclient.New(held.URL, token, nil), e.callback); err != nil {
+			t.Fatal(err)
+		}
+	})
+	run := e.run("cancel-while-asking", askOnce, approval)
+	select {
+	case <-stored:
+	case <-time.After(wait):
+		t.Fatal("the inquiry was never created")
+	}
+	if err := e.tc.CancelWorkflow(context.Background(), run.GetID(), run.GetRunID()); err != nil {
+		t.Fatal(err)
+	}
+	// The workflow has seen its cancellation once a workflow task completes after it.
+	testserver.Eventually(t, wait, "the workflow to take in its cancellation", func() bool {
+		it := e.tc.GetWorkflowHistory(context.Background(), run.GetID(), run.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		requested := false
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				return false
+			}
+			switch ev.GetEventType() {
+			case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
+				requested = true
+			case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+				if requested {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	close(release)
+	testserver.Eventually(t, wait, "the inquiry cancelled", func() bool {
+		page, err := e.hitl.Admin.Inquiries(context.Background(), hitlclient.ListOptions{Metadata: map[string]string{hitltemporal.MetaWorkflowID: run.GetID()}})
+		return err == nil && len(page.Data) == 1 && page.Data[0].Status == hitl.StatusCancelled
 	})
 }
 
