@@ -93,21 +93,34 @@ func nextWorkingTime(p *hitl.Person, at time.Time) time.Time {
 		case !at.Before(start):
 			return at
 		default:
-			return start
+			return start.UTC() // timers are stored and shown in UTC, like every other time
 		}
 	}
 	return at // hours that never come (cannot be put): do not hold the timer forever
 }
 
-// workingHours are the people an inquiry's timers are set by.
-type workingHours map[string]*hitl.Person
+// workingHours are the people an inquiry's timers are set by, and the absences that hand a
+// nudge to a stand-in (whose hours it then keeps: they are the one it reaches).
+type workingHours struct {
+	people   map[string]*hitl.Person
+	absences []*hitl.Absence
+}
 
 // peopleHours reads the people among names (groups and unknown names count as always at work).
+// Every delegate of an absence is read too: a nudge due while one of names is away reaches
+// their stand-in.
 func (e *Engine) peopleHours(ctx context.Context, names ...[]string) (workingHours, error) {
-	out := workingHours{}
+	absences, err := e.absenceList(ctx)
+	if err != nil {
+		return workingHours{}, err
+	}
+	for _, a := range absences {
+		names = append(names, []string{a.Delegate})
+	}
+	out := workingHours{people: map[string]*hitl.Person{}, absences: absences}
 	for _, list := range names {
 		for _, n := range list {
-			if _, isGroup := hitl.GroupOf(n); isGroup || out[n] != nil {
+			if _, isGroup := hitl.GroupOf(n); isGroup || out.people[n] != nil {
 				continue
 			}
 			p, err := e.store.Person(ctx, n)
@@ -115,9 +128,9 @@ func (e *Engine) peopleHours(ctx context.Context, names ...[]string) (workingHou
 			case hitl.ErrorCode(err) == hitl.ENotFound:
 				continue
 			case err != nil:
-				return nil, err
+				return workingHours{}, err
 			}
-			out[n] = p
+			out.people[n] = p
 		}
 	}
 	return out, nil
@@ -127,11 +140,15 @@ func (e *Engine) peopleHours(ctx context.Context, names ...[]string) (workingHou
 func (e *Engine) allPeopleHours(ctx context.Context) (workingHours, error) {
 	people, err := e.store.People(ctx)
 	if err != nil {
-		return nil, err
+		return workingHours{}, err
 	}
-	out := make(workingHours, len(people))
+	absences, err := e.absenceList(ctx)
+	if err != nil {
+		return workingHours{}, err
+	}
+	out := workingHours{people: make(map[string]*hitl.Person, len(people)), absences: absences}
 	for _, p := range people {
-		out[p.Name] = p
+		out.people[p.Name] = p
 	}
 	return out, nil
 }
@@ -139,14 +156,18 @@ func (e *Engine) allPeopleHours(ctx context.Context) (workingHours, error) {
 // when is the time a nudge due at reaches reach: at itself when the inquiry is urgent, when
 // it reaches nobody in particular (an unassigned inquiry: the default destinations), or when
 // one of them works then, is a group, or has no hours; else the earliest next working hour
-// among them.
+// among them. Someone away at that time counts by their stand-in's hours.
 func (h workingHours) when(inq *hitl.Inquiry, reach []string, at time.Time) time.Time {
 	if inq.Priority == hitl.PriorityUrgent || len(reach) == 0 {
 		return at
 	}
 	var earliest time.Time
+	away := delegationsAt(h.absences, at)
 	for _, n := range reach {
-		next := nextWorkingTime(h[n], at)
+		if standIn := away.standIn(n); standIn != "" {
+			n = standIn // the nudge goes to them (notify.go), so it keeps their hours
+		}
+		next := nextWorkingTime(h.people[n], at)
 		if next.Equal(at) {
 			return at
 		}

@@ -321,3 +321,40 @@ func TestLadderReplacesATemplatesEscalation(t *testing.T) {
 		t.Fatalf("from the template with a ladder: %+v, escalate_after %v to %v, %s", inq.Escalation, inq.EscalateAfter, inq.EscalateTo, inq.Priority)
 	}
 }
+
+// A reminder for ann while she is away goes to her stand-in, so it keeps the stand-in's hours:
+// 18:00 on a Friday in Berlin is noon in New York, where kim, who stands in for her, works.
+func TestReminderForAnAwayPersonKeepsTheStandInsHours(t *testing.T) {
+	start, c, e, stop := fridayEvening(t)
+	defer stop()
+	putHours(t, e, "kim", "America/New_York", officeHours)
+	absent(t, e, c, "ann", "kim", 0, 7*24*time.Hour)
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", AssignedTo: []string{"ann"}, RemindEvery: "30m", TimeoutSeconds: new(int64(5 * 86400))}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := start.Add(30 * time.Minute)
+	if !sameAt(inq.NextReminderAt, due) {
+		t.Fatalf("next reminder %v, want %v (kim's working hours, not ann's)", inq.NextReminderAt, due)
+	}
+	c.Advance(30 * time.Minute)
+	eventsOf(t, e, inq.ID, hitl.EventInquiryReminded, 1)
+}
+
+// Times the timers wait for are in UTC, like every other time the API shows, whatever the
+// zone of the person whose hours they waited for.
+func TestWaitedTimersAreInUTC(t *testing.T) {
+	_, _, e, stop := fridayEvening(t)
+	defer stop()
+	inq, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: "ok?", AssignedTo: []string{"ann"}, RemindEvery: "30m",
+		Escalate: []hitl.EscalationStepRequest{{After: "1h", AssignedTo: []string{"ann"}}}, TimeoutSeconds: new(int64(5 * 86400))}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inq.NextReminderAt == nil || inq.NextReminderAt.Location() != time.UTC {
+		t.Fatalf("next reminder %v is not in UTC", inq.NextReminderAt)
+	}
+	if inq.Escalation == nil || inq.Escalation.NextAt == nil || inq.Escalation.NextAt.Location() != time.UTC {
+		t.Fatalf("escalation %+v: next step not in UTC", inq.Escalation)
+	}
+}
