@@ -27,6 +27,8 @@ type Engine interface {
 	Inquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) ([]*hitl.Inquiry, string, error)
 	CountInquiries(ctx context.Context, p *hitl.Principal, f hitl.InquiryFilter) (int, error)
 	Respond(ctx context.Context, p *hitl.Principal, id int64, req *hitl.ResponseRequest) (*hitl.Inquiry, error)
+	// TimeZone is the zone the person set ("": UTC), for a direct message redrawn after a click.
+	TimeZone(ctx context.Context, p *hitl.Principal) (string, error)
 }
 
 // maxRequestBody bounds what Slack posts: a modal's state with every field at its 3,000
@@ -198,7 +200,7 @@ func (h *handler) blockActions(ctx context.Context, ic *slackapi.InteractionCall
 		h.client.tell(ctx, channel, user, refusal(p, c.id, err))
 		return
 	}
-	h.answered(ctx, inq, p.Name, channel, user, msg, ephemeral)
+	h.answered(ctx, inq, p, channel, user, msg, ephemeral)
 }
 
 // person is the hitl person behind a Slack user, or the refusal to show them ("" with a person).
@@ -247,8 +249,8 @@ func finalWords(inq *hitl.Inquiry) string {
 // in the conversation (the dispatcher updates the inquiry's other messages), or, in an
 // ephemeral list, the person is told. A vote that did not decide is told to its voter, with
 // where the vote stands, and the message shows the votes so far.
-func (h *handler) answered(ctx context.Context, inq *hitl.Inquiry, by, channel, user string, msg Ref, ephemeral bool) {
-	if words := wording.VoteRecorded(inq, by); words != "" {
+func (h *handler) answered(ctx context.Context, inq *hitl.Inquiry, p *hitl.Principal, channel, user string, msg Ref, ephemeral bool) {
+	if words := wording.VoteRecorded(inq, p.Name); words != "" {
 		h.client.tell(ctx, channel, user, words)
 		if ephemeral || msg.IsZero() {
 			return
@@ -257,9 +259,23 @@ func (h *handler) answered(ctx context.Context, inq *hitl.Inquiry, by, channel, 
 		h.client.tell(ctx, channel, user, fmt.Sprintf("Recorded your answer to inquiry %d: %s", inq.ID, answerWords(inq)))
 		return
 	}
-	if err := h.client.Update(ctx, msg, inq); err != nil {
+	if err := h.client.redraw(ctx, msg, inq, h.readerZone(ctx, p, msg)); err != nil {
 		h.client.log.Warn("slack: updating the answered message failed", "inquiry_id", inq.ID, "err", err)
 	}
+}
+
+// readerZone is the zone a redrawn message shows times in, as it was posted: a direct
+// message's (its conversation id starts with D) is read by the one who clicked in it, so their
+// zone; a channel's, UTC. A zone that cannot be read falls back to UTC: the answer is recorded.
+func (h *handler) readerZone(ctx context.Context, p *hitl.Principal, msg Ref) string {
+	if !strings.HasPrefix(msg.Channel, "D") {
+		return ""
+	}
+	zone, err := h.engine.TimeZone(ctx, p)
+	if err != nil {
+		h.client.log.Warn("slack: reading the person's time zone failed; the message shows UTC", "person", p.Name, "err", err)
+	}
+	return zone
 }
 
 func (h *handler) openForm(ctx context.Context, ic *slackapi.InteractionCallback, p *hitl.Principal, id int64, msg Ref, ephemeral bool) {
@@ -324,7 +340,7 @@ func (h *handler) viewSubmission(w http.ResponseWriter, ctx context.Context, ic 
 	}
 	msg := Ref{Channel: meta.Channel, TS: meta.TS}
 	if !msg.IsZero() {
-		if err := h.client.Update(ctx, msg, answered); err != nil {
+		if err := h.client.redraw(ctx, msg, answered, h.readerZone(ctx, p, msg)); err != nil {
 			h.client.log.Warn("slack: updating the answered message failed", "inquiry_id", answered.ID, "err", err)
 		}
 	}

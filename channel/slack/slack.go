@@ -207,11 +207,18 @@ func (c *Client) Post(ctx context.Context, m Message) (Ref, error) {
 // final nothing in the message may answer it any more. Updating an inquiry still pending
 // redraws its buttons.
 func (c *Client) Update(ctx context.Context, ref Ref, inq *hitl.Inquiry) error {
+	return c.redraw(ctx, ref, inq, "")
+}
+
+// redraw is Update showing times in timeZone ("": UTC), as Post did for the message.
+func (c *Client) redraw(ctx context.Context, ref Ref, inq *hitl.Inquiry, timeZone string) error {
 	if ref.IsZero() {
 		return &DeliveryError{Method: "chat.update", Permanent: true, Err: errors.New("no message to update")}
 	}
+	d := full
+	d.zone = hitl.Location(timeZone)
 	_, _, _, err := c.api.UpdateMessageContext(ctx, ref.Channel, ref.TS,
-		messageOptions(fallbackText(inq, ""), inquiryBlocks(inq, "", c.inboxURL(inq.ID), full))...)
+		messageOptions(fallbackText(inq, ""), inquiryBlocks(inq, "", c.inboxURL(inq.ID), d))...)
 	if err != nil {
 		return classify("chat.update", err)
 	}

@@ -1,10 +1,12 @@
 package slack_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/channel/slack"
 	"github.com/hitl-dev/hitl/internal/slackpeer"
 )
 
@@ -56,5 +58,34 @@ func TestVoteByButton(t *testing.T) {
 	updates = w.peer.Calls("chat.update")
 	if last := updates[len(updates)-1].Blocks(t); strings.Contains(strings.Join(slackpeer.ActionIDs(last), " "), "hitl.approve") {
 		t.Errorf("the decided message still has its buttons: %s", texts(last))
+	}
+}
+
+// A direct message redrawn after a vote that does not decide keeps showing the deadline in the
+// zone of the person it was posted to (who is the one clicking in it), not in UTC.
+func TestRedrawnDirectMessageKeepsThePersonsZone(t *testing.T) {
+	w := newWorld(t)
+	if _, err := w.engine.PutPerson(context.Background(), root, "ada", &hitl.PersonRequest{SlackUserID: "U0ADA", TimeZone: "Asia/Tokyo"}); err != nil {
+		t.Fatal(err)
+	}
+	inq := w.ask(&hitl.InquiryRequest{Prompt: "Ship it?", RequestType: hitl.RequestApproval, TimeoutSeconds: new(int64(3600)),
+		AssignedTo: []string{"ada", "bob"}, Quorum: &hitl.Quorum{Required: 2}})
+	ref, err := w.client.Post(context.Background(), slack.Message{Inquiry: inq, To: "D0ADA", Reason: slack.ReasonCreated, TimeZone: "Asia/Tokyo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	posted := w.peer.Calls("chat.postMessage")
+	blocks := posted[len(posted)-1].Blocks(t)
+	if text := texts(blocks); !strings.Contains(text, "JST") {
+		t.Fatalf("the posted message does not show Tokyo time: %s", text)
+	}
+
+	w.interact(click("U0ADA", ref, button(t, blocks, "Approve")))
+	updates := w.peer.Calls("chat.update")
+	if len(updates) != 1 {
+		t.Fatalf("%d updates of the message after a vote", len(updates))
+	}
+	if text := texts(updates[0].Blocks(t)); !strings.Contains(text, "JST") || strings.Contains(text, "UTC") {
+		t.Errorf("the redrawn message does not show the deadline in Tokyo time: %s", text)
 	}
 }
