@@ -119,6 +119,7 @@ func (e *Engine) SubscribePush(ctx context.Context, p *hitl.Principal, req *hitl
 	for _, m := range mine {
 		if m.Endpoint == sub.Endpoint {
 			created = m.P256DH != sub.P256DH || m.Auth != sub.Auth
+			break // endpoints are unique
 		}
 	}
 	if created && len(mine) >= maxDevices {
