@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/wording"
 )
 
 // auditView is what the inquiry page says of the audit log, for people: that it is intact,
@@ -29,18 +30,10 @@ func (h *Handler) auditLine(ctx context.Context, id int64) auditView {
 		if rest, ok := strings.CutPrefix(problem, "seq "); ok { // "seq 42: does not match its hash"
 			problem = "event " + rest
 		}
-		return auditView{Text: "Warning: the audit log is not intact. " + upperFirst(problem)}
+		return auditView{Text: "Warning: the audit log is not intact. " + wording.Capitalised(problem)}
 	case err != nil:
 		return auditView{Text: "The audit log could not be checked just now: " + hitl.ErrorMessage(err)}
 	}
 	return auditView{Intact: true, Text: "The audit log is intact.",
 		Detail: fmt.Sprintf("Checked through event %d: the log's chain of hashes holds, and this inquiry is as its events say", v.Seq)}
-}
-
-// upperFirst starts a sentence with a capital letter.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

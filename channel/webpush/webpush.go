@@ -144,7 +144,7 @@ func Message(n *hitl.Notification) hitl.PushMessage {
 	}
 	switch n.Reason {
 	case hitl.ReasonResolved:
-		m.Title = capitalised(wording.Outcome(inq))
+		m.Title = wording.Capitalised(wording.Outcome(inq))
 	case hitl.ReasonReminder:
 		m.Title = fmt.Sprintf("Reminder: %s from %s", strings.ToLower(what), asker)
 	case hitl.ReasonEscalation:
@@ -168,11 +168,4 @@ func short(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:maxBody-1]) + "…"
-}
-
-func capitalised(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

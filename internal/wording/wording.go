@@ -217,3 +217,12 @@ func Outcome(inq *hitl.Inquiry) string {
 	}
 	return ""
 }
+
+// Capitalised is s with its first letter upper-case, for a phrase that starts a sentence or a
+// title ("answered by ann" → "Answered by ann").
+func Capitalised(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
