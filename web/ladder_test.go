@@ -35,6 +35,12 @@ func TestInquiryPageShowsTheLadderInTheViewersZone(t *testing.T) {
 		l := e.inquiry(inq.ID).Escalation
 		return l != nil && l.Reached == 1
 	})
+	// A viewer without a zone renders the page first: the zoned page is still made (a
+	// template that has run cannot be cloned).
+	_, utcToken := e.keyToken("bob", hitl.RoleResponder)
+	if utc := e.signedIn(utcToken).get(fmt.Sprintf("/inquiries/%d", inq.ID)).body; !strings.Contains(utc, "Roll back?") || !strings.Contains(utc, " UTC") {
+		t.Fatalf("the page of a viewer without a zone shows no UTC time:\n%s", utc)
+	}
 	page := e.signedIn(e.responderToken).get(fmt.Sprintf("/inquiries/%d", inq.ID)).body
 	if !strings.Contains(page, `data-time-zone="Asia/Tokyo"`) {
 		t.Fatal("the page does not tell its script the viewer's zone")

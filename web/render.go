@@ -41,7 +41,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	page := h.pages[name]
 	if l != nil && l.Viewer != nil && l.Viewer.TimeZone != "" {
 		var err error
-		if page, err = inZone(page, hitl.Location(l.Viewer.TimeZone)); err != nil {
+		if page, err = h.inZone(name, l.Viewer.TimeZone); err != nil {
 			h.log.Error("page failed to render", "page", name, "err", err)
 			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
@@ -59,13 +59,30 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	w.Write(buf.Bytes())
 }
 
-// inZone is a page that shows its moments in a viewer's zone rather than UTC.
-func inZone(page *template.Template, zone *time.Location) (*template.Template, error) {
-	c, err := page.Clone()
+// inZone is the page that shows its moments in a viewer's zone rather than UTC, made once
+// per page and zone. It is cloned from the page's master, which is never executed: a template
+// cannot be cloned once it has run (the UTC page in h.pages has).
+func (h *Handler) inZone(name, zone string) (*template.Template, error) {
+	key := [2]string{name, zone}
+	if page, ok := h.zoned.Load(key); ok {
+		return page.(*template.Template), nil
+	}
+	c, err := h.masters[name].Clone()
 	if err != nil {
 		return nil, err
 	}
-	return c.Funcs(template.FuncMap{"clock": clockIn(zone), "hour": hourIn(zone)}), nil
+	loc := hitl.Location(zone)
+	page, _ := h.zoned.LoadOrStore(key, c.Funcs(template.FuncMap{"clock": clockIn(loc), "hour": hourIn(loc)}))
+	return page.(*template.Template), nil
+}
+
+// masterCopies are unexecuted copies of the pages, for inZone to clone.
+func masterCopies(pages map[string]*template.Template) map[string]*template.Template {
+	out := make(map[string]*template.Template, len(pages))
+	for name, page := range pages {
+		out[name] = template.Must(page.Clone())
+	}
+	return out
 }
 
 func clockIn(zone *time.Location) func(time.Time) string {

@@ -22,6 +22,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -62,8 +63,11 @@ type Handler struct {
 	cfg    Config
 	log    *slog.Logger
 	pages  map[string]*template.Template
-	mux    *http.ServeMux
-	sso    *sso // nil: no single sign-on
+	// masters are unexecuted copies of pages, zoned the pages in a viewer's zone (render.go).
+	masters map[string]*template.Template
+	zoned   sync.Map
+	mux     *http.ServeMux
+	sso     *sso // nil: no single sign-on
 }
 
 // New builds the inbox over an engine.
@@ -74,7 +78,8 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{engine: e, cfg: cfg, log: cfg.Log, pages: parsePages(claimFuncs(e)), mux: http.NewServeMux()}
+	pages := parsePages(claimFuncs(e))
+	h := &Handler{engine: e, cfg: cfg, log: cfg.Log, pages: pages, masters: masterCopies(pages), mux: http.NewServeMux()}
 	static, _ := fs.Sub(staticFiles, "static")
 	h.mux.HandleFunc("GET /static/{file...}", h.static(static))
 	h.mux.HandleFunc("GET /login", h.loginPage)
