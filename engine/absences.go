@@ -94,8 +94,9 @@ func (d delegations) spends(by, behalf string) []string {
 		return out
 	}
 	out = append(out, behalf)
-	if i := slices.Index(d.chain(behalf), by); i > 0 {
-		out = append(out, d.chain(behalf)[:i]...)
+	chain := d.chain(behalf)
+	if i := slices.Index(chain, by); i > 0 {
+		out = append(out, chain[:i]...)
 	}
 	return out
 }
