@@ -175,7 +175,7 @@ func (e *Engine) SetAbsence(ctx context.Context, p *hitl.Principal, name string,
 	if err := mayKeepAbsence(p, name); err != nil {
 		return nil, err
 	}
-	if !p.IsAdmin() && !CanAnswer(p) { // an agent's key: it answers nothing, so hands nothing on
+	if !CanAnswer(p) { // admins answer; an agent's key: it answers nothing, so hands nothing on
 		return nil, forbidden("an absence hands a person's answering to a delegate, and %s may not answer: its key needs the responder role", name)
 	}
 	now := e.clock()
