@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -87,11 +88,21 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Path: "/login", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	// An ID token left from a single sign-on in this browser is not this session's.
-	http.SetCookie(w, &http.Cookie{Name: ssoIDTokenCookie, Path: "/logout", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	h.setSessionCookies(w, r, session, expires, "")
+	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
+}
+
+// setSessionCookies gives the browser a new inbox session, and the ID token it signed in with
+// for /logout ("" : a token sign-in; an ID token left from a single sign-on in this browser is
+// not this session's, so it is cleared).
+func (h *Handler) setSessionCookies(w http.ResponseWriter, r *http.Request, session string, expires time.Time, idToken string) {
+	idCookie := &http.Cookie{Name: ssoIDTokenCookie, Value: idToken, Path: "/logout", MaxAge: -1, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode}
+	if idToken != "" {
+		idCookie.MaxAge = int(engine.InboxSessionTTL.Seconds())
+	}
+	http.SetCookie(w, idCookie)
 	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Value: session, Path: "/", MaxAge: int(engine.InboxSessionTTL.Seconds()),
 		Expires: expires, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.Redirect(w, r, localPath(r.PostForm.Get("next")), http.StatusSeeOther)
 }
 
 // logout ends the inbox session on the server, so its cookie is dead wherever it is.

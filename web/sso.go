@@ -19,7 +19,6 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
-	"github.com/hitl-dev/hitl/httpapi"
 	"github.com/hitl-dev/hitl/internal/httpwire"
 )
 
@@ -287,10 +286,7 @@ func (h *Handler) ssoCallback(w http.ResponseWriter, r *http.Request) {
 	if len(access.Dismissed) > 0 {
 		h.log.Warn("groups from the identity provider that are no hitl group names were left out", "name", in.Name, "groups", strings.Join(access.Dismissed, ","))
 	}
-	http.SetCookie(w, &http.Cookie{Name: httpapi.SessionCookie, Value: access.Session, Path: "/", MaxAge: int(engine.InboxSessionTTL.Seconds()),
-		Expires: access.Expires, HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
-	http.SetCookie(w, &http.Cookie{Name: ssoIDTokenCookie, Value: raw, Path: "/logout", MaxAge: int(engine.InboxSessionTTL.Seconds()),
-		HttpOnly: true, Secure: h.secure(r), SameSite: http.SameSiteStrictMode})
+	h.setSessionCookies(w, r, access.Session, access.Expires, raw)
 	// The browser came here from the provider's site: a redirect would still be that site's
 	// navigation, which does not carry the SameSite=Strict session cookie. A page of this site
 	// that moves on is this site's navigation, which does.
