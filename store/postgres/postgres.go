@@ -126,11 +126,17 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	if err != nil {
 		return err
 	}
+	if err := sqlstore.CheckApplied(ctx, db, hasSchemaTable, p); err != nil {
+		return err
+	}
 	if _, err := p.UpTo(ctx, version); err != nil {
 		return fmt.Errorf("migrate database: %w", err)
 	}
 	return nil
 }
+
+// hasSchemaTable asks whether the schema holds goose's table of applied migrations.
+const hasSchemaTable = "SELECT to_regclass('goose_db_version') IS NOT NULL"
 
 // migrations are the schema's migrations on db.
 func migrations(db *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
@@ -164,7 +170,7 @@ func SchemaVersion(ctx context.Context, url string) (have, want int64, err error
 		return 0, 0, err
 	}
 	sources := p.ListSources()
-	have, err = sqlstore.AppliedVersion(ctx, db, "SELECT to_regclass('goose_db_version') IS NOT NULL")
+	have, err = sqlstore.AppliedVersion(ctx, db, hasSchemaTable)
 	return have, sources[len(sources)-1].Version, dbError(err, "schema version")
 }
 

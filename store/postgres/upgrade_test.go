@@ -13,14 +13,22 @@ import (
 
 // A prompt keeps its NUL in the document, and the prompt column keeps it without.
 func TestUpgrades(t *testing.T) {
-	storetest.RunUpgrades(t, func(t *testing.T, version int64) storetest.Older {
-		url, pool := schemaAt(t, version)
-		// Closing the database of the pool leaves the pool open: Open closes it.
-		return storetest.Older{Dialect: dialect, DB: stdlib.OpenDBFromPool(pool), Open: func() (hitl.Store, error) {
-			pool.Close()
-			return Open(context.Background(), url, nil)
-		}}
-	}, true)
+	storetest.RunUpgrades(t, olderDatabase, true)
+}
+
+// olderDatabase is a database that a hitl at version left (storetest.Older).
+func olderDatabase(t *testing.T, version int64) storetest.Older {
+	url, pool := schemaAt(t, version)
+	// Closing the database of the pool leaves the pool open: Open closes it.
+	return storetest.Older{Dialect: dialect, DB: stdlib.OpenDBFromPool(pool), Open: func() (hitl.Store, error) {
+		pool.Close()
+		return Open(context.Background(), url, nil)
+	}}
+}
+
+// A database another hitl migrated is refused, not served or half migrated.
+func TestMigratedElsewhere(t *testing.T) {
+	storetest.RunMigratedElsewhere(t, olderDatabase)
 }
 
 // schemaAt is a new schema with the migrations up to version applied, and a pool on it: the

@@ -34,6 +34,9 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+// hasSchemaTable asks whether the database holds goose's table of applied migrations.
+const hasSchemaTable = "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version')"
+
 // migrations are the files under migrations/ and, between them, the ones written in Go.
 func migrations(db *sql.DB) (*goose.Provider, error) {
 	dir, err := fs.Sub(migrationFiles, "migrations")
@@ -64,7 +67,7 @@ func SchemaVersion(ctx context.Context, path string) (have, want int64, err erro
 		return 0, 0, err
 	}
 	sources := p.ListSources()
-	have, err = sqlstore.AppliedVersion(ctx, db, "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version')")
+	have, err = sqlstore.AppliedVersion(ctx, db, hasSchemaTable)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
@@ -131,7 +134,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	if err := migrate(ctx, writer); err != nil {
 		writer.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	reader, err := sql.Open("sqlite", dsn("query_only(1)"))
 	if err != nil {
@@ -169,6 +172,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func migrate(ctx context.Context, db *sql.DB) error {
 	p, err := migrations(db)
 	if err != nil {
+		return err
+	}
+	if err := sqlstore.CheckApplied(ctx, db, hasSchemaTable, p); err != nil {
 		return err
 	}
 	if _, err := p.Up(ctx); err != nil {

@@ -43,10 +43,18 @@ func TestIdentitiesBackfilled(t *testing.T) {
 }
 
 func TestUpgrades(t *testing.T) {
-	storetest.RunUpgrades(t, func(t *testing.T, version int64) storetest.Older {
-		db, path := migratedTo(t, version)
-		return storetest.Older{Dialect: dialect, DB: db, Open: func() (hitl.Store, error) { return Open(context.Background(), path) }}
-	}, false)
+	storetest.RunUpgrades(t, olderDatabase, false)
+}
+
+// olderDatabase is a database that a hitl at version left (storetest.Older).
+func olderDatabase(t *testing.T, version int64) storetest.Older {
+	db, path := migratedTo(t, version)
+	return storetest.Older{Dialect: dialect, DB: db, Open: func() (hitl.Store, error) { return Open(context.Background(), path) }}
+}
+
+// A database another hitl migrated is refused, not served or half migrated.
+func TestMigratedElsewhere(t *testing.T) {
+	storetest.RunMigratedElsewhere(t, olderDatabase)
 }
 
 // migratedTo is a new database file with the migrations up to version applied: the state of

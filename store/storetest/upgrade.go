@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,38 @@ func checkStatsColumns(t *testing.T, s hitl.Store) {
 	data, err = s.Stats(ctx, hitl.StatsQuery{From: base, Until: base.Add(time.Hour), MaxAnswers: 10})
 	if err != nil || len(data.Days) != 1 || data.Days[0] != (hitl.DayCount{Date: "2026-11-22", Answered: 1, TimedOut: 1, FellBack: 1}) {
 		t.Fatalf("stats after the migration: %+v, %v", data, err)
+	}
+}
+
+// RunMigratedElsewhere checks that a store refuses, with words that say what to do, a
+// database that another hitl migrated: a newer one, or a build that skipped one of this
+// hitl's migrations (a development branch with migrations of its own). older is as for
+// RunUpgrades; it is asked for a database with every migration applied.
+func RunMigratedElsewhere(t *testing.T, older func(t *testing.T, version int64) Older) {
+	tests := []struct {
+		name, want string
+		change     func(db Older) error
+	}{
+		{"Newer", "migrated by a newer hitl (schema version 9999", func(db Older) error {
+			return db.exec("INSERT INTO goose_db_version (version_id, is_applied) VALUES (9999, "+sqlPlaceholders(db.Dialect, 1)+")", db.Dialect.Bool(true))
+		}},
+		{"OtherBranch", "lacks schema migration 5 but has later ones", func(db Older) error {
+			return db.exec("DELETE FROM goose_db_version WHERE version_id = 5")
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := older(t, math.MaxInt64)
+			must(t, tc.change(db))
+			must(t, db.DB.Close())
+			s, err := db.Open()
+			if err == nil {
+				s.Close()
+				t.Fatal("the store opened a database another hitl migrated")
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "another database (--db)") {
+				t.Fatalf("the refusal says %q; want it to say %q and what to do", err, tc.want)
+			}
+		})
 	}
 }

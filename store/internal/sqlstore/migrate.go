@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/pressly/goose/v3"
 )
 
 // AddPromptColumn is migration 3: text search reads a prompt column instead of the stored
@@ -125,4 +127,65 @@ func (s SQL) Query(ctx context.Context, query string, args ...any) (Rows, error)
 
 func (s SQL) QueryRow(ctx context.Context, query string, args ...any) Scanner {
 	return s.Q.QueryRowContext(ctx, query, args...)
+}
+
+// CheckApplied refuses, before any migration runs, a database that another hitl migrated:
+// one newer than this hitl (it would run on a schema it does not know, and its older
+// statements would corrupt what the newer one keeps), or one that a different build took
+// along another line of migrations (a development branch). Left to the migration tool, the
+// first is served silently and the second fails with its own words; these say what to do.
+// p holds this hitl's migrations; hasTable is as for AppliedVersion.
+func CheckApplied(ctx context.Context, db *sql.DB, hasTable string, p *goose.Provider) error {
+	var known []int64
+	for _, s := range p.ListSources() { // ascending
+		known = append(known, s.Version)
+	}
+	var found bool
+	if err := db.QueryRowContext(ctx, hasTable).Scan(&found); err != nil || !found || len(known) == 0 {
+		return err
+	}
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT version_id FROM goose_db_version WHERE is_applied AND version_id > 0 ORDER BY version_id")
+	if err != nil {
+		return err
+	}
+	var applied []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		applied = append(applied, v)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(applied) == 0 {
+		return nil
+	}
+	newest, knows := known[len(known)-1], make(map[int64]bool, len(known))
+	for _, v := range known {
+		knows[v] = true
+	}
+	has := make(map[int64]bool, len(applied))
+	for _, v := range applied {
+		has[v] = true
+	}
+	if last := applied[len(applied)-1]; last > newest {
+		return fmt.Errorf("this database was migrated by a newer hitl (schema version %d; this hitl knows versions up to %d): run the newer hitl, or point this one at another database (--db)", last, newest)
+	}
+	for _, v := range applied {
+		if !knows[v] {
+			return fmt.Errorf("this database has schema migration %d, which this hitl does not have: another build of hitl (a development branch?) migrated it; run that build, or point this one at another database (--db)", v)
+		}
+	}
+	for _, v := range known {
+		if v < applied[len(applied)-1] && !has[v] {
+			return fmt.Errorf("this database lacks schema migration %d but has later ones: another build of hitl (a development branch?) migrated it; run that build, or point this one at another database (--db)", v)
+		}
+	}
+	return nil
 }
