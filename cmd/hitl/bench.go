@@ -17,6 +17,7 @@ func benchCmd() *cobra.Command {
 	var (
 		quick, asJSON          bool
 		db, cpuProfile, tsPath string
+		chart                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -66,6 +67,12 @@ stdout as JSON (--json) and to stderr as a table.`,
 				return err
 			}
 			printTable(cmd.ErrOrStderr(), res)
+			if chart != "" {
+				title := fmt.Sprintf("hitl open loop: %s, %d node(s), %d CPUs", res.Store, res.Nodes, res.CPUs)
+				if err := os.WriteFile(chart, bench.CurveSVG(res.OpenLoop, title), 0o644); err != nil {
+					return fmt.Errorf("--chart: %w", err)
+				}
+			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -78,6 +85,7 @@ stdout as JSON (--json) and to stderr as a table.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the figures as JSON on stdout")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "a directory for the server's CPU profile during the throughput run (throughput-cpu.pprof; read it with go tool pprof)")
 	cmd.Flags().StringVar(&tsPath, "typescript-client", "clients/typescript", "the TypeScript client's directory (built: npm ci), to measure its wake latency beside the Go client's")
+	cmd.Flags().StringVar(&chart, "chart", "", "write the open loop's latency–throughput curve to this file as SVG")
 	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")
 	return cmd
 }
@@ -135,5 +143,22 @@ func printTable(w io.Writer, r *bench.Result) {
 		fmt.Fprintf(tw, "memory per multiplexed wait (%d through one Waiter)\t%.0f bytes\tserver RSS %.0f MiB\t\n", r.MultiplexedWaiters, r.BytesPerMultiplexedWaiter, float64(r.RSSWithMultiplexedWaiters)/(1<<20))
 	}
 	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
+	tw.Flush()
+	printOpenLoop(w, r.OpenLoop)
+}
+
+// printOpenLoop is the latency–throughput curve as a table of its own: its columns are not
+// the other figures'.
+func printOpenLoop(w io.Writer, rates []bench.OpenLoopRate) {
+	if len(rates) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "\nopen loop: questions arriving on a schedule, latency from when each was due (ms, p50 / p99 / p99.9)")
+	fmt.Fprintln(tw, "of the closed loop\tdue /s\tdone /s\tcreate\tanswer\twake\t")
+	q := func(l bench.Quantiles) string { return fmt.Sprintf("%.2f / %.2f / %.2f", l.P50, l.P99, l.P999) }
+	for _, o := range rates {
+		fmt.Fprintf(tw, "%.0f%%\t%.0f\t%.0f\t%s\t%s\t%s\t\n", o.Fraction*100, o.TargetPerS, o.AchievedPerS, q(o.CreateMS), q(o.AnswerMS), q(o.WakeMS))
+	}
 	tw.Flush()
 }

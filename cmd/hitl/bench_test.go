@@ -18,7 +18,8 @@ import (
 func TestBenchReportsEveryFigure(t *testing.T) {
 	o := bench.Options{Waiters: 20, PollingWaiters: 20, PollInterval: 200 * time.Millisecond, ThroughputClients: 4,
 		ThroughputDuration: 300 * time.Millisecond, Deadlines: 200, PreloadedDeadlines: 2000, DeadlineWindow: 200 * time.Millisecond, Subscribers: 20, FanoutEvents: 2, NotifySamples: 3,
-		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50, SDKWaiters: 10}
+		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}, AMQPEvents: 50, SDKWaiters: 10,
+		OpenLoopFractions: []float64{0.1, 0.2}, OpenLoopDuration: 300 * time.Millisecond}
 	// The TypeScript client's side runs when it is built (.ci/run builds it first).
 	tsClient, _ := filepath.Abs(filepath.Join("..", "..", "clients", "typescript"))
 	tsSkipped := bench.TypeScriptClientReady(tsClient)
@@ -74,6 +75,24 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	if p := res.Preload; p == nil || p.Deadlines != 2000 || p.StartupS <= 0 {
 		t.Errorf("preload = %+v", p)
 	}
+	// The open loop: one entry per fraction, its rate due and done, and each latency's
+	// quantiles in order (the field names are the interface checks outside the project read).
+	loop, _ := fields["open_loop"].([]any)
+	if len(loop) != 2 {
+		t.Fatalf("open_loop = %v; want one entry per fraction", fields["open_loop"])
+	}
+	for i, e := range loop {
+		rate, _ := e.(map[string]any)
+		if due, done := rate["target_per_s"].(float64), rate["achieved_per_s"].(float64); due <= 0 || done <= 0 || due != round3(res.RespondThroughputPerS*o.OpenLoopFractions[i]) {
+			t.Errorf("open_loop[%d]: %v due, %v done, beside %v closed-loop cycles/s", i, rate["target_per_s"], rate["achieved_per_s"], res.RespondThroughputPerS)
+		}
+		for _, name := range []string{"create_ms", "answer_ms", "wake_ms"} {
+			q, _ := rate[name].(map[string]any)
+			if q == nil || q["p50"].(float64) <= 0 || q["p99"].(float64) < q["p50"].(float64) || q["p999"].(float64) < q["p99"].(float64) {
+				t.Errorf("open_loop[%d].%s = %v", i, name, rate[name])
+			}
+		}
+	}
 	if _, ok := fields["bytes_per_waiter"].(float64); !ok {
 		t.Errorf("bytes_per_waiter missing: %v", fields)
 	}
@@ -96,3 +115,6 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 
 // measured: a latency distribution taken from observations (0 < p50 <= p99 <= max).
 func measured(l bench.Latency) bool { return l.P50 > 0 && l.P99 >= l.P50 && l.Max >= l.P99 }
+
+// round3 rounds as the bench's figures are, to three decimals.
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

@@ -73,6 +73,10 @@ type Options struct {
 	// to leave its figures out.
 	SDKWaiters       int
 	TypeScriptClient string
+	// OpenLoopFractions are the arrival rates of the open loop, as fractions of the closed
+	// loop's rate in the same run (0.25, 0.5, 0.75, 0.9), each held for OpenLoopDuration.
+	OpenLoopFractions []float64
+	OpenLoopDuration  time.Duration
 	// CPUProfileDir, when set, receives the CPU profile of the (first) server during the
 	// throughput run, throughput-cpu.pprof, for `go tool pprof`.
 	CPUProfileDir string
@@ -81,13 +85,18 @@ type Options struct {
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
 func Full() Options {
 	return Options{Waiters: 10000, MultiplexedWaiters: 100000, SDKWaiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 10 * time.Second, Deadlines: 10000, PreloadedDeadlines: 1_000_000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000}
+		ThroughputDuration: 10 * time.Second, Deadlines: 10000, PreloadedDeadlines: 1_000_000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000,
+		OpenLoopFractions: openLoopFractions, OpenLoopDuration: 5 * time.Second}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, MultiplexedWaiters: 10000, SDKWaiters: 1000, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
-		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20, AMQPEvents: 1000}
+		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20, AMQPEvents: 1000,
+		OpenLoopFractions: openLoopFractions, OpenLoopDuration: 2 * time.Second}
 }
+
+// openLoopFractions are the open loop's arrival rates, as fractions of the closed loop's.
+var openLoopFractions = []float64{0.25, 0.5, 0.75, 0.9}
 
 // Latency is a distribution in milliseconds.
 type Latency struct {
@@ -164,6 +173,9 @@ type Result struct {
 	// CycleEfficiency is RespondThroughputPerS over it: how close storage comes to HTTP alone.
 	HTTPCeilingCyclesPerS float64 `json:"http_ceiling_cycles_per_s"`
 	CycleEfficiency       float64 `json:"cycle_efficiency"`
+	// OpenLoop is the latency–throughput curve: questions arriving on a schedule at fractions
+	// of RespondThroughputPerS, whatever the server does (see OpenLoopRate).
+	OpenLoop []OpenLoopRate `json:"open_loop"`
 	// WriterCPUMicrosPerChange is the CPU time of the store's writer goroutines (SQLite has one,
 	// a PostgreSQL node two), from node 1's CPU profile of the throughput run, per change they
 	// ran (hitl_store_changes_total); PostgreSQL's own CPU is not in it, nor in
@@ -320,6 +332,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.say("retention: %d clients asking and answering for %s, then while the inquiries answered so far are purged ...", RetentionClients, retentionFor)
 	if res.Retention, err = r.retention(ctx, retentionFor); err != nil {
 		return nil, fmt.Errorf("retention: %w", err)
+	}
+	if res.OpenLoop, err = r.openLoop(ctx, res.RespondThroughputPerS); err != nil {
+		return nil, err
 	}
 	r.say("wake latency: %d parked waiters answered one by one ...", o.Waiters)
 	woken, err := r.histogram(ctx, "hitl_wake_latency_seconds")
