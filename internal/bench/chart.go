@@ -101,10 +101,10 @@ func CurveSVG(rates []OpenLoopRate, title string) []byte {
 	return b.Bytes()
 }
 
-// niceCeiling is the smallest of 1, 2 or 5 times a power of ten that is at least v.
+// niceCeiling is the smallest of 1, 2, 2.5 or 5 times a power of ten that is at least v.
 func niceCeiling(v float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
 		if m*p >= v {
 			return m * p
 		}
