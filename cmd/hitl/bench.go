@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ func benchCmd() *cobra.Command {
 		quick, asJSON          bool
 		db, cpuProfile, tsPath string
 		chart                  string
+		history                []int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -50,6 +52,12 @@ stdout as JSON (--json) and to stderr as a table.`,
 				return usagef("--db must be a postgres:// URL (without it the bench uses a temporary SQLite file)")
 			}
 			o.DB = db
+			if cmd.Flags().Changed("history") {
+				if len(history) == 0 || !slices.IsSorted(history) || history[0] <= 0 {
+					return usagef("--history takes sizes in ascending order, each above 0 (--history 10000,100000)")
+				}
+				o.HistorySizes, o.HistoryOnly = history, true
+			}
 			if cpuProfile != "" {
 				if err := os.MkdirAll(cpuProfile, 0o755); err != nil {
 					return fmt.Errorf("--cpuprofile: %w", err)
@@ -66,7 +74,11 @@ stdout as JSON (--json) and to stderr as a table.`,
 			if err != nil {
 				return err
 			}
-			printTable(cmd.ErrOrStderr(), res)
+			if o.HistoryOnly {
+				printHistory(cmd.ErrOrStderr(), res.History)
+			} else {
+				printTable(cmd.ErrOrStderr(), res)
+			}
 			if chart != "" {
 				title := fmt.Sprintf("hitl open loop: %s, %d node(s), %d CPUs", res.Store, res.Nodes, res.CPUs)
 				if err := os.WriteFile(chart, bench.CurveSVG(res.OpenLoop, title), 0o644); err != nil {
@@ -86,6 +98,7 @@ stdout as JSON (--json) and to stderr as a table.`,
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "a directory for the server's CPU profile during the throughput run (throughput-cpu.pprof; read it with go tool pprof)")
 	cmd.Flags().StringVar(&tsPath, "typescript-client", "clients/typescript", "the TypeScript client's directory (built: npm ci), to measure its wake latency beside the Go client's")
 	cmd.Flags().StringVar(&chart, "chart", "", "write the open loop's latency–throughput curve to this file as SVG")
+	cmd.Flags().IntSliceVar(&history, "history", nil, "measure only a database grown through these numbers of ended inquiries (10000,100000,1000000): bytes per inquiry, the inbox page, the pending list, search, start-up, audit verify")
 	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")
 	return cmd
 }
@@ -145,6 +158,22 @@ func printTable(w io.Writer, r *bench.Result) {
 	fmt.Fprintf(tw, "run took %.1f s on %d CPUs, %s, %d node(s)\t\t\t\n", r.DurationS, r.CPUs, r.Store, r.Nodes)
 	tw.Flush()
 	printOpenLoop(w, r.OpenLoop)
+	printHistory(w, r.History)
+}
+
+// printHistory is the history's figures, a row per size.
+func printHistory(w io.Writer, sizes []bench.History) {
+	if len(sizes) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "\nhistory: a database of ended inquiries (ms, p50 / p99 of %d requests one at a time)\n", bench.HistoryRequests)
+	fmt.Fprintln(tw, "inquiries\tbytes each\tinbox page\tpending list\tsearch\tstart-up\taudit verify\t")
+	l := func(l bench.Latency) string { return fmt.Sprintf("%.2f / %.2f", l.P50, l.P99) }
+	for _, h := range sizes {
+		fmt.Fprintf(tw, "%d\t%.0f\t%s\t%s\t%s\t%.2f s\t%.0f events/s\t\n", h.N, h.BytesPerInquiry, l(h.InboxPageMS), l(h.PendingListMS), l(h.SearchMS), h.StartupS, h.AuditVerifyEventsPerS)
+	}
+	tw.Flush()
 }
 
 // printOpenLoop is the latency–throughput curve as a table of its own: its columns are not

@@ -118,3 +118,48 @@ func measured(l bench.Latency) bool { return l.P50 > 0 && l.P99 >= l.P50 && l.Ma
 
 // round3 rounds as the bench's figures are, to three decimals.
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// hitl bench --history grows a database through the sizes given and reports each size's
+// figures (the field names are the interface checks outside the project read); sizes out of
+// order are a usage error.
+func TestBenchHistory(t *testing.T) {
+	t.Setenv("HITL_TEST_RUN_MAIN", "1") // the servers the bench starts are this binary's main
+	if code, _, stderr := cli(t, "bench", "--history", "600,300"); code != 2 || !strings.Contains(stderr, "ascending order") {
+		t.Errorf("--history 600,300: exit %d, %q", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "bench", "--history", "300,600", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		History []map[string]any `json:"history"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.History) != 2 {
+		t.Fatalf("history = %v (%v)\n%s", res.History, err, stdout)
+	}
+	var events float64
+	for i, h := range res.History {
+		if n := h["n"].(float64); n != []float64{300, 600}[i] {
+			t.Errorf("history[%d].n = %v", i, n)
+		}
+		for _, name := range []string{"bytes_per_inquiry", "startup_s", "audit_verify_events_per_s"} {
+			if v, _ := h[name].(float64); v <= 0 {
+				t.Errorf("history[%d].%s = %v", i, name, h[name])
+			}
+		}
+		for _, name := range []string{"inbox_page_ms", "pending_list_ms", "search_ms"} {
+			l, _ := h[name].(map[string]any)
+			if l == nil || l["p50"].(float64) <= 0 || l["p99"].(float64) < l["p50"].(float64) {
+				t.Errorf("history[%d].%s = %v", i, name, h[name])
+			}
+		}
+		// Each copy brings its events into the audit chain, which verifies whole.
+		if e := h["events"].(float64); e <= events {
+			t.Errorf("history[%d] verified %v events, after %v", i, e, events)
+		}
+		events = h["events"].(float64)
+	}
+	if !strings.Contains(stderr, "history: a database of ended inquiries") {
+		t.Errorf("the table on stderr:\n%s", stderr)
+	}
+}

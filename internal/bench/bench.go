@@ -77,6 +77,11 @@ type Options struct {
 	// loop's rate in the same run (0.25, 0.5, 0.75, 0.9), each held for OpenLoopDuration.
 	OpenLoopFractions []float64
 	OpenLoopDuration  time.Duration
+	// HistorySizes are the numbers of ended inquiries a database of its own is grown through
+	// (ascending), measuring at each what grows with them (see History); SQLite only.
+	HistorySizes []int
+	// HistoryOnly runs the history alone (hitl bench --history).
+	HistoryOnly bool
 	// CPUProfileDir, when set, receives the CPU profile of the (first) server during the
 	// throughput run, throughput-cpu.pprof, for `go tool pprof`.
 	CPUProfileDir string
@@ -86,13 +91,13 @@ type Options struct {
 func Full() Options {
 	return Options{Waiters: 10000, MultiplexedWaiters: 100000, SDKWaiters: 1000, PollingWaiters: 1000, PollInterval: 2 * time.Second, ThroughputClients: 64,
 		ThroughputDuration: 10 * time.Second, Deadlines: 10000, PreloadedDeadlines: 1_000_000, DeadlineWindow: 2 * time.Second, Subscribers: 1000, FanoutEvents: 10, WebhookEvents: 5000, NotifySamples: 200, AMQPEvents: 5000,
-		OpenLoopFractions: openLoopFractions, OpenLoopDuration: 5 * time.Second}
+		OpenLoopFractions: openLoopFractions, OpenLoopDuration: 5 * time.Second, HistorySizes: []int{10_000, 100_000, 1_000_000}}
 }
 
 func Quick() Options {
 	return Options{Waiters: 300, MultiplexedWaiters: 10000, SDKWaiters: 1000, PollingWaiters: 300, PollInterval: 2 * time.Second, ThroughputClients: 64,
 		ThroughputDuration: 3 * time.Second, Deadlines: 3000, DeadlineWindow: 2 * time.Second, Subscribers: 200, FanoutEvents: 5, WebhookEvents: 1000, NotifySamples: 20, AMQPEvents: 1000,
-		OpenLoopFractions: openLoopFractions, OpenLoopDuration: 2 * time.Second}
+		OpenLoopFractions: openLoopFractions, OpenLoopDuration: 2 * time.Second, HistorySizes: []int{10_000, 100_000}}
 }
 
 // openLoopFractions are the open loop's arrival rates, as fractions of the closed loop's.
@@ -176,6 +181,9 @@ type Result struct {
 	// OpenLoop is the latency–throughput curve: questions arriving on a schedule at fractions
 	// of RespondThroughputPerS, whatever the server does (see OpenLoopRate).
 	OpenLoop []OpenLoopRate `json:"open_loop"`
+	// History is what a database of many ended inquiries costs, one entry per size
+	// (Options.HistorySizes); empty on PostgreSQL.
+	History []History `json:"history"`
 	// WriterCPUMicrosPerChange is the CPU time of the store's writer goroutines (SQLite has one,
 	// a PostgreSQL node two), from node 1's CPU profile of the throughput run, per change they
 	// ran (hitl_store_changes_total); PostgreSQL's own CPU is not in it, nor in
@@ -240,6 +248,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// One transport for everything, allowed as many connections as there are parked waiters.
 	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 20000, IdleConnTimeout: time.Minute,
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
+	if o.HistoryOnly {
+		if o.DB != "" {
+			return nil, errors.New("the history is measured on SQLite only")
+		}
+		res := &Result{CPUs: cpus(), Store: store, Nodes: nodes, FsyncsPerS: fsyncs}
+		if res.History, err = r.history(ctx, dir); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		res.DurationS = round(time.Since(began).Seconds())
+		return res, nil
+	}
 	var (
 		emptyRSS int64
 		preload  = o.PreloadedDeadlines > 0 && o.DB == ""
@@ -399,6 +418,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		r.say("multiplexed waits: %d waits through one Waiter, on a server of its own ...", o.MultiplexedWaiters)
 		if err := r.multiplexed(ctx, dir, res); err != nil {
 			return nil, fmt.Errorf("multiplexed waits: %w", err)
+		}
+	}
+	if len(o.HistorySizes) > 0 && o.DB == "" {
+		if res.History, err = r.history(ctx, dir); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 	}
 	res.DurationS = round(time.Since(began).Seconds())
