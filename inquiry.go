@@ -323,6 +323,9 @@ type InquiryFilter struct {
 	Order      InquiryOrder
 	Visibility Visibility
 	Page       Page
+	// CountUpTo stops CountInquiries at this many (0: it counts them all): a list that shows
+	// "1000+" need not count a year of history on each view.
+	CountUpTo int
 }
 
 // InquiryOrder is the order of a list of inquiries.

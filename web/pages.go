@@ -20,12 +20,27 @@ import (
 // inboxPage is how many inquiries one page of the inbox lists.
 const inboxPage = 50
 
+// countUpTo is as far as the inbox counts a list: "1000+" says enough, and counting a year
+// of answered questions on every view of the inbox would make it as slow as the history is long.
+const countUpTo = 1000
+
 // tab is one list of the inbox.
 type tab struct {
 	Key, Label string
 	Count      int
 	URL        string
 	filter     hitl.InquiryFilter
+}
+
+// Shown is the tab's count as the inbox shows it: "1000+" at countUpTo.
+func (t *tab) Shown() string { return shownCount(t.Count) }
+
+// shownCount is a count taken up to countUpTo, in words: "1000+" when it reached it.
+func shownCount(n int) string {
+	if n >= countUpTo {
+		return strconv.Itoa(countUpTo) + "+"
+	}
+	return strconv.Itoa(n)
 }
 
 func tabs(p *hitl.Principal) []*tab {
@@ -49,6 +64,7 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	all := tabs(v.Principal)
 	for _, t := range all {
 		t.URL = inboxURL(t.Key, search, sort, "")
+		t.filter.CountUpTo = countUpTo
 		n, err := h.engine.CountInquiries(r.Context(), v.Principal, t.filter)
 		if err != nil {
 			h.fail(w, r, v, err)
@@ -97,10 +113,10 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 	}
 	title := "Inbox"
 	if pendingForMe > 0 {
-		title = fmt.Sprintf("(%d) Inbox", pendingForMe)
+		title = fmt.Sprintf("(%s) Inbox", shownCount(pendingForMe))
 	}
 	h.render(w, r, http.StatusOK, "inbox", &layout{Viewer: v, Title: title, Section: "inbox", Stream: listStream, Seq: seq},
-		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total,
+		map[string]any{"Tabs": all, "Active": active, "Items": items, "Next": nextURL, "Q": search, "Sort": sort, "Total": total, "TotalShown": shownCount(total),
 			"First": inboxURL(active, search, sort, ""), "Paged": q.Get("cursor") != "",
 			"Approve": offersApproval(v.Principal, active) && len(selectable) > 0, "Selectable": selectable, "CSRF": v.CSRF,
 			"ForWhom": forWhom})

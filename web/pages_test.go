@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -299,5 +300,23 @@ func TestAnswerLinkPages(t *testing.T) {
 	}
 	if res := b.post(path, url.Values{"csrf": {page.csrf()}, "answer": {"lisbon"}}); res.status != http.StatusConflict || !strings.Contains(res.body, "grace via admin answered first") {
 		t.Errorf("second confirm: %d", res.status)
+	}
+}
+
+// The inbox counts a list up to 1000 and then says "1000+": a year of answered questions is
+// not counted on every view.
+func TestInboxCountsUpTo1000(t *testing.T) {
+	e := start(t)
+	b := e.browser()
+	b.signIn(e.responderToken)
+	for range 1000 {
+		e.ask(&hitl.InquiryRequest{Prompt: "Go?"})
+	}
+	page := html.UnescapeString(b.get("/").body) // html/template writes + as &#43;
+	if !strings.Contains(page, `data-count="pending">1000+<`) || !strings.Contains(page, "1000+ inquiries") {
+		t.Errorf("with 1000 pending, the inbox counts: %s", page)
+	}
+	if !strings.Contains(page, `data-count="responded">0<`) {
+		t.Error("a list below the bound is counted whole")
 	}
 }

@@ -413,6 +413,10 @@ func testTextSearchAndCount(t *testing.T, s hitl.Store) {
 		{hitl.InquiryFilter{Visibility: all, AssignedTo: []string{"alice"}}, 1},
 		{hitl.InquiryFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"bob"}}}, 2},
 		{hitl.InquiryFilter{Visibility: all, Status: hitl.StatusResponded}, 0},
+		// A count up to a bound stops there, and counts all below it.
+		{hitl.InquiryFilter{Visibility: all, CountUpTo: 2}, 2},
+		{hitl.InquiryFilter{Visibility: all, Text: "raise", CountUpTo: 5}, 2},
+		{hitl.InquiryFilter{Visibility: hitl.Visibility{Responder: true, AnswerableBy: []string{"bob"}}, CountUpTo: 1}, 1},
 	} {
 		n, err := s.CountInquiries(context.Background(), tc.f)
 		must(t, err)

@@ -124,9 +124,13 @@ func (d *Dialect) InquiryPage(ctx context.Context, db DB, f hitl.InquiryFilter) 
 	return items, next, nil
 }
 
-// CountInquiries counts the inquiries of f.
+// CountInquiries counts the inquiries of f, up to f.CountUpTo when it is set: the newest
+// that many, found by the index the list's own order walks, and no further.
 func (d *Dialect) CountInquiries(ctx context.Context, db DB, f hitl.InquiryFilter) (int, error) {
 	w := d.InquiryWhere(f)
+	if f.CountUpTo > 0 {
+		return d.count(ctx, db, "inquiries", "SELECT COUNT(*) FROM (SELECT 1 FROM inquiries i"+w.String()+" ORDER BY i.id DESC LIMIT "+w.Arg(f.CountUpTo)+") c", w.Args...)
+	}
 	return d.count(ctx, db, "inquiries", "SELECT COUNT(*) FROM inquiries i"+w.String(), w.Args...)
 }
 
