@@ -126,7 +126,7 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 	if err != nil {
 		return err
 	}
-	if err := sqlstore.CheckApplied(ctx, db, hasSchemaTable, p); err != nil {
+	if err := sqlstore.CheckApplied(ctx, db, hasSchemaTable, versions(p)); err != nil {
 		return err
 	}
 	if _, err := p.UpTo(ctx, version); err != nil {
@@ -137,6 +137,15 @@ func migrateTo(ctx context.Context, pool *pgxpool.Pool, version int64) error {
 
 // hasSchemaTable asks whether the schema holds goose's table of applied migrations.
 const hasSchemaTable = "SELECT to_regclass('goose_db_version') IS NOT NULL"
+
+// versions are the versions of p's migrations, ascending.
+func versions(p *goose.Provider) []int64 {
+	var vs []int64
+	for _, s := range p.ListSources() {
+		vs = append(vs, s.Version)
+	}
+	return vs
+}
 
 // migrations are the schema's migrations on db.
 func migrations(db *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {

@@ -37,6 +37,15 @@ var migrationFiles embed.FS
 // hasSchemaTable asks whether the database holds goose's table of applied migrations.
 const hasSchemaTable = "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version')"
 
+// versions are the versions of p's migrations, ascending.
+func versions(p *goose.Provider) []int64 {
+	var vs []int64
+	for _, s := range p.ListSources() {
+		vs = append(vs, s.Version)
+	}
+	return vs
+}
+
 // migrations are the files under migrations/ and, between them, the ones written in Go.
 func migrations(db *sql.DB) (*goose.Provider, error) {
 	dir, err := fs.Sub(migrationFiles, "migrations")
@@ -174,7 +183,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	if err := sqlstore.CheckApplied(ctx, db, hasSchemaTable, p); err != nil {
+	if err := sqlstore.CheckApplied(ctx, db, hasSchemaTable, versions(p)); err != nil {
 		return err
 	}
 	if _, err := p.Up(ctx); err != nil {

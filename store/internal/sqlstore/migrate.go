@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-
-	"github.com/pressly/goose/v3"
 )
 
 // AddPromptColumn is migration 3: text search reads a prompt column instead of the stored
@@ -134,12 +132,8 @@ func (s SQL) QueryRow(ctx context.Context, query string, args ...any) Scanner {
 // statements would corrupt what the newer one keeps), or one that a different build took
 // along another line of migrations (a development branch). Left to the migration tool, the
 // first is served silently and the second fails with its own words; these say what to do.
-// p holds this hitl's migrations; hasTable is as for AppliedVersion.
-func CheckApplied(ctx context.Context, db *sql.DB, hasTable string, p *goose.Provider) error {
-	var known []int64
-	for _, s := range p.ListSources() { // ascending
-		known = append(known, s.Version)
-	}
+// known are this hitl's migration versions, ascending; hasTable is as for AppliedVersion.
+func CheckApplied(ctx context.Context, db *sql.DB, hasTable string, known []int64) error {
 	var found bool
 	if err := db.QueryRowContext(ctx, hasTable).Scan(&found); err != nil || !found || len(known) == 0 {
 		return err
