@@ -127,6 +127,7 @@ func TestImportGraph(t *testing.T) {
 		{"broker", "engine", "the brokers publish what the outbox hands them; the engine is behind the intake's interface"},
 		{"internal/httpwire", "engine", "the HTTP plumbing holds no rule: it reads requests and writes answers"},
 		{"schema", "engine", "schema is a leaf the engine uses"},
+		{"receipt", "engine", "receipts are verified offline, by executors that import the receipt package alone"},
 		{"store/sqlite", "engine", "stores persist; they never decide"},
 		{"store/postgres", "engine", "stores persist; they never decide"},
 		{"store/internal/sqlstore", "engine", "what the stores share persists too; it never decides"},

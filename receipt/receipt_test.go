@@ -1,0 +1,175 @@
+package receipt
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCanonicalVectors(t *testing.T) {
+	raw, err := os.ReadFile("testdata/canonical.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors []struct{ Input, Canonical, SHA256 string }
+	if err := json.Unmarshal(raw, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	if len(vectors) < 30 {
+		t.Fatalf("only %d vectors", len(vectors))
+	}
+	for _, v := range vectors {
+		got, err := Canonical(json.RawMessage(v.Input))
+		if err != nil {
+			t.Errorf("Canonical(%s): %v", v.Input, err)
+			continue
+		}
+		if string(got) != v.Canonical {
+			t.Errorf("Canonical(%s) = %s, want %s", v.Input, got, v.Canonical)
+		}
+		sum, _ := SHA256Hex(json.RawMessage(v.Input))
+		if sum != v.SHA256 {
+			t.Errorf("SHA256Hex(%s) = %s, want %s", v.Input, sum, v.SHA256)
+		}
+	}
+}
+
+func TestCanonicalRefusesWhatIsNotOneJSONValue(t *testing.T) {
+	for _, in := range []string{``, `{`, `1 2`, `1e400`, `{"a":}`} {
+		if _, err := Canonical(json.RawMessage(in)); err == nil {
+			t.Errorf("Canonical(%q) passed", in)
+		}
+	}
+}
+
+var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+
+func signed(t *testing.T, k *Key, edit func(*Claims)) string {
+	t.Helper()
+	args, _ := SHA256Hex(json.RawMessage(`{"replicas":3,"env":"prod"}`))
+	c := &Claims{Issuer: "https://hitl.example.com", Subject: "42", ID: NewID(), IssuedAt: t0.Unix(), ExpiresAt: t0.Add(time.Hour).Unix(),
+		Decision: DecisionApprove, DecidedBy: []Decider{{Name: "alice"}}, Tool: "deploy", ArgsSHA256: args, ResponseSHA256: "00"}
+	if edit != nil {
+		edit(c)
+	}
+	tok, err := Sign(k, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func jwks(t *testing.T, keys ...*Key) []byte {
+	b, err := json.Marshal(KeySet(keys...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestVerifyReturnsTheClaims(t *testing.T) {
+	k := NewKey()
+	tok := signed(t, k, nil)
+	header, _, _ := strings.Cut(tok, ".")
+	h, _ := base64.RawURLEncoding.DecodeString(header)
+	var hdr map[string]string
+	if err := json.Unmarshal(h, &hdr); err != nil || hdr["alg"] != "EdDSA" || hdr["typ"] != Type || hdr["kid"] != k.ID() {
+		t.Fatalf("header %s", h)
+	}
+	sum := sha256.Sum256(k.Public())
+	if want := base64.RawURLEncoding.EncodeToString(sum[:12]); k.ID() != want || len(k.ID()) != 16 {
+		t.Fatalf("kid %s, want %s", k.ID(), want)
+	}
+	c, err := Verify(tok, jwks(t, NewKey(), k), Options{Issuer: "https://hitl.example.com/", Now: t0.Add(time.Minute), Args: json.RawMessage(`{"env": "prod", "replicas": 3.0}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Subject != "42" || c.Decision != DecisionApprove || c.DecidedBy[0].Name != "alice" || !strings.HasPrefix(c.ID, "rcpt_") || len(c.ID) != 31 {
+		t.Fatalf("claims %+v", c)
+	}
+	if !c.Expiry().Equal(t0.Add(time.Hour)) {
+		t.Fatalf("expiry %v", c.Expiry())
+	}
+}
+
+func TestKeyRoundTrip(t *testing.T) {
+	k := NewKey()
+	back, err := ParseKey(k.String())
+	if err != nil || back.ID() != k.ID() {
+		t.Fatalf("ParseKey: %v %v", back, err)
+	}
+	if _, err := ParseKey("short"); err == nil {
+		t.Fatal("a bad key parsed")
+	}
+}
+
+func TestVerifyFailures(t *testing.T) {
+	k, other := NewKey(), NewKey()
+	good := signed(t, k, nil)
+	parts := strings.Split(good, ".")
+	reencode := func(part string, edit func(map[string]any)) string {
+		b, _ := base64.RawURLEncoding.DecodeString(part)
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		edit(m)
+		b, _ = json.Marshal(m)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	tamperedPayload := parts[0] + "." + reencode(parts[1], func(m map[string]any) { m["decision"] = "edit" }) + "." + parts[2]
+	tamperedHeader := reencode(parts[0], func(m map[string]any) { m["cty"] = "x" }) + "." + parts[1] + "." + parts[2]
+	algNone := reencode(parts[0], func(m map[string]any) { m["alg"] = "none" }) + "." + parts[1] + "."
+	wrongType := reencode(parts[0], func(m map[string]any) { m["typ"] = "JWT" }) + "." + parts[1] + "." + parts[2]
+	now := t0.Add(time.Minute)
+	cases := []struct {
+		name, token, reason string
+		keys                []byte
+		opts                Options
+		message             string
+	}{
+		{"changed args", good, ReasonArgsMismatch, jwks(t, k), Options{Now: now, Args: json.RawMessage(`{"env":"prod","replicas":30}`)}, "the arguments differ from those approved"},
+		{"no args hash", signed(t, k, func(c *Claims) { c.ArgsSHA256, c.Tool, c.Decision = "", "", DecisionAnswer }), ReasonNoArgsHash, jwks(t, k), Options{Now: now, Args: json.RawMessage(`{}`)}, "arguments were given but the receipt approves no tool call"},
+		{"expired", good, ReasonExpired, jwks(t, k), Options{Now: t0.Add(time.Hour)}, "expired at 2026-11-26T13:00:00Z"},
+		{"expired within leeway passes nothing else", good, ReasonExpired, jwks(t, k), Options{Now: t0.Add(time.Hour + time.Minute), Leeway: 30 * time.Second}, "expired at 2026-11-26T13:00:00Z"},
+		{"not yet valid", good, ReasonNotYetValid, jwks(t, k), Options{Now: t0.Add(-time.Minute)}, "issued in the future (2026-11-26T12:00:00Z)"},
+		{"other issuer", good, ReasonWrongIssuer, jwks(t, k), Options{Now: now, Issuer: "https://evil.example.com"}, "issued by https://hitl.example.com, not https://evil.example.com"},
+		{"rotated-out key", good, ReasonUnknownKey, jwks(t, other), Options{Now: now}, "signed with key " + k.ID() + ", which the JWKS does not hold (rotated out?)"},
+		{"tampered payload", tamperedPayload, ReasonBadSignature, jwks(t, k), Options{Now: now}, "the signature does not match: the receipt was changed"},
+		{"tampered header", tamperedHeader, ReasonBadSignature, jwks(t, k), Options{Now: now}, "the signature does not match: the receipt was changed"},
+		{"alg none", algNone, ReasonMalformed, jwks(t, k), Options{Now: now}, ""},
+		{"another typ", wrongType, ReasonMalformed, jwks(t, k), Options{Now: now}, ""},
+		{"not a JWS", "hello", ReasonMalformed, jwks(t, k), Options{Now: now}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Verify(c.token, c.keys, c.opts)
+			var e *Error
+			if !errors.As(err, &e) || e.Reason != c.reason {
+				t.Fatalf("Verify: %v, want reason %s", err, c.reason)
+			}
+			if c.message != "" && e.Message != c.message {
+				t.Fatalf("message %q, want %q", e.Message, c.message)
+			}
+			if c.reason == ReasonMalformed && !strings.HasPrefix(e.Message, "the receipt is not a compact JWS hitl issued: ") {
+				t.Fatalf("message %q", e.Message)
+			}
+		})
+	}
+	// Leeway lets a just-expired receipt through.
+	if _, err := Verify(good, jwks(t, k), Options{Now: t0.Add(time.Hour + 10*time.Second), Leeway: 30 * time.Second}); err != nil {
+		t.Fatalf("within leeway: %v", err)
+	}
+}
+
+func TestSHA256HexIsOfTheCanonicalText(t *testing.T) {
+	sum := sha256.Sum256([]byte(`{"a":1,"b":[true,null]}`))
+	got, err := SHA256Hex(json.RawMessage(` {"b": [true, null], "a": 1.0} `))
+	if err != nil || got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("%s %v", got, err)
+	}
+}
