@@ -39,6 +39,10 @@ const (
 	// their events (Data: AuditCheckpoint), so that the audit chain still verifies across the
 	// gaps they leave; visible to admins only.
 	EventAuditCheckpoint = "audit.checkpoint"
+	// EventSigningKeyRotated records a new receipt signing key (Data: "kid", the new key's id,
+	// and "previous", the one it replaced); visible to admins only. Every node reloads its
+	// keys on it.
+	EventSigningKeyRotated = "signing_key.rotated"
 )
 
 // LoggedEntry is what a session.logged event logged; nil for another event.

@@ -118,6 +118,13 @@ type Inquiry struct {
 	// trace on, so that an agent's trace goes on through the human's answer.
 	Traceparent string `json:"traceparent,omitempty"`
 	Tracestate  string `json:"tracestate,omitempty"`
+	// ReceiptValidFor is how long the receipt of the inquiry's decision holds, nil for the
+	// server's default (--receipt-validity).
+	ReceiptValidFor *Duration `json:"receipt_valid_for,omitempty"`
+	// Receipt is the signed receipt of the decision that ended the inquiry (a compact JWS,
+	// docs/receipts.md): set when an answer, a verdict, a rule or a fallback value decided,
+	// "" otherwise.
+	Receipt string `json:"receipt,omitempty"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,
@@ -267,6 +274,9 @@ type InquiryRequest struct {
 	CancellableByResponder *bool `json:"cancellable_by_responder,omitempty"`
 	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).
 	RemindEvery   string    `json:"remind_every,omitempty"`
+	// ReceiptValidFor is how long the receipt of the decision holds ("30m"), at most the
+	// server's --receipt-max-validity; "": the server's --receipt-validity.
+	ReceiptValidFor string `json:"receipt_valid_for,omitempty"`
 	EscalateAfter string    `json:"escalate_after,omitempty"`
 	EscalateTo    Assignees `json:"escalate_to,omitempty"`
 	// Escalate is an escalation ladder, in the place of EscalateAfter and EscalateTo.

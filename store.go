@@ -288,6 +288,13 @@ type Tx interface {
 
 	// Setting returns a named setting, storing init first when there is none.
 	Setting(name, init string) (string, error)
+
+	// ReceiptInquiry is the inquiry whose receipt has the id jti (ENotFound).
+	ReceiptInquiry(jti string) (*Inquiry, error)
+	// RedeemReceipt records r unless its receipt was redeemed already: then it records nothing
+	// and returns the earlier redemption (redeemed false). One row per receipt, whichever
+	// node or transaction comes first.
+	RedeemReceipt(r ReceiptRedemption) (first ReceiptRedemption, redeemed bool, err error)
 	// StoredSecrets returns the named settings that exist, every webhook's secret and every
 	// chat webhook's URL, as stored (plaintext or encrypted: the engine decides, see
 	// engine/secrets.go), ordered by kind and name.

@@ -354,6 +354,9 @@ func (e *Engine) decide(tx hitl.Tx, out *hitl.Inquiry, approved bool, b ballot, 
 	}
 	final.RespondedByID = &identity
 	final.ToolResult = toolResult(final)
+	if err := e.issueReceipt(final, voteDeciders(final, approved), now); err != nil {
+		return err
+	}
 	if err := tx.ResolveInquiry(final); err != nil {
 		return err
 	}

@@ -97,6 +97,13 @@ type Options struct {
 	// A2A's Task, which its protocol package shapes; nil: push configs are refused.
 	// The version is the config's (hitl.PushConfig.Version).
 	PushBody func(inq *hitl.Inquiry, version string) (json.RawMessage, error)
+	// ReceiptIssuer is the iss of decision receipts: the server's public URL, without a
+	// trailing slash. ReceiptValidity is how long a receipt holds when the inquiry says
+	// nothing (0: DefaultReceiptValidity), ReceiptMaxValidity the most an inquiry may ask
+	// for (0: DefaultReceiptMaxValidity).
+	ReceiptIssuer      string
+	ReceiptValidity    time.Duration
+	ReceiptMaxValidity time.Duration
 	// AuditKey signs the heads of the audit chain (HITL_AUDIT_KEY); nil: one generated at the
 	// first start and kept in the store, shared by every node.
 	AuditKey ed25519.PrivateKey
@@ -163,6 +170,10 @@ type Engine struct {
 	pushBody         func(*hitl.Inquiry, string) (json.RawMessage, error)
 	tracer           trace.Tracer
 	audit            auditChain // engine/audit.go
+	// signing: the receipt signing keys (engine/receipts.go), from the store.
+	signing                             signingKeys
+	receiptIssuer                       string
+	receiptValidity, receiptMaxValidity time.Duration
 	// Defaults of inquiries: see Options.
 	defaultTimeout  time.Duration
 	defaultFallback hitl.FallbackPolicy
@@ -229,6 +240,9 @@ func New(store hitl.Store, o Options) *Engine {
 	e.claims = deadline.New(e.clk, e.expireClaims)
 	e.idempotencyTTL = cmp.Or(o.IdempotencyTTL, DefaultIdempotencyTTL)
 	e.retainResolved = o.RetainResolved
+	e.receiptIssuer = strings.TrimSuffix(cmp.Or(o.ReceiptIssuer, e.source), "/")
+	e.receiptValidity = cmp.Or(o.ReceiptValidity, DefaultReceiptValidity)
+	e.receiptMaxValidity = cmp.Or(o.ReceiptMaxValidity, DefaultReceiptMaxValidity)
 	return e
 }
 
@@ -403,6 +417,9 @@ func (e *Engine) published(evs []*hitl.Event) {
 		if isKeyEvent(ev) {
 			e.keyChanged(ev)
 			continue
+		}
+		if ev.Type == hitl.EventSigningKeyRotated {
+			continue // RotateSigningKey set this node's keys
 		}
 		if isAbsenceEvent(ev) {
 			e.absences.forget()

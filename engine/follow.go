@@ -48,6 +48,10 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 		e.absences.forget()
 		return
 	}
+	if ev.Type == hitl.EventSigningKeyRotated {
+		e.signingKeyRotated(ev)
+		return
+	}
 	if ev.InquiryID == nil {
 		return
 	}

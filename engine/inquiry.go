@@ -368,6 +368,10 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		out.Comment = &comment
 	}
 	out.ToolResult = toolResult(out)
+	// Signed before the writer: the receipt depends on nothing the writer reads.
+	if err := e.issueReceipt(out, answerDeciders(out), now); err != nil {
+		return nil, err
+	}
 	var evs []*hitl.Event
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
 		identity := who.IdentityID
@@ -673,14 +677,14 @@ const recheck = 100 * time.Millisecond
 // value answers when the policy says so. Inquiries that are final, or that another node is
 // resolving at this moment, are left out, so every inquiry times out exactly once.
 func (e *Engine) expire(ctx context.Context, ids []int64) {
-	e.fireTimers(ctx, e.deadlines, ids, "timing out inquiries", timeOut)
+	e.fireTimers(ctx, e.deadlines, ids, "timing out inquiries", e.timeOut)
 }
 
 // timeOut resolves an inquiry whose deadline has passed, with its fallback value when its
 // policy applies one. Under the fail policy its session, if it has one, fails with it: the
 // run cannot go on without the answer (the agent questions design: "fail the session";
 // Nova's expired interaction fails its task).
-func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
+func (e *Engine) timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time.Time, error) {
 	switch {
 	case cur.TimeoutAt == nil:
 		return nil, nil, nil
@@ -706,6 +710,11 @@ func timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.Event, *time
 		out.Chosen = chosenIn(cur, cur.FallbackValue)
 	}
 	out.ToolResult = toolResult(out)
+	if out.FallbackApplied { // the value set in advance decided: a decision, with its receipt
+		if err := e.issueReceipt(out, fallbackDeciders, now); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := tx.ResolveInquiry(out); err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/outbound"
 	"github.com/hitl-dev/hitl/internal/secretbox"
+	"github.com/hitl-dev/hitl/receipt"
 )
 
 // Secrets at rest. The secrets hitl keeps in its store (the settings below, every webhook's
@@ -16,7 +17,7 @@ import (
 // given; the engine seals before it writes and opens after it reads.
 
 // secretSettings are the settings that hold secrets: all of them, today.
-var secretSettings = []string{"callback_secret", "link_secret", "audit_key", vapidSetting}
+var secretSettings = []string{"callback_secret", "link_secret", "audit_key", vapidSetting, receiptKeySetting, receiptPreviousKeySetting}
 
 // secretKeySetting records which key the stored secrets are under (secretbox.Key.ID), so
 // that a server still running on the old key after `hitl secrets rotate` writes no secret
@@ -84,6 +85,7 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 		callback, link = e.callbackSecret, ""
 		vapid          string
 		auditKey       = e.audit.key
+		signing        [2]*receipt.Key
 	)
 	err := e.store.Update(ctx, func(tx hitl.Tx) (err error) {
 		// Every stored secret opens with this key (or none is encrypted): they are under it.
@@ -104,6 +106,9 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 		if vapid, err = e.setting(tx, vapidSetting, newVAPIDKey()); err != nil {
 			return err
 		}
+		if signing[0], signing[1], err = e.storedSigningKeys(tx); err != nil {
+			return err
+		}
 		if auditKey == nil {
 			auditKey, err = e.storedAuditKey(tx)
 		}
@@ -118,6 +123,7 @@ func (e *Engine) LoadSecrets(ctx context.Context) error {
 	}
 	e.callbackSecret, e.linkSecret, e.audit.key = callback, link, auditKey
 	e.vapid.private, e.vapid.public = vapid, public
+	e.signing.set(signing[0], signing[1])
 	if sealed > 0 {
 		e.log.Info("secrets stored in plaintext are now encrypted with HITL_SECRET_KEY", "secrets", sealed)
 	}

@@ -283,6 +283,7 @@ func (e *Engine) buildInquiry(ctx context.Context, p *hitl.Principal, req *hitl.
 	}
 
 	checkReminders(&bad, req, inq, now)
+	e.checkReceiptValidity(&bad, req, inq)
 	checkLadder(&bad, req, escalateTo, ladder, inq, now)
 	checkPriority(&bad, req, inq)
 	checkApprovals(&bad, req, inq, now)

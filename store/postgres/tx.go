@@ -221,9 +221,9 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	const resolve = `UPDATE inquiries SET status = $1, updated_at = $2, responded_by = $3, fallback_applied = $4, doc = $5
-		WHERE id = $6 AND status = 'pending'`
-	args := []any{inq.Status, inq.UpdatedAt, inq.RespondedBy, inq.FallbackApplied, string(doc), inq.ID}
+	const resolve = `UPDATE inquiries SET status = $1, updated_at = $2, responded_by = $3, fallback_applied = $4, doc = $5,
+		receipt = $7, receipt_jti = $8 WHERE id = $6 AND status = 'pending'`
+	args := []any{inq.Status, inq.UpdatedAt, inq.RespondedBy, inq.FallbackApplied, string(doc), inq.ID, nonEmpty(inq.Receipt), nonEmpty(inq.ReceiptID())}
 	if t.locked[inq.ID] {
 		delete(t.locked, inq.ID) // resolving it again in this change is a conflict
 		t.deferred = append(t.deferred, &pgx.QueuedQuery{SQL: resolve, Arguments: args})

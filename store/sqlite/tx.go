@@ -92,9 +92,10 @@ func (t *txn) ResolveInquiry(inq *hitl.Inquiry) error {
 	if err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET status = ?, updated_at = ?, responded_by = ?, fallback_applied = ?, doc = ?
-		WHERE id = ? AND status = 'pending'`,
-		inq.Status, micros(inq.UpdatedAt), nullString(inq.RespondedBy), boolInt(inq.FallbackApplied), doc, inq.ID)
+	res, err := t.tx.ExecContext(t.ctx, `UPDATE inquiries SET status = ?, updated_at = ?, responded_by = ?, fallback_applied = ?, doc = ?,
+		receipt = ?, receipt_jti = ? WHERE id = ? AND status = 'pending'`,
+		inq.Status, micros(inq.UpdatedAt), nullString(inq.RespondedBy), boolInt(inq.FallbackApplied), doc,
+		emptyNull(inq.Receipt), emptyNull(inq.ReceiptID()), inq.ID)
 	return oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
 }
 
