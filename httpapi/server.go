@@ -167,6 +167,9 @@ func (s *Server) ownRoutes() []httpwire.Route {
 		{Method: "GET", Path: "/v1/callback-secret", Handle: s.callbackSecret},
 		{Method: "GET", Path: "/v1/audit/head", Handle: s.auditHead},
 		{Method: "GET", Path: "/v1/audit/key", Public: true, Handle: s.auditKey},
+		{Method: "GET", Path: "/.well-known/jwks.json", Query: noQuery, Public: true, Handle: s.jwks},
+		{Method: "POST", Path: "/v1/signing-keys/rotate", Query: noQuery, Handle: s.rotateSigningKey},
+		{Method: "POST", Path: "/v1/receipts/{jti}/redeem", Query: noQuery, Handle: s.redeemReceipt},
 		{Method: "POST", Path: "/v1/retention/purge", Handle: s.purge},
 		{Method: "GET", Path: "/v1/stats", Query: []string{"since"}, Handle: s.stats},
 

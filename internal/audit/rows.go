@@ -185,6 +185,7 @@ func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 	out.Status, out.Response, out.Chosen, out.FallbackApplied, out.ToolResult = "", nil, nil, false, nil
 	out.RespondedBy, out.RespondedByID, out.RelayedBy, out.OnBehalfOf, out.RespondedAt = nil, nil, nil, nil, nil
 	out.Comment, out.CancelReason, out.DeclinedBy, out.ResumedAt, out.UpdatedAt = nil, nil, nil, nil, time.Time{}
+	out.Receipt = "" // signed as the decision ends it
 	// Claims, votes and a chain's steps; reminders and the escalation.
 	out.Claim, out.Votes, out.CurrentStep = nil, nil, 0
 	out.NextReminderAt, out.RemindersSent, out.EscalatedAt = nil, 0, nil

@@ -383,7 +383,8 @@ var (
 		"created_by": "asker", "session": "session", "request_type": "request type", "response_schema": "response schema",
 		"options": "options", "escalate_to": "assignees to escalate to", "steps": "steps of its chain", "metadata": "metadata",
 		"exclude_requester": "exclusion of the asker", "exclude_session_owner": "exclusion of the session's owner",
-		"allowed_decisions": "decisions allowed", "tool_call": "tool call", "fallback_value": "fallback answer"}
+		"allowed_decisions": "decisions allowed", "tool_call": "tool call", "fallback_value": "fallback answer",
+		"receipt": "receipt"}
 	sessionWords = map[string]string{"status": "status", "state": "state", "result": "result", "error": "error",
 		"metadata": "metadata", "agent": "agent", "created_by": "owner", "callback_url": "callback URL",
 		"created_at": "time of creation", "updated_at": "time of the last change", "completed_at": "time of completion"}

@@ -107,6 +107,10 @@ type Config struct {
 	// IdempotencyTTL is how long an Idempotency-Key replays its inquiry
 	// (HITL_IDEMPOTENCY_TTL; 0: 24 h).
 	IdempotencyTTL time.Duration
+	// ReceiptValidity is how long a decision receipt holds when its inquiry says nothing
+	// (0: engine.DefaultReceiptValidity); ReceiptMaxValidity the most an inquiry may ask for
+	// (0: engine.DefaultReceiptMaxValidity).
+	ReceiptValidity, ReceiptMaxValidity time.Duration
 	// RetainResolved is how long ended inquiries and finished sessions are kept
 	// (HITL_RETAIN_RESOLVED; 0: for good).
 	RetainResolved time.Duration
@@ -240,6 +244,10 @@ func (c *Config) Validate() error {
 	}
 	if c.IdempotencyTTL != 0 && (c.IdempotencyTTL < time.Minute || c.IdempotencyTTL > 365*24*time.Hour) {
 		errs = append(errs, errors.New("idempotency key lifetime (--idempotency-ttl, HITL_IDEMPOTENCY_TTL): from 1m to 8760h, like 24h"))
+	}
+	if c.ReceiptValidity < 0 || c.ReceiptMaxValidity < 0 || (c.ReceiptValidity > 0 && c.ReceiptValidity > cmp.Or(c.ReceiptMaxValidity, engine.DefaultReceiptMaxValidity)) ||
+		(c.ReceiptValidity == 0 && c.ReceiptMaxValidity > 0 && c.ReceiptMaxValidity < engine.DefaultReceiptValidity) {
+		errs = append(errs, errors.New("receipt validity (--receipt-validity, HITL_RECEIPT_VALIDITY) must be more than 0 and at most --receipt-max-validity (HITL_RECEIPT_MAX_VALIDITY)"))
 	}
 	if c.RetainResolved != 0 && (c.RetainResolved < time.Hour || c.RetainResolved > 100*365*24*time.Hour) {
 		errs = append(errs, errors.New("retention (--retain-resolved, HITL_RETAIN_RESOLVED): 0 (keep everything, the default), or from 1h to 36500d, like 90d"))
@@ -468,6 +476,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
 		IdempotencyTTL:           cfg.IdempotencyTTL,
 		RetainResolved:           cfg.RetainResolved,
+		ReceiptIssuer:            publicURL, ReceiptValidity: cfg.ReceiptValidity, ReceiptMaxValidity: cfg.ReceiptMaxValidity,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, PushBody: a2a.PushBody, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp, ShuttingDown: s.shuttingDown})
 	s.engine = eng
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
