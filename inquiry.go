@@ -273,12 +273,12 @@ type InquiryRequest struct {
 	// as Nova's Cancel button lets them; false keeps the inquiry to answers.
 	CancellableByResponder *bool `json:"cancellable_by_responder,omitempty"`
 	// RemindEvery and EscalateAfter are durations like "30m" or "2h" (see ParseDuration).
-	RemindEvery   string    `json:"remind_every,omitempty"`
+	RemindEvery string `json:"remind_every,omitempty"`
 	// ReceiptValidFor is how long the receipt of the decision holds ("30m"), at most the
 	// server's --receipt-max-validity; "": the server's --receipt-validity.
-	ReceiptValidFor string `json:"receipt_valid_for,omitempty"`
-	EscalateAfter string    `json:"escalate_after,omitempty"`
-	EscalateTo    Assignees `json:"escalate_to,omitempty"`
+	ReceiptValidFor string    `json:"receipt_valid_for,omitempty"`
+	EscalateAfter   string    `json:"escalate_after,omitempty"`
+	EscalateTo      Assignees `json:"escalate_to,omitempty"`
 	// Escalate is an escalation ladder, in the place of EscalateAfter and EscalateTo.
 	Escalate []EscalationStepRequest `json:"escalate,omitempty"`
 	// Priority is PriorityNormal ("", the default) or PriorityUrgent.

@@ -474,9 +474,9 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
-		IdempotencyTTL:           cfg.IdempotencyTTL,
-		RetainResolved:           cfg.RetainResolved,
-		ReceiptIssuer:            publicURL, ReceiptValidity: cfg.ReceiptValidity, ReceiptMaxValidity: cfg.ReceiptMaxValidity,
+		IdempotencyTTL: cfg.IdempotencyTTL,
+		RetainResolved: cfg.RetainResolved,
+		ReceiptIssuer:  publicURL, ReceiptValidity: cfg.ReceiptValidity, ReceiptMaxValidity: cfg.ReceiptMaxValidity,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, PushBody: a2a.PushBody, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp, ShuttingDown: s.shuttingDown})
 	s.engine = eng
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
