@@ -1051,7 +1051,24 @@ func keysCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(create, ls, revoke)
+	rotate := &cobra.Command{
+		Use:   "rotate-signing",
+		Short: "Make a new key for signing decision receipts; receipts of the key before the current one stop verifying",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			r, err := c.RotateSigningKey(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "Receipts are signed with key %s from now on; the one before stays in the JWKS until the next rotation.\n", r.Kid)
+			return nil
+		},
+	}
+	cmd.AddCommand(create, ls, revoke, rotate)
 	return cmd
 }
 
