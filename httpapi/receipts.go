@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/hitl-dev/hitl"
@@ -11,8 +12,14 @@ import (
 // jwks serves the public keys decision receipts are verified with (GET
 // /.well-known/jwks.json, no authentication): executors cache it for five minutes.
 func (s *Server) jwks(w http.ResponseWriter, _ *http.Request, _ *hitl.Principal) error {
-	w.Header().Set("Cache-Control", "public, max-age=300")
-	return httpwire.WriteJSON(w, http.StatusOK, s.engine.JWKS())
+	b, err := json.Marshal(s.engine.JWKS())
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300") // the keys change only by a rotation
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // rotateSigningKey makes a new receipt signing key (POST /v1/signing-keys/rotate; admins).
