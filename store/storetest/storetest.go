@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"MoveSequences":           testMoveSequences,
 		"StoredStates":            testStoredStates,
 		"StoredStatesSnapshot":    testStoredStatesAreOneSnapshot,
+		"Receipts":                testReceipts,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {
