@@ -186,7 +186,8 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 	}
 	plain := rawSecrets(t, db)
 	if plain["webhook "+w.ID] != w.Secret || plain["chat webhook "+room.ID] != roomURL || plain["setting callback_secret"] != callback ||
-		!strings.HasPrefix(plain["setting link_secret"], "whsec_") || plain["setting audit_key"] == "" || len(plain["setting vapid_private_key"]) != 43 {
+		!strings.HasPrefix(plain["setting link_secret"], "whsec_") || plain["setting audit_key"] == "" || len(plain["setting vapid_private_key"]) != 43 ||
+		len(plain["setting receipt_signing_key"]) != 43 || plain["setting receipt_signing_key_previous"] != "" {
 		t.Fatalf("the secrets without a key: %v", plain)
 	}
 	s.Stop()
@@ -299,7 +300,7 @@ func testSecretsAtRest(t *testing.T, postgres bool) {
 	if now := rawSecrets(t, db); !maps.Equal(now, sealed) {
 		t.Fatalf("a failed rotation changed the secrets: %v, were %v", now, sealed)
 	}
-	if code, _, errOut := cli(t, "secrets", "rotate", "--db", db, "--old", keyFile, "--new", newKey); code != 0 || !strings.Contains(errOut, "Encrypted 6 secrets") {
+	if code, _, errOut := cli(t, "secrets", "rotate", "--db", db, "--old", keyFile, "--new", newKey); code != 0 || !strings.Contains(errOut, "Encrypted 8 secrets") { // the receipt signing keys among them
 		t.Fatalf("rotate: %d %q", code, errOut)
 	}
 	for place, v := range rawSecrets(t, db) {
