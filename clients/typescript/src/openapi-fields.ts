@@ -39,4 +39,5 @@ export const inquiryRequestFields: readonly string[] = [
   "template",
   "vars",
   "allowed_decisions",
+  "receipt_valid_for",
 ];

@@ -8468,6 +8468,216 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that verify decision receipts
+         * @description Public, no authentication; cacheable for 5 minutes (Cache-Control max-age=300). The current key first, the previous one second (receipts signed before the last rotation still verify; those signed before the one before do not).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The key set */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JWKS"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/signing-keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a new receipt signing key (admins)
+         * @description The current key becomes the previous one and the one before it is dropped: receipts it signed no longer verify (unknown_key). Every node signs with the new key from the event signing_key.rotated on (visible to admins). `hitl keys rotate-signing` calls it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new key's id and the key set now served */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SigningKeyRotation"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The key is not an admin's (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited). */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/receipts/{jti}/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Use a receipt once
+         * @description For executors that want a decision acted on once: the first redeem of a receipt succeeds, every later one, on any node, is 409 saying when and by whom it was redeemed. Any authenticated key.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The receipt's jti claim. */
+                    jti: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Redeemed now */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReceiptRedemption"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No receipt has this jti (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Already redeemed ("already redeemed at <time> by <name>"), or expired ("expired at <time>") (conflict). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited). */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8651,6 +8861,10 @@ export interface components {
             readonly traceparent?: string;
             /** @description The W3C tracestate that came with traceparent, passed on beside it; absent when none. */
             readonly tracestate?: string;
+            /** @description The signed receipt of the decision that ended the inquiry: a compact JWS (EdDSA, typ hitl-receipt+jwt) whose claims say who decided what, the hash of the approved tool-call arguments and of the answer, and until when it holds. Set when an answer, a quorum's or chain's verdict, a standing rule or the deadline's fallback value decided; absent otherwise (pending, cancelled, declined, timed out without fallback). Verify it offline against /.well-known/jwks.json (docs/receipts.md). */
+            receipt?: string;
+            /** @description How long the inquiry's receipt holds, as the request gave it; absent: the server's --receipt-validity. */
+            receipt_valid_for?: string;
         };
         InquiryRequest: {
             /** @description Required unless template is given; with a template, a prompt given here replaces the template's, taken as it is (not rendered). */
@@ -8746,6 +8960,8 @@ export interface components {
             vars?: Record<string, unknown>;
             /** @description Only for an approval with a tool_call: what a person may decide about the call, a subset of approve, edit, reject, respond. Default approve and reject when tool_call.parameters_schema is given; without either, the approval is answered {approved, comment} as every approval. edit needs tool_call.parameters_schema. Not with response_schema or options. */
             allowed_decisions?: components["schemas"]["ToolDecision"][];
+            /** @description How long the receipt of the decision holds (its exp is the decision's time plus this): a duration like "30m" or "2h", more than 0 and at most the server's --receipt-max-validity (default 30 days). Absent: the server's --receipt-validity (default 1h). */
+            receipt_valid_for?: string;
         };
         ResponseRequest: {
             /** @description Any JSON that satisfies the inquiry, null included when the schema allows it; nested at most 64 deep, numbers as for context. An answer too large to check against its schema in about a second is refused (422). */
@@ -9758,6 +9974,38 @@ export interface components {
              * @description When the next step fires: its time after creation, or the next working hour of its people (priority normal). Null once every step fired or the inquiry is final.
              */
             next_at: string | null;
+        };
+        /** @description The public keys decision receipts are verified with: the current key first, the previous one (if any) second. */
+        JWKS: {
+            keys: components["schemas"]["JWK"][];
+        };
+        JWK: {
+            /** @constant */
+            kty: "OKP";
+            /** @constant */
+            crv: "Ed25519";
+            /** @description The public key, base64url without padding. */
+            x: string;
+            /** @description base64url (no padding) of the first 12 bytes of the SHA-256 of the public key. */
+            kid: string;
+            /** @constant */
+            alg: "EdDSA";
+            /** @constant */
+            use: "sig";
+        };
+        SigningKeyRotation: {
+            /** @description The new current key's id. */
+            kid: string;
+            keys: components["schemas"]["JWK"][];
+        };
+        ReceiptRedemption: {
+            jti: string;
+            /** Format: int64 */
+            inquiry_id: number;
+            /** Format: date-time */
+            redeemed_at: string;
+            /** @description The key's principal that redeemed it. */
+            redeemed_by: string;
         };
     };
     responses: never;
