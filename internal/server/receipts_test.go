@@ -64,10 +64,19 @@ func TestReceipts(t *testing.T) {
 // event; it verifies against the public JWKS with the server's URL as issuer; redeem is 200
 // once, then 409; an unknown receipt 404; no credentials 401.
 func testReceipts(t *testing.T, opts ...testserver.Option) {
-	s := testserver.Start(t, opts...)
+	s := testserver.Start(t, append(opts, testserver.Webhooks(fastWebhooks))...)
 	ctx := context.Background()
+	rc := newReceiver(t, func(int, received) int { return http.StatusOK })
+	_, err := s.Admin.CreateWebhook(ctx, &hitl.WebhookRequest{URL: rc.URL + "/hook", Events: []string{hitl.EventInquiryResponded}})
+	must(t, err)
 	ann, _ := s.Key(hitl.KeyRequest{Name: "ann", Roles: []string{hitl.RoleResponder}})
 	out := answeredWithReceipt(t, s, ann)
+	// The webhook of the answer carries the same receipt.
+	eventually(t, "the webhook of the answer", func() bool { return len(rc.requests()) == 1 })
+	var hooked hitl.Inquiry
+	if err := json.Unmarshal(rc.requests()[0].event(t).Data, &hooked); err != nil || hooked.Receipt != out.Receipt {
+		t.Fatalf("the webhook's receipt differs: %v", err)
+	}
 	got, err := s.Admin.Inquiry(ctx, out.ID)
 	if err != nil || got.Receipt != out.Receipt {
 		t.Fatalf("GET: %v, receipt differs", err)

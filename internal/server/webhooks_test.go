@@ -311,7 +311,7 @@ func TestResumeCallbacks(t *testing.T) {
 	if inq.CallbackURL != rc.URL+"/inquiry" {
 		t.Fatalf("the inquiry's callback_url is %q", inq.CallbackURL)
 	}
-	_, err = human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "go")
+	responded, err := human.Respond(ctx, inq.ID, json.RawMessage(`{"approved":true}`), "go")
 	must(t, err)
 
 	// The session's callback: its update, then the inquiry's creation and answer. The inquiry's
@@ -338,6 +338,7 @@ func TestResumeCallbacks(t *testing.T) {
 	}
 	must(t, json.Unmarshal(answered.event(t).Data, &data))
 	if data.Inquiry == nil || data.Inquiry.Status != hitl.StatusResponded || string(data.Inquiry.Response) != `{"approved":true}` ||
+		data.Inquiry.Receipt == "" || data.Inquiry.Receipt != responded.Receipt ||
 		data.Session == nil || string(data.Session.State) != `{"step":3,"plan":["build","test","ship"]}` || data.Session.Key != "deploy-7781" {
 		t.Fatalf("resume data %s: want the answered inquiry and the session's state", answered.event(t).Data)
 	}
