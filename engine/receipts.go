@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -134,16 +135,10 @@ func (e *Engine) issueReceipt(out *hitl.Inquiry, decidedBy []receipt.Decider, no
 // receiptDecision is what a receipt says was decided about inq.
 func receiptDecision(inq *hitl.Inquiry) string {
 	if inq.HasDecisions() {
+		// A receipt names hitl's decisions as they are; "respond" (no run, an answer instead) is an answer.
 		var a hitl.DecisionAnswer
-		if json.Unmarshal(inq.Response, &a) == nil {
-			switch a.Decision {
-			case hitl.DecisionApprove:
-				return receipt.DecisionApprove
-			case hitl.DecisionEdit:
-				return receipt.DecisionEdit
-			case hitl.DecisionReject:
-				return receipt.DecisionReject
-			}
+		if json.Unmarshal(inq.Response, &a) == nil && slices.Contains([]hitl.Decision{hitl.DecisionApprove, hitl.DecisionEdit, hitl.DecisionReject}, a.Decision) {
+			return string(a.Decision)
 		}
 		return receipt.DecisionAnswer
 	}
