@@ -55,8 +55,13 @@ func testRetention(t *testing.T, s hitl.Store) {
 		lateEvent  = insert(t, s, newInquiry(7))                        // has an event past Through
 		kept       = []*hitl.Inquiry{pending, recent, delivering, running, lateEvent}
 	)
+	redemption := hitl.ReceiptRedemption{ID: "rcpt_gone", InquiryID: gone.ID, RedeemedAt: base, RedeemedBy: "executor"}
 	must(t, s.Update(ctx, func(tx hitl.Tx) error {
-		return tx.InsertIdempotencyKey("agent-a", "k-gone", "h", gone.ID, base)
+		if err := tx.InsertIdempotencyKey("agent-a", "k-gone", "h", gone.ID, base); err != nil {
+			return err
+		}
+		_, _, err := tx.RedeemReceipt(redemption)
+		return err
 	}))
 	for _, inq := range []*hitl.Inquiry{gone, pending, recent, delivering, finished, running, lateEvent} {
 		appendEvent(t, s, inq, hitl.EventInquiryCreated)
@@ -113,6 +118,10 @@ func testRetention(t *testing.T, s hitl.Store) {
 	must(t, s.Update(ctx, func(tx hitl.Tx) error {
 		if _, _, err := tx.IdempotencyKey("agent-a", "k-gone"); code(err) != hitl.ENotFound {
 			return fmt.Errorf("the idempotency key of a removed inquiry: %v", err)
+		}
+		// Its receipt's redemption went with it: the same id is recorded anew.
+		if _, redeemed, err := tx.RedeemReceipt(redemption); err != nil || !redeemed {
+			return fmt.Errorf("the redemption of a removed inquiry's receipt is still there (%v)", err)
 		}
 		return nil
 	}))

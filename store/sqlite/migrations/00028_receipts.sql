@@ -13,8 +13,11 @@ CREATE TABLE receipt_redemptions (
     redeemed_at INTEGER NOT NULL,
     redeemed_by TEXT NOT NULL
 );
+-- Retention removes the redemptions with their inquiry.
+CREATE INDEX receipt_redemptions_inquiry ON receipt_redemptions (inquiry_id);
 
 -- +goose Down
+DROP INDEX receipt_redemptions_inquiry;
 DROP TABLE receipt_redemptions;
 DROP INDEX inquiries_receipt_jti;
 ALTER TABLE inquiries DROP COLUMN receipt_jti;
