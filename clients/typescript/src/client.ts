@@ -3,6 +3,7 @@ import type { components, paths } from "./openapi.js";
 import { loadCredentials, type Environment } from "./credentials.js";
 import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
 import { Waiter, type WaitMessage } from "./waiter.js";
+import type { ReceiptJwks, ReceiptRedemption } from "./receipt.js";
 import { toolReviewInquiry, toolReviewResult, type ToolReviewRequest, type ToolReviewResult } from "./toolreview.js";
 
 export type InquiryRequest = components["schemas"]["InquiryRequest"];
@@ -225,6 +226,25 @@ export class HitlClient {
   /** completeSession marks the run finished, with its result (409 when it already is). */
   completeSession(key: string, result?: unknown, options: { signal?: AbortSignal } = {}): Promise<Session> {
     return this.request("POST", `/v1/sessions/${encodeURIComponent(key)}/complete`, { body: result === undefined ? {} : { result }, signal: options.signal });
+  }
+
+  /**
+   * jwks is the server's receipt signing keys (GET /.well-known/jwks.json), the current key
+   * first and the previous one second: what verifyReceipt checks a receipt against. Fetch it
+   * once and keep it for a few minutes (the server says max-age=300), not once per receipt.
+   */
+  jwks(options: { signal?: AbortSignal } = {}): Promise<ReceiptJwks> {
+    return this.request("GET", "/.well-known/jwks.json", options);
+  }
+
+  /**
+   * redeemReceipt marks a receipt used (POST /v1/receipts/{jti}/redeem), for an executor that
+   * runs an approved call once only: the first redemption answers who redeemed it when; any
+   * later one, on any node, throws a HitlError 409 ("already redeemed at ... by ..."), as does an
+   * expired receipt; an unknown jti a 404.
+   */
+  redeemReceipt(jti: string, options: { signal?: AbortSignal } = {}): Promise<ReceiptRedemption> {
+    return this.request("POST", `/v1/receipts/${encodeURIComponent(jti)}/redeem`, options);
   }
 
   /** me is who the token belongs to: name, roles and groups. */

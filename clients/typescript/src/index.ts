@@ -2,6 +2,8 @@ export { HitlClient, DEFAULT_URL } from "./client.js";
 export type { HitlClientOptions, AskOptions, EventsOptions, InquiryRequest, ToolCall, ToolResult, ToolReviewRequest, ToolReviewResult, Session, SessionRequest, Principal, Event, InquiryPage, ListInquiriesQuery } from "./client.js";
 export { HitlError, UnreachableError } from "./errors.js";
 export type { Problem, FieldError, Inquiry } from "./errors.js";
+export { verifyReceipt, ReceiptError, canonicalJSON, argsSha256 } from "./receipt.js";
+export type { VerifyReceiptOptions, ReceiptClaims, ReceiptDecider, ReceiptJwk, ReceiptJwks, ReceiptRedemption, ReceiptErrorReason } from "./receipt.js";
 export { verifyWebhook } from "./webhook.js";
 export type { WebhookHeaders } from "./webhook.js";
 export { credentialsPath, loadCredentials } from "./credentials.js";
