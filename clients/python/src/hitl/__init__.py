@@ -15,6 +15,8 @@ import urllib.parse
 import urllib.request
 import uuid
 
+from .receipt import ReceiptError, args_sha256, canonical_json, verify_receipt
+
 __all__ = [
     "Client",
     "Waiter",
@@ -27,6 +29,10 @@ __all__ = [
     "request_user_input",
     "credentials_path",
     "load_credentials",
+    "verify_receipt",
+    "ReceiptError",
+    "canonical_json",
+    "args_sha256",
 ]
 
 # How long each long poll lasts; the server holds it at most 5 minutes.
@@ -314,6 +320,22 @@ class Client:
     def tool_definitions(self):
         """request_user_input in the shapes of OpenAI and Anthropic tool lists."""
         return self._request("GET", "/v1/tools/request_user_input")
+
+    def jwks(self):
+        """The server's receipt signing keys (GET /.well-known/jwks.json), current key first.
+
+        What verify_receipt checks a receipt against. Fetch it once and keep it a few minutes
+        (the server says max-age=300), not once per receipt.
+        """
+        return self._request("GET", "/.well-known/jwks.json")
+
+    def redeem_receipt(self, jti):
+        """Marks a receipt used (POST /v1/receipts/{jti}/redeem), for an executor that runs an
+        approved call once only: {"jti", "inquiry_id", "redeemed_at", "redeemed_by"} the first
+        time; every later redemption, on any node, raises HitlError 409 ("already redeemed at
+        ... by ..."), as does an expired receipt; an unknown jti raises HitlError 404.
+        """
+        return self._request("POST", "/v1/receipts/%s/redeem" % urllib.parse.quote(jti, safe=""))
 
     def _until_final(self, inquiry, waiter=None):
         if waiter is not None and inquiry["status"] == "pending":
