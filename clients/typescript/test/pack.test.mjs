@@ -35,12 +35,12 @@ test("the tarball holds the build and its types, not the sources or the tests", 
   assert.deepEqual(files.filter((f) => !f.startsWith("dist/") && f !== "package.json"), []);
 });
 
-test("installed without any framework, the root import works and an adapter names what it needs", () => {
+test("installed without any framework (nor jose: receipts use node:crypto), the root import works and an adapter names what it needs", () => {
   const installed = readdirSync(join(project, "node_modules"));
   assert.deepEqual(installed.filter((n) => !n.startsWith(".")).sort(), ["@hitl"], "no framework came with it: they are optional peers");
   const script = `
-    const { HitlClient, verifyWebhook } = await import("@hitl/client");
-    if (typeof HitlClient !== "function" || typeof verifyWebhook !== "function") throw new Error("exports missing");
+    const { HitlClient, verifyWebhook, verifyReceipt } = await import("@hitl/client");
+    if (typeof HitlClient !== "function" || typeof verifyWebhook !== "function" || typeof verifyReceipt !== "function") throw new Error("exports missing");
     try { await import("@hitl/client/openai-agents"); console.log("imported"); }
     catch (err) { console.log(err.code, err.message); }`;
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8" });
