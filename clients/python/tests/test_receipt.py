@@ -191,6 +191,9 @@ class VerifyReceiptTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 outcome(self.fixtures, case, jwks=jwks)
         self.assertEqual(outcome(self.fixtures, case, now=None)["reason"], "expired", "the fixtures' receipts expired in 2026")
+        for bad in (dict(now=float("nan")), dict(now="soon"), dict(leeway=float("nan")), dict(leeway=-1), dict(leeway="5")):
+            with self.subTest(bad), self.assertRaises(ValueError):
+                outcome(self.fixtures, case, **bad)
 
     def test_a_token_that_is_not_text_is_malformed(self):
         with self.assertRaises(hitl.ReceiptError) as cm:

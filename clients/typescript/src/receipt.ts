@@ -176,6 +176,9 @@ export function verifyReceipt(token: string, options: VerifyReceiptOptions): Rec
   }
   const now = (options.now ?? new Date()).getTime() / 1000;
   const leeway = options.leewaySeconds ?? 0;
+  // A NaN would compare false and let an expired receipt through.
+  if (!Number.isFinite(now)) throw new TypeError("verifyReceipt's now is not a valid Date");
+  if (!Number.isFinite(leeway) || leeway < 0) throw new TypeError("verifyReceipt's leewaySeconds must be a number of seconds, 0 or more");
   if (now >= claims.exp + leeway) throw new ReceiptError("expired", `expired at ${rfc3339(claims.exp)}`);
   if (claims.iat > now + leeway) throw new ReceiptError("not_yet_valid", `issued in the future (${rfc3339(claims.iat)})`);
   if (options.args !== undefined) {

@@ -124,4 +124,7 @@ test("a receipt jose's SignJWT makes with a fresh key verifies, and fails once t
   assert.throws(() => verifyReceipt(token, { jwks: { keys: [jwk] }, args: { path: "/" } }), (err) => err.reason === "args_mismatch");
   assert.throws(() => verifyReceipt(token, { jwks: "not json" }), TypeError);
   assert.throws(() => verifyReceipt(token, {}), TypeError);
+  assert.throws(() => verifyReceipt(token, { jwks: { keys: [jwk] }, now: new Date("not a date") }), TypeError, "an invalid now never passes for a valid time");
+  assert.throws(() => verifyReceipt(token, { jwks: { keys: [jwk] }, leewaySeconds: NaN }), TypeError);
+  assert.throws(() => verifyReceipt(token, { jwks: { keys: [jwk] }, leewaySeconds: -1 }), TypeError);
 });

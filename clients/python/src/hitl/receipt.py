@@ -183,6 +183,11 @@ def verify_receipt(token, jwks, issuer=None, args=None, now=None, leeway=0):
     if issuer is not None and claims["iss"] != issuer:
         raise ReceiptError("wrong_issuer", "issued by %s, not %s" % (claims["iss"], issuer))
     at = _seconds(now)
+    # A NaN would compare false and let an expired receipt through.
+    if not math.isfinite(at):
+        raise ValueError("now must be a time, not %r" % now)
+    if not _is_number(leeway) or leeway < 0:
+        raise ValueError("leeway must be a number of seconds, 0 or more, not %r" % (leeway,))
     if at >= claims["exp"] + leeway:
         raise ReceiptError("expired", "expired at %s" % _rfc3339(claims["exp"]))
     if claims["iat"] > at + leeway:
