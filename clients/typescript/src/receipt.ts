@@ -80,7 +80,7 @@ export class ReceiptError extends Error {
 export interface VerifyReceiptOptions {
   /** The server's JWKS document, as GET /.well-known/jwks.json serves it (an object or its JSON text). */
   jwks: ReceiptJwks | string;
-  /** The server's public URL the receipt must be issued by; unchecked when absent. */
+  /** The server's public URL the receipt must be issued by (a trailing slash ignored); unchecked when absent or "". */
   issuer?: string;
   /** The arguments about to be run: they must be those approved (args_sha256). */
   args?: unknown;
@@ -96,11 +96,13 @@ function malformed(detail: string): ReceiptError {
   return new ReceiptError("malformed", `the receipt is not a compact JWS hitl issued: ${detail}`);
 }
 
-/** base64url decodes strictly: the URL alphabet, no padding, no stray bits a re-encoding would lose. */
+/**
+ * base64url decodes as Go's base64.RawURLEncoding does (go-jose, on the server): the URL
+ * alphabet, no padding. Buffer.from alone would skip any other character silently.
+ */
 function base64url(part: string, what: string): Buffer {
-  const bytes = Buffer.from(part, "base64url");
-  if (!/^[A-Za-z0-9_-]*$/.test(part) || bytes.toString("base64url") !== part) throw malformed(`its ${what} is not base64url`);
-  return bytes;
+  if (!/^[A-Za-z0-9_-]*$/.test(part) || part.length % 4 === 1) throw malformed(`its ${what} is not base64url`);
+  return Buffer.from(part, "base64url");
 }
 
 function jsonObject(bytes: Buffer, what: string): Record<string, unknown> {
@@ -120,12 +122,18 @@ function rfc3339(seconds: number): string {
   return Number.isNaN(date.getTime()) ? String(seconds) : date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-function publicKey(jwk: ReceiptJwk): KeyObject | undefined {
-  try {
-    return createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: "jwk" });
-  } catch {
-    return undefined; // not an Ed25519 key node can read: it verifies nothing
+/** publicKey is the Ed25519 key of kid in jwks, undefined when it holds none (as Go's receipt.Verify: a key of the kid that is no 32-byte Ed25519 key is skipped). */
+function publicKey(jwks: ReceiptJwks, kid: string): KeyObject | undefined {
+  for (const jwk of jwks.keys) {
+    if (!jwk || jwk.kid !== kid || jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.x !== "string") continue;
+    if (!/^[A-Za-z0-9_-]{43}$/.test(jwk.x)) continue; // 32 bytes
+    try {
+      return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x }, format: "jwk" });
+    } catch {
+      continue;
+    }
   }
+  return undefined;
 }
 
 function checkClaims(claims: Record<string, unknown>): ReceiptClaims {
@@ -149,31 +157,27 @@ function checkClaims(claims: Record<string, unknown>): ReceiptClaims {
  */
 export function verifyReceipt(token: string, options: VerifyReceiptOptions): ReceiptClaims {
   if (typeof token !== "string") throw malformed("it is not a string");
-  const parts = token.split(".");
+  const parts = token.trim().split(".");
   if (parts.length !== 3) throw malformed(`it has ${parts.length} part${parts.length === 1 ? "" : "s"}, not 3`);
   const header = jsonObject(base64url(parts[0], "header"), "header");
   if (header.alg !== "EdDSA") throw malformed(`its alg is ${JSON.stringify(header.alg ?? null)}, not "EdDSA"`);
   if (header.typ !== TYPE) throw malformed(`its typ is ${JSON.stringify(header.typ ?? null)}, not "${TYPE}"`);
-  if (header.crit !== undefined) throw malformed("it names critical extensions hitl does not use");
   if (typeof header.kid !== "string" || header.kid === "") throw malformed("it names no key (kid)");
   const payload = base64url(parts[1], "payload");
   const signature = base64url(parts[2], "signature");
-  if (signature.length !== 64) throw malformed(`its signature is ${signature.length} bytes, not 64`);
 
   const jwks = typeof options.jwks === "string" ? parseJwks(options.jwks) : options.jwks;
   if (!jwks || !Array.isArray(jwks.keys)) throw new TypeError("verifyReceipt needs the server's JWKS: { keys: [...] }");
-  const jwk = jwks.keys.find((k) => k && k.kid === header.kid && k.kty === "OKP" && k.crv === "Ed25519" && typeof k.x === "string");
-  if (!jwk) throw new ReceiptError("unknown_key", `signed with key ${header.kid}, which the JWKS does not hold (rotated out?)`);
-  const key = publicKey(jwk);
+  const key = publicKey(jwks, header.kid);
+  if (!key) throw new ReceiptError("unknown_key", `signed with key ${header.kid}, which the JWKS does not hold (rotated out?)`);
   const signed = Buffer.from(`${parts[0]}.${parts[1]}`, "ascii");
-  if (!key || !verify(null, signed, key, signature)) {
+  if (signature.length !== 64 || !verify(null, signed, key, signature)) {
     throw new ReceiptError("bad_signature", "the signature does not match: the receipt was changed");
   }
 
   const claims = checkClaims(jsonObject(payload, "payload"));
-  if (options.issuer !== undefined && claims.iss !== options.issuer) {
-    throw new ReceiptError("wrong_issuer", `issued by ${claims.iss}, not ${options.issuer}`);
-  }
+  const issuer = options.issuer?.replace(/\/$/, ""); // a public URL may be written with its slash
+  if (issuer && claims.iss !== issuer) throw new ReceiptError("wrong_issuer", `issued by ${claims.iss}, not ${issuer}`);
   const now = (options.now ?? new Date()).getTime() / 1000;
   const leeway = options.leewaySeconds ?? 0;
   // A NaN would compare false and let an expired receipt through.

@@ -78,13 +78,14 @@ test("the failure messages are the spec's, for people", () => {
   assert.equal(byName("args given").message, "arguments were given but the receipt approves no tool call");
 });
 
-// jose decodes base64url leniently (padding is dropped); hitl's verifiers, as Go's go-jose,
-// hold to RFC 7515: base64url without padding.
-const joseLenient = new Set(["malformed: signature padded"]);
+// Where jose parts from hitl's verifiers by design: it decodes base64url leniently (padding
+// dropped), where hitl's, as Go's go-jose, hold to RFC 7515's base64url without padding; and it
+// compares the issuer as written, where hitl's ignore a trailing slash on the expected one.
+const joseDiffers = new Set(["malformed: signature padded", "valid: the issuer written with a trailing slash"]);
 
 test("jose's jwtVerify, against the same JWKS, agrees on every case but the arguments (which it does not know)", async () => {
   for (const c of fixtures.cases) {
-    if (joseLenient.has(c.name)) continue;
+    if (joseDiffers.has(c.name)) continue;
     const mine = outcome({ ...c, args: undefined, args_json: undefined });
     let theirs;
     try {
