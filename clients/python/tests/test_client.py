@@ -3,8 +3,10 @@
 HITL_BIN names a built hitl binary; without it the tests build one with `go build`.
 """
 
+import base64
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import tempfile
 import threading
 import time
 import unittest
+import urllib.request
 from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
@@ -331,6 +334,142 @@ class ServerTest(unittest.TestCase):
         with self.assertRaises(hitl.HitlError) as cm:
             waiter.wait(pending["id"])
         self.assertEqual(cm.exception.code, "closed")
+
+    def _decided(self, call_id, answer, **extra):
+        """A deploy asked about and answered through the API: (the proposed arguments, the ended inquiry)."""
+        proposed = {"service": "api", "replicas": 3, "note": "été ☃"}
+        params = {
+            "type": "object",
+            "required": ["service", "replicas"],
+            "properties": {"service": {"type": "string"}, "replicas": {"type": "integer", "minimum": 1, "maximum": 10}, "note": {"type": "string"}},
+        }
+        call = {"id": call_id, "name": "deploy", "arguments": proposed, "parameters_schema": params}
+        inquiry = self.agent.create_inquiry(
+            dict({"prompt": "Deploy %s?" % call_id, "request_type": "approval", "tool_call": call, "allowed_decisions": ["approve", "edit", "reject"]}, **extra)
+        )
+        self.human.respond(inquiry["id"], answer)
+        return proposed, self.agent.inquiry(inquiry["id"])
+
+    def test_an_edits_receipt_verifies_against_the_served_jwks(self):
+        edited = {"service": "api", "replicas": 5, "note": "été ☃"}
+        proposed, inquiry = self._decided("call_py_receipt_edit", {"decision": "edit", "args": edited})
+        self.assertIsInstance(inquiry.get("receipt"), str, "an ended, decided inquiry carries its receipt")
+        # The JWKS needs no token, and may be kept for five minutes.
+        with urllib.request.urlopen(self.url + "/.well-known/jwks.json") as resp:
+            self.assertIn("max-age=300", resp.headers.get("Cache-Control", ""))
+            served = json.load(resp)
+        jwks = self.agent.jwks()
+        self.assertEqual(jwks, served)
+        self.assertEqual((jwks["keys"][0]["kty"], jwks["keys"][0]["crv"]), ("OKP", "Ed25519"))
+
+        claims = hitl.verify_receipt(inquiry["receipt"], jwks, issuer=self.url, args={"note": "été ☃", "replicas": 5.0, "service": "api"})
+        self.assertEqual(claims["iss"], self.url)
+        self.assertEqual(claims["sub"], str(inquiry["id"]))
+        self.assertRegex(claims["jti"], r"^rcpt_[a-z2-7]{26}$")
+        self.assertEqual(claims["decision"], "edit")
+        self.assertEqual(claims["decided_by"], [{"name": "py-human"}])
+        self.assertEqual(claims["tool"], "deploy")
+        self.assertEqual(claims["args_sha256"], hitl.args_sha256(inquiry["tool_result"]["arguments"]))
+        self.assertEqual(claims["response_sha256"], hitl.args_sha256(inquiry["response"]))
+        self.assertEqual(claims["exp"] - claims["iat"], 3600, "the server's default validity: an hour")
+        with self.assertRaises(hitl.ReceiptError) as cm:
+            hitl.verify_receipt(inquiry["receipt"], jwks, args=proposed)
+        self.assertEqual(cm.exception.reason, "args_mismatch")
+        self.assertEqual(self.agent.wait(inquiry["id"], timeout=1)["receipt"], inquiry["receipt"], "the wait's result carries the same receipt")
+
+    def test_a_receipt_is_redeemed_once(self):
+        _, inquiry = self._decided("call_py_receipt_redeem", {"decision": "approve"})
+        jti = hitl.verify_receipt(inquiry["receipt"], self.agent.jwks())["jti"]
+        first = self.agent.redeem_receipt(jti)
+        self.assertEqual((first["jti"], first["inquiry_id"], first["redeemed_by"]), (jti, inquiry["id"], "py-agent"))
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.human.redeem_receipt(jti)
+        self.assertEqual(cm.exception.status, 409)
+        self.assertRegex(str(cm.exception), r"already redeemed at .* by py-agent$")
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.redeem_receipt("rcpt_aaaaaaaaaaaaaaaaaaaaaaaaaa")
+        self.assertEqual(cm.exception.status, 404)
+
+    def test_what_an_executor_refuses(self):
+        proposed, inquiry = self._decided("call_py_receipt_refuse", {"decision": "reject", "message": "not today"})
+        jwks = self.agent.jwks()
+        claims = hitl.verify_receipt(inquiry["receipt"], jwks, args=proposed)
+        self.assertEqual(claims["decision"], "reject")
+        header, payload, signature = inquiry["receipt"].split(".")
+        forged = dict(json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))), decision="approve")
+        forged = base64.urlsafe_b64encode(json.dumps(forged).encode()).decode().rstrip("=")
+        cases = {
+            "wrong_issuer": dict(issuer="https://hitl.example.com"),
+            "expired": dict(now=claims["exp"]),
+            "bad_signature": dict(token="%s.%s.%s" % (header, forged, signature)),
+            "unknown_key": dict(jwks={"keys": jwks["keys"][1:]}),
+        }
+        for reason, options in cases.items():
+            with self.subTest(reason):
+                options = dict(dict(token=inquiry["receipt"], jwks=jwks), **options)
+                with self.assertRaises(hitl.ReceiptError) as cm:
+                    hitl.verify_receipt(options.pop("token"), options.pop("jwks"), **options)
+                self.assertEqual(cm.exception.reason, reason)
+        self.assertEqual(hitl.verify_receipt(inquiry["receipt"], jwks, now=claims["exp"], leeway=5), claims)
+
+        answered = self.agent.create_inquiry({"prompt": "Which venue for the receipt?", "options": ["oslo", "bergen"]})
+        self.human.respond(answered["id"], "bergen")
+        answered = self.agent.inquiry(answered["id"])
+        self.assertEqual(hitl.verify_receipt(answered["receipt"], jwks, issuer=self.url)["decision"], "answer")
+        with self.assertRaises(hitl.ReceiptError) as cm:
+            hitl.verify_receipt(answered["receipt"], jwks, args={})
+        self.assertEqual(cm.exception.reason, "no_args_hash")
+        cancelled = self.agent.create_inquiry({"prompt": "Withdrawn, no receipt?"})
+        self.assertNotIn("receipt", self.agent.cancel(cancelled["id"], "not needed"))
+
+    def test_a_receipt_valid_for_a_second_expires(self):
+        _, inquiry = self._decided("call_py_receipt_short", {"decision": "approve"}, receipt_valid_for="1s")
+        jwks = self.agent.jwks()
+        claims = hitl.verify_receipt(inquiry["receipt"], jwks, leeway=5)  # a slow machine may have taken the second already
+        self.assertEqual(claims["exp"] - claims["iat"], 1)
+        time.sleep(max(0, claims["exp"] - time.time()) + 0.02)  # real time must pass: the server's clock decides the redeem
+        with self.assertRaises(hitl.ReceiptError) as cm:
+            hitl.verify_receipt(inquiry["receipt"], jwks)
+        self.assertEqual(cm.exception.reason, "expired")
+        with self.assertRaises(hitl.HitlError) as cm:
+            self.agent.redeem_receipt(claims["jti"])
+        self.assertEqual(cm.exception.status, 409)
+        self.assertIn("expired at ", str(cm.exception))
+
+    def test_a_receipt_after_rotations_of_the_signing_key(self):
+        """One rotation keeps the old key as the previous one; a second drops it: unknown_key."""
+        proposed, inquiry = self._decided("call_py_receipt_rotate", {"decision": "approve"})
+        before = self.agent.jwks()
+        self.admin._request("POST", "/v1/signing-keys/rotate")
+        once = self.agent.jwks()
+        self.assertEqual(once["keys"][1]["kid"], before["keys"][0]["kid"])
+        self.assertEqual(hitl.verify_receipt(inquiry["receipt"], once, issuer=self.url, args=proposed)["sub"], str(inquiry["id"]))
+        self.admin._request("POST", "/v1/signing-keys/rotate")
+        twice = self.agent.jwks()
+        self.assertNotIn(before["keys"][0]["kid"], [k["kid"] for k in twice["keys"]])
+        with self.assertRaises(hitl.ReceiptError) as cm:
+            hitl.verify_receipt(inquiry["receipt"], twice)
+        self.assertEqual(cm.exception.reason, "unknown_key")
+        _, fresh = self._decided("call_py_receipt_rotated", {"decision": "approve"})
+        self.assertEqual(hitl.verify_receipt(fresh["receipt"], twice, issuer=self.url)["decision"], "approve")
+
+    def test_the_receipt_example_runs(self):
+        """clients/python/examples/receipt.py: a person edits the deploy; it verifies, redeems once, refuses the rest."""
+        env = dict(os.environ, HITL_URL=self.url, HITL_TOKEN=self.key("py-example-deployer", "agent"))
+        example = os.path.join(os.path.dirname(__file__), "..", "examples", "receipt.py")
+        lines = []
+        with subprocess.Popen([sys.executable, example], env=env, stdout=subprocess.PIPE, text=True) as proc:
+            for line in proc.stdout:
+                lines.append(line.rstrip("\n"))
+                asked = re.search(r"inquiry (\d+) \(", line)
+                if asked:
+                    self.human.respond(int(asked.group(1)), {"decision": "edit", "args": {"service": "api", "replicas": 5}})
+        self.assertEqual(proc.returncode, 0, lines)
+        out = "\n".join(lines)
+        self.assertRegex(out, r"receipt rcpt_[a-z2-7]{26}: edit by py-human for inquiry \d+")
+        self.assertRegex(out, r'redeemed at .* by py-example-deployer; deploying \{"service":"api","replicas":5\}')
+        self.assertIn("with replicas 9 instead: args_mismatch: the arguments differ from those approved", out)
+        self.assertRegex(out, r"redeemed again: 409: .*already redeemed at .* by py-example-deployer")
 
     def test_server_down_is_an_error_not_a_hang(self):
         down = hitl.Client("http://127.0.0.1:%d" % free_port(), "token", give_up_after=0.5)
