@@ -3,7 +3,7 @@ import type { components, paths } from "./openapi.js";
 import { loadCredentials, type Environment } from "./credentials.js";
 import { HitlError, UnreachableError, type Inquiry } from "./errors.js";
 import { Waiter, type WaitMessage } from "./waiter.js";
-import type { ReceiptJwks, ReceiptRedemption } from "./receipt.js";
+import type { ReceiptRedemption } from "./receipt.js";
 import { toolReviewInquiry, toolReviewResult, type ToolReviewRequest, type ToolReviewResult } from "./toolreview.js";
 
 export type InquiryRequest = components["schemas"]["InquiryRequest"];
@@ -233,7 +233,7 @@ export class HitlClient {
    * first and the previous one second: what verifyReceipt checks a receipt against. Fetch it
    * once and keep it for a few minutes (the server says max-age=300), not once per receipt.
    */
-  jwks(options: { signal?: AbortSignal } = {}): Promise<ReceiptJwks> {
+  jwks(options: { signal?: AbortSignal } = {}): Promise<components["schemas"]["JWKS"]> {
     return this.request("GET", "/.well-known/jwks.json", options);
   }
 

@@ -4,8 +4,12 @@
 // as the Go (receipt.Verify), Python (hitl.verify_receipt) and CLI (hitl receipt verify)
 // verifiers. node:crypto does the Ed25519; nothing else is needed at run time.
 import { createHash, createPublicKey, verify, type KeyObject } from "node:crypto";
+import type { components } from "./openapi.js";
 
-/** One key of the server's JWKS (GET /.well-known/jwks.json): an Ed25519 public key. */
+/**
+ * One key of a JWKS: what verifyReceipt reads of it. The server's own (HitlClient.jwks()) are
+ * Ed25519 keys; a JWKS from elsewhere may hold others, which are skipped.
+ */
 export interface ReceiptJwk {
   kty: string;
   crv?: string;
@@ -50,12 +54,7 @@ export interface ReceiptClaims {
 }
 
 /** What POST /v1/receipts/{jti}/redeem answers the first time. */
-export interface ReceiptRedemption {
-  jti: string;
-  inquiry_id: number;
-  redeemed_at: string;
-  redeemed_by: string;
-}
+export type ReceiptRedemption = components["schemas"]["ReceiptRedemption"];
 
 export type ReceiptErrorReason =
   | "malformed"

@@ -54,7 +54,7 @@ test("a TypeScript project type-checks against the installed package's declarati
     files: ["main.ts"],
   }));
   writeFileSync(join(project, "main.ts"), `
-    import { HitlClient, HitlError, type Inquiry, type InquiryRequest } from "@hitl/client";
+    import { HitlClient, HitlError, verifyReceipt, ReceiptError, type Inquiry, type InquiryRequest, type ReceiptClaims, type ReceiptErrorReason } from "@hitl/client";
     const hitl = new HitlClient({ url: "http://127.0.0.1:7447", token: "t" });
     const request: InquiryRequest = { prompt: "Deploy?", request_type: "approval", timeout_seconds: 60 };
     export async function main(): Promise<string> {
@@ -63,6 +63,14 @@ test("a TypeScript project type-checks against the installed package's declarati
         return inquiry.status;
       } catch (err) {
         if (err instanceof HitlError) return err.code;
+        throw err;
+      }
+    }
+    export async function check(inquiry: Inquiry, args: unknown): Promise<ReceiptClaims | ReceiptErrorReason> {
+      try {
+        return verifyReceipt(inquiry.receipt ?? "", { jwks: await hitl.jwks(), issuer: hitl.url, args });
+      } catch (err) {
+        if (err instanceof ReceiptError) return err.reason;
         throw err;
       }
     }
