@@ -36,7 +36,7 @@ const (
 // PendingChanges are the events that change a pending inquiry without resolving it: they are
 // for people and screens; a resume callback wakes its agent for changes of state only.
 var PendingChanges = []string{EventInquiryReminded, EventInquiryEscalated, EventInquiryVoted, EventInquiryStepCompleted,
-	EventInquiryClaimed, EventInquiryReleased, EventInquiryAssigned}
+	EventInquiryClaimed, EventInquiryReleased, EventInquiryAssigned, EventInquiryPromoted, EventInquiryRejoined}
 
 // PoolPrefix marks an assignee entry that names a pool: one member of the group is picked.
 const PoolPrefix = "pool:"

@@ -93,6 +93,9 @@ type Event struct {
 
 	// Inquiry is the inquiry after the change, for in-process subscribers; not stored apart from Data.
 	Inquiry *Inquiry `json:"-"`
+	// Then are the events the same transaction wrote because of this one (the inquiries that
+	// joined an inquiry, ending with it), for in-process subscribers: published after it.
+	Then []*Event `json:"-"`
 }
 
 // EventFilter selects events for a page of the log.

@@ -125,6 +125,16 @@ type Inquiry struct {
 	// docs/receipts.md): set when an answer, a verdict, a rule or a fallback value decided,
 	// "" otherwise.
 	Receipt string `json:"receipt,omitempty"`
+	// DedupKey names the question so that askers of an equal one join it (docs/dedup.md): the
+	// key the agent gave, or one hitl made from the template and its vars, or the tool call's
+	// name and arguments; "" when the inquiry joins nothing.
+	DedupKey string `json:"dedup_key,omitempty"`
+	// Joined is the inquiry people see and answer when this one joined it, nil otherwise: a
+	// joined inquiry is nobody's to answer; it ends with the answer to the one it joined.
+	Joined *int64 `json:"joined,omitempty"`
+	// DedupHash is the fingerprint of the question asked (prompt, type, schema, options,
+	// assignees, tool call), which a later asker's must equal to join; kept in its own column.
+	DedupHash string `json:"-"`
 }
 
 // Option is one choice of a selection. On input it may be given as a bare string,
@@ -293,6 +303,12 @@ type InquiryRequest struct {
 	// a JSON object of the values its {{.var}} placeholders take.
 	Template string          `json:"template,omitempty"`
 	Vars     json.RawMessage `json:"vars,omitempty"`
+	// DedupKey: while a pending inquiry with this key asks the same question, the new one
+	// joins it instead of asking people again (docs/dedup.md). Dedup asks the same without a
+	// key for an inquiry made from a template (the same template and vars) or for a tool call
+	// (the same tool and arguments).
+	DedupKey string `json:"dedup_key,omitempty"`
+	Dedup    bool   `json:"dedup,omitempty"`
 	// IfSessionVersion, when set, asks only if the session is at that version
 	// (Store.SessionVersion), as OpenIntent's If-Match asks; not part of hitl's API.
 	IfSessionVersion *int64 `json:"-"`

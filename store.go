@@ -165,6 +165,14 @@ type Tx interface {
 	// MarkInquiryResumed writes the document of a final inquiry that now has its ResumedAt,
 	// provided none was written before (EConflict otherwise): an inquiry resumes once.
 	MarkInquiryResumed(inq *Inquiry) error
+	// PendingDedupPrimary is the pending inquiry people see for a dedup key (DedupKey key,
+	// Joined nil), its DedupHash read; ENotFound when there is none. PostgreSQL holds its row
+	// until the commit, so that it cannot end while an asker joins it.
+	PendingDedupPrimary(key string) (*Inquiry, error)
+	// JoinedInquiries lists the pending inquiries that joined primary, oldest first.
+	JoinedInquiries(primary int64) ([]*Inquiry, error)
+	// SetJoined stores a pending inquiry's Joined (EConflict when it is no longer pending).
+	SetJoined(inq *Inquiry) error
 	// PendingInquiries lists a session's pending inquiries.
 	PendingInquiries(session string) ([]*Inquiry, error)
 

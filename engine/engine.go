@@ -376,7 +376,11 @@ func appendInquiryEventWith(tx hitl.Tx, typ string, inq *hitl.Inquiry, shown any
 	}
 	id := inq.ID
 	ev := &hitl.Event{ID: uuid.NewString(), Type: typ, Time: at, InquiryID: &id, Session: inq.Session, Actor: actor, Data: data, Inquiry: inq}
-	return ev, tx.AppendEvent(ev)
+	if err := tx.AppendEvent(ev); err != nil {
+		return ev, err
+	}
+	ev.Then, err = followEnding(tx, ev) // the askers that joined an inquiry that ends (engine/dedup.go)
+	return ev, err
 }
 
 // appendSessionEvent records the change of a session; its data is the session after it.
@@ -411,6 +415,7 @@ func appendAuditEvent(tx hitl.Tx, typ string, shown any, actor string, at time.T
 // follow applies the same events again, and those of the other nodes.
 func (e *Engine) published(evs []*hitl.Event) {
 	at := time.Now()
+	evs = withThen(evs)
 	for _, ev := range evs {
 		for cur := e.lastLocalSeq.Load(); ev.Seq > cur && !e.lastLocalSeq.CompareAndSwap(cur, ev.Seq); cur = e.lastLocalSeq.Load() {
 		}

@@ -45,6 +45,9 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 	hash := requestHash(req)
 	now := e.clock()
 	inq, buildErr := e.buildInquiry(ctx, p, req, now)
+	if buildErr == nil {
+		buildErr = dedupOf(req, inq) // engine/dedup.go
+	}
 	if buildErr != nil {
 		// A retry of a request that was valid when first sent (say, with a timeout_at that
 		// has passed since) still gets its inquiry back.
@@ -77,7 +80,7 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 			}
 		}
 		var err error
-		if evs, err = e.insertInquiry(tx, p, inq, now); err != nil {
+		if evs, err = e.insertJoining(tx, p, inq, now); err != nil {
 			return err
 		}
 		if idempotencyKey != "" {
@@ -328,6 +331,9 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 	who, relayedBy := a.who, a.relayedBy
 	if notInSession {
 		return nil, notInSessionError(id, req.Session)
+	}
+	if err := answeringJoined(cur); err != nil {
+		return nil, err
 	}
 	by := who.Name
 	if cur.HasDecisions() {

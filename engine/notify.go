@@ -50,12 +50,14 @@ type NotifyOptions struct {
 }
 
 // notifyEventTypes are the events that may make notifications.
-var notifyEventTypes = chatEventTypes
+// A promoted inquiry (engine/dedup.go) is told of as a new one.
+var notifyEventTypes = append(slices.Clone(chatEventTypes), hitl.EventInquiryPromoted)
 
 // reasonOf is why an event makes a notification.
 func reasonOf(typ string) hitl.NotifyReason {
 	switch typ {
-	case hitl.EventInquiryCreated, hitl.EventInquiryStepCompleted: // a chain's next step: its people are asked now
+	case hitl.EventInquiryCreated, hitl.EventInquiryStepCompleted, // a chain's next step: its people are asked now
+		hitl.EventInquiryPromoted: // the question that another asker withdrew, still asked
 		return hitl.ReasonCreated
 	case hitl.EventInquiryReminded:
 		return hitl.ReasonReminder
@@ -260,11 +262,18 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 		return nil, nil
 	}
 	inq := &ne.Inquiry
+	if inq.Joined != nil {
+		return nil, nil // people hear of the inquiry it joined (engine/dedup.go)
+	}
 	reason := reasonOf(ev.Type)
 	r.away = delegationsAt(r.absences, ev.Time)
+	asked := ev.Type
+	if asked == hitl.EventInquiryPromoted {
+		asked = hitl.EventInquiryCreated // a room that hears of new questions hears of it
+	}
 	var rcs []recipient
 	for _, w := range r.chats {
-		if slices.Contains(w.Events, ev.Type) && !ev.Time.Before(w.CreatedAt) {
+		if slices.Contains(w.Events, asked) && !ev.Time.Before(w.CreatedAt) {
 			// A room's address is its chat webhook's ID, not the URL: the URL is a credential,
 			// which the sender looks up when it posts (see ChatWebhookURL).
 			rcs = append(rcs, recipient{name: w.ID, channel: hitl.ChannelChatWebhook, address: w.ID, chatKind: w.Kind})

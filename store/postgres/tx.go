@@ -194,11 +194,14 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	c := inq.Columns()
 	err = t.QueryRow(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
-		created_at, updated_at, prompt, execution, doc)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id`,
+		created_at, updated_at, prompt, execution, doc, dedup_key, dedup_hash, joined)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT DO NOTHING RETURNING id`,
 		c.Status, c.Session, c.Origin, c.RequestType, c.CreatedBy, c.Unassigned,
 		c.Exclusive, c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.CreatedAt, c.UpdatedAt,
-		searchable(c.Prompt), c.Execution, string(doc)).Scan(&inq.ID)
+		searchable(c.Prompt), c.Execution, string(doc), optional(inq.DedupKey), optional(inq.DedupHash), inq.Joined).Scan(&inq.ID)
+	if errors.Is(err, pgx.ErrNoRows) && inq.DedupKey != "" && inq.Joined == nil {
+		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry, or another node asked with dedup key %q a moment ago", inq.Session, inq.DedupKey)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry", inq.Session)
 	}
@@ -304,6 +307,55 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
 	t.lockPending(inqs...)
 	return inqs, err
+}
+
+// optional is s, NULL when empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (t *txn) PendingDedupPrimary(key string) (*hitl.Inquiry, error) {
+	var id int64
+	var hash *string
+	err := t.QueryRow(t.ctx, "SELECT id, dedup_hash FROM inquiries WHERE dedup_key = $1 AND joined IS NULL AND status = 'pending' FOR UPDATE", key).Scan(&id, &hash)
+	if err != nil {
+		return nil, dbError(err, "pending inquiry with dedup key "+key)
+	}
+	inq, err := t.Inquiry(id)
+	if err != nil {
+		return nil, err
+	}
+	if hash != nil {
+		inq.DedupHash = *hash
+	}
+	return inq, nil
+}
+
+func (t *txn) JoinedInquiries(primary int64) ([]*hitl.Inquiry, error) {
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.joined = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", primary)
+	t.lockPending(inqs...)
+	return inqs, err
+}
+
+// SetJoined of a row this change holds runs with the change's deferred writes, after them:
+// the inquiry it joined, resolved in the same change, must leave the pending inquiries with
+// its dedup key first (their unique index) before another takes its place.
+func (t *txn) SetJoined(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	const set = "UPDATE inquiries SET joined = $1, updated_at = $2, doc = $3 WHERE id = $4 AND status = 'pending'"
+	args := []any{inq.Joined, inq.UpdatedAt, string(doc), inq.ID}
+	if t.locked[inq.ID] {
+		t.deferred = append(t.deferred, &pgx.QueuedQuery{SQL: set, Arguments: args})
+		return nil
+	}
+	tag, err := t.Exec(set, args...)
+	return oneRow(tag, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {

@@ -34,6 +34,9 @@ func nullString(s *string) sql.NullString {
 	return sql.NullString{String: *s, Valid: true}
 }
 
+// optional is s, NULL when empty.
+func optional(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
 func nullJSON(m json.RawMessage) sql.NullString {
 	if hitl.IsNull(m) {
 		return sql.NullString{}
@@ -68,11 +71,15 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 	c := inq.Columns()
 	err = t.tx.QueryRowContext(t.ctx, `INSERT INTO inquiries
 		(status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at, next_reminder_at, escalate_at,
-		created_at, updated_at, prompt, execution, doc)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		created_at, updated_at, prompt, execution, doc, dedup_key, dedup_hash, joined)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		c.Status, nullString(c.Session), c.Origin, c.RequestType, c.CreatedBy, boolInt(c.Unassigned),
 		boolInt(c.Exclusive), nullMicros(c.TimeoutAt), nullMicros(c.NextReminderAt), nullMicros(c.EscalateAt),
-		micros(c.CreatedAt), micros(c.UpdatedAt), c.Prompt, nullString(c.Execution), doc).Scan(&inq.ID)
+		micros(c.CreatedAt), micros(c.UpdatedAt), c.Prompt, nullString(c.Execution), doc,
+		optional(inq.DedupKey), optional(inq.DedupHash), inq.Joined).Scan(&inq.ID)
+	if err != nil && inq.DedupKey != "" && inq.Joined == nil {
+		return dbError(err, "pending exclusive inquiry in session "+inq.Session+", or pending inquiry with dedup key "+inq.DedupKey+",")
+	}
 	if err != nil {
 		return dbError(err, "pending exclusive inquiry in session "+inq.Session)
 	}
@@ -166,6 +173,35 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 		return nil, nil
 	}
 	return dialect.Inquiries(t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.status = 'pending' AND i.id IN ("+sqlstore.Placeholders(len(ids))+") ORDER BY i.id", sqlstore.Args(ids)...)
+}
+
+func (t *txn) PendingDedupPrimary(key string) (*hitl.Inquiry, error) {
+	var id int64
+	var hash sql.NullString
+	err := t.tx.QueryRowContext(t.ctx, "SELECT id, dedup_hash FROM inquiries WHERE dedup_key = ? AND joined IS NULL AND status = 'pending'", key).Scan(&id, &hash)
+	if err != nil {
+		return nil, dbError(err, "pending inquiry with dedup key "+key)
+	}
+	inq, err := t.Inquiry(id)
+	if err != nil {
+		return nil, err
+	}
+	inq.DedupHash = hash.String
+	return inq, nil
+}
+
+func (t *txn) JoinedInquiries(primary int64) ([]*hitl.Inquiry, error) {
+	return dialect.Inquiries(t.ctx, sqlstore.SQL{Q: t.tx}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.joined = ? AND i.status = 'pending' ORDER BY i.id", primary)
+}
+
+func (t *txn) SetJoined(inq *hitl.Inquiry) error {
+	doc, err := json.Marshal(inq)
+	if err != nil {
+		return err
+	}
+	res, err := t.tx.ExecContext(t.ctx, "UPDATE inquiries SET joined = ?, updated_at = ?, doc = ? WHERE id = ? AND status = 'pending'",
+		inq.Joined, micros(inq.UpdatedAt), doc, inq.ID)
+	return oneRow(res, err, "inquiry", hitl.Errorf(hitl.EConflict, "inquiry %d is no longer pending", inq.ID))
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {

@@ -27,7 +27,8 @@ func (w *Where) visible(v hitl.Visibility) string {
 		if len(v.AnswerableBy) > 0 {
 			cond += " OR EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee " + w.In(v.AnswerableBy) + ")"
 		}
-		ors = append(ors, cond)
+		// A joined inquiry is answered through the one it joined: people see that one only.
+		ors = append(ors, "(("+cond+") AND i.joined IS NULL)")
 	}
 	if len(ors) == 0 {
 		return w.d.Never
