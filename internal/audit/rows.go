@@ -33,8 +33,8 @@ import (
 // so its newest event agrees with the edit. What no change alters after its inquiry.created
 // event is therefore compared with that event too: everything but the members fixedPart
 // clears, which the answer, the deadline, a cancellation, a claim, a vote, a chain's next
-// step, a reminder, an escalation or the agent's resuming change (engine/inquiry.go's
-// resolved, claims.go, approvals.go, nudges.go, resume.go). Of those, two follow from the
+// step, a reminder, an escalation, a promotion or the agent's resuming change (engine/inquiry.go's
+// resolved, claims.go, approvals.go, nudges.go, dedup.go, resume.go). Of those, two follow from the
 // rest and are compared too: its assignees (those it was created with; a chain's current
 // step's; with escalate_to added by an escalation, unless it was open to everyone) and its
 // deadline (a chain's own, or its current step's when sooner). The others (its answer, votes,
@@ -189,6 +189,8 @@ func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 	// Claims, votes and a chain's steps; reminders and the escalation.
 	out.Claim, out.Votes, out.CurrentStep = nil, nil, 0
 	out.NextReminderAt, out.RemindersSent, out.EscalatedAt = nil, 0, nil
+	// The inquiry it joined, which a promotion changes (engine/dedup.go).
+	out.Joined = nil
 	if inq.Escalation != nil { // of a ladder, its steps; not how far it got
 		out.Escalation = &hitl.Escalation{Steps: make([]hitl.EscalationStep, len(inq.Escalation.Steps))}
 		for i, s := range inq.Escalation.Steps {
