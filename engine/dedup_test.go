@@ -40,7 +40,6 @@ func eventTypes(t *testing.T, e *engine.Engine, id int64) []string {
 	return types
 }
 
-
 // TestDedupAnswerReachesEveryAsker: three agents ask one question with one key; people see
 // one inquiry, its answer reaches the three waits, each with its own event and its own
 // tool result; the joined ones cannot be answered themselves.
