@@ -410,6 +410,7 @@ func (ws *wsSession) closeAll() {
 var allEventTypes = []string{hitl.EventInquiryCreated, hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled,
 	hitl.EventInquiryReminded, hitl.EventInquiryEscalated, hitl.EventInquiryResumed,
 	hitl.EventInquiryVoted, hitl.EventInquiryStepCompleted, hitl.EventInquiryClaimed, hitl.EventInquiryReleased, hitl.EventInquiryAssigned,
+	hitl.EventInquiryPromoted, hitl.EventInquiryRejoined,
 	hitl.EventSessionUpdated, hitl.EventSessionCompleted, hitl.EventSessionFailed, hitl.EventSessionCancelled, hitl.EventSessionLogged,
 	hitl.EventKeyCreated, hitl.EventKeyUpdated, hitl.EventKeyRevoked}
 

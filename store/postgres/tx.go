@@ -200,6 +200,9 @@ func (t *txn) InsertInquiry(inq *hitl.Inquiry) error {
 		c.Exclusive, c.TimeoutAt, c.NextReminderAt, c.EscalateAt, c.CreatedAt, c.UpdatedAt,
 		searchable(c.Prompt), c.Execution, string(doc), optional(inq.DedupKey), optional(inq.DedupHash), inq.Joined).Scan(&inq.ID)
 	if errors.Is(err, pgx.ErrNoRows) && inq.DedupKey != "" && inq.Joined == nil {
+		if inq.Session == "" {
+			return hitl.Errorf(hitl.EConflict, "another node asked with dedup key %q a moment ago", inq.DedupKey)
+		}
 		return hitl.Errorf(hitl.EConflict, "session %s already has a pending exclusive inquiry, or another node asked with dedup key %q a moment ago", inq.Session, inq.DedupKey)
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
