@@ -345,7 +345,10 @@ type InquiryFilter struct {
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
 	// Text keeps inquiries whose prompt contains it, ignoring case.
-	Text       string
+	Text string
+	// Primaries leaves out the inquiries that joined another (Inquiry.Joined): people's lists
+	// show each question once.
+	Primaries  bool
 	Order      InquiryOrder
 	Visibility Visibility
 	Page       Page

@@ -44,15 +44,16 @@ func shownCount(n int) string {
 }
 
 func tabs(p *hitl.Principal) []*tab {
-	pending := hitl.InquiryFilter{Status: hitl.StatusPending}
+	// The inbox lists each question once: not the inquiries that joined it (docs/dedup.md).
+	pending := hitl.InquiryFilter{Status: hitl.StatusPending, Primaries: true}
 	mine := pending
 	mine.AssignedTo = append(p.Entries(), p.ActsFor...) // and what they answer for someone away
 	return []*tab{
 		{Key: "mine", Label: "Assigned to me", filter: mine},
 		{Key: "pending", Label: "All pending", filter: pending},
-		{Key: "responded", Label: "Answered", filter: hitl.InquiryFilter{Status: hitl.StatusResponded}},
-		{Key: "timeout", Label: "Timed out", filter: hitl.InquiryFilter{Status: hitl.StatusTimeout}},
-		{Key: "cancelled", Label: "Cancelled", filter: hitl.InquiryFilter{Status: hitl.StatusCancelled}},
+		{Key: "responded", Label: "Answered", filter: hitl.InquiryFilter{Status: hitl.StatusResponded, Primaries: true}},
+		{Key: "timeout", Label: "Timed out", filter: hitl.InquiryFilter{Status: hitl.StatusTimeout, Primaries: true}},
+		{Key: "cancelled", Label: "Cancelled", filter: hitl.InquiryFilter{Status: hitl.StatusCancelled, Primaries: true}},
 	}
 }
 
@@ -126,7 +127,7 @@ func (h *Handler) inbox(w http.ResponseWriter, r *http.Request, v *viewer) {
 // pending ones that move them between people or change their line (votes, the steps of a
 // chain, claims, pools, escalations).
 var listStream = "type=inquiry.created,inquiry.responded,inquiry.timeout,inquiry.cancelled," +
-	"inquiry.voted,inquiry.step_completed,inquiry.claimed,inquiry.released,inquiry.assigned,inquiry.escalated"
+	"inquiry.voted,inquiry.step_completed,inquiry.claimed,inquiry.released,inquiry.assigned,inquiry.escalated,inquiry.promoted"
 
 // defaultTab is the list the inbox opens on: what waits for a responder who has inquiries
 // assigned to them, else everything pending (an admin oversees it all).

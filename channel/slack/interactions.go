@@ -389,7 +389,7 @@ func (h *handler) command(w http.ResponseWriter, r *http.Request, _ []byte) {
 		reply(&slackapi.Msg{Text: refused})
 		return
 	}
-	pending := hitl.InquiryFilter{Status: hitl.StatusPending, Order: hitl.OrderDeadline, Page: hitl.Page{Limit: maxListed}}
+	pending := hitl.InquiryFilter{Status: hitl.StatusPending, Primaries: true, Order: hitl.OrderDeadline, Page: hitl.Page{Limit: maxListed}}
 	list, next, err := h.engine.Inquiries(r.Context(), p, pending)
 	if err != nil {
 		h.client.log.Error("slack: listing pending inquiries failed", "slack_user", cmd.UserID, "err", err)

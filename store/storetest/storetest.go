@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"StoredStates":            testStoredStates,
 		"StoredStatesSnapshot":    testStoredStatesAreOneSnapshot,
 		"Receipts":                testReceipts,
+		"Dedup":                   testDedup,
 	}
 	for name, fn := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -76,6 +76,9 @@ func (d *Dialect) InquiryWhere(f hitl.InquiryFilter) *Where {
 	for _, k := range slices.Sorted(maps.Keys(f.Metadata)) {
 		w.Add("EXISTS (SELECT 1 FROM inquiry_metadata m WHERE m.inquiry_id = i.id AND m.key = " + w.Arg(k) + " AND m.value = " + w.Arg(f.Metadata[k]) + ")")
 	}
+	if f.Primaries {
+		w.Add("i.joined IS NULL")
+	}
 	if f.CreatedAfter != nil {
 		w.Add("i.created_at > " + w.Arg(d.Time(*f.CreatedAfter)))
 	}
