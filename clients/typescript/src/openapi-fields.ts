@@ -23,6 +23,8 @@ export const inquiryRequestFields: readonly string[] = [
   "fallback_value",
   "tool_call",
   "callback_url",
+  "dedup_key",
+  "dedup",
   "exclusive",
   "cancellable_by_responder",
   "notify",

@@ -8800,6 +8800,13 @@ export interface components {
             tool_result?: null | components["schemas"]["ToolResult"];
             /** @description Present when set: where this inquiry's events are delivered. */
             callback_url?: string;
+            /** @description Present when the inquiry was asked with a dedup key, or with dedup (then the key hitl made: template:NAME:SHA-256 of the vars, or tool:NAME:SHA-256 of the arguments). See docs/dedup.md. */
+            dedup_key?: string;
+            /**
+             * Format: int64
+             * @description Present when this inquiry joined an equal pending one: the id of the inquiry people see and answer. It ends with that one's answer (its own events, callback and receipt); it cannot be answered itself (409). When that one ends without an answer, the oldest joined inquiry takes its place (inquiry.promoted) and loses joined.
+             */
+            joined?: number;
             response?: unknown;
             /** @description Present for an answer to options taken from the context (options_from): the entry of that list the answer names, as the agent gave it (the venue object for "Venue B"); a list of entries for a multiple selection. */
             chosen?: unknown;
@@ -8905,6 +8912,10 @@ export interface components {
             tool_call?: components["schemas"]["ToolCall"];
             /** @description Resume callback: this inquiry's events are POSTed here, signed with the callback secret (GET /v1/callback-secret); the CloudEvent's data is {"inquiry": ..., "session": ...} with the session's saved state. http(s); private addresses refused unless --webhook-allow-private. */
             callback_url?: string;
+            /** @description One question, many askers: while a pending inquiry with this key asks the same question (prompt, request type, schema or options, assignees, tool call), the new inquiry joins it (joined) instead of asking people again, and ends with its answer. The same key with another question is 409. At most 200 characters, no control characters, no leading or trailing spaces. Keys are shared by every asker. See docs/dedup.md. */
+            dedup_key?: string;
+            /** @description Join an equal pending inquiry without a dedup_key: one made from the same template with the same vars, or about the same tool call (name and arguments, compared as JSON values). 400 for an inquiry with neither. Off by default, so that existing clients keep their own questions. */
+            dedup?: boolean;
             /** @description At most one pending inquiry in the session. */
             exclusive?: boolean;
             /** @description Lets a person who may answer decline instead (POST /v1/inquiries/{id}/decline, Nova's POST /api/interactions/{id}/cancel, the inbox's Decline button): the inquiry is cancelled and its session fails with their reason. Default true: leave it out to let them; false keeps the inquiry to answers. */
@@ -9017,7 +9028,7 @@ export interface components {
             seq: number;
             id: string;
             /** @enum {string} */
-            type: "inquiry.created" | "inquiry.responded" | "inquiry.timeout" | "inquiry.cancelled" | "inquiry.reminded" | "inquiry.escalated" | "inquiry.voted" | "inquiry.step_completed" | "inquiry.claimed" | "inquiry.released" | "inquiry.assigned" | "inquiry.resumed" | "session.updated" | "session.completed" | "session.failed" | "session.cancelled" | "session.logged" | "intent.suspended" | "intent.resumed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "audit.restored";
+            type: "inquiry.created" | "inquiry.responded" | "inquiry.timeout" | "inquiry.cancelled" | "inquiry.reminded" | "inquiry.escalated" | "inquiry.voted" | "inquiry.step_completed" | "inquiry.claimed" | "inquiry.released" | "inquiry.assigned" | "inquiry.promoted" | "inquiry.rejoined" | "inquiry.resumed" | "session.updated" | "session.completed" | "session.failed" | "session.cancelled" | "session.logged" | "intent.suspended" | "intent.resumed" | "key.created" | "key.updated" | "key.revoked" | "webhook.created" | "webhook.deleted" | "audit.restored";
             /** Format: date-time */
             time: string;
             inquiry_id?: number | null;
