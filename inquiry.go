@@ -348,7 +348,9 @@ type InquiryFilter struct {
 	Text string
 	// Primaries leaves out the inquiries that joined another (Inquiry.Joined): people's lists
 	// show each question once.
-	Primaries  bool
+	Primaries bool
+	// JoinedTo keeps the inquiries that joined this one.
+	JoinedTo   int64
 	Order      InquiryOrder
 	Visibility Visibility
 	Page       Page

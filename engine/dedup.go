@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -273,4 +274,15 @@ func withThen(evs []*hitl.Event) []*hitl.Event {
 		out = append(out, withThen(ev.Then)...)
 	}
 	return out
+}
+
+// Askers is how many agents wait for the answer to a pending inquiry people see: its own asker
+// and those of the inquiries that joined it (the inbox says so); 1 for any other.
+func (e *Engine) Askers(ctx context.Context, inq *hitl.Inquiry) (int, error) {
+	if inq.Status != hitl.StatusPending || inq.Joined != nil || inq.DedupKey == "" {
+		return 1, nil
+	}
+	// A count, and nothing of the joined inquiries: those who see this one may not see theirs.
+	n, err := e.store.CountInquiries(ctx, hitl.InquiryFilter{Status: hitl.StatusPending, JoinedTo: inq.ID, Visibility: hitl.Visibility{All: true}})
+	return n + 1, err
 }

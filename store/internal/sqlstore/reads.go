@@ -79,6 +79,9 @@ func (d *Dialect) InquiryWhere(f hitl.InquiryFilter) *Where {
 	if f.Primaries {
 		w.Add("i.joined IS NULL")
 	}
+	if f.JoinedTo != 0 {
+		w.Add("i.joined = " + w.Arg(f.JoinedTo))
+	}
 	if f.CreatedAfter != nil {
 		w.Add("i.created_at > " + w.Arg(d.Time(*f.CreatedAfter)))
 	}
