@@ -25,6 +25,9 @@ func (e *Engine) Decline(ctx context.Context, p *hitl.Principal, id int64, reaso
 		if err := mayDecline(p, inq); err != nil {
 			return err
 		}
+		if err := answeringJoined(inq); err != nil { // people decline the one it joined (engine/dedup.go)
+			return err
+		}
 		declined.onBehalfOf = AnswersFor(p, inq)
 		return e.separated(ctx, inq, *declined) // who may not answer may not decline either
 	}

@@ -285,3 +285,39 @@ func checkOnePrimary(t *testing.T, inqs []*hitl.Inquiry, errs []error) {
 		}
 	}
 }
+
+// TestDedupQuorumVerdictAndDecline: a quorum's verdict on the primary ends the joined inquiry
+// with it; a person may not decline a joined inquiry (they decline the one they see), and
+// declining the primary hands the question to the next asker.
+func TestDedupQuorumVerdictAndDecline(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		vote := hitl.InquiryRequest{Prompt: "Open the firewall?", RequestType: hitl.RequestApproval, AssignedTo: []string{"alice", "bob"},
+			Quorum: &hitl.Quorum{Required: 2}, DedupKey: "firewall"}
+		p := askAs(t, n.e, askerNamed("bot1"), vote)
+		j := askAs(t, n.e, askerNamed("bot2"), vote)
+		for _, who := range []*hitl.Principal{alice, bob} {
+			if _, err := n.e.Respond(ctx, who, p.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := n.e.Inquiry(ctx, admin, j.ID)
+		want, _ := n.e.Inquiry(ctx, admin, p.ID)
+		if got.Status != hitl.StatusResponded || string(got.Response) != string(want.Response) || len(got.Votes) != 2 {
+			t.Fatalf("the joined inquiry after the verdict: %+v", got)
+		}
+
+		plain := hitl.InquiryRequest{Prompt: "Page the on-call?", AssignedTo: []string{"alice"}, DedupKey: "page"}
+		a := askAs(t, n.e, askerNamed("bot1"), plain)
+		b := askAs(t, n.e, askerNamed("bot2"), plain)
+		if _, err := n.e.Decline(ctx, alice, b.ID, "not mine"); hitl.ErrorCode(err) != hitl.EConflict {
+			t.Fatalf("declining a joined inquiry: %v, want a conflict", err)
+		}
+		if _, err := n.e.Decline(ctx, alice, a.ID, "not mine"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := n.e.Inquiry(ctx, admin, b.ID); got.Status != hitl.StatusPending || got.Joined != nil {
+			t.Fatalf("the joined inquiry after the primary was declined: %+v", got)
+		}
+		n.signs(t, "after a verdict and a decline")
+	})
+}
