@@ -318,6 +318,8 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 	f.StringArrayVar(&metadata, "metadata", nil, "KEY=VALUE for filtering (repeat)")
 	f.StringVar(&req.Template, "template", "", "ask with this template (hitl templates ls); the prompt is then optional")
 	f.StringArrayVar(&vars, "var", nil, "NAME=VALUE for the template's {{.NAME}} (repeat; VALUE is JSON when it parses as JSON, else a string)")
+	f.StringVar(&req.DedupKey, "dedup-key", "", "join a pending inquiry with this key that asks the same question, instead of asking people again (docs/dedup.md)")
+	f.BoolVar(&req.Dedup, "dedup", false, "with --template: join a pending inquiry made from the same template and vars")
 	cmd.RegisterFlagCompletionFunc("type", completeWords(requestTypeNames(), nil))
 	return cmd
 }
