@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -138,8 +139,8 @@ func (e *Engine) insertJoining(tx hitl.Tx, p *hitl.Principal, inq *hitl.Inquiry,
 	if hitl.ErrorCode(err) != hitl.EConflict || inq.DedupKey == "" || inq.Joined != nil {
 		return evs, err
 	}
-	if err := joinPrimary(tx, inq); err != nil || inq.Joined == nil {
-		return evs, err
+	if joinErr := joinPrimary(tx, inq); joinErr != nil || inq.Joined == nil {
+		return nil, cmp.Or(joinErr, err) // no primary: the conflict was another (an exclusive inquiry's)
 	}
 	more, err := e.insertInquiry(tx, p, inq, now)
 	return append(evs, more...), err
