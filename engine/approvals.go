@@ -361,7 +361,7 @@ func (e *Engine) decide(tx hitl.Tx, out *hitl.Inquiry, approved bool, b ballot, 
 		return err
 	}
 	*out = *final
-	ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, final, wording.AnsweredBy(final), now)
+	ev, err := e.appendDecision(tx, hitl.EventInquiryResponded, final, wording.AnsweredBy(final), now)
 	*evs = append(*evs, ev)
 	return err
 }

@@ -25,9 +25,10 @@ import (
 //     key when their questions are the same (DedupHash), and is a conflict when they are not;
 //     without a primary it becomes one. The stores keep one pending primary per key (a unique
 //     index), so two askers at once, on two nodes too, make one primary and one joined.
-//   - When the primary ends (followEnding, in the transaction that ends it), the inquiries that
-//     joined it end with its answer; an ending without one (cancelled, declined, timed out
-//     with no fallback) promotes the oldest of them, and people are told of it anew.
+//   - When the primary ends with an answer (appendDecision, in the transaction that ends it),
+//     the inquiries that joined it end with that answer; an ending without one (cancelled,
+//     declined, timed out with no fallback: followEnding) promotes the oldest of them, and
+//     people are told of it anew.
 //   - A joined inquiry ends alone when its own asker cancels it or its own deadline passes;
 //     it cannot be answered itself (answeringJoined).
 
@@ -182,26 +183,42 @@ func answered(inq *hitl.Inquiry) bool {
 	return inq.Status == hitl.StatusResponded || (inq.Status == hitl.StatusTimeout && inq.FallbackApplied)
 }
 
-// followEnding is what the end of a primary (ev, its ending event) means to the inquiries that
-// joined it, written in the same transaction: they end with its answer, each with its own event
-// (so its own callback, webhook, waiters and receipt), or, when it ended without one, the oldest
-// becomes the primary and the others join it. Any other event asks nothing.
+// appendDecision appends the event of an ending that decided (ev: an answer, a quorum's
+// verdict, or a deadline, whose fallback value answers) and, when the inquiry ended with an
+// answer, ends the inquiries that joined it with that answer, in the same transaction, each
+// with its own event (so its own callback, webhook and waiters) and its own tool result. Every
+// ending that may answer goes through it; an ending without an answer promotes instead
+// (followEnding, in appendInquiryEvent).
+func (e *Engine) appendDecision(tx hitl.Tx, typ string, out *hitl.Inquiry, actor string, now time.Time) (*hitl.Event, error) {
+	ev, err := appendInquiryEvent(tx, typ, out, actor, now)
+	if err != nil || out.DedupKey == "" || !answered(out) {
+		return ev, err
+	}
+	joined, err := tx.JoinedInquiries(out.ID)
+	if err != nil || len(joined) == 0 {
+		return ev, err
+	}
+	ev.Then, err = endJoined(tx, ev, joined)
+	return ev, err
+}
+
+// followEnding is what the end of a primary without an answer (ev, its ending event: it was
+// cancelled, declined, or timed out with no fallback) means to the inquiries that joined it,
+// written in the same transaction: the oldest becomes the primary and the others join it. An
+// ending with an answer is appendDecision's; any other event asks nothing.
 func followEnding(tx hitl.Tx, ev *hitl.Event) ([]*hitl.Event, error) {
 	primary := ev.Inquiry
-	if primary == nil || primary.DedupKey == "" || !primary.Status.Final() {
+	if primary == nil || primary.DedupKey == "" || !primary.Status.Final() || answered(primary) {
 		return nil, nil
 	}
 	switch ev.Type {
-	case hitl.EventInquiryResponded, hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
+	case hitl.EventInquiryTimeout, hitl.EventInquiryCancelled:
 	default:
 		return nil, nil
 	}
 	joined, err := tx.JoinedInquiries(primary.ID)
 	if err != nil || len(joined) == 0 {
 		return nil, err
-	}
-	if answered(primary) {
-		return endJoined(tx, ev, joined)
 	}
 	return promote(tx, primary, joined, ev.Time)
 }

@@ -379,7 +379,7 @@ func appendInquiryEventWith(tx hitl.Tx, typ string, inq *hitl.Inquiry, shown any
 	if err := tx.AppendEvent(ev); err != nil {
 		return ev, err
 	}
-	ev.Then, err = followEnding(tx, ev) // the askers that joined an inquiry that ends (engine/dedup.go)
+	ev.Then, err = followEnding(tx, ev) // the askers that joined an inquiry that ends unanswered (engine/dedup.go)
 	return ev, err
 }
 

@@ -399,7 +399,7 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		if err != nil {
 			return err
 		}
-		ev, err := appendInquiryEvent(tx, hitl.EventInquiryResponded, out, wording.AnsweredBy(out), now)
+		ev, err := e.appendDecision(tx, hitl.EventInquiryResponded, out, wording.AnsweredBy(out), now)
 		evs = []*hitl.Event{ev}
 		return err
 	})
@@ -724,7 +724,7 @@ func (e *Engine) timeOut(tx hitl.Tx, cur *hitl.Inquiry, now time.Time) ([]*hitl.
 	if err := tx.ResolveInquiry(out); err != nil {
 		return nil, nil, err
 	}
-	ev, err := appendInquiryEvent(tx, hitl.EventInquiryTimeout, out, "system", now)
+	ev, err := e.appendDecision(tx, hitl.EventInquiryTimeout, out, "system", now)
 	if err != nil || session == nil {
 		return []*hitl.Event{ev}, nil, err
 	}
