@@ -304,3 +304,14 @@ func (e *Engine) Askers(ctx context.Context, inq *hitl.Inquiry) (int, error) {
 	n, err := e.store.CountInquiries(ctx, hitl.InquiryFilter{Status: hitl.StatusPending, JoinedTo: inq.ID, Visibility: hitl.Visibility{All: true}})
 	return n + 1, err
 }
+
+// markChanged adds to changed the inquiries that evs (and what each wrote because of it)
+// changed: a timer that ends a primary ends or promotes the inquiries that joined it, which
+// the same batch of timers may hold as they were before.
+func markChanged(changed map[int64]bool, evs []*hitl.Event) {
+	for _, ev := range withThen(evs) {
+		if ev.InquiryID != nil {
+			changed[*ev.InquiryID] = true
+		}
+	}
+}

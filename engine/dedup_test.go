@@ -321,3 +321,34 @@ func TestDedupQuorumVerdictAndDecline(t *testing.T) {
 		n.signs(t, "after a verdict and a decline")
 	})
 }
+
+// TestDedupDeadlinesAtOneMoment: a primary and the inquiries that joined it time out in one
+// batch of timers: with a fallback all end with it; without, each ends alone and the one with
+// a later deadline is promoted, not left joined to an ended inquiry.
+func TestDedupDeadlinesAtOneMoment(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		withFallback := hitl.InquiryRequest{Prompt: "Keep the canary?", DedupKey: "canary", TimeoutSeconds: seconds(60),
+			FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"yes"`)}
+		p := askAs(t, n.e, askerNamed("bot1"), withFallback)
+		j := askAs(t, n.e, askerNamed("bot2"), withFallback)
+		plain := hitl.InquiryRequest{Prompt: "Scale down?", DedupKey: "scale", TimeoutSeconds: seconds(60)}
+		q := askAs(t, n.e, askerNamed("bot1"), plain)
+		r := askAs(t, n.e, askerNamed("bot2"), plain)
+		long := plain
+		long.TimeoutSeconds = seconds(3600)
+		s := askAs(t, n.e, askerNamed("bot3"), long)
+		n.clock.Advance(61 * time.Second)
+		for _, id := range []int64{p.ID, j.ID, q.ID, r.ID} {
+			waitStatus(t, n.e, id, hitl.StatusTimeout)
+		}
+		for _, id := range []int64{p.ID, j.ID} {
+			if got, _ := n.e.Inquiry(ctx, admin, id); !got.FallbackApplied || string(got.Response) != `"yes"` {
+				t.Fatalf("inquiry %d after the fallback: %+v", id, got)
+			}
+		}
+		if got, _ := n.e.Inquiry(ctx, admin, s.ID); got.Status != hitl.StatusPending || got.Joined != nil {
+			t.Fatalf("the inquiry with the later deadline: %+v, want pending and promoted", got)
+		}
+		n.signs(t, "after deadlines at one moment")
+	})
+}

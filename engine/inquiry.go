@@ -750,13 +750,19 @@ func (e *Engine) fireTimers(ctx context.Context, timers *deadline.Queue, ids []i
 			return err
 		}
 		done := make(map[int64]bool, len(claimed))
+		changed := map[int64]bool{} // by what fired before them in this transaction
 		for _, cur := range claimed {
 			done[cur.ID] = true
+			if changed[cur.ID] { // as read, it is out of date (engine/dedup.go): again, read anew
+				later = append(later, hitl.Deadline{InquiryID: cur.ID, At: now})
+				continue
+			}
 			fired, again, err := fire(tx, cur, now)
 			if err != nil {
 				return err
 			}
 			evs = append(evs, fired...)
+			markChanged(changed, fired)
 			if again != nil {
 				later = append(later, hitl.Deadline{InquiryID: cur.ID, At: *again})
 			}
