@@ -864,7 +864,7 @@ export interface paths {
         put?: never;
         /**
          * Ask a question (agent or admin)
-         * @description Emits inquiry.created. With Idempotency-Key, the same key from the same principal returns the first inquiry (200) whatever its status, for 24 hours (the server's --idempotency-ttl; after that the key asks anew); the same key with another body is 409. With ?wait=, waits like GET .../wait before answering. With template (and vars), the inquiry is made from a stored template: see InquiryRequest.template.
+         * @description Emits inquiry.created. With Idempotency-Key, the same key from the same principal returns the first inquiry (200) whatever its status, for 24 hours (the server's --idempotency-ttl; after that the key asks anew); the same key with another body is 409. With ?wait=, waits like GET .../wait before answering. With template (and vars), the inquiry is made from a stored template: see InquiryRequest.template. With dedup_key (or dedup), a pending inquiry that asks the same question is joined rather than asked again: the new inquiry (201, its own) carries joined, and ends with that one's answer; the same key with another question is 409 (docs/dedup.md).
          */
         post: {
             parameters: {
