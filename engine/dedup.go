@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/jsonlimit"
+	"github.com/hitl-dev/hitl/receipt"
 )
 
 // One question, many askers (docs/dedup.md). Each asker keeps an inquiry of its own (its id,
@@ -198,7 +199,7 @@ func (e *Engine) appendDecision(tx hitl.Tx, typ string, out *hitl.Inquiry, actor
 	if err != nil || len(joined) == 0 {
 		return ev, err
 	}
-	ev.Then, err = endJoined(tx, ev, joined)
+	ev.Then, err = e.endJoined(tx, ev, joined)
 	return ev, err
 }
 
@@ -223,9 +224,18 @@ func followEnding(tx hitl.Tx, ev *hitl.Event) ([]*hitl.Event, error) {
 	return promote(tx, primary, joined, ev.Time)
 }
 
-// endJoined ends the joined inquiries with the answer their primary ended with (ev).
-func endJoined(tx hitl.Tx, ev *hitl.Event, joined []*hitl.Inquiry) ([]*hitl.Event, error) {
+// endJoined ends the joined inquiries with the answer their primary ended with (ev), each
+// with a receipt of its own (its id the receipt's sub) naming those the primary's names.
+func (e *Engine) endJoined(tx hitl.Tx, ev *hitl.Event, joined []*hitl.Inquiry) ([]*hitl.Event, error) {
 	primary := ev.Inquiry
+	var decidedBy []receipt.Decider
+	if primary.Receipt != "" {
+		c, err := receipt.Unverified(primary.Receipt) // signed by this node a moment ago
+		if err != nil {
+			return nil, err
+		}
+		decidedBy = c.DecidedBy
+	}
 	evs := make([]*hitl.Event, 0, len(joined))
 	for _, cur := range joined {
 		out := resolved(cur, primary.Status, ev.Time)
@@ -234,6 +244,11 @@ func endJoined(tx hitl.Tx, ev *hitl.Event, joined []*hitl.Inquiry) ([]*hitl.Even
 		out.RelayedBy, out.OnBehalfOf, out.Comment = primary.RelayedBy, primary.OnBehalfOf, primary.Comment
 		out.Votes = primary.Votes
 		out.ToolResult = toolResult(out) // its own tool call's id
+		if decidedBy != nil {
+			if err := e.issueReceipt(out, decidedBy, ev.Time); err != nil {
+				return nil, err
+			}
+		}
 		if err := tx.ResolveInquiry(out); err != nil {
 			return nil, err
 		}

@@ -352,3 +352,40 @@ func TestDedupDeadlinesAtOneMoment(t *testing.T) {
 		n.signs(t, "after deadlines at one moment")
 	})
 }
+
+// TestDedupEachAskerHasItsOwnReceipt: the answer that ends a primary ends its joined inquiries
+// each with a receipt of its own (its own sub and jti) naming the same person; a fallback
+// value's receipts say the fallback decided.
+func TestDedupEachAskerHasItsOwnReceipt(t *testing.T) {
+	onEachStore(t, func(t *testing.T, n *auditNode) {
+		req := hitl.InquiryRequest{Prompt: "Rotate the TLS keys?", RequestType: hitl.RequestApproval, DedupKey: "rotate-tls"}
+		a := askAs(t, n.e, askerNamed("bot1"), req)
+		b := askAs(t, n.e, askerNamed("bot2"), req)
+		if _, err := n.e.Respond(ctx, human, a.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`)}); err != nil {
+			t.Fatal(err)
+		}
+		jtis := map[string]bool{}
+		for _, id := range []int64{a.ID, b.ID} {
+			inq, _ := n.e.Inquiry(ctx, admin, id)
+			c := verified(t, n.e, inq, n.clock.Now(), nil)
+			if c.Decision != "approve" || len(c.DecidedBy) != 1 || c.DecidedBy[0].Name != "ann" || jtis[c.ID] {
+				t.Fatalf("inquiry %d's receipt: %+v", id, c)
+			}
+			jtis[c.ID] = true
+		}
+
+		fallback := hitl.InquiryRequest{Prompt: "Keep the canary?", DedupKey: "canary", TimeoutSeconds: seconds(60),
+			FallbackPolicy: hitl.FallbackCompleteWithFallback, FallbackValue: json.RawMessage(`"yes"`)}
+		p := askAs(t, n.e, askerNamed("bot1"), fallback)
+		j := askAs(t, n.e, askerNamed("bot2"), fallback)
+		n.clock.Advance(61 * time.Second)
+		waitStatus(t, n.e, j.ID, hitl.StatusTimeout)
+		for _, id := range []int64{p.ID, j.ID} {
+			inq, _ := n.e.Inquiry(ctx, admin, id)
+			if c := verified(t, n.e, inq, n.clock.Now(), nil); !c.Fallback || c.DecidedBy[0].Name != "system" {
+				t.Fatalf("inquiry %d's fallback receipt: %+v", id, c)
+			}
+		}
+		n.signs(t, "after the receipts")
+	})
+}
