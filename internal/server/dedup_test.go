@@ -101,6 +101,9 @@ func TestDedupOverHTTP(t *testing.T) {
 			t.Fatalf("%s's wait returned %+v", name, inq)
 		}
 	}
+	if a, b := waited["bot2"].Receipt, waited["bot3"].Receipt; a == "" || b == "" || a == b {
+		t.Fatalf("the askers' receipts: %q and %q, want one of its own each", a, b)
+	}
 	eventually(t, "each asker's callbacks", func() bool {
 		ends := map[string]string{}
 		for _, rq := range callbacks.requests() {
