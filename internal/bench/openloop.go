@@ -53,7 +53,7 @@ func (r *run) openLoop(ctx context.Context, maxPerS float64) ([]OpenLoopRate, er
 	var out []OpenLoopRate
 	for _, f := range r.o.OpenLoopFractions {
 		rate := maxPerS * f
-		if rate < 1 {
+		if rate <= 0 { // nothing to schedule against: the closed loop did nothing
 			continue
 		}
 		r.say("open loop: %.0f%% of the closed loop's rate, %.0f questions/s for %s ...", f*100, rate, r.o.OpenLoopDuration)
