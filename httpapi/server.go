@@ -143,6 +143,7 @@ func (s *Server) ownRoutes() []httpwire.Route {
 		{Method: "DELETE", Path: "/v1/inquiries/{id}/claim", Handle: s.release},
 		{Method: "POST", Path: "/v1/inquiries/{id}/links", Handle: s.createAnswerLink},
 		{Method: "GET", Path: "/v1/inquiries/{id}/notifications", Query: noQuery, Handle: s.listNotifications},
+		{Method: "GET", Path: "/v1/inquiries/{id}/precedents", Query: noQuery, Handle: s.precedents},
 
 		{Method: "PUT", Path: "/v1/sessions/{key}", Handle: s.putSession},
 		{Method: "GET", Path: "/v1/sessions", Query: sessionQuery, Handle: s.listSessions},
