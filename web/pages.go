@@ -170,6 +170,8 @@ type inquiryData struct {
 	Audit auditView // whether the audit log is intact (web/audit.go)
 	// Askers is how many agents wait for this answer: more than 1 when others joined it.
 	Askers int
+	// Precedents: how the same question was answered before (web/precedents.go).
+	Precedents []hitl.Precedent
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
@@ -264,6 +266,7 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int, v *viewer, seq string, d *inquiryData) {
 	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
 	h.addApprovals(r.Context(), v.Principal, d, v.CSRF)
+	h.addPrecedents(r.Context(), v.Principal, d)
 	d.Audit = h.auditLine(r.Context(), d.Inquiry.ID)
 	d.Askers, _ = h.engine.Askers(r.Context(), d.Inquiry) // a line of the page; it shows without it
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
