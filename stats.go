@@ -36,6 +36,9 @@ type Stats struct {
 	ByGroup       []ResponseTimes `json:"by_group"`
 	// PerDay has one entry per UTC day of the window, oldest first, days without any too.
 	PerDay []DayCount `json:"per_day"`
+	// Decisions are the decision analytics of the window's answers (analytics.go): of the
+	// inquiries the caller may see, with rows by person for admins and the caller only.
+	Decisions *DecisionAnalytics `json:"decisions"`
 	// Sampled is true when the window held more than StatsMaxAnswers answers: the response
 	// times are then those of the newest StatsMaxAnswers (the counts are of all of them).
 	Sampled bool `json:"sampled"`

@@ -39,6 +39,8 @@ type Store interface {
 	// OldestPending counts the pending inquiries (narrowed to owner's when it is not nil) and
 	// returns the one created first, nil when none is pending; its AgeSeconds is left to the caller.
 	OldestPending(ctx context.Context, owner *StatsOwner) (int, *PendingAge, error)
+	// Decisions reads the answered inquiries of q for decision analytics, with their first views.
+	Decisions(ctx context.Context, q DecisionQuery) ([]DecisionFacts, bool, error)
 	// AssigneeLoads counts, for each of names that has any, the pending inquiries assigned to
 	// it by name and when it was last assigned one: what a pool picks by.
 	AssigneeLoads(ctx context.Context, names []string) (map[string]AssigneeLoad, error)
@@ -280,6 +282,8 @@ type Tx interface {
 	// PutWebPushSubscription stores a device, replacing the one of the same endpoint (whoever
 	// it was of: a browser has one subscription per endpoint).
 	PutWebPushSubscription(s *PushSubscription) error
+	// RecordView records when person first saw the inquiry; a later view changes nothing.
+	RecordView(inquiryID int64, person string, at time.Time) error
 	// DeleteWebPushSubscription removes the device of an endpoint (ENotFound).
 	DeleteWebPushSubscription(endpoint string) error
 	// UseWebPushAction records that the single-use action token id, which expires at the

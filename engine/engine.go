@@ -113,6 +113,9 @@ type Options struct {
 	// IdempotencyTTL is how long an idempotency key replays the inquiry it created
 	// (0: DefaultIdempotencyTTL); older keys are removed (engine/housekeeping.go).
 	IdempotencyTTL time.Duration
+	// ReadingWordsPerMinute is the reading speed of decision analytics' "too fast" (0:
+	// DefaultReadingWordsPerMinute; engine/analytics.go).
+	ReadingWordsPerMinute int
 	// RetainResolved is how long ended inquiries and finished sessions are kept before
 	// retention removes them (engine/retention.go); 0 keeps them for good.
 	RetainResolved time.Duration
@@ -148,6 +151,7 @@ type Engine struct {
 	claims       *deadline.Queue // the expiry of claims
 	// idempotencyTTL: see Options.IdempotencyTTL.
 	idempotencyTTL time.Duration
+	analytics      analytics // engine/analytics.go
 	retainResolved time.Duration
 	purgeFor       time.Duration // 0: defaultPurgeFor (tests shorten it)
 	outbox         *outbox.Outbox
@@ -239,6 +243,7 @@ func New(store hitl.Store, o Options) *Engine {
 	e.nudges = deadline.New(e.clk, e.nudge)
 	e.claims = deadline.New(e.clk, e.expireClaims)
 	e.idempotencyTTL = cmp.Or(o.IdempotencyTTL, DefaultIdempotencyTTL)
+	e.analytics.wordsPerMinute = cmp.Or(o.ReadingWordsPerMinute, DefaultReadingWordsPerMinute)
 	e.retainResolved = o.RetainResolved
 	e.receiptIssuer = strings.TrimSuffix(cmp.Or(o.ReceiptIssuer, e.source), "/")
 	e.receiptValidity = cmp.Or(o.ReceiptValidity, DefaultReceiptValidity)

@@ -105,6 +105,11 @@ func (e *Engine) Stats(ctx context.Context, p *hitl.Principal, since string) (*h
 	}
 	st.ByResponder = top(byResponder, hitl.StatsTop)
 	st.ByGroup = top(byGroup, hitl.StatsTop)
+	decisions, more, err := e.decisionAnalytics(ctx, p, from, now)
+	if err != nil {
+		return nil, err
+	}
+	st.Decisions, st.Sampled = decisions, st.Sampled || more
 	return st, nil
 }
 

@@ -206,6 +206,7 @@ func (s *Server) getInquiry(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 		return err
 	}
 	s.engine.InquiryFetched(p, inq)
+	s.engine.Viewed(r.Context(), p, inq)
 	return nil
 }
 

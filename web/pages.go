@@ -260,6 +260,7 @@ func (h *Handler) inquiry(w http.ResponseWriter, r *http.Request, v *viewer) {
 	// the link is seen by a whole room, so opening it answers nothing.
 	to, entered := signedInTarget(inq, v), preselected(r.URL.Query().Get("answer"))
 	to.Confirm = entered != nil
+	h.engine.Viewed(r.Context(), v.Principal, inq)
 	h.showInquiry(w, r, http.StatusOK, v, seq, h.newInquiryData(v.Principal, inq, newAnswerForm(inq, to, entered, nil)))
 }
 

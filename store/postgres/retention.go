@@ -84,6 +84,7 @@ func (t *txn) RemoveResolved(b hitl.RetentionBatch, r hitl.RetentionRule) (*hitl
 		{"DELETE FROM idempotency_keys WHERE inquiry_id = ANY($1)", "idempotency keys", []any{ids}},
 		{"DELETE FROM push_configs WHERE inquiry_id = ANY($1)", "push configs", []any{ids}},
 		{"DELETE FROM receipt_redemptions WHERE inquiry_id = ANY($1)", "receipt redemptions", []any{ids}},
+		{"DELETE FROM inquiry_views WHERE inquiry_id = ANY($1)", "first views", []any{ids}},
 		{"DELETE FROM execution_inquiries WHERE inquiry_id = ANY($1)", "execution links", []any{ids}},
 		{"DELETE FROM inquiries WHERE id = ANY($1)", "inquiries", []any{ids}},
 		{"DELETE FROM sessions WHERE key = ANY($1)", "sessions", []any{keys}},

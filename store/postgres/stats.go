@@ -31,3 +31,7 @@ func (s *Store) Stats(ctx context.Context, q hitl.StatsQuery) (*hitl.StatsData, 
 func (s *Store) OldestPending(ctx context.Context, owner *hitl.StatsOwner) (int, *hitl.PendingAge, error) {
 	return dialect.OldestPending(ctx, s.db, owner)
 }
+
+func (s *Store) Decisions(ctx context.Context, q hitl.DecisionQuery) ([]hitl.DecisionFacts, bool, error) {
+	return dialect.Decisions(ctx, s.db, q)
+}

@@ -43,3 +43,8 @@ func (s *Store) WebPushSubscriptions(ctx context.Context, people []string) ([]*h
 func (s *Store) WebPushSubscription(ctx context.Context, endpoint string) (*hitl.PushSubscription, error) {
 	return dialect.WebPushSubscription(ctx, s.db, endpoint)
 }
+
+func (t *txn) RecordView(inquiryID int64, person string, at time.Time) error {
+	_, err := t.Exec("INSERT INTO inquiry_views (inquiry_id, person, viewed_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", inquiryID, person, at)
+	return dbError(err, "first view")
+}

@@ -102,6 +102,7 @@ func (t *txn) RemoveResolved(b hitl.RetentionBatch, r hitl.RetentionRule) (*hitl
 		{"DELETE FROM idempotency_keys WHERE inquiry_id IN (" + ids + ")", "idempotency keys", idArgs},
 		{"DELETE FROM push_configs WHERE inquiry_id IN (" + ids + ")", "push configs", idArgs},
 		{"DELETE FROM receipt_redemptions WHERE inquiry_id IN (" + ids + ")", "receipt redemptions", idArgs},
+		{"DELETE FROM inquiry_views WHERE inquiry_id IN (" + ids + ")", "first views", idArgs},
 		{"DELETE FROM execution_inquiries WHERE inquiry_id IN (" + ids + ")", "execution links", idArgs},
 		{"DELETE FROM inquiries WHERE id IN (" + ids + ")", "inquiries", idArgs},
 		{"DELETE FROM sessions WHERE key IN (" + keys + ")", "sessions", keyArgs},

@@ -42,3 +42,15 @@ func (s *Store) OldestPending(ctx context.Context, owner *hitl.StatsOwner) (int,
 	})
 	return r.n, r.oldest, err
 }
+
+func (s *Store) Decisions(ctx context.Context, q hitl.DecisionQuery) ([]hitl.DecisionFacts, bool, error) {
+	type result struct {
+		facts []hitl.DecisionFacts
+		more  bool
+	}
+	r, err := onReader(s, ctx, func() (r result, err error) {
+		r.facts, r.more, err = dialect.Decisions(ctx, sqlstore.SQL{Q: s.read}, q)
+		return r, err
+	})
+	return r.facts, r.more, err
+}

@@ -44,3 +44,9 @@ func (s *Store) WebPushSubscriptions(ctx context.Context, people []string) ([]*h
 func (s *Store) WebPushSubscription(ctx context.Context, endpoint string) (*hitl.PushSubscription, error) {
 	return readBy(s, ctx, dialect.WebPushSubscription, endpoint)
 }
+
+func (t *txn) RecordView(inquiryID int64, person string, at time.Time) error {
+	_, err := t.tx.ExecContext(t.ctx, "INSERT INTO inquiry_views (inquiry_id, person, viewed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+		inquiryID, person, micros(at))
+	return dbError(err, "first view")
+}

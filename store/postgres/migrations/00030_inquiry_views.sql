@@ -1,0 +1,12 @@
+-- +goose Up
+-- When each person first saw an inquiry they could answer (decision analytics): one row per
+-- inquiry and person, written once, deleted with the inquiry.
+CREATE TABLE inquiry_views (
+    inquiry_id BIGINT NOT NULL REFERENCES inquiries (id),
+    person     TEXT NOT NULL,
+    viewed_at  TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (inquiry_id, person)
+);
+
+-- +goose Down
+DROP TABLE inquiry_views;
