@@ -80,7 +80,10 @@ type Config struct {
 	// NovaMaxAnswerBytes bounds an answer through Nova's POST /api/interactions/{id}/answer
 	// (HITL_NOVA_MAX_ANSWER_BYTES; 0: engine.DefaultNovaAnswerBytes, 32 KB).
 	NovaMaxAnswerBytes int
-	Webhooks           WebhookConfig
+	// ReadingWordsPerMinute is the reading speed of decision analytics' "decided faster than
+	// it could be read" (HITL_READING_WORDS_PER_MINUTE; 0: engine.DefaultReadingWordsPerMinute).
+	ReadingWordsPerMinute int
+	Webhooks              WebhookConfig
 	// MCPWaitBound is how long a tool call at /mcp waits for the human before it returns
 	// "pending" (HITL_MCP_WAIT_BOUND, default 45 s).
 	MCPWaitBound time.Duration
@@ -212,6 +215,9 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.checkSSO()...)
 	if c.NovaMaxAnswerBytes < 0 {
 		errs = append(errs, errors.New("the largest Nova answer (--nova-max-answer-bytes, HITL_NOVA_MAX_ANSWER_BYTES): must not be negative, like 32768 (0: that default)"))
+	}
+	if c.ReadingWordsPerMinute < 0 || c.ReadingWordsPerMinute > 10000 {
+		errs = append(errs, errors.New("the reading speed (--reading-words-per-minute, HITL_READING_WORDS_PER_MINUTE): from 1 to 10000 words a minute, like 240"))
 	}
 	if c.ShutdownTimeout < 0 {
 		errs = append(errs, errors.New("shutdown timeout (--shutdown-timeout, HITL_SHUTDOWN_TIMEOUT): must not be negative, like 10s"))
@@ -474,7 +480,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		CallbackSecret: cfg.Webhooks.CallbackSecret, Source: cfg.PublicURL,
 		Notify:         engine.NotifyOptions{Channels: channels, Defaults: defaults, PublicURL: publicURL},
 		DefaultTimeout: cfg.DefaultTimeout, DefaultFallbackPolicy: cfg.DefaultFallbackPolicy, Brokers: cfg.Brokers.names(),
-		IdempotencyTTL: cfg.IdempotencyTTL,
+		IdempotencyTTL: cfg.IdempotencyTTL, ReadingWordsPerMinute: cfg.ReadingWordsPerMinute,
 		RetainResolved: cfg.RetainResolved,
 		ReceiptIssuer:  publicURL, ReceiptValidity: cfg.ReceiptValidity, ReceiptMaxValidity: cfg.ReceiptMaxValidity,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, PushBody: a2a.PushBody, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp, ShuttingDown: s.shuttingDown})
