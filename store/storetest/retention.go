@@ -63,6 +63,8 @@ func testRetention(t *testing.T, s hitl.Store) {
 		_, _, err := tx.RedeemReceipt(redemption)
 		return err
 	}))
+	// A first view goes with its inquiry (its foreign key would keep the inquiry otherwise).
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.RecordView(gone.ID, "alice", base) }))
 	for _, inq := range []*hitl.Inquiry{gone, pending, recent, delivering, finished, running, lateEvent} {
 		appendEvent(t, s, inq, hitl.EventInquiryCreated)
 	}

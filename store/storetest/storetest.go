@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"Retention":               testRetention,
 		"StoredSecrets":           testStoredSecrets,
 		"Stats":                   testStats,
+		"Decisions":               testDecisions,
 		"MoveSequences":           testMoveSequences,
 		"StoredStates":            testStoredStates,
 		"StoredStatesSnapshot":    testStoredStatesAreOneSnapshot,
