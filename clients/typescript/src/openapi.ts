@@ -8678,6 +8678,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inquiries/{id}/precedents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the same question was answered before
+         * @description Answer memory: at most the last five answered inquiries that ask the same question as this one (made from the same template, or about the same tool with arguments of the same top-level member names), newest first, with who answered, when, the answer or decision and the comment. Only inquiries the caller may see count. An inquiry the caller may not see is 404; an unknown query parameter is 400.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Precedents */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Precedents"];
+                    };
+                };
+                /** @description Malformed request or invalid field (code invalid); errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not allowed (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Unknown, or not visible to the caller (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9758,6 +9851,7 @@ export interface components {
             }[];
             /** @description true when the window held more than 50,000 answers: the response times are those of the newest 50,000. */
             sampled: boolean;
+            decisions: components["schemas"]["DecisionAnalytics"];
         };
         WaitRequest: {
             /** @description The inquiries to wait on, each once. */
@@ -10017,6 +10111,67 @@ export interface components {
             redeemed_at: string;
             /** @description The key's principal that redeemed it. */
             redeemed_by: string;
+        };
+        /** @description An earlier answered inquiry that asked the same question. */
+        Precedent: {
+            /** Format: int64 */
+            inquiry_id: number;
+            /**
+             * @description template: made from the same template; tool: the same tool with arguments of the same shape.
+             * @enum {string}
+             */
+            match: "template" | "tool";
+            prompt: string;
+            responded_by: string;
+            /** Format: date-time */
+            responded_at: string;
+            /** @description The answer as given (any JSON). */
+            response: unknown;
+            /**
+             * @description For a tool call's approval: what was decided.
+             * @enum {string}
+             */
+            decision?: "approve" | "edit" | "reject" | "respond";
+            comment?: string;
+        };
+        Precedents: {
+            /** Format: int64 */
+            inquiry_id: number;
+            precedents: components["schemas"]["Precedent"][];
+        };
+        /** @description Decision analytics of one row: a person (admins, or the caller's own row), a group, a tool or a template; the total has no key. */
+        DecisionFigures: {
+            key?: string;
+            answers: number;
+            /** @description From creation to the first time anyone who could answer saw it, over the answers whose inquiry was seen. */
+            time_to_first_view: components["schemas"]["ResponseTimes"];
+            /** @description From the answerer's first view (or the creation, when never opened) to the answer. */
+            time_to_decision: components["schemas"]["ResponseTimes"];
+            /** @description Inquiries with a deadline answered or timed out in the window. */
+            with_deadline: number;
+            /** @description Share (0 to 1) of with_deadline answered before the deadline; null when none had one. */
+            within_deadline: number | null;
+            /** @description Share of approvals approved (a tool call approved or edited) in the 7 days that end now; null when none. */
+            approval_rate_this_week: number | null;
+            /** @description The same of the 7 days before; null when none. */
+            approval_rate_last_week: number | null;
+            /** @description This week's rate minus last week's; null when either is. */
+            approval_rate_change: number | null;
+            /** @description Decisions made in less time than reading the prompt and context takes at reading_words_per_minute. */
+            too_fast: number;
+        };
+        /** @description How people decide over the window's answers, of the inquiries the caller may see. */
+        DecisionAnalytics: {
+            reading_words_per_minute: number;
+            total: components["schemas"]["DecisionFigures"];
+            /** @description Every person for admins; only the caller's own row for anyone else. */
+            by_person: components["schemas"]["DecisionFigures"][];
+            /** @description By the group the inquiry was assigned to. */
+            by_group: components["schemas"]["DecisionFigures"][];
+            /** @description By the tool call's name. */
+            by_tool: components["schemas"]["DecisionFigures"][];
+            /** @description By the template it was made from. */
+            by_template: components["schemas"]["DecisionFigures"][];
         };
     };
     responses: never;
