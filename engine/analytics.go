@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/internal/metrics"
 )
 
 // Decision analytics: how people decide, per person, group, tool and template (the Stats
@@ -36,8 +37,17 @@ type viewKey struct {
 type analytics struct {
 	wordsPerMinute int
 	mu             sync.Mutex
-	recorded       map[viewKey]bool
+	// recorded are the first views this node recorded, and when; seen the inquiries it saw
+	// viewed by anyone (the metric of the time to first view counts each once).
+	recorded map[viewKey]time.Time
+	seen     map[int64]bool
+	// templates and tools are the names the metrics label (at most maxMetricNames each; the
+	// rest are "other"): tool names come from agents, which must not grow the metrics.
+	templates, tools map[string]bool
 }
+
+// maxMetricNames bounds the templates and the tools the decision metrics name.
+const maxMetricNames = 100
 
 // Viewed records that p saw inq, when p may answer it now and has not been recorded seeing it:
 // the first view is written once, later views write nothing (the node remembers those it
@@ -50,19 +60,23 @@ func (e *Engine) Viewed(ctx context.Context, p *hitl.Principal, inq *hitl.Inquir
 	}
 	k := viewKey{inq.ID, p.Name}
 	a := &e.analytics
+	at := e.clock()
 	a.mu.Lock()
-	done := a.recorded[k]
+	_, done := a.recorded[k]
+	firstOfAll := !a.seen[inq.ID]
 	if !done {
 		if a.recorded == nil || len(a.recorded) >= maxRememberedViews {
-			a.recorded = map[viewKey]bool{}
+			a.recorded, a.seen = map[viewKey]time.Time{}, map[int64]bool{}
 		}
-		a.recorded[k] = true
+		a.recorded[k], a.seen[inq.ID] = at, true
 	}
 	a.mu.Unlock()
 	if done {
 		return
 	}
-	at := e.clock()
+	if firstOfAll {
+		e.metrics.FirstView(max(at.Sub(inq.CreatedAt), 0), e.decisionLabels(inq))
+	}
 	if err := e.store.Update(ctx, func(tx hitl.Tx) error { return tx.RecordView(inq.ID, p.Name, at) }); err != nil {
 		a.mu.Lock()
 		delete(a.recorded, k)
@@ -271,4 +285,60 @@ func earliest(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// observeDecision records an answer in the decision metrics: its time from the answerer's
+// first view through this node (from the creation otherwise: the answer path reads nothing
+// more from the store), and whether it was faster than reading.
+func (e *Engine) observeDecision(inq *hitl.Inquiry) {
+	if e.metrics == nil || inq.RespondedBy == nil {
+		return
+	}
+	start, answered := inq.CreatedAt, inq.UpdatedAt
+	if inq.RespondedAt != nil {
+		answered = *inq.RespondedAt
+	}
+	e.analytics.mu.Lock()
+	if at, ok := e.analytics.recorded[viewKey{inq.ID, *inq.RespondedBy}]; ok {
+		start = at
+	}
+	e.analytics.mu.Unlock()
+	took := max(answered.Sub(start), 0)
+	e.metrics.Decided(took, took < readingTime(inq, e.analytics.wordsPerMinute), e.decisionLabels(inq))
+}
+
+// decisionLabels are the label sets inq is observed under: one per group label.
+func (e *Engine) decisionLabels(inq *hitl.Inquiry) []metrics.DecisionLabels {
+	a := &e.analytics
+	a.mu.Lock()
+	template := boundedName(&a.templates, inq.Template)
+	tool := ""
+	if inq.ToolCall != nil {
+		tool = boundedName(&a.tools, inq.ToolCall.Name)
+	}
+	a.mu.Unlock()
+	var out []metrics.DecisionLabels
+	for _, g := range e.groupLabels(inq) {
+		out = append(out, metrics.DecisionLabels{Group: g, Template: template, Tool: tool})
+	}
+	return out
+}
+
+// boundedName is name as a label: itself while fewer than maxMetricNames are known, else
+// hitl.StatsOther; "" stays "" (none).
+func boundedName(known *map[string]bool, name string) string {
+	if name == "" {
+		return ""
+	}
+	if *known == nil {
+		*known = map[string]bool{}
+	}
+	if (*known)[name] {
+		return name
+	}
+	if len(*known) >= maxMetricNames {
+		return hitl.StatsOther
+	}
+	(*known)[name] = true
+	return name
 }

@@ -461,6 +461,9 @@ func (e *Engine) published(evs []*hitl.Event) {
 			e.nudges.Remove(inq.ID)
 			e.claims.Remove(inq.ID)
 			e.metrics.InquiryResolved(string(inq.Status), inq.UpdatedAt.Sub(inq.CreatedAt), e.groupLabels(inq))
+			if inq.Status == hitl.StatusResponded {
+				e.observeDecision(inq)
+			}
 			e.waiters.Wake(inq, at)
 		}
 	}

@@ -25,6 +25,7 @@ type Metrics struct {
 	httpRequests      *prometheus.CounterVec
 	httpDuration      *prometheus.HistogramVec
 	rateLimited       *prometheus.CounterVec
+	decisions         *decisionMetrics // decisions.go
 }
 
 // Gauges are read when the metrics are scraped.
@@ -87,6 +88,7 @@ func New(g Gauges) *Metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "hitl_streams", Help: "Open event streams (SSE)."}, g.Streams),
 		buildInfo(buildinfo.Get()), backlog{g.BrokerBacklog},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.decisions = newDecisionMetrics(m.registry)
 	if g.WriterCounts != nil {
 		// Changes per transaction is how much the group commit shares each commit and flush.
 		m.registry.MustRegister(
