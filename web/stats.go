@@ -39,6 +39,7 @@ func (h *Handler) stats(w http.ResponseWriter, r *http.Request, v *viewer) {
 		"ByType":      timeChartOf(st.ByRequestType),
 		"ByResponder": timeChartOf(st.ByResponder),
 		"ByGroup":     timeChartOf(st.ByGroup),
+		"Decisions":   decisionsViewOf(st.Decisions), // decisions.go
 		"Inquiry":     func(id int64) string { return "/inquiries/" + url.PathEscape(strconv.FormatInt(id, 10)) },
 	})
 }
