@@ -81,7 +81,10 @@ func printStats(w io.Writer, st *hitl.Stats) error {
 			row(part.by, r)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return printDecisions(w, st.Decisions)
 }
 
 // seconds is a response time as Go writes durations, to the second under a day: 1m30s, 2h5m0s.

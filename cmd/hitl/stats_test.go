@@ -31,7 +31,8 @@ func TestStatsCommand(t *testing.T) {
 		!strings.Contains(out, "Waiting now 1, the oldest inquiry") {
 		t.Fatalf("stats: %d %q %q", code, out, errOut)
 	}
-	for _, row := range []string{`all +- +1 `, `type +approval +1 `, `responder +olga +1 `, `group +ops +1 `} {
+	for _, row := range []string{`all +- +1 `, `type +approval +1 `, `responder +olga +1 `, `group +ops +1 `,
+		`How people decide \(too fast: less time than reading takes at 240 words a minute\)`, `person +olga +1 .* 100% +- +[01]$`} {
 		if !regexp.MustCompile(`(?m)^` + row).MatchString(out) {
 			t.Errorf("stats lack a row like %q:\n%s", row, out)
 		}
