@@ -24,14 +24,7 @@ func TestDecisionAnalytics(t *testing.T) {
 	bob := &hitl.Principal{Name: "bob", Roles: []string{hitl.RoleResponder}, Groups: []string{"ops"}}
 	putTemplate(t, e, "deploy", hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{
 		Prompt: "Deploy {{.v}}?", RequestType: hitl.RequestApproval, AssignedTo: hitl.Assignees{"group:ops"}, TimeoutSeconds: seconds(600)}})
-	ask := func(req *hitl.InquiryRequest) *hitl.Inquiry {
-		t.Helper()
-		inq, _, err := e.CreateInquiry(ctx, agent, req, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return inq
-	}
+	ask := func(req *hitl.InquiryRequest) *hitl.Inquiry { t.Helper(); return created(t, e, req) }
 	answer := func(who *hitl.Principal, inq *hitl.Inquiry, approved bool) {
 		t.Helper()
 		if _, err := e.Respond(ctx, who, inq.ID, hitl.ApprovalResponse(approved, "")); err != nil {

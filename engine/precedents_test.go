@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/clock"
 )
 
@@ -20,14 +21,7 @@ func TestPrecedents(t *testing.T) {
 	putTemplate(t, e, "deploy", hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{
 		Prompt: "Deploy {{.v}}?", RequestType: hitl.RequestApproval}})
 	bob := &hitl.Principal{Name: "bob", Roles: []string{hitl.RoleResponder}}
-	ask := func(req *hitl.InquiryRequest) *hitl.Inquiry {
-		t.Helper()
-		inq, _, err := e.CreateInquiry(ctx, agent, req, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return inq
-	}
+	ask := func(req *hitl.InquiryRequest) *hitl.Inquiry { t.Helper(); return created(t, e, req) }
 	answer := func(who *hitl.Principal, inq *hitl.Inquiry, resp, comment string) {
 		t.Helper()
 		c.Advance(time.Minute)
@@ -115,4 +109,14 @@ func TestPrecedents(t *testing.T) {
 	if _, err := e.Precedents(ctx, human, 99999); hitl.ErrorCode(err) != hitl.ENotFound {
 		t.Fatalf("unknown: %v", err)
 	}
+}
+
+// created is the inquiry the agent asks with req.
+func created(t *testing.T, e *engine.Engine, req *hitl.InquiryRequest) *hitl.Inquiry {
+	t.Helper()
+	inq, _, err := e.CreateInquiry(ctx, agent, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inq
 }
