@@ -99,7 +99,10 @@ type Inquiry struct {
 	RelayedBy *string `json:"relayed_by,omitempty"`
 	// OnBehalfOf is the absent person RespondedBy answered for, as their delegate (see
 	// Absence), nil when RespondedBy answered as themself.
-	OnBehalfOf   *string    `json:"on_behalf_of,omitempty"`
+	OnBehalfOf *string `json:"on_behalf_of,omitempty"`
+	// Rule is the standing approval that answered the inquiry when it was created (then
+	// RespondedBy is "rule:<id>"), nil otherwise.
+	Rule         *RuleRef   `json:"rule,omitempty"`
 	RespondedAt  *time.Time `json:"responded_at"`
 	Comment      *string    `json:"comment"`
 	CancelReason *string    `json:"cancel_reason"`

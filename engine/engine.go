@@ -137,6 +137,9 @@ type Engine struct {
 	schemas    *schema.Cache
 	keys       keyCache
 	absences   absenceCache // engine/absences.go
+	rules      ruleCache    // engine/rules.go
+	// ruleMaxValid is the longest a standing approval may last (0: the default).
+	ruleMaxValid time.Duration
 	hub        *fanout.Hub
 	// follower reads the event log for the streams, and on a shared store for the other
 	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
@@ -428,6 +431,10 @@ func (e *Engine) published(evs []*hitl.Event) {
 		}
 		if isAbsenceEvent(ev) {
 			e.absences.forget()
+			continue
+		}
+		if isRuleEvent(ev) {
+			e.rules.forget()
 			continue
 		}
 		inq := ev.Inquiry

@@ -58,11 +58,17 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		}
 		return nil, false, buildErr
 	}
+	rule, err := e.ruleFor(ctx, inq) // a standing approval (engine/rules.go)
+	if err != nil {
+		return nil, false, err
+	}
 	var (
 		evs  []*hitl.Event
 		prev *hitl.Inquiry
+		made = inq
 	)
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		made = inq
 		evs, prev = nil, nil
 		if idempotencyKey != "" {
 			found, err := replayTx(tx, p, idempotencyKey, hash)
@@ -82,6 +88,13 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		var err error
 		if evs, err = e.insertJoining(tx, p, inq, now); err != nil {
 			return err
+		}
+		if rule != nil {
+			var ruled []*hitl.Event
+			if made, ruled, err = e.applyRule(tx, rule, inq, now); err != nil {
+				return err
+			}
+			evs = append(evs, ruled...)
 		}
 		if idempotencyKey != "" {
 			err := tx.InsertIdempotencyKey(p.Name, idempotencyKey, hash, inq.ID, now)
@@ -104,8 +117,11 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		return prev, false, nil
 	}
 	e.published(evs)
+	if rule != nil {
+		e.ruleApplied(rule)
+	}
 	e.log.Debug("inquiry created", "inquiry_id", inq.ID, "session", inq.Session, "actor", p.Name)
-	return inq, true, nil
+	return made, true, nil
 }
 
 // insertInquiry stores a new inquiry in its session (created on first use) with the event
