@@ -113,6 +113,9 @@ type Options struct {
 	// IdempotencyTTL is how long an idempotency key replays the inquiry it created
 	// (0: DefaultIdempotencyTTL); older keys are removed (engine/housekeeping.go).
 	IdempotencyTTL time.Duration
+	// RuleMaxValidity is the longest a standing approval rule may last (engine/rules.go;
+	// 0: hitl.DefaultRuleMaxValidity).
+	RuleMaxValidity time.Duration
 	// RetainResolved is how long ended inquiries and finished sessions are kept before
 	// retention removes them (engine/retention.go); 0 keeps them for good.
 	RetainResolved time.Duration
@@ -207,6 +210,7 @@ func New(store hitl.Store, o Options) *Engine {
 		agentQuestionURL: o.AgentQuestionCallbackURL, pushBody: o.PushBody,
 		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	e.audit.key, e.secretKey = o.AuditKey, o.SecretKey
+	e.ruleMaxValid = o.RuleMaxValidity
 	e.tracer = tracing.Tracer(o.Tracer)
 	if e.source == "" {
 		e.source = "urn:hitl"
