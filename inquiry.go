@@ -326,6 +326,10 @@ type ResponseRequest struct {
 	// themself, or, when the answerer is not assigned the inquiry but delegate of someone who
 	// is, for that person.
 	OnBehalfOf string `json:"on_behalf_of,omitempty"`
+	// AllowFor, on an approval, makes a standing approval rule for that long ("8h"): see
+	// docs/rules.md. AllowArgs says what arguments it approves: "exact" (the default) or "any".
+	AllowFor  string `json:"allow_for,omitempty"`
+	AllowArgs string `json:"allow_args,omitempty"`
 	// RespondedBy names the person whose answer the caller carries, for adapters whose
 	// protocol says who answered (OpenIntent's responded_by); "" or the caller's own name:
 	// the caller answers. Naming another person needs the relay or admin role.

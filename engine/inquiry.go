@@ -358,6 +358,9 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		req = &given
 	}
 	if cur.IsVote() {
+		if req.AllowFor != "" {
+			return nil, errVoteAllow
+		}
 		return e.respondVote(ctx, a, cur, req)
 	}
 	if cur.Status.Final() {
@@ -374,6 +377,10 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		return nil, claimedBy(cur, now)
 	}
 	response, err := e.checkResponse(ctx, cur, req)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := e.allowRequested(cur, by, req, response, now) // engine/rules.go
 	if err != nil {
 		return nil, err
 	}
@@ -417,6 +424,11 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		}
 		ev, err := e.appendDecision(tx, hitl.EventInquiryResponded, out, wording.AnsweredBy(out), now)
 		evs = []*hitl.Event{ev}
+		if err != nil || allow == nil {
+			return err
+		}
+		ruled, err := insertRuleWith(tx, allow, now)
+		evs = append(evs, ruled)
 		return err
 	})
 	var final errFinal

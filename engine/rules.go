@@ -312,7 +312,7 @@ func (e *Engine) CreateRule(ctx context.Context, p *hitl.Principal, req *hitl.Ru
 		return nil, err
 	}
 	r := cr.Rule
-	r.ID = "rule_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:20]
+	r.ID = newRuleID()
 	r.Author, r.Approvers, r.CreatedAt = p.Name, 1, now
 	if err := e.audited(ctx, p, hitl.EventRuleCreated, r, func(tx hitl.Tx) error { return tx.InsertRule(r) }); err != nil {
 		return nil, err
@@ -365,4 +365,85 @@ func (e *Engine) RevokeRule(ctx context.Context, p *hitl.Principal, id string) (
 	}
 	e.log.Info("rule revoked", "rule", id, "actor", p.Name)
 	return &r, nil
+}
+
+// Making a rule by answering: a person approving adds "allow_for": "8h" (and "allow_args":
+// "exact", the default, or "any") to the answer, and the rule is stored with the answer, in
+// its transaction: the inquiry's tool (or template), its asking agent, its arguments (exact
+// values, or any), the person as author.
+
+// allowRequested checks an answer's allow_for and returns the rule it asks for (nil when it
+// asks none). Only an approval makes a rule.
+func (e *Engine) allowRequested(cur *hitl.Inquiry, by string, req *hitl.ResponseRequest, response json.RawMessage, now time.Time) (*hitl.Rule, error) {
+	if req.AllowFor == "" {
+		if req.AllowArgs != "" {
+			return nil, invalidAllow("/allow_args", "goes with allow_for, the time the rule lasts")
+		}
+		return nil, nil
+	}
+	secs, err := hitl.ParseDuration(req.AllowFor)
+	d := time.Duration(secs) * time.Second
+	max := e.ruleMaxValidity()
+	switch {
+	case err != nil || d <= 0:
+		return nil, invalidAllow("/allow_for", "must be a duration like 30m, 8h or 2d")
+	case d > max:
+		return nil, invalidAllow("/allow_for", "is longer than the longest a rule may last, %s", max)
+	case !approves(response):
+		return nil, invalidAllow("/allow_for", "only an approval makes a standing approval; this answer does not approve")
+	case (cur.ToolCall == nil || !cur.HasDecisions()) && cur.Template == "":
+		return nil, invalidAllow("/allow_for", "a rule approves tool calls or a template's approvals, and inquiry %d is neither", cur.ID)
+	}
+	r := &hitl.Rule{Agent: cur.CreatedBy, ExpiresAt: now.Add(d), Author: by, Approvers: 1, CreatedAt: now}
+	if cur.ToolCall != nil && cur.HasDecisions() {
+		r.Tool = cur.ToolCall.Name
+	} else {
+		r.Template = cur.Template
+	}
+	switch req.AllowArgs {
+	case "", "exact":
+		args := ruleArgs(cur)
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(args, &obj) != nil {
+			return nil, invalidAllow("/allow_args", "the arguments are not an object, so exact values cannot be kept: give \"any\"")
+		}
+		r.Args = compactJSON(args)
+	case "any":
+	default:
+		return nil, invalidAllow("/allow_args", "must be exact (the same arguments only) or any")
+	}
+	r.ID = newRuleID()
+	return r, nil
+}
+
+// errVoteAllow refuses allow_for on a vote: a rule that approves what needs several people
+// must be made by as many, which votes do not do yet.
+var errVoteAllow = invalidAllow("/allow_for", "a quorum's or a chain's vote cannot make a standing approval; an admin can (POST /v1/rules)")
+
+func invalidAllow(path, format string, args ...any) error {
+	var bad problems
+	bad.add(path, format, args...)
+	return bad.err("invalid answer")
+}
+
+// approves tells whether an answer approves: a decision approve or {"approved": true}.
+func approves(response json.RawMessage) bool {
+	var a struct {
+		Decision hitl.Decision `json:"decision"`
+		Approved *bool         `json:"approved"`
+	}
+	if json.Unmarshal(response, &a) != nil {
+		return false
+	}
+	return a.Decision == hitl.DecisionApprove || (a.Approved != nil && *a.Approved)
+}
+
+func newRuleID() string { return "rule_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:20] }
+
+// insertRuleWith stores a rule that an answer asked for, in the answer's transaction.
+func insertRuleWith(tx hitl.Tx, r *hitl.Rule, now time.Time) (*hitl.Event, error) {
+	if err := tx.InsertRule(r); err != nil {
+		return nil, err
+	}
+	return appendAuditEvent(tx, hitl.EventRuleCreated, r, r.Author, now)
 }

@@ -238,3 +238,46 @@ func TestBadRules(t *testing.T) {
 		t.Fatalf("non-admin: %v", err)
 	}
 }
+
+// TestApprovingWithAllowForMakesTheRule: bob approves with allow_for 8h; the rule, his, covers
+// the same tool, agent and arguments; the next such call is approved by it, another not. A
+// rejection with allow_for, a bad duration and a vote with allow_for are refused and record
+// nothing.
+func TestApprovingWithAllowForMakesTheRule(t *testing.T) {
+	e, c := ruled(t)
+	first := create(t, e, deployCall("staging"))
+	bad := []*hitl.ResponseRequest{
+		{Response: json.RawMessage(`{"decision":"reject"}`), AllowFor: "8h"},
+		{Response: json.RawMessage(`{"decision":"approve"}`), AllowFor: "soon"},
+		{Response: json.RawMessage(`{"decision":"approve"}`), AllowFor: "800h"},
+		{Response: json.RawMessage(`{"decision":"approve"}`), AllowFor: "8h", AllowArgs: "some"},
+	}
+	for _, req := range bad {
+		if _, err := e.Respond(ctx, responder("bob"), first.ID, req); hitl.ErrorCode(err) != hitl.EInvalid {
+			t.Fatalf("%+v: %v, want invalid", req, err)
+		}
+	}
+	answered, err := e.Respond(ctx, responder("bob"), first.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"decision":"approve"}`), AllowFor: "8h"})
+	if err != nil || answered.Status != hitl.StatusResponded {
+		t.Fatalf("approve with allow_for: %v, %v", answered, err)
+	}
+	rules, err := e.Rules(ctx, responder("bob"))
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("bob's rules: %+v, %v", rules, err)
+	}
+	r := rules[0]
+	if r.Tool != "deploy" || r.Agent != "bot" || string(r.Args) != `{"env":"staging","replicas":2}` || r.Author != "bob" || !r.ExpiresAt.Equal(c.Now().Add(8*time.Hour)) {
+		t.Fatalf("rule = %+v", r)
+	}
+	if next := create(t, e, deployCall("staging")); next.Status != hitl.StatusResponded || next.Rule.Author != "bob" {
+		t.Fatalf("next: %s", next.Status)
+	}
+	if other := create(t, e, deployCall("prod")); other.Status != hitl.StatusPending {
+		t.Fatalf("other arguments: %s", other.Status)
+	}
+	release(t, e, c)
+	vote := create(t, e, &hitl.InquiryRequest{Template: "release", AssignedTo: []string{"alice", "bob"}, Quorum: &hitl.Quorum{Required: 2}})
+	if _, err := e.Respond(ctx, responder("bob"), vote.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`), AllowFor: "1h"}); hitl.ErrorCode(err) != hitl.EInvalid {
+		t.Fatalf("a vote with allow_for: %v, want invalid", err)
+	}
+}
