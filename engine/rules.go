@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/receipt"
 	"github.com/hitl-dev/hitl/schema"
 )
 
@@ -216,6 +217,12 @@ func (e *Engine) applyRule(tx hitl.Tx, r *compiledRule, inq *hitl.Inquiry, now t
 	comment := "approved by standing rule " + r.ID + " of " + r.Author
 	out.Comment = &comment
 	out.ToolResult = toolResult(out)
+	// Signed in the writer, unlike an answer's receipt: the inquiry's id, its subject, is
+	// given by the insert just before.
+	decider := receipt.Decider{Name: by, Rule: r.ID, Author: r.Author}
+	if err := e.issueReceipt(out, []receipt.Decider{decider}, now); err != nil {
+		return nil, nil, err
+	}
 	if err := tx.ResolveInquiry(out); err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/engine"
 	"github.com/hitl-dev/hitl/internal/clock"
+	"github.com/hitl-dev/hitl/receipt"
 )
 
 // aliceAdmin is an admin named alice, who also holds a responder key (keys(...)), so that her
@@ -66,8 +67,14 @@ func TestRuleApprovesAtCreationUntilItExpires(t *testing.T) {
 	if inq.ToolResult == nil || inq.ToolResult.Run == nil || !*inq.ToolResult.Run {
 		t.Fatalf("tool result = %+v, want run", inq.ToolResult)
 	}
+	// The rule's approval carries its receipt, naming the rule and its author.
+	claims := verified(t, e, inq, c.Now(), inq.ToolCall.Arguments)
+	if claims.Decision != "approve" || claims.Tool != "deploy" || len(claims.DecidedBy) != 1 ||
+		claims.DecidedBy[0] != (receipt.Decider{Name: "rule:" + r.ID, Rule: r.ID, Author: "alice"}) {
+		t.Fatalf("receipt claims = %+v", claims)
+	}
 	stored, err := e.Inquiry(ctx, admin, inq.ID)
-	if err != nil || stored.Status != hitl.StatusResponded || stored.Rule == nil || stored.Rule.Author != "alice" {
+	if err != nil || stored.Status != hitl.StatusResponded || stored.Rule == nil || stored.Rule.Author != "alice" || stored.Receipt != inq.Receipt {
 		t.Fatalf("stored = %+v, %v", stored, err)
 	}
 	got, err := e.Wait(ctx, agent, inq.ID, time.Minute)

@@ -40,6 +40,9 @@ func TestRulesOverHTTP(t *testing.T) {
 	if asked.status != http.StatusCreated || asked.body["status"] != "responded" || asked.body["responded_by"] != "rule:"+id {
 		t.Fatalf("ask: %d %s", asked.status, asked.text)
 	}
+	if rcpt, _ := asked.body["receipt"].(string); rcpt == "" {
+		t.Fatalf("no receipt on the rule's approval: %s", asked.text)
+	}
 	if ref, _ := asked.body["rule"].(map[string]any); ref["id"] != id || ref["author"] != "alice" {
 		t.Fatalf("rule of the answer: %s", asked.text)
 	}
