@@ -143,7 +143,7 @@ type Engine struct {
 	rules      ruleCache    // engine/rules.go
 	// ruleMaxValid is the longest a standing approval may last (0: the default).
 	ruleMaxValid time.Duration
-	hub        *fanout.Hub
+	hub          *fanout.Hub
 	// follower reads the event log for the streams, and on a shared store for the other
 	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
 	follower     *fanout.Follower
