@@ -23,9 +23,29 @@ const (
 	DefaultRuleMaxValidity   = 7 * 24 * time.Hour
 )
 
-// Rule is a standing approval.
+// Rule is a standing approval: its scope, expiry and mode as asked (RuleRequest), and who
+// made it when.
 type Rule struct {
 	ID string `json:"id"`
+	RuleRequest
+	// Author is the person whose approval the rule gives; Approvers how many people made it
+	// (1 today; a quorum's voters who ask for it together, later): a rule approves no inquiry
+	// that needs more approvals than that.
+	Author    string     `json:"author"`
+	Approvers int        `json:"approvers"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	RevokedBy string     `json:"revoked_by,omitempty"`
+	// Matched counts the inquiries it approved (or, in shadow mode, would have) on this node
+	// since it started; it is not stored.
+	Matched int64 `json:"matched"`
+}
+
+// ActiveAt tells whether the rule approves at t: not revoked, not expired.
+func (r *Rule) ActiveAt(t time.Time) bool { return r.RevokedAt == nil && t.Before(r.ExpiresAt) }
+
+// RuleRequest is the body of POST /v1/rules: what a rule approves, until when, and how.
+type RuleRequest struct {
 	// Tool or Template (exactly one) is what it approves: tool calls of that name, or the
 	// approvals made from that template.
 	Tool     string `json:"tool,omitempty"`
@@ -40,31 +60,6 @@ type Rule struct {
 	ExpiresAt  time.Time       `json:"expires_at"`
 	// Shadow rules approve nothing: they record inquiry.rule_matched, "would have approved".
 	Shadow bool `json:"shadow"`
-	// Author is the person whose approval the rule gives; Approvers how many people made it
-	// (a quorum's voters who asked for it; 1 otherwise): a rule approves no inquiry that needs
-	// more approvals than that.
-	Author    string     `json:"author"`
-	Approvers int        `json:"approvers"`
-	CreatedAt time.Time  `json:"created_at"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-	RevokedBy string     `json:"revoked_by,omitempty"`
-	// Matched counts the inquiries it approved (or, in shadow mode, would have) on this node
-	// since it started; it is not stored.
-	Matched int64 `json:"matched"`
-}
-
-// ActiveAt tells whether the rule approves at t: not revoked, not expired.
-func (r *Rule) ActiveAt(t time.Time) bool { return r.RevokedAt == nil && t.Before(r.ExpiresAt) }
-
-// RuleRequest is the body of POST /v1/rules.
-type RuleRequest struct {
-	Tool       string          `json:"tool,omitempty"`
-	Template   string          `json:"template,omitempty"`
-	Agent      string          `json:"agent,omitempty"`
-	ArgsSchema json.RawMessage `json:"args_schema,omitempty"`
-	Args       json.RawMessage `json:"args,omitempty"`
-	ExpiresAt  time.Time       `json:"expires_at"`
-	Shadow     bool            `json:"shadow"`
 }
 
 // RuleRef is, on an inquiry a rule answered, which rule and whose approval it gave.

@@ -269,7 +269,7 @@ func (e *Engine) checkRuleRequest(req *hitl.RuleRequest, now time.Time) (*compil
 	case req.ExpiresAt.After(now.Add(max)):
 		bad.add("/expires_at", "is beyond the longest a rule may last, %s (until %s)", max, now.Add(max).UTC().Format(time.RFC3339))
 	}
-	r := &hitl.Rule{Tool: req.Tool, Template: req.Template, Agent: req.Agent, ExpiresAt: hitl.UTC(req.ExpiresAt), Shadow: req.Shadow}
+	r := &hitl.Rule{RuleRequest: hitl.RuleRequest{Tool: req.Tool, Template: req.Template, Agent: req.Agent, ExpiresAt: hitl.UTC(req.ExpiresAt), Shadow: req.Shadow}}
 	if len(req.ArgsSchema) > 0 && string(req.ArgsSchema) != "null" {
 		if _, err := schema.Compile(req.ArgsSchema); err != nil {
 			bad.add("/args_schema", "is not a JSON Schema hitl can use: %s", hitl.ErrorMessage(err))
@@ -401,7 +401,7 @@ func (e *Engine) allowRequested(cur *hitl.Inquiry, by string, req *hitl.Response
 	case (cur.ToolCall == nil || !cur.HasDecisions()) && cur.Template == "":
 		return nil, invalidAllow("/allow_for", "a rule approves tool calls or a template's approvals, and inquiry %d is neither", cur.ID)
 	}
-	r := &hitl.Rule{Agent: cur.CreatedBy, ExpiresAt: now.Add(d), Author: by, Approvers: 1, CreatedAt: now}
+	r := &hitl.Rule{RuleRequest: hitl.RuleRequest{Agent: cur.CreatedBy, ExpiresAt: now.Add(d)}, Author: by, Approvers: 1, CreatedAt: now}
 	if cur.ToolCall != nil && cur.HasDecisions() {
 		r.Tool = cur.ToolCall.Name
 	} else {

@@ -18,9 +18,9 @@ func testRules(t *testing.T, s hitl.Store) {
 		t.Fatalf("rules of an empty store: %+v", list)
 	}
 	insert := func(r *hitl.Rule) error { return s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertRule(r) }) }
-	second := &hitl.Rule{ID: "rule_b", Template: "release", Author: "ada", Approvers: 2, CreatedAt: base.Add(60e9), ExpiresAt: base.Add(3600e9)}
-	first := &hitl.Rule{ID: "rule_a", Tool: "deploy", Agent: "bot", Args: json.RawMessage(`{"env":"staging"}`),
-		ArgsSchema: json.RawMessage(`{"type":"object"}`), Shadow: true, Author: "bob", Approvers: 1, CreatedAt: base, ExpiresAt: base.Add(3600e9), Matched: 7}
+	second := &hitl.Rule{ID: "rule_b", RuleRequest: hitl.RuleRequest{Template: "release", ExpiresAt: base.Add(3600e9)}, Author: "ada", Approvers: 2, CreatedAt: base.Add(60e9)}
+	first := &hitl.Rule{ID: "rule_a", RuleRequest: hitl.RuleRequest{Tool: "deploy", Agent: "bot", Args: json.RawMessage(`{"env":"staging"}`),
+		ArgsSchema: json.RawMessage(`{"type":"object"}`), Shadow: true, ExpiresAt: base.Add(3600e9)}, Author: "bob", Approvers: 1, CreatedAt: base, Matched: 7}
 	must(t, insert(second))
 	must(t, insert(first))
 	if err := insert(first); hitl.ErrorCode(err) != hitl.EConflict {
