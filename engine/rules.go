@@ -242,10 +242,10 @@ func (e *Engine) ruleApplied(r *compiledRule) {
 }
 
 // ruleMatch is the data of inquiry.rule_matched: the inquiry, and the rule that would have
-// approved it.
+// approved it (matched_rule: "rule" is the inquiry's own member, which only an answer sets).
 type ruleMatch struct {
 	*hitl.Inquiry
-	Rule hitl.RuleRef `json:"rule"`
+	MatchedRule hitl.RuleRef `json:"matched_rule"`
 }
 
 // checkRuleRequest checks a rule request and compiles the rule it asks for.

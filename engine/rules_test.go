@@ -95,6 +95,9 @@ func TestRuleApprovesAtCreationUntilItExpires(t *testing.T) {
 		t.Fatalf("events = %v", types)
 	}
 
+	if _, err := e.VerifyAudit(ctx); err != nil { // the stored inquiry is what its last event says
+		t.Fatal(err)
+	}
 	if other := create(t, e, deployCall("production")); other.Status != hitl.StatusPending {
 		t.Fatalf("production: %s, want pending (the rule covers staging only)", other.Status)
 	}
@@ -184,10 +187,13 @@ func TestShadowRuleAnswersNothing(t *testing.T) {
 	for _, ev := range evs {
 		if ev.Type == hitl.EventInquiryRuleMatched {
 			var d struct {
-				Rule hitl.RuleRef `json:"rule"`
+				Rule hitl.RuleRef `json:"matched_rule"`
 			}
 			if json.Unmarshal(ev.Data, &d) != nil || d.Rule.ID != r.ID || *ev.InquiryID != inq.ID {
 				t.Fatalf("rule_matched = %s", ev.Data)
+			}
+			if _, err := e.VerifyAudit(ctx); err != nil {
+				t.Fatal(err)
 			}
 			return
 		}
