@@ -99,7 +99,10 @@ type Inquiry struct {
 	RelayedBy *string `json:"relayed_by,omitempty"`
 	// OnBehalfOf is the absent person RespondedBy answered for, as their delegate (see
 	// Absence), nil when RespondedBy answered as themself.
-	OnBehalfOf   *string    `json:"on_behalf_of,omitempty"`
+	OnBehalfOf *string `json:"on_behalf_of,omitempty"`
+	// Rule is the standing approval that answered the inquiry when it was created (then
+	// RespondedBy is "rule:<id>"), nil otherwise.
+	Rule         *RuleRef   `json:"rule,omitempty"`
 	RespondedAt  *time.Time `json:"responded_at"`
 	Comment      *string    `json:"comment"`
 	CancelReason *string    `json:"cancel_reason"`
@@ -323,6 +326,10 @@ type ResponseRequest struct {
 	// themself, or, when the answerer is not assigned the inquiry but delegate of someone who
 	// is, for that person.
 	OnBehalfOf string `json:"on_behalf_of,omitempty"`
+	// AllowFor, on an approval, makes a standing approval rule for that long ("8h"): see
+	// docs/rules.md. AllowArgs says what arguments it approves: "exact" (the default) or "any".
+	AllowFor  string `json:"allow_for,omitempty"`
+	AllowArgs string `json:"allow_args,omitempty"`
 	// RespondedBy names the person whose answer the caller carries, for adapters whose
 	// protocol says who answered (OpenIntent's responded_by); "" or the caller's own name:
 	// the caller answers. Naming another person needs the relay or admin role.

@@ -105,6 +105,8 @@ type Store interface {
 	Groups(ctx context.Context) ([]*Group, error)
 	// Absences lists every stored absence, ended or not, by person.
 	Absences(ctx context.Context) ([]*Absence, error)
+	// Rules lists every stored rule, revoked and expired ones too, oldest first.
+	Rules(ctx context.Context) ([]*Rule, error)
 	// ChatWebhook returns one chat webhook (ENotFound); ChatWebhooks lists them oldest first.
 	ChatWebhook(ctx context.Context, id string) (*ChatWebhook, error)
 	ChatWebhooks(ctx context.Context) ([]*ChatWebhook, error)
@@ -268,6 +270,11 @@ type Tx interface {
 	PutAbsence(a *Absence) error
 	// DeleteAbsence removes a person's absence (ENotFound).
 	DeleteAbsence(person string) error
+	// InsertRule stores a new rule (EConflict if the ID exists).
+	InsertRule(r *Rule) error
+	// RevokeRule marks a rule revoked at r.RevokedAt by r.RevokedBy, unless it is revoked
+	// already (EConflict) or unknown (ENotFound).
+	RevokeRule(r *Rule) error
 	// InsertChatWebhook stores a chat webhook (EConflict if the ID exists).
 	InsertChatWebhook(w *ChatWebhook) error
 	// DeleteChatWebhook removes a chat webhook and its pending notifications (ENotFound);

@@ -116,6 +116,9 @@ type Options struct {
 	// ReadingWordsPerMinute is the reading speed of decision analytics' "too fast" (0:
 	// DefaultReadingWordsPerMinute; engine/analytics.go).
 	ReadingWordsPerMinute int
+	// RuleMaxValidity is the longest a standing approval rule may last (engine/rules.go;
+	// 0: hitl.DefaultRuleMaxValidity).
+	RuleMaxValidity time.Duration
 	// RetainResolved is how long ended inquiries and finished sessions are kept before
 	// retention removes them (engine/retention.go); 0 keeps them for good.
 	RetainResolved time.Duration
@@ -140,7 +143,10 @@ type Engine struct {
 	schemas    *schema.Cache
 	keys       keyCache
 	absences   absenceCache // engine/absences.go
-	hub        *fanout.Hub
+	rules      ruleCache    // engine/rules.go
+	// ruleMaxValid is the longest a standing approval may last (0: the default).
+	ruleMaxValid time.Duration
+	hub          *fanout.Hub
 	// follower reads the event log for the streams, and on a shared store for the other
 	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
 	follower     *fanout.Follower
@@ -208,6 +214,7 @@ func New(store hitl.Store, o Options) *Engine {
 		agentQuestionURL: o.AgentQuestionCallbackURL, pushBody: o.PushBody,
 		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	e.audit.key, e.secretKey = o.AuditKey, o.SecretKey
+	e.ruleMaxValid = o.RuleMaxValidity
 	e.tracer = tracing.Tracer(o.Tracer)
 	if e.source == "" {
 		e.source = "urn:hitl"
@@ -433,6 +440,10 @@ func (e *Engine) published(evs []*hitl.Event) {
 		}
 		if isAbsenceEvent(ev) {
 			e.absences.forget()
+			continue
+		}
+		if isRuleEvent(ev) {
+			e.rules.forget()
 			continue
 		}
 		inq := ev.Inquiry

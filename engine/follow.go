@@ -52,6 +52,10 @@ func (e *Engine) applyFollowed(ev *hitl.Event, at time.Time) {
 		e.signingKeyRotated(ev)
 		return
 	}
+	if isRuleEvent(ev) {
+		e.rules.forget()
+		return
+	}
 	if ev.InquiryID == nil {
 		return
 	}

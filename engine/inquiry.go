@@ -58,11 +58,17 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		}
 		return nil, false, buildErr
 	}
+	rule, err := e.ruleFor(ctx, inq) // a standing approval (engine/rules.go)
+	if err != nil {
+		return nil, false, err
+	}
 	var (
 		evs  []*hitl.Event
 		prev *hitl.Inquiry
+		made = inq
 	)
 	err = e.store.Update(ctx, func(tx hitl.Tx) error {
+		made = inq
 		evs, prev = nil, nil
 		if idempotencyKey != "" {
 			found, err := replayTx(tx, p, idempotencyKey, hash)
@@ -82,6 +88,13 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		var err error
 		if evs, err = e.insertJoining(tx, p, inq, now); err != nil {
 			return err
+		}
+		if rule != nil {
+			var ruled []*hitl.Event
+			if made, ruled, err = e.applyRule(tx, rule, inq, now); err != nil {
+				return err
+			}
+			evs = append(evs, ruled...)
 		}
 		if idempotencyKey != "" {
 			err := tx.InsertIdempotencyKey(p.Name, idempotencyKey, hash, inq.ID, now)
@@ -104,8 +117,11 @@ func (e *Engine) CreateInquiry(ctx context.Context, p *hitl.Principal, req *hitl
 		return prev, false, nil
 	}
 	e.published(evs)
+	if rule != nil {
+		e.ruleApplied(rule)
+	}
 	e.log.Debug("inquiry created", "inquiry_id", inq.ID, "session", inq.Session, "actor", p.Name)
-	return inq, true, nil
+	return made, true, nil
 }
 
 // insertInquiry stores a new inquiry in its session (created on first use) with the event
@@ -342,6 +358,9 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		req = &given
 	}
 	if cur.IsVote() {
+		if req.AllowFor != "" {
+			return nil, errVoteAllow
+		}
 		return e.respondVote(ctx, a, cur, req)
 	}
 	if cur.Status.Final() {
@@ -358,6 +377,10 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		return nil, claimedBy(cur, now)
 	}
 	response, err := e.checkResponse(ctx, cur, req)
+	if err != nil {
+		return nil, err
+	}
+	allow, err := e.allowRequested(cur, by, req, response, now) // engine/rules.go
 	if err != nil {
 		return nil, err
 	}
@@ -401,6 +424,11 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		}
 		ev, err := e.appendDecision(tx, hitl.EventInquiryResponded, out, wording.AnsweredBy(out), now)
 		evs = []*hitl.Event{ev}
+		if err != nil || allow == nil {
+			return err
+		}
+		ruled, err := insertRuleWith(tx, allow, now)
+		evs = append(evs, ruled)
 		return err
 	})
 	var final errFinal

@@ -95,7 +95,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), waitCmd(), lsCmd(), showCmd(), respondCmd(), declineCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), backupCmd(), restoreCmd(), purgeCmd(), secretsCmd(), statsCmd(), receiptCmd(), versionCmd())
+	root.AddCommand(serveCmd(), migrateCmd(), tailCmd(), askCmd(), waitCmd(), lsCmd(), showCmd(), respondCmd(), declineCmd(), claimCmd(), cancelCmd(), keysCmd(), webhooksCmd(), peopleCmd(), groupsCmd(), templatesCmd(), rulesCmd(), whoamiCmd(), mcpCmd(), benchCmd(), auditCmd(), backupCmd(), restoreCmd(), purgeCmd(), secretsCmd(), statsCmd(), receiptCmd(), versionCmd())
 	for _, group := range root.Commands() {
 		refuseUnknownSubcommands(group)
 	}

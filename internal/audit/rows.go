@@ -186,6 +186,7 @@ func fixedPart(inq *hitl.Inquiry) *hitl.Inquiry {
 	out.RespondedBy, out.RespondedByID, out.RelayedBy, out.OnBehalfOf, out.RespondedAt = nil, nil, nil, nil, nil
 	out.Comment, out.CancelReason, out.DeclinedBy, out.ResumedAt, out.UpdatedAt = nil, nil, nil, nil, time.Time{}
 	out.Receipt = "" // signed as the decision ends it
+	out.Rule = nil   // set as a standing approval answers it (engine/rules.go)
 	// Claims, votes and a chain's steps; reminders and the escalation.
 	out.Claim, out.Votes, out.CurrentStep = nil, nil, 0
 	out.NextReminderAt, out.RemindersSent, out.EscalatedAt = nil, 0, nil

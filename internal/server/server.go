@@ -114,6 +114,8 @@ type Config struct {
 	// (0: engine.DefaultReceiptValidity); ReceiptMaxValidity the most an inquiry may ask for
 	// (0: engine.DefaultReceiptMaxValidity).
 	ReceiptValidity, ReceiptMaxValidity time.Duration
+	// RuleMaxValidity is the longest a standing approval rule may last (0: 7 days).
+	RuleMaxValidity time.Duration
 	// RetainResolved is how long ended inquiries and finished sessions are kept
 	// (HITL_RETAIN_RESOLVED; 0: for good).
 	RetainResolved time.Duration
@@ -254,6 +256,9 @@ func (c *Config) Validate() error {
 	if c.ReceiptValidity < 0 || c.ReceiptMaxValidity < 0 || (c.ReceiptValidity > 0 && c.ReceiptValidity > cmp.Or(c.ReceiptMaxValidity, engine.DefaultReceiptMaxValidity)) ||
 		(c.ReceiptValidity == 0 && c.ReceiptMaxValidity > 0 && c.ReceiptMaxValidity < engine.DefaultReceiptValidity) {
 		errs = append(errs, errors.New("receipt validity (--receipt-validity, HITL_RECEIPT_VALIDITY) must be more than 0 and at most --receipt-max-validity (HITL_RECEIPT_MAX_VALIDITY)"))
+	}
+	if c.RuleMaxValidity < 0 || c.RuleMaxValidity > 365*24*time.Hour {
+		errs = append(errs, errors.New("longest rule (--rule-max-validity, HITL_RULE_MAX_VALIDITY): from 1m to 8760h, like 168h; 0 for the default, 7 days"))
 	}
 	if c.RetainResolved != 0 && (c.RetainResolved < time.Hour || c.RetainResolved > 100*365*24*time.Hour) {
 		errs = append(errs, errors.New("retention (--retain-resolved, HITL_RETAIN_RESOLVED): 0 (keep everything, the default), or from 1h to 36500d, like 90d"))
@@ -483,6 +488,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		IdempotencyTTL: cfg.IdempotencyTTL, ReadingWordsPerMinute: cfg.ReadingWordsPerMinute,
 		RetainResolved: cfg.RetainResolved,
 		ReceiptIssuer:  publicURL, ReceiptValidity: cfg.ReceiptValidity, ReceiptMaxValidity: cfg.ReceiptMaxValidity,
+		RuleMaxValidity:          cfg.RuleMaxValidity,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, PushBody: a2a.PushBody, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp, ShuttingDown: s.shuttingDown})
 	s.engine = eng
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"BrokerBacklog":           testBrokerBacklog,
 		"PeopleAndGroups":         testPeopleAndGroups,
 		"Absences":                testAbsences,
+		"Rules":                   testRules,
 		"Notifications":           testNotifications,
 		"Identities":              testIdentities,
 		"Executions":              testExecutions,

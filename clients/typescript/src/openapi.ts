@@ -8678,6 +8678,259 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the standing approval rules
+         * @description Admins see every rule, revoked and expired ones too, oldest first; people with the responder role the rules they authored. matched counts the inquiries each rule approved (or, in shadow mode, would have) on the node that answers since it started.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The rules */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rules: components["schemas"]["Rule"][];
+                        };
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Neither an admin nor a responder (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Make a standing approval rule (admins)
+         * @description The rule approves, when it is created, each new inquiry it covers: a tool call (tool) or an approval made from a template (template), asked by agent (any agent when omitted), whose arguments satisfy args_schema and hold the exact values of args, until expires_at (at most --rule-max-validity ahead). The caller is its author: it applies only to inquiries the author may answer. It never rejects, never answers a selection or an input, and never approves a quorum or a chain that needs more approvals than its approvers. With shadow true it answers nothing and records inquiry.rule_matched. Event rule.created. See docs/rules.md.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["RuleRequest"];
+                };
+            };
+            responses: {
+                /** @description The rule as stored */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Rule"];
+                    };
+                };
+                /** @description Malformed body, unknown field, or invalid field (code invalid): neither or both of tool and template, an args_schema that does not compile, args not an object, expires_at missing, passed or beyond the longest a rule may last; errors lists every problem with its JSON path. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Not an admin (forbidden). */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body did not arrive within the body read timeout (request_timeout). */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Body over the limit, refused before parsing (too_large). */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a standing approval rule
+         * @description Stops the rule at once, on every node: the next inquiry it would have covered waits for a person. Admins revoke any rule, people those they authored. Event rule.revoked.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The rule, revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Rule"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such rule, or one the caller neither authored nor may administer (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The rule is already revoked (conflict): the message says when and by whom. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inquiries/{id}/precedents": {
         parameters: {
             query?: never;
@@ -8965,6 +9218,11 @@ export interface components {
             receipt?: string;
             /** @description How long the inquiry's receipt holds, as the request gave it; absent: the server's --receipt-validity. */
             receipt_valid_for?: string;
+            /** @description The standing approval rule that answered the inquiry when it was created (responded_by is then rule:<id>); absent otherwise. */
+            rule?: {
+                id: string;
+                author: string;
+            };
         };
         InquiryRequest: {
             /** @description Required unless template is given; with a template, a prompt given here replaces the template's, taken as it is (not rendered). */
@@ -9073,6 +9331,13 @@ export interface components {
             comment?: string;
             /** @description The away person the caller answers for as their delegate (see PUT /v1/people/{name}/absence). Left out: as the caller, or, when the inquiry is not assigned to the caller but to someone away whose delegate the caller is, for that person. */
             on_behalf_of?: string;
+            /** @description With an approval: also make a standing approval rule for this long ("8h", at most --rule-max-validity), authored by the one who answers, covering the inquiry's tool (or template), asking agent and arguments (see allow_args). Not on a quorum's or chain's vote. See docs/rules.md. */
+            allow_for?: string;
+            /**
+             * @description What arguments the rule of allow_for approves: exact (the default), the same values only; any, any arguments.
+             * @enum {string}
+             */
+            allow_args?: "exact" | "any";
         };
         Session: {
             key: string;
@@ -10111,6 +10376,59 @@ export interface components {
             redeemed_at: string;
             /** @description The key's principal that redeemed it. */
             redeemed_by: string;
+        };
+        RuleRequest: {
+            /** @description The tool call's name it approves (exactly one of tool and template). */
+            tool?: string;
+            /** @description The template whose approvals it approves. */
+            template?: string;
+            /** @description The asking agent (its key's name); omitted: any agent. */
+            agent?: string;
+            /** @description A JSON Schema (2020-12) the tool call's arguments (a template approval's context) must satisfy. */
+            args_schema?: Record<string, unknown>;
+            /** @description Exact values: each member must be equal in the arguments. */
+            args?: Record<string, unknown>;
+            /**
+             * Format: date-time
+             * @description When it stops approving; at most --rule-max-validity (default 7 days) ahead.
+             */
+            expires_at: string;
+            /** @description Approve nothing; record inquiry.rule_matched, "would have approved". */
+            shadow?: boolean;
+        };
+        Rule: {
+            /** @description The tool call's name it approves (exactly one of tool and template). */
+            tool?: string;
+            /** @description The template whose approvals it approves. */
+            template?: string;
+            /** @description The asking agent (its key's name); omitted: any agent. */
+            agent?: string;
+            /** @description A JSON Schema (2020-12) the tool call's arguments (a template approval's context) must satisfy. */
+            args_schema?: Record<string, unknown>;
+            /** @description Exact values: each member must be equal in the arguments. */
+            args?: Record<string, unknown>;
+            /**
+             * Format: date-time
+             * @description When it stops approving; at most --rule-max-validity (default 7 days) ahead.
+             */
+            expires_at: string;
+            /** @description Approve nothing; record inquiry.rule_matched, "would have approved". */
+            shadow: boolean;
+            id: string;
+            /** @description Whose approval the rule gives. */
+            author: string;
+            /** @description How many people made it: it approves no quorum or chain step that needs more approvals. */
+            approvers: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was revoked; absent while it is not.
+             */
+            revoked_at?: string;
+            revoked_by?: string;
+            /** @description The inquiries it approved (or would have, in shadow mode) on this node since it started. */
+            matched: number;
         };
         /** @description An earlier answered inquiry that asked the same question. */
         Precedent: {
