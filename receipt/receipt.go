@@ -204,6 +204,14 @@ type Options struct {
 // its claims; a failure is an *Error carrying its reason.
 func Verify(token string, jwks []byte, opts Options) (*Claims, error) {
 	token = strings.TrimSpace(token)
+	// The JOSE library's own words ("go-jose/go-jose: compact JWS format must have three
+	// parts") mean nothing to whoever pasted a receipt; say what is wrong with it instead.
+	switch {
+	case token == "":
+		return nil, fail(ReasonMalformed, "the receipt is not a compact JWS hitl issued: it is empty")
+	case strings.Count(token, ".") != 2:
+		return nil, fail(ReasonMalformed, "the receipt is not a compact JWS hitl issued: it is not three parts joined by dots (header.claims.signature)")
+	}
 	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.EdDSA})
 	if err != nil {
 		return nil, fail(ReasonMalformed, "the receipt is not a compact JWS hitl issued: %v", err)

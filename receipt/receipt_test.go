@@ -143,7 +143,8 @@ func TestVerifyFailures(t *testing.T) {
 		{"tampered header", tamperedHeader, ReasonBadSignature, jwks(t, k), Options{Now: now}, "the signature does not match: the receipt was changed"},
 		{"alg none", algNone, ReasonMalformed, jwks(t, k), Options{Now: now}, ""},
 		{"another typ", wrongType, ReasonMalformed, jwks(t, k), Options{Now: now}, ""},
-		{"not a JWS", "hello", ReasonMalformed, jwks(t, k), Options{Now: now}, ""},
+		{"not a JWS", "hello", ReasonMalformed, jwks(t, k), Options{Now: now}, "the receipt is not a compact JWS hitl issued: it is not three parts joined by dots (header.claims.signature)"},
+		{"empty", " \n", ReasonMalformed, jwks(t, k), Options{Now: now}, "the receipt is not a compact JWS hitl issued: it is empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
