@@ -88,7 +88,9 @@ func receiptKeys(ctx context.Context, where string) (jwks []byte, issuer string,
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return nil, "", err
+			// %v, not %w: the dial error must not be read as "the configured server is
+			// unreachable", which names HITL_URL rather than the URL that failed.
+			return nil, "", fmt.Errorf("cannot fetch the receipt keys from %s: %v", where, err)
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {

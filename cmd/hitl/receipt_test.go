@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,16 @@ func TestReceiptVerify(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "receipt", "verify", "not-a-receipt"); code != 1 || !strings.Contains(stderr, "(malformed): the receipt is not a compact JWS hitl issued") {
 		t.Fatalf("a token that is no receipt: %d %q", code, stderr)
+	}
+	// A --jwks URL nobody answers is named as itself, not as the configured server.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nowhere := "http://" + l.Addr().String() + "/.well-known/jwks.json"
+	l.Close()
+	if code, _, stderr := cli(t, "receipt", "verify", out.Receipt, "--jwks", nowhere); code != 1 || !strings.Contains(stderr, "cannot fetch the receipt keys from "+nowhere) || strings.Contains(stderr, url) {
+		t.Fatalf("a --jwks URL nobody answers: %d %q", code, stderr)
 	}
 	for range 2 {
 		if code, _, stderr := cli(t, "keys", "rotate-signing"); code != 0 || !strings.Contains(stderr, "Receipts are signed with key ") {
