@@ -277,7 +277,14 @@ the template's fields. The prompt is then optional: given, it replaces the templ
 			sig, err := untilSignal(cmd.Context(), func(ctx context.Context) (err error) {
 				inq, err = c.Ask(ctx, &req, client.AskOptions{GiveUpAfter: c.GiveUpAfter, OnCreated: func(inq *hitl.Inquiry) {
 					asked = inq.ID
-					fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d; %s).\n", inq.ID, inq.ID, answerHint(inq))
+					if inq.Joined != nil {
+						// A joined inquiry cannot be answered itself (409): point at the one people answer.
+						primary := *inq
+						primary.ID = *inq.Joined
+						fmt.Fprintf(stderr, "Asked inquiry %d; it joined inquiry %d, which asks the same question: waiting for its answer (hitl show %d; %s).\n", inq.ID, primary.ID, primary.ID, answerHint(&primary))
+					} else {
+						fmt.Fprintf(stderr, "Asked inquiry %d; waiting for an answer (hitl show %d; %s).\n", inq.ID, inq.ID, answerHint(inq))
+					}
 					if isTerminal(stderr) {
 						stopSpinner = spinner(stderr, inq.ID, inq.TimeoutAt)
 					}
