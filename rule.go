@@ -67,3 +67,17 @@ type RuleRef struct {
 	ID     string `json:"id"`
 	Author string `json:"author"`
 }
+
+// RuleSuggestion is the standing approval the inbox offers a person who approved the same
+// thing several times in a row (GET /v1/rules/suggestions): approving with AllowFor and
+// AllowArgs makes it. Tool or Template, Agent and Args are what it would cover; Count is how
+// many identical approvals in a row it follows.
+type RuleSuggestion struct {
+	Tool      string          `json:"tool,omitempty"`
+	Template  string          `json:"template,omitempty"`
+	Agent     string          `json:"agent"`
+	Args      json.RawMessage `json:"args"`
+	Count     int             `json:"count"`
+	AllowFor  string          `json:"allow_for"`
+	AllowArgs string          `json:"allow_args"`
+}

@@ -119,6 +119,9 @@ type Options struct {
 	// RuleMaxValidity is the longest a standing approval rule may last (engine/rules.go;
 	// 0: hitl.DefaultRuleMaxValidity).
 	RuleMaxValidity time.Duration
+	// RuleSuggestAfter is how many identical approvals in a row make the inbox offer a
+	// standing approval (engine/suggestions.go); 0: never.
+	RuleSuggestAfter int
 	// RetainResolved is how long ended inquiries and finished sessions are kept before
 	// retention removes them (engine/retention.go); 0 keeps them for good.
 	RetainResolved time.Duration
@@ -146,6 +149,8 @@ type Engine struct {
 	rules      ruleCache    // engine/rules.go
 	// ruleMaxValid is the longest a standing approval may last (0: the default).
 	ruleMaxValid time.Duration
+	// ruleSuggestAfter: Options.RuleSuggestAfter.
+	ruleSuggestAfter int
 	hub          *fanout.Hub
 	// follower reads the event log for the streams, and on a shared store for the other
 	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
@@ -215,6 +220,7 @@ func New(store hitl.Store, o Options) *Engine {
 		defaultTimeout: o.DefaultTimeout, defaultFallback: o.DefaultFallbackPolicy}
 	e.audit.key, e.secretKey = o.AuditKey, o.SecretKey
 	e.ruleMaxValid = o.RuleMaxValidity
+	e.ruleSuggestAfter = o.RuleSuggestAfter
 	e.tracer = tracing.Tracer(o.Tracer)
 	if e.source == "" {
 		e.source = "urn:hitl"
