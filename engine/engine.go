@@ -151,7 +151,7 @@ type Engine struct {
 	ruleMaxValid time.Duration
 	// ruleSuggestAfter: Options.RuleSuggestAfter.
 	ruleSuggestAfter int
-	hub          *fanout.Hub
+	hub              *fanout.Hub
 	// follower reads the event log for the streams, and on a shared store for the other
 	// nodes' changes; lastLocalSeq is the newest seq committed by this node.
 	follower     *fanout.Follower

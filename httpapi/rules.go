@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/httpwire"
@@ -36,4 +37,18 @@ func (s *Server) revokeRule(w http.ResponseWriter, r *http.Request, p *hitl.Prin
 		return err
 	}
 	return httpwire.WriteJSON(w, http.StatusOK, rule)
+}
+
+// ruleSuggestion is the standing approval the caller may make while answering the inquiry
+// (engine/suggestions.go): {"suggestion": null} when there is none.
+func (s *Server) ruleSuggestion(w http.ResponseWriter, r *http.Request, p *hitl.Principal) error {
+	id, err := strconv.ParseInt(r.URL.Query().Get("inquiry"), 10, 64)
+	if err != nil || id <= 0 {
+		return hitl.Errorf(hitl.EInvalid, "inquiry must be the id of the inquiry being answered, like ?inquiry=42")
+	}
+	sug, err := s.engine.RuleSuggestion(r.Context(), p, id)
+	if err != nil {
+		return err
+	}
+	return httpwire.WriteJSON(w, http.StatusOK, map[string]any{"suggestion": sug})
 }

@@ -184,6 +184,7 @@ func (s *Server) ownRoutes() []httpwire.Route {
 		{Method: "POST", Path: "/v1/rules", Handle: s.createRule},
 		{Method: "GET", Path: "/v1/rules", Query: noQuery, Handle: s.listRules},
 		{Method: "DELETE", Path: "/v1/rules/{id}", Handle: s.revokeRule},
+		{Method: "GET", Path: "/v1/rules/suggestions", Query: []string{"inquiry"}, Handle: s.ruleSuggestion},
 		{Method: "PUT", Path: "/v1/groups/{name}", Handle: s.putGroup},
 		{Method: "GET", Path: "/v1/groups", Query: noQuery, Handle: s.listGroups},
 		{Method: "GET", Path: "/v1/groups/{name}", Handle: s.getGroup},

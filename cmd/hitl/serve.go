@@ -133,6 +133,7 @@ on this machine work with no set-up.`,
 	durationVar(f, &w.RetryMax, "webhook-retry-max", env.duration("HITL_WEBHOOK_RETRY_MAX", notify.DefaultRetryMax), "longest wait between two attempts (HITL_WEBHOOK_RETRY_MAX)")
 	durationVar(f, &w.RetryFor, "webhook-retry-for", env.duration("HITL_WEBHOOK_RETRY_FOR", notify.DefaultRetryFor), "how long a delivery is retried before it is marked failed (HITL_WEBHOOK_RETRY_FOR)")
 	durationVar(f, &cfg.RuleMaxValidity, "rule-max-validity", env.duration("HITL_RULE_MAX_VALIDITY", 7*24*time.Hour), "the longest a standing approval rule may last (docs/rules.md) (HITL_RULE_MAX_VALIDITY)")
+	f.IntVar(&cfg.RuleSuggestAfter, "rule-suggest-after", env.int("HITL_RULE_SUGGEST_AFTER", 5), "after this many identical approvals in a row, the inbox offers to make them a standing approval (docs/rules.md); 0: never (HITL_RULE_SUGGEST_AFTER)")
 	durationVar(f, &cfg.IdempotencyTTL, "idempotency-ttl", env.duration("HITL_IDEMPOTENCY_TTL", 24*time.Hour), "how long an Idempotency-Key replays the inquiry it created; older keys are removed (HITL_IDEMPOTENCY_TTL)")
 	env.parse("HITL_RECEIPT_VALIDITY", func(v string) (err error) { cfg.ReceiptValidity, err = parseLongDuration(v); return err })
 	f.Var(longDuration{&cfg.ReceiptValidity}, "receipt-validity", "how long a decision receipt holds when the inquiry gives no receipt_valid_for, like 2h; default 1h (HITL_RECEIPT_VALIDITY)")

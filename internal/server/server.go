@@ -116,6 +116,9 @@ type Config struct {
 	ReceiptValidity, ReceiptMaxValidity time.Duration
 	// RuleMaxValidity is the longest a standing approval rule may last (0: 7 days).
 	RuleMaxValidity time.Duration
+	// RuleSuggestAfter is how many identical approvals in a row make the inbox offer a
+	// standing approval (0: never).
+	RuleSuggestAfter int
 	// RetainResolved is how long ended inquiries and finished sessions are kept
 	// (HITL_RETAIN_RESOLVED; 0: for good).
 	RetainResolved time.Duration
@@ -259,6 +262,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RuleMaxValidity < 0 || c.RuleMaxValidity > 365*24*time.Hour {
 		errs = append(errs, errors.New("longest rule (--rule-max-validity, HITL_RULE_MAX_VALIDITY): from 1m to 8760h, like 168h; 0 for the default, 7 days"))
+	}
+	if c.RuleSuggestAfter < 0 || c.RuleSuggestAfter > 100 {
+		errs = append(errs, errors.New("rule suggestions (--rule-suggest-after, HITL_RULE_SUGGEST_AFTER): from 1 to 100 identical approvals in a row, like 5; 0 for none"))
 	}
 	if c.RetainResolved != 0 && (c.RetainResolved < time.Hour || c.RetainResolved > 100*365*24*time.Hour) {
 		errs = append(errs, errors.New("retention (--retain-resolved, HITL_RETAIN_RESOLVED): 0 (keep everything, the default), or from 1h to 36500d, like 90d"))
@@ -488,7 +494,7 @@ func Open(ctx context.Context, cfg Config, log *slog.Logger) (_ *Server, err err
 		IdempotencyTTL: cfg.IdempotencyTTL, ReadingWordsPerMinute: cfg.ReadingWordsPerMinute,
 		RetainResolved: cfg.RetainResolved,
 		ReceiptIssuer:  publicURL, ReceiptValidity: cfg.ReceiptValidity, ReceiptMaxValidity: cfg.ReceiptMaxValidity,
-		RuleMaxValidity:          cfg.RuleMaxValidity,
+		RuleMaxValidity: cfg.RuleMaxValidity, RuleSuggestAfter: cfg.RuleSuggestAfter,
 		AgentQuestionCallbackURL: cfg.AgentQuestionCallbackURL, PushBody: a2a.PushBody, AuditKey: auditKey, SecretKey: secretKey, Tracer: tp, ShuttingDown: s.shuttingDown})
 	s.engine = eng
 	// Before anything else writes: a database whose secrets this server cannot read is left as it is.
