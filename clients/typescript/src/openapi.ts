@@ -8931,6 +8931,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rules/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The standing approval the caller may make while answering an inquiry
+         * @description When the caller approved the inquiry's tool (or template), for the same asking agent with identical arguments, the last --rule-suggest-after times (default 5; 0 turns suggestions off), with no rejection by anyone among those answers, and no active rule covers it yet, the suggestion is the rule to make by approving with allow_for and allow_args; otherwise null. Only for a pending approval the caller may answer. See docs/rules.md.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The id of the inquiry being answered. */
+                    inquiry: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The suggestion, or null */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            suggestion: components["schemas"]["RuleSuggestion"] | null;
+                        };
+                    };
+                };
+                /** @description inquiry is missing or not an inquiry id, or an unknown query parameter (invalid). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No or bad credentials (unauthorized). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such inquiry, or one the caller may not see (not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests (rate_limited): either too many failed authentications from this client address (the credentials were not checked), or the caller's key is over its rate limit (--rate-limit). Retry-After says in how many whole seconds to try again. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Internal error; no internals are shown. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inquiries/{id}/precedents": {
         parameters: {
             query?: never;
@@ -10490,6 +10579,26 @@ export interface components {
             by_tool: components["schemas"]["DecisionFigures"][];
             /** @description By the template it was made from. */
             by_template: components["schemas"]["DecisionFigures"][];
+        };
+        /** @description A standing approval the inbox offers a person who approved the same thing several times in a row: approving the inquiry with allow_for and allow_args makes it. tool or template, agent and args are what it would cover. */
+        RuleSuggestion: {
+            /** @description The tool call's name (tool calls). */
+            tool?: string;
+            /** @description The template's name (a template's approvals). */
+            template?: string;
+            /** @description The asking agent it would approve for. */
+            agent: string;
+            /** @description The exact arguments (a template's context) it would approve. */
+            args: Record<string, unknown>;
+            /** @description How many identical approvals in a row it follows (--rule-suggest-after). */
+            count: number;
+            /** @description What to give as the answer's allow_for, like 8h. */
+            allow_for: string;
+            /**
+             * @description What to give as the answer's allow_args.
+             * @enum {string}
+             */
+            allow_args: "exact";
         };
     };
     responses: never;
