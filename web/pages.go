@@ -172,6 +172,8 @@ type inquiryData struct {
 	Askers int
 	// Precedents: how the same question was answered before (web/precedents.go).
 	Precedents []hitl.Precedent
+	// Suggestion: the standing approval offered after identical approvals (web/suggestions.go).
+	Suggestion *suggestionView
 }
 
 // notified is one recipient reached by one channel, in words: "alice", "by email", "delivered".
@@ -268,6 +270,7 @@ func (h *Handler) showInquiry(w http.ResponseWriter, r *http.Request, status int
 	d.Notified = h.notified(r.Context(), v.Principal, d.Inquiry.ID)
 	h.addApprovals(r.Context(), v.Principal, d, v.CSRF)
 	h.addPrecedents(r.Context(), v.Principal, d)
+	h.addSuggestion(r.Context(), v.Principal, d)
 	d.Audit = h.auditLine(r.Context(), d.Inquiry.ID)
 	d.Askers, _ = h.engine.Askers(r.Context(), d.Inquiry) // a line of the page; it shows without it
 	l := &layout{Viewer: v, Title: short(d.Inquiry.Prompt, 60), Stream: fmt.Sprintf("inquiry_id=%d", d.Inquiry.ID), Seq: seq}
@@ -326,6 +329,11 @@ func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, 
 		return http.StatusOK, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, nil)) // the changes, shown before sending
 	}
 	req, errs := readAnswer(inq, r.PostForm)
+	// A standing approval asked with the answer (docs/rules.md), which the engine checks; only
+	// signed in: a forwarded answer link is not its person's say.
+	if req != nil && to.Action == fmt.Sprintf("/inquiries/%d", inq.ID) {
+		req.AllowFor, req.AllowArgs = r.PostForm.Get("allow_for"), r.PostForm.Get("allow_args")
+	}
 	if errs != nil {
 		if req != nil && req.Response != nil {
 			// Checking is best effort: the problems already found are shown whatever happens.
