@@ -326,6 +326,7 @@ func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, 
 		return http.StatusOK, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, nil)) // the changes, shown before sending
 	}
 	req, errs := readAnswer(inq, r.PostForm)
+	readAllow(req, r.PostForm)
 	if errs != nil {
 		if req != nil && req.Response != nil {
 			// Checking is best effort: the problems already found are shown whatever happens.
