@@ -130,6 +130,11 @@ type Vote struct {
 	// OnBehalfOf is the absent person the voter voted for, as their delegate: the vote counts
 	// once, for both of them.
 	OnBehalfOf string `json:"on_behalf_of,omitempty"`
+	// AllowFor and AllowArgs are the standing approval the voter asked for with their approval
+	// (ResponseRequest.AllowFor): when the quorum approves, the approving voters who asked make
+	// one rule together, which may approve inquiries that need as many approvals (rule.go).
+	AllowFor  string `json:"allow_for,omitempty"`
+	AllowArgs string `json:"allow_args,omitempty"`
 }
 
 // Covers tells whether the vote is name's: cast by them, or for them by a delegate.

@@ -178,6 +178,8 @@ type ballot struct {
 	by, relayedBy, onBehalfOf string
 	approved                  bool
 	comment                   string
+	// allowFor, allowArgs: the standing approval the voter asks for (engine/rules.go).
+	allowFor, allowArgs string
 	// away are the absences that hold as the vote is cast: whose votes each vote spends.
 	away delegations
 }
@@ -239,7 +241,8 @@ func (e *Engine) vote(ctx context.Context, who *hitl.Principal, cur *hitl.Inquir
 		}
 		next := *fresh
 		next.UpdatedAt = now
-		v := hitl.Vote{By: b.by, Approved: b.approved, Comment: b.comment, At: now, RelayedBy: b.relayedBy, OnBehalfOf: b.onBehalfOf}
+		v := hitl.Vote{By: b.by, Approved: b.approved, Comment: b.comment, At: now, RelayedBy: b.relayedBy, OnBehalfOf: b.onBehalfOf,
+			AllowFor: b.allowFor, AllowArgs: b.allowArgs}
 		if len(next.Steps) > 0 {
 			v.Step = next.CurrentStep
 		}
@@ -363,7 +366,10 @@ func (e *Engine) decide(tx hitl.Tx, out *hitl.Inquiry, approved bool, b ballot, 
 	*out = *final
 	ev, err := e.appendDecision(tx, hitl.EventInquiryResponded, final, wording.AnsweredBy(final), now)
 	*evs = append(*evs, ev)
-	return err
+	if err != nil || !approved || len(final.Steps) > 0 {
+		return err
+	}
+	return e.quorumRule(tx, final, now, evs) // engine/rules.go
 }
 
 // Outcomes of a tally.
@@ -492,6 +498,15 @@ func (e *Engine) respondVote(ctx context.Context, a answering, cur *hitl.Inquiry
 		return nil, err
 	}
 	b.onBehalfOf = a.onBehalfOf
+	if req.AllowFor != "" || req.AllowArgs != "" {
+		if len(cur.Steps) > 0 {
+			return nil, errChainAllow
+		}
+		if _, err := e.allowRequested(cur, by, req, response, e.clock()); err != nil {
+			return nil, err
+		}
+		b.allowFor, b.allowArgs = req.AllowFor, req.AllowArgs
+	}
 	list, err := e.absenceList(ctx)
 	if err != nil {
 		return nil, err

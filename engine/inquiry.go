@@ -358,9 +358,6 @@ func (e *Engine) Respond(ctx context.Context, p *hitl.Principal, id int64, req *
 		req = &given
 	}
 	if cur.IsVote() {
-		if req.AllowFor != "" {
-			return nil, errVoteAllow
-		}
 		return e.respondVote(ctx, a, cur, req)
 	}
 	if cur.Status.Final() {

@@ -423,9 +423,51 @@ func (e *Engine) allowRequested(cur *hitl.Inquiry, by string, req *hitl.Response
 	return r, nil
 }
 
-// errVoteAllow refuses allow_for on a vote: a rule that approves what needs several people
-// must be made by as many, which votes do not do yet.
-var errVoteAllow = invalidAllow("/allow_for", "a quorum's or a chain's vote cannot make a standing approval; an admin can (POST /v1/rules)")
+// errChainAllow refuses allow_for on a chain's vote: its steps are different people's
+// decisions, one after the other, which one rule cannot stand for.
+var errChainAllow = invalidAllow("/allow_for", "a chain's vote cannot make a standing approval; an admin can (POST /v1/rules)")
+
+// quorumRule makes the standing approval that the approving voters of a quorum asked for
+// with their votes (allow_for), in the transaction of the quorum's verdict: one rule, made by
+// as many people as asked for it (its approvers), so that it may approve inquiries that need
+// that many approvals and no more (see covers). It lasts the shortest time any of them asked
+// for, and keeps the exact arguments unless every one of them asked for any. Its author is
+// the first of them; the votes of the verdict, which the rule.created event follows, name
+// the others.
+func (e *Engine) quorumRule(tx hitl.Tx, inq *hitl.Inquiry, now time.Time, evs *[]*hitl.Event) error {
+	var (
+		asked    []string
+		shortest time.Duration
+		req      = hitl.ResponseRequest{AllowArgs: "any"}
+	)
+	for _, v := range inq.Votes {
+		if !v.Approved || v.AllowFor == "" {
+			continue
+		}
+		secs, err := hitl.ParseDuration(v.AllowFor)
+		if err != nil { // checked when the vote was cast
+			continue
+		}
+		if d := time.Duration(secs) * time.Second; len(asked) == 0 || d < shortest {
+			shortest, req.AllowFor = d, v.AllowFor
+		}
+		if v.AllowArgs != "any" {
+			req.AllowArgs = "exact"
+		}
+		asked = append(asked, v.By)
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	r, err := e.allowRequested(inq, asked[0], &req, json.RawMessage(`{"approved":true}`), now)
+	if err != nil {
+		return err
+	}
+	r.Approvers = len(asked)
+	ev, err := insertRuleWith(tx, r, now)
+	*evs = append(*evs, ev)
+	return err
+}
 
 func invalidAllow(path, format string, args ...any) error {
 	var bad problems

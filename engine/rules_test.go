@@ -289,8 +289,58 @@ func TestApprovingWithAllowForMakesTheRule(t *testing.T) {
 		t.Fatalf("other arguments: %s", other.Status)
 	}
 	release(t, e, c)
-	vote := create(t, e, &hitl.InquiryRequest{Template: "release", AssignedTo: []string{"alice", "bob"}, Quorum: &hitl.Quorum{Required: 2}})
-	if _, err := e.Respond(ctx, responder("bob"), vote.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`), AllowFor: "1h"}); hitl.ErrorCode(err) != hitl.EInvalid {
-		t.Fatalf("a vote with allow_for: %v, want invalid", err)
+	chain := create(t, e, &hitl.InquiryRequest{Template: "release", Steps: []hitl.ApprovalStep{{AssignedTo: []string{"alice"}}, {AssignedTo: []string{"bob"}}}})
+	if _, err := e.Respond(ctx, responder("alice"), chain.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`), AllowFor: "1h"}); hitl.ErrorCode(err) != hitl.EInvalid {
+		t.Fatalf("a chain's vote with allow_for: %v, want invalid", err)
+	}
+}
+
+// TestAQuorumMakesARuleTogether: the approving voters of a quorum who asked for a standing
+// approval make one rule together, with as many approvers, lasting the shortest time asked;
+// it approves the next inquiry that needs that many approvals, not one that needs more.
+func TestAQuorumMakesARuleTogether(t *testing.T) {
+	e, c := ruled(t)
+	keys(t, e, nil, "carol")
+	if _, _, err := e.PutTemplate(ctx, admin, "rollout", &hitl.TemplateRequest{InquiryRequest: hitl.InquiryRequest{Prompt: "Roll out?", RequestType: hitl.RequestApproval}}); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(required int) *hitl.Inquiry {
+		return create(t, e, &hitl.InquiryRequest{Template: "rollout", AssignedTo: []string{"alice", "bob", "carol"}, Quorum: &hitl.Quorum{Required: required}})
+	}
+	first := ask(2)
+	for name, allowFor := range map[string]string{"alice": "8h", "bob": "2h"} {
+		if _, err := e.Respond(ctx, responder(name), first.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`), AllowFor: allowFor, AllowArgs: "any"}); err != nil {
+			t.Fatalf("%s's vote: %v", name, err)
+		}
+	}
+	rules, err := e.Rules(ctx, admin)
+	if err != nil || len(rules) != 1 {
+		t.Fatalf("rules after the verdict: %+v, %v", rules, err)
+	}
+	r := rules[0]
+	if r.Template != "rollout" || r.Approvers != 2 || !r.ExpiresAt.Equal(c.Now().Add(2*time.Hour)) || (r.Author != "alice" && r.Author != "bob") {
+		t.Fatalf("the quorum's rule = %+v", r)
+	}
+	if next := ask(2); next.Status != hitl.StatusResponded || next.Rule == nil || next.Rule.ID != r.ID || next.Receipt == "" {
+		t.Fatalf("an inquiry needing two approvals: %s %+v", next.Status, next.Rule)
+	}
+	if more := ask(3); more.Status != hitl.StatusPending {
+		t.Fatalf("an inquiry needing three approvals: %s, want pending", more.Status)
+	}
+	// Once it is revoked, a quorum whose voters did not ask makes none.
+	if _, err := e.RevokeRule(ctx, admin, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	plain := ask(2)
+	for _, name := range []string{"alice", "carol"} {
+		if _, err := e.Respond(ctx, responder(name), plain.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`)}); err != nil {
+			t.Fatalf("%s's vote: %v", name, err)
+		}
+	}
+	if got, err := e.Inquiry(ctx, admin, plain.ID); err != nil || got.Status != hitl.StatusResponded {
+		t.Fatalf("the plain quorum: %v, %v", got, err)
+	}
+	if rules, _ := e.Rules(ctx, admin); len(rules) != 1 {
+		t.Fatalf("%d rules after a quorum that asked for none", len(rules))
 	}
 }

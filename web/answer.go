@@ -32,6 +32,7 @@ type answerForm struct {
 	Decision *decisionForm
 	Selected []string
 	Comment  string
+	Allow    *allowChoice // nil: the form does not offer to approve the same again
 	// Errors by the path of their field; Other are those with no field to stand beside.
 	Errors map[string]string
 	Other  []string
@@ -88,6 +89,7 @@ func newAnswerForm(inq *hitl.Inquiry, to formTarget, entered url.Values, errs []
 	case formDecision:
 		newDecisionForm(f, inq, entered, &n, known)
 	}
+	f.Allow = newAllowChoice(inq, to, entered, known)
 	for _, e := range errs {
 		path := e.Path
 		if path == "/response" {

@@ -329,11 +329,7 @@ func (h *Handler) submit(r *http.Request, p *hitl.Principal, inq *hitl.Inquiry, 
 		return http.StatusOK, h.newInquiryData(p, inq, newAnswerForm(inq, to, r.PostForm, nil)) // the changes, shown before sending
 	}
 	req, errs := readAnswer(inq, r.PostForm)
-	// A standing approval asked with the answer (docs/rules.md), which the engine checks; only
-	// signed in: a forwarded answer link is not its person's say.
-	if req != nil && to.Action == fmt.Sprintf("/inquiries/%d", inq.ID) {
-		req.AllowFor, req.AllowArgs = r.PostForm.Get("allow_for"), r.PostForm.Get("allow_args")
-	}
+	readAllow(req, r.PostForm)
 	if errs != nil {
 		if req != nil && req.Response != nil {
 			// Checking is best effort: the problems already found are shown whatever happens.

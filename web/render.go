@@ -20,7 +20,7 @@ import (
 	"github.com/hitl-dev/hitl/schema"
 )
 
-var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats", "signin-failed", "moving", "away"}
+var pageNames = []string{"login", "error", "inbox", "inquiry", "session", "link", "bulk", "stats", "signin-failed", "moving", "away", "rules"}
 
 // parsePages parses each page with the frame and the shared parts, and the functions of funcs
 // and more (those that need the handler's engine); a broken template stops the server at
@@ -131,6 +131,7 @@ var funcs = template.FuncMap{
 	"mayStats":      mayStats,
 	"canAnswer":     func(v *viewer) bool { return v != nil && engine.CanAnswer(v.Principal) },
 	"map":           pairs,
+	"allowPeriods":  func() any { return allowPeriods },
 }
 
 // instant reads a date-time a form's answer holds, nil when it is not one.

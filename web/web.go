@@ -102,6 +102,8 @@ func New(e *engine.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /away", h.signedIn(h.away))
 	h.mux.HandleFunc("POST /away", h.signedIn(h.setAway))
 	h.mux.HandleFunc("POST /away/end", h.signedIn(h.endAway))
+	h.mux.HandleFunc("GET /rules", h.signedIn(h.rules))
+	h.mux.HandleFunc("POST /rules/{id}/revoke", h.signedIn(h.revokeRule))
 	h.mux.HandleFunc("GET /a/{token}", h.linkPage)
 	h.mux.HandleFunc("POST /a/{token}", h.linkAnswer)
 	h.mountPhone()

@@ -9855,6 +9855,13 @@ export interface components {
             relayed_by?: string;
             /** @description The away person the voter voted for, as their delegate: the vote counts once, for both. */
             on_behalf_of?: string;
+            /** @description The standing approval the voter asked for with their approval (a duration like 8h): when the quorum approves, those who asked make one rule together (docs/rules.md). */
+            allow_for?: string;
+            /**
+             * @description The arguments that rule approves: exact (the default) or any.
+             * @enum {string}
+             */
+            allow_args?: "exact" | "any";
         };
         InquiryClaim: {
             by: string;
