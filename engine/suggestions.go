@@ -1,12 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/hitl-dev/hitl"
-	"github.com/hitl-dev/hitl/receipt"
 )
 
 // Rule suggestions (issue 31): a person who approved the same thing (same tool or template,
@@ -40,8 +39,8 @@ func (e *Engine) RuleSuggestion(ctx context.Context, p *hitl.Principal, id int64
 	default:
 		return nil, nil // nothing a rule approves (engine/rules.go allowRequested)
 	}
-	args, err := receipt.Canonical(s.Args)
-	if err != nil || !bytes.HasPrefix(args, []byte("{")) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(s.Args, &members) != nil || members == nil {
 		return nil, nil // exact values need an object
 	}
 	covered, err := e.ruleCovers(ctx, inq)
@@ -54,7 +53,7 @@ func (e *Engine) RuleSuggestion(ctx context.Context, p *hitl.Principal, id int64
 		return nil, err
 	}
 	for _, x := range past {
-		if !sameScope(s, x, args) || x.RespondedBy == nil || strings.HasPrefix(*x.RespondedBy, hitl.RuleResponderPrefix) {
+		if !sameScope(s, x) || x.RespondedBy == nil || strings.HasPrefix(*x.RespondedBy, hitl.RuleResponderPrefix) {
 			continue
 		}
 		if !approves(x.Response) {
@@ -70,8 +69,8 @@ func (e *Engine) RuleSuggestion(ctx context.Context, p *hitl.Principal, id int64
 }
 
 // sameScope tells whether an answered inquiry is the suggestion's tool or template with the
-// same arguments (args, canonical).
-func sameScope(s *hitl.RuleSuggestion, x *hitl.Inquiry, args []byte) bool {
+// same arguments, equal as the rule it suggests compares them (sameJSON: numbers by value).
+func sameScope(s *hitl.RuleSuggestion, x *hitl.Inquiry) bool {
 	if s.Tool != "" {
 		if x.ToolCall == nil || !x.HasDecisions() || x.ToolCall.Name != s.Tool {
 			return false
@@ -79,8 +78,7 @@ func sameScope(s *hitl.RuleSuggestion, x *hitl.Inquiry, args []byte) bool {
 	} else if x.Template != s.Template || (x.ToolCall != nil && x.HasDecisions()) {
 		return false
 	}
-	got, err := receipt.Canonical(ruleArgs(x))
-	return err == nil && bytes.Equal(got, args)
+	return sameJSON(ruleArgs(x), s.Args)
 }
 
 // ruleCovers tells whether an active rule (not a shadow) covers the inquiry already.
