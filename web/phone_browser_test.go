@@ -171,6 +171,7 @@ func TestPhoneInABrowser(t *testing.T) {
 	// Offline: an open page says so when the device loses its network; once the server is
 	// gone, the app opens and says so.
 	do(t, ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#tabs")))
+	waitText(t, ctx, "#live", "Live") // the page's script runs and follows the stream before the network goes
 	if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
 		t.Fatal(err)
 	}

@@ -292,6 +292,9 @@
   if (!filter || !window.EventSource) return;
   var status = document.getElementById('live');
   function say(text, state) {
+    // While the device is offline, the offline note above stands: the stream's own failure
+    // ("Reconnecting…"), which may come after it, says less. Back online, the stream speaks again.
+    if (!navigator.onLine) return;
     status.hidden = false;
     status.textContent = text;
     status.dataset.state = state;
