@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl/store/internal/sqlstore"
 )
@@ -29,13 +31,26 @@ var dialect = &sqlstore.Dialect{
 	ScanNullTime: func(t **time.Time) any {
 		return microsDest{func(us int64) { u := fromMicros(us); *t = &u }, func() error { *t = nil; return nil }}
 	},
-	ScanList:   func(l *[]string) any { return jsonDest{l} },
-	Like:       "LIKE",
-	Searchable: func(prompt string) string { return prompt },
+	ScanList:      func(l *[]string) any { return jsonDest{l} },
+	Like:          "LIKE",
+	Searchable:    func(prompt string) string { return prompt },
+	IndexedSearch: indexedSearch,
 	// The largest integer: where inquiries without a deadline sort after every deadline.
 	Latest:       "9223372036854775807",
 	SessionOrder: "s.rowid",
 	Err:          dbError,
+}
+
+// indexedSearch finds a text of three characters or more in the index of every three
+// characters of each prompt (migration 32), case folded as the trigram tokenizer folds it,
+// as one phrase: its characters in a row, which is the text as a substring. A shorter text
+// holds no three characters to look up: the LIKE scan finds it.
+func indexedSearch(w *sqlstore.Where, text string) string {
+	if utf8.RuneCountInString(text) < 3 {
+		return ""
+	}
+	phrase := `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
+	return "i.id IN (SELECT rowid FROM inquiry_search WHERE inquiry_search MATCH " + w.Arg(phrase) + ")"
 }
 
 var errNullTime = errors.New("a time column is NULL")

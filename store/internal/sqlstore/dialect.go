@@ -36,6 +36,11 @@ type Dialect struct {
 	// column keeps it.
 	Like       string
 	Searchable func(prompt string) string
+	// IndexedSearch, when the store has one, is the condition on inquiries (alias i) that
+	// their prompt holds text (as Searchable keeps it), read from the store's own index of
+	// prompts, whose arguments it adds to w; "" for a text that index cannot find, which the
+	// Like scan then finds.
+	IndexedSearch func(w *Where, text string) string
 	// Latest is, in SQL, a time after every other: where a deadline of none sorts.
 	Latest string
 	// SessionOrder is the column (alias s) that orders sessions as they were created.

@@ -68,7 +68,14 @@ func (d *Dialect) InquiryWhere(f hitl.InquiryFilter) *Where {
 	if f.Text != "" {
 		// The prompt column, not the stored document: JSON functions refuse deep documents,
 		// and would parse each row.
-		w.Add("i.prompt " + d.Like + " " + w.Arg(likePattern(d.Searchable(f.Text))) + ` ESCAPE '\'`)
+		cond, text := "", d.Searchable(f.Text)
+		if d.IndexedSearch != nil {
+			cond = d.IndexedSearch(w, text)
+		}
+		if cond == "" {
+			cond = "i.prompt " + d.Like + " " + w.Arg(likePattern(text)) + ` ESCAPE '\'`
+		}
+		w.Add(cond)
 	}
 	if len(f.AssignedTo) > 0 {
 		w.Add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND " + d.False("a.earlier") + " AND a.assignee " + w.In(f.AssignedTo) + ")")
