@@ -180,7 +180,9 @@ func (c *Client) Inquiry(ctx context.Context, id int64) (*hitl.Inquiry, error) {
 type ListOptions struct {
 	Status, Session, Origin, RequestType, CreatedBy string
 	// Execution lists the inquiries of one workflow execution.
-	Execution  string
+	Execution string
+	// Text lists the inquiries whose prompt holds it, in any case (q).
+	Text       string
 	AssignedTo []string
 	Metadata   map[string]string
 	Cursor     string
@@ -200,6 +202,7 @@ func (o ListOptions) query() string {
 	set("origin", o.Origin)
 	set("request_type", o.RequestType)
 	set("created_by", o.CreatedBy)
+	set("q", o.Text)
 	set("cursor", o.Cursor)
 	for _, a := range o.AssignedTo {
 		q.Add("assigned_to", a)

@@ -161,6 +161,20 @@ func checkRestored(t *testing.T, r *testserver.Server, before, after held, backu
 
 	// Numbers given out after the restore.
 	now := useServer(t, r, "restored", 3)
+	// The search index came with the backup, and takes what the restored server adds.
+	for text, want := range map[string][]int64{"BEFORE, question": before.inquiries, "after, question": nil, "restored, question": now.inquiries} {
+		page, err := r.Admin.Inquiries(ctx, client.ListOptions{Text: text, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found []int64
+		for _, inq := range page.Data {
+			found = append(found, inq.ID)
+		}
+		if slices.Sort(found); !slices.Equal(found, slices.Sorted(slices.Values(want))) {
+			t.Errorf("search %q in the restored database: %v; want %v", text, found, want)
+		}
+	}
 	oldInquiries := slices.Concat(before.inquiries, after.inquiries)
 	if newest, first := slices.Max(oldInquiries), slices.Min(now.inquiries); first <= newest {
 		t.Errorf("the restored server gave out inquiry id %d; the old server had given out ids up to %d", first, newest)
