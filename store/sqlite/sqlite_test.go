@@ -14,8 +14,25 @@ import (
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) (hitl.Store, error) {
-		return sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
+		path := filepath.Join(t.TempDir(), "hitl.db")
+		t.Cleanup(func() { checkSearchIndex(t, path) })
+		return sqlite.Open(context.Background(), path)
 	})
+}
+
+// checkSearchIndex checks that the search index (migration 32) indexes each inquiry's prompt
+// as it stands, and nothing else: whatever a test wrote, removed or restored, its triggers
+// kept the index in step. A removal they missed would leave the index holding a prompt the
+// inquiries no longer do, which the integrity check finds.
+func checkSearchIndex(t *testing.T, path string) {
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("INSERT INTO inquiry_search (inquiry_search, rank) VALUES ('integrity-check', 1)"); err != nil {
+		t.Errorf("the search index is out of step with the inquiries: %v", err)
+	}
 }
 
 func TestReopenKeepsData(t *testing.T) {

@@ -132,6 +132,15 @@ func testRetention(t *testing.T, s hitl.Store) {
 			t.Errorf("inquiry %d (%s) was removed: %v", inq.ID, inq.Prompt, err)
 		}
 	}
+	// A search finds what is kept, and nothing removed.
+	var keptIDs []int64
+	for _, inq := range kept {
+		keptIDs = append(keptIDs, inq.ID)
+	}
+	slices.Reverse(keptIDs)
+	if got := list(t, s, hitl.InquiryFilter{Text: "QUESTION", Visibility: hitl.Visibility{All: true}}); !same(got, keptIDs) {
+		t.Errorf("a search after the removal found %v; want what is kept, %v", got, keptIDs)
+	}
 	if evs, err := s.Events(ctx, hitl.EventFilter{InquiryID: lateEvent.ID, Visibility: hitl.Visibility{All: true}, Limit: 10}); err != nil || len(evs) != 3 || evs[2].ID != late.ID {
 		t.Errorf("the events of an inquiry with one past Through: %v, %v", evs, err)
 	}

@@ -44,3 +44,49 @@ func testSearchBesideDeepContext(t *testing.T, s hitl.Store) {
 		t.Errorf("the deep context did not read back as written")
 	}
 }
+
+// testSearchMeaning: a search finds the inquiries whose prompt holds the text, in any case,
+// wherever it stands (in the middle of a word too), whatever characters it holds: the same
+// in every store, whether the store reads an index (three characters or more) or scans
+// every prompt (fewer).
+func testSearchMeaning(t *testing.T, s hitl.Store) {
+	prompt := func(p string) func(*hitl.Inquiry) { return func(i *hitl.Inquiry) { i.Prompt = p } }
+	billing := insert(t, s, newInquiry(1, prompt("Deploy the BILLING service?")))
+	percent := insert(t, s, newInquiry(2, prompt("Raise it by 50% for prod_eu?")))
+	prodX := insert(t, s, newInquiry(3, prompt("Raise it by 500 for prodXeu?")))
+	path := insert(t, s, newInquiry(4, prompt(`Delete C:\temp\old?`)))
+	summer := insert(t, s, newInquiry(5, prompt("Dateigröße im Sommer: été, 東京")))
+	quoted := insert(t, s, newInquiry(6, prompt(`Say "yes" or 'no'?`)))
+	all := hitl.Visibility{All: true}
+	for _, tc := range []struct {
+		text string
+		want []int64
+	}{
+		{"illin", []int64{billing.ID}},           // in the middle of a word
+		{"billing SERVICE", []int64{billing.ID}}, // any case, across words
+		{"50%", []int64{percent.ID}},             // % is itself, not any characters
+		{"%", []int64{percent.ID}},
+		{"d_eu", []int64{percent.ID}}, // _ is itself, not any one character
+		{"_", []int64{percent.ID}},
+		{`C:\temp`, []int64{path.ID}}, // \ is itself, not an escape
+		{`\`, []int64{path.ID}},
+		{`\%`, nil},
+		{"größe", []int64{summer.ID}}, // not ASCII
+		{"ÉTÉ", []int64{summer.ID}},   // not ASCII, in any case
+		{"東京", []int64{summer.ID}},    // two characters, not ASCII
+		{"京", []int64{summer.ID}},
+		{"ß", []int64{summer.ID}},
+		{`"yes"`, []int64{quoted.ID}}, // quotes are themselves
+		{`'no'`, []int64{quoted.ID}},
+		{`"`, []int64{quoted.ID}},
+		{"EU", []int64{prodX.ID, percent.ID}}, // one or two characters, in any case
+		{"Z", nil},
+		{"billing service!", nil}, // all of the text, not some of its characters
+		{"no such text", nil},
+	} {
+		f := hitl.InquiryFilter{Text: tc.text, Visibility: all}
+		if got := list(t, s, f); !same(got, tc.want) {
+			t.Errorf("text %q: got %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

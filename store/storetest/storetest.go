@@ -26,6 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) (hitl.Store, error)) {
 		"Pagination":              testPagination,
 		"TextSearchAndCount":      testTextSearchAndCount,
 		"SearchBesideDeepContext": testSearchBesideDeepContext,
+		"SearchMeaning":           testSearchMeaning,
 		"DeadlineOrder":           testDeadlineOrder,
 		"Sessions":                testSessions,
 		"SessionVersion":          testSessionVersion,
