@@ -10,18 +10,19 @@ import (
 	"github.com/hitl-dev/hitl/store/sqlite"
 )
 
+// openStore opens the store of the benchmark's database db: PostgreSQL's when it measures
+// PostgreSQL.
+func (r *run) openStore(ctx context.Context, db string) (hitl.Store, error) {
+	if r.o.DB != "" {
+		return postgres.Open(ctx, db, nil)
+	}
+	return sqlite.Open(ctx, db)
+}
+
 // auditVerify recomputes the audit chain of the server's database, as `hitl audit verify`
 // does (beside the running server), and returns the events verified per second and how many.
 func (r *run) auditVerify(ctx context.Context, db string) (float64, int64, error) {
-	var (
-		st  hitl.Store
-		err error
-	)
-	if r.o.DB != "" {
-		st, err = postgres.Open(ctx, db, nil)
-	} else {
-		st, err = sqlite.Open(ctx, db)
-	}
+	st, err := r.openStore(ctx, db)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -78,7 +78,7 @@ type Options struct {
 	OpenLoopFractions []float64
 	OpenLoopDuration  time.Duration
 	// HistorySizes are the numbers of ended inquiries a database of its own is grown through
-	// (ascending), measuring at each what grows with them (see History); SQLite only.
+	// (ascending), measuring at each what grows with them (see History).
 	HistorySizes []int
 	// HistoryOnly runs the history alone (hitl bench --history).
 	HistoryOnly bool
@@ -182,7 +182,7 @@ type Result struct {
 	// of RespondThroughputPerS, whatever the server does (see OpenLoopRate).
 	OpenLoop []OpenLoopRate `json:"open_loop"`
 	// History is what a database of many ended inquiries costs, one entry per size
-	// (Options.HistorySizes); empty on PostgreSQL.
+	// (Options.HistorySizes).
 	History []History `json:"history"`
 	// WriterCPUMicrosPerChange is the CPU time of the store's writer goroutines (SQLite has one,
 	// a PostgreSQL node two), from node 1's CPU profile of the throughput run, per change they
@@ -249,9 +249,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 20000, IdleConnTimeout: time.Minute,
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
 	if o.HistoryOnly {
-		if o.DB != "" {
-			return nil, errors.New("the history is measured on SQLite only")
-		}
 		res := &Result{CPUs: cpus(), Store: store, Nodes: nodes, FsyncsPerS: fsyncs}
 		if res.History, err = r.history(ctx, dir); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
@@ -420,7 +417,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("multiplexed waits: %w", err)
 		}
 	}
-	if len(o.HistorySizes) > 0 && o.DB == "" {
+	if len(o.HistorySizes) > 0 {
 		if res.History, err = r.history(ctx, dir); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}

@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/client"
-	"github.com/hitl-dev/hitl/store/sqlite"
+	"github.com/hitl-dev/hitl/store/postgres"
 )
 
 // A year of history. The other scenarios run on a nearly empty database; a server in use
@@ -49,9 +50,18 @@ const HistoryRequests = 200
 // historyPerson is the person whose inbox is measured.
 const historyPerson = "hist-person"
 
-// history grows one SQLite database through the sizes (ascending), measuring at each.
+// history grows one database through the sizes (ascending), measuring at each: a SQLite
+// file of its own, or on PostgreSQL a schema of its own.
 func (r *run) history(ctx context.Context, dir string) ([]History, error) {
 	db := dir + "/history.db"
+	if r.o.DB != "" {
+		url, drop, err := postgres.TempSchema(ctx, r.o.DB, "hitl_bench_history_")
+		if err != nil {
+			return nil, fmt.Errorf("a schema for the history: %w", err)
+		}
+		defer drop()
+		db = url
+	}
 	url, stop, _, err := startServer(ctx, r.o, db, dir)
 	if err != nil {
 		return nil, err
@@ -70,7 +80,7 @@ func (r *run) history(ctx context.Context, dir string) ([]History, error) {
 	have, pending := len(samples), 0
 	for _, n := range r.o.HistorySizes {
 		r.say("history: %d ended inquiries ...", n)
-		if err := CopyEndedInquiries(db, samples, n-have, have); err != nil {
+		if err := r.copyEndedInquiries(ctx, db, samples, n-have, have); err != nil {
 			return nil, err
 		}
 		have = max(have, n)
@@ -130,17 +140,16 @@ func askHistorySamples(ctx context.Context, admin *client.Client, hc *http.Clien
 	return ids, personKey.Token, nil
 }
 
-// CopyEndedInquiries adds n copies of the ended inquiries samples (ids) to the SQLite file at
-// path, round robin, each with copies of its events (in the audit chain, as AppendEvent
+// copyEndedInquiries adds n copies of the ended inquiries samples (ids) to the database db,
+// round robin, each with copies of its events (in the audit chain, as AppendEvent
 // chains them) and of its session under a key of its own. from numbers the copies, so that a
 // word of each prompt (service-K) is held by about one copy in 500. Like
 // CopyPendingInquiry it writes through the store, a few thousand to a transaction.
-func CopyEndedInquiries(path string, samples []int64, n, from int) error {
+func (r *run) copyEndedInquiries(ctx context.Context, db string, samples []int64, n, from int) error {
 	if n <= 0 {
 		return nil
 	}
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path)
+	st, err := r.openStore(ctx, db)
 	if err != nil {
 		return err
 	}
@@ -261,25 +270,46 @@ func (r *run) measureHistory(ctx context.Context, db, dir, personToken string, p
 		return h, fmt.Errorf("search: %w", err)
 	}
 	stop()
-	if info, err := os.Stat(db); err == nil {
+	if size, err := r.databaseSize(ctx, db); err == nil {
 		var n int
 		if n, err = r.inquiryCount(ctx, db); err != nil {
 			return h, err
 		}
-		h.BytesPerInquiry = round(float64(info.Size()) / float64(max(n, 1)))
+		h.BytesPerInquiry = round(float64(size) / float64(max(n, 1)))
 	}
 	h.AuditVerifyEventsPerS, h.Events, err = r.auditVerify(ctx, db)
 	return h, err
 }
 
-// inquiryCount is how many inquiries the SQLite file at db holds.
+// inquiryCount is how many inquiries the database db holds.
 func (r *run) inquiryCount(ctx context.Context, db string) (int, error) {
-	st, err := sqlite.Open(ctx, db)
+	st, err := r.openStore(ctx, db)
 	if err != nil {
 		return 0, err
 	}
 	defer st.Close()
 	return st.CountInquiries(ctx, hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}})
+}
+
+// databaseSize is the bytes the database db takes: the SQLite file, or on PostgreSQL the
+// tables of its schema with their indexes and TOAST.
+func (r *run) databaseSize(ctx context.Context, db string) (int64, error) {
+	if r.o.DB == "" {
+		info, err := os.Stat(db)
+		if err != nil {
+			return 0, err
+		}
+		return info.Size(), nil
+	}
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var size int64
+	err = conn.QueryRow(ctx, `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'm')`).Scan(&size)
+	return size, err
 }
 
 // timeRequests sends HistoryRequests requests one at a time and takes their latencies; any
