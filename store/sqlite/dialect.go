@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hitl-dev/hitl/store/internal/sqlstore"
@@ -31,26 +32,53 @@ var dialect = &sqlstore.Dialect{
 	ScanNullTime: func(t **time.Time) any {
 		return microsDest{func(us int64) { u := fromMicros(us); *t = &u }, func() error { *t = nil; return nil }}
 	},
-	ScanList:      func(l *[]string) any { return jsonDest{l} },
-	Like:          "LIKE",
-	Searchable:    func(prompt string) string { return prompt },
-	IndexedSearch: indexedSearch,
+	ScanList:   func(l *[]string) any { return jsonDest{l} },
+	Searchable: func(prompt string) string { return prompt },
+	Search:     search,
 	// The largest integer: where inquiries without a deadline sort after every deadline.
 	Latest:       "9223372036854775807",
 	SessionOrder: "s.rowid",
 	Err:          dbError,
 }
 
-// indexedSearch finds a text of three characters or more in the index of every three
-// characters of each prompt (migration 32), case folded as the trigram tokenizer folds it,
-// as one phrase: its characters in a row, which is the text as a substring. A shorter text
-// holds no three characters to look up: the LIKE scan finds it.
-func indexedSearch(w *sqlstore.Where, text string) string {
-	if utf8.RuneCountInString(text) < 3 {
-		return ""
+// search finds a text of three characters or more in the index of every three characters of
+// each prompt (migration 32), as one phrase: its characters in a row, which is the text as a
+// substring, in any case (the trigram tokenizer folds the case of every letter). A shorter
+// text holds no three characters to look up, and is a scan of every prompt: LIKE, which folds
+// only ASCII letters, of each way of writing its other letters in another case, so that it
+// matches as the index does.
+func search(w *sqlstore.Where, text string) string {
+	if utf8.RuneCountInString(text) >= 3 {
+		phrase := `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
+		return "i.id IN (SELECT rowid FROM inquiry_search WHERE inquiry_search MATCH " + w.Arg(phrase) + ")"
 	}
-	phrase := `"` + strings.ReplaceAll(text, `"`, `""`) + `"`
-	return "i.id IN (SELECT rowid FROM inquiry_search WHERE inquiry_search MATCH " + w.Arg(phrase) + ")"
+	var likes []string
+	for _, v := range caseVariants(text) {
+		likes = append(likes, "i.prompt LIKE "+w.Arg(sqlstore.LikePattern(v))+` ESCAPE '\'`)
+	}
+	return "(" + strings.Join(likes, " OR ") + ")"
+}
+
+// caseVariants are text written with each of its letters beyond ASCII in each of its cases
+// (Unicode's simple case folding): for a text of a few characters, a few variants.
+func caseVariants(text string) []string {
+	out := []string{""}
+	for _, r := range text {
+		forms := []rune{r}
+		if r >= utf8.RuneSelf {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				forms = append(forms, f)
+			}
+		}
+		var next []string
+		for _, prefix := range out {
+			for _, f := range forms {
+				next = append(next, prefix+string(f))
+			}
+		}
+		out = next
+	}
+	return out
 }
 
 var errNullTime = errors.New("a time column is NULL")

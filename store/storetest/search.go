@@ -76,6 +76,7 @@ func testSearchMeaning(t *testing.T, s hitl.Store) {
 		{"東京", []int64{summer.ID}},    // two characters, not ASCII
 		{"京", []int64{summer.ID}},
 		{"ß", []int64{summer.ID}},
+		{"Ö", []int64{summer.ID}}, // one character, not ASCII, in any case
 		{`"yes"`, []int64{quoted.ID}}, // quotes are themselves
 		{`'no'`, []int64{quoted.ID}},
 		{`"`, []int64{quoted.ID}},

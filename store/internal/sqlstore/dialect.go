@@ -32,15 +32,13 @@ type Dialect struct {
 	ScanTime     func(t *time.Time) any
 	ScanNullTime func(t **time.Time) any
 	ScanList     func(l *[]string) any
-	// Like is the operator of a case-insensitive match; Searchable is a prompt as the prompt
-	// column keeps it.
-	Like       string
+	// Searchable is a prompt as the prompt column keeps it. Search, when the store has its
+	// own, is the condition on inquiries (alias i) that their prompt holds text (as Searchable
+	// keeps it), in any case, whose arguments it adds to w; without it the condition is a
+	// scan of every prompt with the operator Like, a case-insensitive match.
 	Searchable func(prompt string) string
-	// IndexedSearch, when the store has one, is the condition on inquiries (alias i) that
-	// their prompt holds text (as Searchable keeps it), read from the store's own index of
-	// prompts, whose arguments it adds to w; "" for a text that index cannot find, which the
-	// Like scan then finds.
-	IndexedSearch func(w *Where, text string) string
+	Search     func(w *Where, text string) string
+	Like       string
 	// Latest is, in SQL, a time after every other: where a deadline of none sorts.
 	Latest string
 	// SessionOrder is the column (alias s) that orders sessions as they were created.

@@ -10,8 +10,8 @@ import (
 	"github.com/hitl-dev/hitl"
 )
 
-// likePattern matches text anywhere in a LIKE with \ as the escape character.
-func likePattern(text string) string {
+// LikePattern matches text anywhere in a LIKE with \ as the escape character.
+func LikePattern(text string) string {
 	return "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(text) + "%"
 }
 
@@ -68,14 +68,11 @@ func (d *Dialect) InquiryWhere(f hitl.InquiryFilter) *Where {
 	if f.Text != "" {
 		// The prompt column, not the stored document: JSON functions refuse deep documents,
 		// and would parse each row.
-		cond, text := "", d.Searchable(f.Text)
-		if d.IndexedSearch != nil {
-			cond = d.IndexedSearch(w, text)
+		if text := d.Searchable(f.Text); d.Search != nil {
+			w.Add(d.Search(w, text))
+		} else {
+			w.Add("i.prompt " + d.Like + " " + w.Arg(LikePattern(text)) + ` ESCAPE '\'`)
 		}
-		if cond == "" {
-			cond = "i.prompt " + d.Like + " " + w.Arg(likePattern(text)) + ` ESCAPE '\'`
-		}
-		w.Add(cond)
 	}
 	if len(f.AssignedTo) > 0 {
 		w.Add("EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND " + d.False("a.earlier") + " AND a.assignee " + w.In(f.AssignedTo) + ")")
