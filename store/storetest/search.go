@@ -76,7 +76,7 @@ func testSearchMeaning(t *testing.T, s hitl.Store) {
 		{"東京", []int64{summer.ID}},    // two characters, not ASCII
 		{"京", []int64{summer.ID}},
 		{"ß", []int64{summer.ID}},
-		{"Ö", []int64{summer.ID}}, // one character, not ASCII, in any case
+		{"Ö", []int64{summer.ID}},     // one character, not ASCII, in any case
 		{`"yes"`, []int64{quoted.ID}}, // quotes are themselves
 		{`'no'`, []int64{quoted.ID}},
 		{`"`, []int64{quoted.ID}},
@@ -88,6 +88,20 @@ func testSearchMeaning(t *testing.T, s hitl.Store) {
 		f := hitl.InquiryFilter{Text: tc.text, Visibility: all}
 		if got := list(t, s, f); !same(got, tc.want) {
 			t.Errorf("text %q: got %v, want %v", tc.text, got, tc.want)
+		}
+		if n, err := s.CountInquiries(context.Background(), f); err != nil || n != len(tc.want) {
+			t.Errorf("count of text %q: %d, %v; want %d", tc.text, n, err, len(tc.want))
+		}
+	}
+	// A search's pages follow one another, in either order, as a list's do.
+	for _, order := range []hitl.InquiryOrder{hitl.OrderNewest, hitl.OrderDeadline} {
+		f := hitl.InquiryFilter{Text: "RAISE it", Visibility: all, Order: order}
+		want := []int64{prodX.ID, percent.ID}
+		if order == hitl.OrderDeadline {
+			want = []int64{percent.ID, prodX.ID}
+		}
+		if got := allPages(t, s, f, 1); !same(got, want) {
+			t.Errorf("pages of a search in order %q: %v; want %v", order, got, want)
 		}
 	}
 }

@@ -33,11 +33,13 @@ type Dialect struct {
 	ScanNullTime func(t **time.Time) any
 	ScanList     func(l *[]string) any
 	// Searchable is a prompt as the prompt column keeps it. Search, when the store has its
-	// own, is the condition on inquiries (alias i) that their prompt holds text (as Searchable
-	// keeps it), in any case, whose arguments it adds to w; without it the condition is a
-	// scan of every prompt with the operator Like, a case-insensitive match.
+	// own, finds the inquiries (alias i) whose prompt holds text (as Searchable keeps it), in
+	// any case: a condition, whose arguments it adds to w, and the index it reads, if any, to
+	// join ("table s", whose rowids are the inquiries' ids): a list then walks the index's
+	// rowids, newest first, and stops at its page. Without Search the condition is a scan of
+	// every prompt with the operator Like, a case-insensitive match.
 	Searchable func(prompt string) string
-	Search     func(w *Where, text string) string
+	Search     func(w *Where, text string) (join, cond string)
 	Like       string
 	// Latest is, in SQL, a time after every other: where a deadline of none sorts.
 	Latest string
@@ -69,6 +71,8 @@ type Where struct {
 	d     *Dialect
 	conds []string
 	Args  []any
+	// join is the index a search reads, joined to inquiries (Dialect.Search), or "".
+	join string
 }
 
 // Where is a query's empty set of conditions.
@@ -92,6 +96,24 @@ func (w *Where) String() string {
 		return ""
 	}
 	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// From is the inquiries (alias i) a query of inquiries reads: with the index its search
+// reads, if any.
+func (w *Where) From() string {
+	if w.join == "" {
+		return " FROM inquiries i"
+	}
+	return " FROM inquiries i JOIN " + w.join + " ON s.rowid = i.id"
+}
+
+// ID is an inquiry's id as a list in the order of ids reads it: the rowid of the index its
+// search reads, if any, which the index then walks in that order instead of the inquiries.
+func (w *Where) ID() string {
+	if w.join == "" {
+		return "i.id"
+	}
+	return "s.rowid"
 }
 
 // Placeholders is "?, ?, ..." for n arguments: SQLite's IN lists.

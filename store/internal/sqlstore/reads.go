@@ -69,7 +69,9 @@ func (d *Dialect) InquiryWhere(f hitl.InquiryFilter) *Where {
 		// The prompt column, not the stored document: JSON functions refuse deep documents,
 		// and would parse each row.
 		if text := d.Searchable(f.Text); d.Search != nil {
-			w.Add(d.Search(w, text))
+			var cond string
+			w.join, cond = d.Search(w, text)
+			w.Add(cond)
 		} else {
 			w.Add("i.prompt " + d.Like + " " + w.Arg(LikePattern(text)) + ` ESCAPE '\'`)
 		}
@@ -113,7 +115,7 @@ func (d *Dialect) InquiryPage(ctx context.Context, db DB, f hitl.InquiryFilter) 
 		return nil, "", err
 	}
 	w := d.InquiryWhere(f)
-	order := " ORDER BY i.id DESC"
+	order := " ORDER BY " + w.ID() + " DESC"
 	switch f.Order {
 	case hitl.OrderDeadline:
 		// The cursor is the last inquiry listed; the next page starts after its place.
@@ -123,11 +125,11 @@ func (d *Dialect) InquiryPage(ctx context.Context, db DB, f hitl.InquiryFilter) 
 		order = " ORDER BY COALESCE(i.timeout_at, " + d.Latest + "), i.id"
 	default:
 		if cursor > 0 {
-			w.Add("i.id < " + w.Arg(cursor))
+			w.Add(w.ID() + " < " + w.Arg(cursor))
 		}
 	}
 	limit, offset := w.Arg(f.Page.Limit+1), w.Arg(f.Page.Offset)
-	items, err := d.Inquiries(ctx, db, "SELECT "+InquiryColumns+" FROM inquiries i"+w.String()+order+" LIMIT "+limit+" OFFSET "+offset, w.Args...)
+	items, err := d.Inquiries(ctx, db, "SELECT "+InquiryColumns+w.From()+w.String()+order+" LIMIT "+limit+" OFFSET "+offset, w.Args...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -140,9 +142,9 @@ func (d *Dialect) InquiryPage(ctx context.Context, db DB, f hitl.InquiryFilter) 
 func (d *Dialect) CountInquiries(ctx context.Context, db DB, f hitl.InquiryFilter) (int, error) {
 	w := d.InquiryWhere(f)
 	if f.CountUpTo > 0 {
-		return d.count(ctx, db, "inquiries", "SELECT COUNT(*) FROM (SELECT 1 FROM inquiries i"+w.String()+" ORDER BY i.id DESC LIMIT "+w.Arg(f.CountUpTo)+") c", w.Args...)
+		return d.count(ctx, db, "inquiries", "SELECT COUNT(*) FROM (SELECT 1"+w.From()+w.String()+" ORDER BY "+w.ID()+" DESC LIMIT "+w.Arg(f.CountUpTo)+") c", w.Args...)
 	}
-	return d.count(ctx, db, "inquiries", "SELECT COUNT(*) FROM inquiries i"+w.String(), w.Args...)
+	return d.count(ctx, db, "inquiries", "SELECT COUNT(*)"+w.From()+w.String(), w.Args...)
 }
 
 func (d *Dialect) count(ctx context.Context, db DB, what, sql string, args ...any) (int, error) {
