@@ -20,6 +20,7 @@ func benchCmd() *cobra.Command {
 		db, cpuProfile, tsPath string
 		chart                  string
 		history                []int
+		scale                  int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -40,7 +41,12 @@ stdout as JSON (--json) and to stderr as a table.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o := bench.Full()
-			if quick {
+			switch {
+			case cmd.Flags().Changed("scale") && (scale < 2 || quick || cmd.Flags().Changed("history") || db != ""):
+				return usagef("--scale takes a factor of 2 or more, and goes without --quick, --history and --db (it measures SQLite)")
+			case cmd.Flags().Changed("scale"):
+				o = bench.Scaled(scale)
+			case quick:
 				o = bench.Quick()
 			}
 			self, err := os.Executable()
@@ -74,9 +80,12 @@ stdout as JSON (--json) and to stderr as a table.`,
 			if err != nil {
 				return err
 			}
-			if o.HistoryOnly {
+			switch {
+			case o.HistoryOnly:
 				printHistory(cmd.ErrOrStderr(), res.History)
-			} else {
+			case o.Scale > 1:
+				printScale(cmd.ErrOrStderr(), res)
+			default:
 				printTable(cmd.ErrOrStderr(), res)
 			}
 			if chart != "" {
@@ -99,8 +108,29 @@ stdout as JSON (--json) and to stderr as a table.`,
 	cmd.Flags().StringVar(&tsPath, "typescript-client", "clients/typescript", "the TypeScript client's directory (built: npm ci), to measure its wake latency beside the Go client's")
 	cmd.Flags().StringVar(&chart, "chart", "", "write the open loop's latency–throughput curve to this file as SVG")
 	cmd.Flags().IntSliceVar(&history, "history", nil, "measure only a database grown through these numbers of ended inquiries (10000,100000,1000000): bytes per inquiry, the inbox page, the pending list, search, start-up, audit verify")
+	cmd.Flags().IntVar(&scale, "scale", 0, "measure only what grows with the load, at this many times the standard run's: --scale 10 preloads 10,000,000 deadlines and parks 1,000,000 multiplexed waits beside them on one server, then measures wake latency and deadline lateness")
 	cmd.Flags().StringVar(&db, "db", "", "postgres:// URL: measure two nodes on a fresh schema of that database")
 	return cmd
+}
+
+// printScale prints what hitl bench --scale measured.
+func printScale(w io.Writer, r *bench.Result) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	lat := func(name string, l bench.Latency) {
+		fmt.Fprintf(tw, "%s\tp50 %.3f ms\tp99 %.3f ms\tmax %.3f ms\n", name, l.P50, l.P99, l.Max)
+	}
+	fmt.Fprintf(tw, "\nat scale %d, on one server\t\t\t\n", r.Scale)
+	if r.Preload != nil {
+		fmt.Fprintf(tw, "start-up with %d pending deadlines\t%.2f s\t%.0f bytes per deadline\t\n", r.Preload.Deadlines, r.Preload.StartupS, r.Preload.BytesPerPending)
+	}
+	fmt.Fprintf(tw, "memory per multiplexed wait (%d through one Waiter, parked in %.1f s)\t%.0f bytes\tserver RSS %.0f MiB\t\n",
+		r.MultiplexedWaiters, r.ParkMultiplexedS, r.BytesPerMultiplexedWaiter, float64(r.RSSWithMultiplexedWaiters)/(1<<20))
+	lat(fmt.Sprintf("wake latency (%d parked waiters, beside them)", r.Waiters), r.WakeLatencyMS)
+	lat("  of which after the answer's commit (server)", r.WakeAfterCommitMS)
+	lat(fmt.Sprintf("timeout lateness, server (%d deadlines in 2 s)", r.Deadlines), r.TimeoutLatenessMS)
+	lat("timeout lateness, as the waiting agent saw it", r.TimeoutObservedLateness)
+	fmt.Fprintf(tw, "run took %.1f s on %d CPUs\t\t\t\n", r.DurationS, r.CPUs)
+	tw.Flush()
 }
 
 func printTable(w io.Writer, r *bench.Result) {

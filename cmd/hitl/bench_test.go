@@ -163,3 +163,25 @@ func TestBenchHistory(t *testing.T) {
 		t.Errorf("the table on stderr:\n%s", stderr)
 	}
 }
+
+// TestBenchAtScale: hitl bench --scale parks its multiplexed waits on the preloaded inquiries of
+// the one server and measures the wake latency and the deadlines beside them.
+func TestBenchAtScale(t *testing.T) {
+	o := bench.Options{Scale: 2, Waiters: 20, Deadlines: 100, DeadlineWindow: 200 * time.Millisecond, PreloadedDeadlines: 3000, MultiplexedWaiters: 2000,
+		Server: []string{os.Args[0], "serve"}, Env: []string{"HITL_TEST_RUN_MAIN=1"}}
+	res, err := bench.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scale != 2 || res.Preload == nil || res.Preload.Deadlines != 3000 || res.MultiplexedWaiters != 2000 || res.RSSWithMultiplexedWaiters <= 0 || res.ParkMultiplexedS <= 0 {
+		t.Errorf("scale %d, preload %+v, multiplexed %d (RSS %d, parked in %v s)", res.Scale, res.Preload, res.MultiplexedWaiters, res.RSSWithMultiplexedWaiters, res.ParkMultiplexedS)
+	}
+	for name, l := range map[string]bench.Latency{"wake": res.WakeLatencyMS, "timeout lateness": res.TimeoutLatenessMS} {
+		if !measured(l) {
+			t.Errorf("%s = %+v", name, l)
+		}
+	}
+	if res.RespondThroughputPerS != 0 || res.History != nil {
+		t.Errorf("a run at scale measured more: throughput %v, history %v", res.RespondThroughputPerS, res.History)
+	}
+}

@@ -85,6 +85,10 @@ type Options struct {
 	// CPUProfileDir, when set, receives the CPU profile of the (first) server during the
 	// throughput run, throughput-cpu.pprof, for `go tool pprof`.
 	CPUProfileDir string
+	// Scale, above 1, runs only what is measured at scale (hitl bench --scale, see Scaled):
+	// the start-up with the preloaded deadlines, MultiplexedWaiters parked on them on the same
+	// server, and the wake latency and the deadlines' lateness while both are held.
+	Scale int
 }
 
 // Full is the standard run; Quick a smaller one for a quick look and for CI.
@@ -129,12 +133,18 @@ type Result struct {
 	// client's Waiter (few POST /v1/inquiries/wait streams), measured like BytesPerWaiter on a
 	// server of its own with MultiplexedWaiters parked; RSSWithMultiplexedWaiters is that
 	// server's whole resident memory then.
-	BytesPerMultiplexedWaiter float64  `json:"bytes_per_multiplexed_waiter"`
-	MultiplexedWaiters        int      `json:"multiplexed_waiters"`
-	RSSWithMultiplexedWaiters int64    `json:"rss_with_multiplexed_waiters_bytes"`
-	CrossNodeWakeLatencyMS    *Latency `json:"cross_node_wake_latency_ms,omitempty"`
+	BytesPerMultiplexedWaiter float64 `json:"bytes_per_multiplexed_waiter"`
+	MultiplexedWaiters        int     `json:"multiplexed_waiters"`
+	RSSWithMultiplexedWaiters int64   `json:"rss_with_multiplexed_waiters_bytes"`
+	// ParkMultiplexedS is how long the multiplexed waits took to be parked (--scale only).
+	ParkMultiplexedS       float64  `json:"park_multiplexed_waiters_s,omitempty"`
+	CrossNodeWakeLatencyMS *Latency `json:"cross_node_wake_latency_ms,omitempty"`
 	// SDKWake is each client's wake latency, Go's and TypeScript's, on this server (1,000 parked).
 	SDKWake *SDKWake `json:"sdk_wake_latency_ms,omitempty"`
+	// Scale is Options.Scale when the run was hitl bench --scale (absent otherwise): only the
+	// preload, the multiplexed waits (then on the first server, beside the preloaded
+	// deadlines), the wake latency and the deadlines were measured.
+	Scale int `json:"scale,omitempty"`
 	// Preload is the start-up with PreloadedDeadlines pending deadlines (SQLite only).
 	Preload               *Preload `json:"preload,omitempty"`
 	StreamFanoutLatencyMS Latency  `json:"stream_fanout_latency_ms"`
@@ -212,9 +222,13 @@ type run struct {
 	pprof      string // the first server's profiles, "" when none are taken
 	agent      *client.Client
 	agentToken string // for the TypeScript client's process (SDKWake)
-	human      *client.Client
-	admin      *client.Client
-	hc         *http.Client
+	// preloaded are the ids of the preloaded inquiries (first preloaded.first, n of them in a row).
+	preloaded idRange
+	// held are the waits another scenario keeps parked (atScale) while a scenario parks its own.
+	held  int
+	human *client.Client
+	admin *client.Client
+	hc    *http.Client
 }
 
 func (r *run) say(format string, args ...any) {
@@ -262,7 +276,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	)
 	if preload {
 		r.say("preload: %d pending inquiries with deadlines an hour or more away ...", o.PreloadedDeadlines)
-		if emptyRSS, err = r.preload(ctx, db, dir, o.PreloadedDeadlines); err != nil {
+		if emptyRSS, r.preloaded, err = r.preload(ctx, db, dir, o.PreloadedDeadlines); err != nil {
 			return nil, fmt.Errorf("preloading deadlines: %w", err)
 		}
 	}
@@ -312,6 +326,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
 		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes,
 		FsyncsPerS: fsyncs, Preload: loaded}
+	if o.Scale > 1 {
+		if err := r.atScale(ctx, res); err != nil {
+			return nil, err
+		}
+		res.DurationS = round(time.Since(began).Seconds())
+		return res, nil
+	}
 
 	r.say("throughput: %d clients asking and answering for %s ...", o.ThroughputClients, o.ThroughputDuration)
 	cpuBefore, err := cpuTime(r.pid)

@@ -24,30 +24,40 @@ type Preload struct {
 
 // preload fills the SQLite file db with n pending inquiries whose deadlines are an hour or
 // more away (they never fire during the run, but the server keeps every one of them), and
-// returns the resident memory of a server started on the file before it was filled.
-func (r *run) preload(ctx context.Context, db, dir string, n int) (emptyRSS int64, err error) {
+// returns the resident memory of a server started on the file before it was filled and the
+// ids of the inquiries.
+func (r *run) preload(ctx context.Context, db, dir string, n int) (emptyRSS int64, ids idRange, err error) {
 	url, stop, pid, err := startServer(ctx, r.o, db, dir)
 	if err != nil {
-		return 0, err
+		return 0, ids, err
 	}
 	defer stop()
 	admin := client.New(url, adminToken, r.hc)
 	if err := ready(ctx, admin); err != nil {
-		return 0, err
+		return 0, ids, err
 	}
 	if emptyRSS, err = rss(pid); err != nil {
-		return 0, err
+		return 0, ids, err
 	}
 	k, err := admin.CreateKey(ctx, &hitl.KeyRequest{Name: "bench-preload", Roles: []string{hitl.RoleAgent}})
 	if err != nil {
-		return 0, err
+		return 0, ids, err
 	}
 	at := time.Now().Add(time.Hour)
-	if _, _, err := client.New(url, k.Token, r.hc).CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Later", TimeoutAt: &at}, client.CreateOptions{}); err != nil {
-		return 0, err
+	orig, _, err := client.New(url, k.Token, r.hc).CreateInquiry(ctx, &hitl.InquiryRequest{Prompt: "Later", TimeoutAt: &at}, client.CreateOptions{})
+	if err != nil {
+		return 0, ids, err
 	}
 	stop()
-	return emptyRSS, CopyPendingInquiry(db, n-1)
+	// The copies are the only rows added to the file, one writer inserting them in turn: SQLite
+	// gives them the ids after the original's.
+	return emptyRSS, idRange{first: orig.ID, n: n}, CopyPendingInquiry(db, n-1)
+}
+
+// idRange is n ids in a row from first.
+type idRange struct {
+	first int64
+	n     int
 }
 
 // CopyPendingInquiry adds n copies of the inquiry in the SQLite file at path (one, pending,

@@ -185,7 +185,7 @@ func (r *run) parkedBeyond(ctx context.Context, n int) error {
 		if err != nil {
 			return err
 		}
-		if int(parked) >= n {
+		if int(parked) >= r.held+n {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)

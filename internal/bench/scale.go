@@ -1,0 +1,102 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hitl-dev/hitl/client"
+)
+
+// Scaled is the standard run at n times its preloaded deadlines and multiplexed waits
+// (hitl bench --scale n): 10 gives 10,000,000 deadlines and 1,000,000 waits. Only what grows
+// with them is measured (see Options.Scale).
+func Scaled(n int) Options {
+	o := Full()
+	o.Scale = n
+	o.PreloadedDeadlines *= n
+	o.MultiplexedWaiters *= n
+	return o
+}
+
+// atScale parks MultiplexedWaiters waits through one client.Waiter on preloaded inquiries of the
+// first server (so that it holds both), measures its memory with them, and measures the wake
+// latency and the deadlines' lateness while they stay parked.
+func (r *run) atScale(ctx context.Context, res *Result) error {
+	res.Scale = r.o.Scale
+	n := min(r.o.MultiplexedWaiters, r.preloaded.n)
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = r.preloaded.first + int64(i)
+	}
+	r.say("multiplexed waits: %d waits through one Waiter, on preloaded inquiries ...", n)
+	before, err := rss(r.pid)
+	if err != nil {
+		return err
+	}
+	// The administrator may wait on any inquiry; the preloaded ones are another agent's.
+	w := client.New(r.url, adminToken, r.hc).NewWaiter()
+	waitCtx, cancel := context.WithCancel(ctx)
+	returned := make(chan error, 1)
+	go func() {
+		_, err := w.WaitAll(waitCtx, ids)
+		returned <- err
+	}()
+	defer func() {
+		w.Close()
+		cancel()
+		<-returned
+	}()
+	parking := time.Now()
+	for {
+		parked, err := r.metric(ctx, "hitl_waiters")
+		if err != nil {
+			return err
+		}
+		if int(parked) >= n {
+			break
+		}
+		select {
+		case err := <-returned:
+			return fmt.Errorf("the waits returned before all were parked: %v", err)
+		default:
+		}
+		if time.Since(parking) > 10*time.Minute {
+			return fmt.Errorf("only %d of %d waits parked within 10 minutes", int(parked), n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	after, err := rss(r.pid)
+	if err != nil {
+		return err
+	}
+	res.MultiplexedWaiters = n
+	res.BytesPerMultiplexedWaiter = round(float64(after-before) / float64(n))
+	res.RSSWithMultiplexedWaiters = after
+	res.ParkMultiplexedS = round(time.Since(parking).Seconds())
+	r.held = n
+
+	r.say("wake latency: %d parked waiters answered one by one, beside them ...", r.o.Waiters)
+	woken, err := r.histogram(ctx, "hitl_wake_latency_seconds")
+	if err != nil {
+		return err
+	}
+	if res.WakeLatencyMS, err = r.wakeLatency(ctx, r.human, res); err != nil {
+		return err
+	}
+	wokenAfter, err := r.histogram(ctx, "hitl_wake_latency_seconds")
+	if err != nil {
+		return err
+	}
+	res.WakeAfterCommitMS = between(woken, wokenAfter)
+	r.say("deadlines: %d inquiries timing out within %s, each with a parked waiter, beside them ...", r.o.Deadlines, r.o.DeadlineWindow)
+	if err := r.deadlines(ctx, res); err != nil {
+		return err
+	}
+	select {
+	case err := <-returned:
+		return fmt.Errorf("the multiplexed waits returned while held: %v", err)
+	default:
+	}
+	return nil
+}
