@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -264,6 +265,35 @@ func New(store hitl.Store, o Options) *Engine {
 	return e
 }
 
+// loadTimers loads every pending deadline, reminder and claim into the timers. The lists read
+// are garbage once loaded, several times the timers' own memory (a deadline is 32 bytes in
+// the list and grew it by doubling, 50 in the timers): with many, the memory they took is
+// given back to the system at once, so that a node holding ten million deadlines does not keep
+// half a gigabyte it used only to start.
+// It returns how many of each it loaded.
+func (e *Engine) loadTimers(ctx context.Context) (deadlines, reminders, claims int, err error) {
+	counts := []*int{&deadlines, &reminders, &claims}
+	for i, t := range []struct {
+		queue *deadline.Queue
+		list  func(context.Context) ([]hitl.Deadline, error)
+	}{{e.deadlines, e.store.PendingDeadlines}, {e.nudges, e.store.PendingNudges}, {e.claims, e.store.PendingClaims}} {
+		ds, err := t.list(ctx)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		t.queue.AddAll(ds)
+		*counts[i] = len(ds)
+	}
+	if deadlines+reminders+claims >= manyTimers {
+		debug.FreeOSMemory()
+	}
+	return deadlines, reminders, claims, nil
+}
+
+// manyTimers is how many loaded timers make the memory of their lists worth giving back at
+// start-up (a forced collection, tens of milliseconds with millions).
+const manyTimers = 100_000
+
 // Start loads the pending deadlines (timing out at once what is overdue), runs the timers, and
 // follows the event log (for the streams, and on a shared store for the other nodes' changes).
 func (e *Engine) Start(ctx context.Context) error {
@@ -277,26 +307,9 @@ func (e *Engine) Start(ctx context.Context) error {
 		return err
 	}
 	e.pending.Store(int64(n))
-	ds, err := e.store.PendingDeadlines(ctx)
+	deadlines, reminders, _, err := e.loadTimers(ctx)
 	if err != nil {
 		return err
-	}
-	for _, d := range ds {
-		e.deadlines.Add(d.InquiryID, d.At)
-	}
-	nudges, err := e.store.PendingNudges(ctx)
-	if err != nil {
-		return err
-	}
-	for _, d := range nudges {
-		e.nudges.Add(d.InquiryID, d.At)
-	}
-	claims, err := e.store.PendingClaims(ctx)
-	if err != nil {
-		return err
-	}
-	for _, d := range claims {
-		e.claims.Add(d.InquiryID, d.At)
 	}
 	if err := e.LoadSecrets(ctx); err != nil {
 		return err
@@ -321,7 +334,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		case <-runCtx.Done():
 		}
 	})
-	e.log.Info("engine started", "pending", n, "deadlines", len(ds), "reminders", len(nudges))
+	e.log.Info("engine started", "pending", n, "deadlines", deadlines, "reminders", reminders)
 	return nil
 }
 

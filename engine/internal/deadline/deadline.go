@@ -8,8 +8,11 @@ import (
 	"container/heap"
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/hitl-dev/hitl"
 
 	"github.com/hitl-dev/hitl/engine/internal/loops"
 	"github.com/hitl-dev/hitl/internal/clock"
@@ -84,6 +87,31 @@ func (q *Queue) Add(id int64, at time.Time) {
 	if first {
 		q.poke()
 	}
+}
+
+// AddAll sets the times of many ids at once, as Add does for each: for the timers loaded at
+// start-up, with the index sized for them in one allocation and the heap ordered once at the
+// end (a million Adds grew the index step by step and boxed each deadline for container/heap).
+func (q *Queue) AddAll(ds []hitl.Deadline) {
+	if len(ds) == 0 {
+		return
+	}
+	q.mu.Lock()
+	if len(q.h) == 0 {
+		q.at = make(map[int64]int, len(ds))
+	}
+	q.h = slices.Grow(q.h, len(ds))
+	for _, d := range ds {
+		if i, ok := q.at[d.InquiryID]; ok {
+			q.h[i].at = nanos(d.At)
+			continue
+		}
+		q.at[d.InquiryID] = len(q.h)
+		q.h = append(q.h, deadline{at: nanos(d.At), id: d.InquiryID})
+	}
+	heap.Init(&q.deadlineHeap)
+	q.mu.Unlock()
+	q.poke()
 }
 
 // Remove forgets id's time; an id not held is no error.

@@ -9,24 +9,44 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitl-dev/hitl"
 	"github.com/hitl-dev/hitl/internal/clock"
 )
 
 // BenchmarkDeadlinesMemory reports the heap that a million pending deadlines hold in the
-// timer structure, per deadline (the target is at most 200 bytes).
+// timer structure, per deadline (the target is at most 160 bytes of the server's RSS), added
+// one by one and, as start-up loads them, all at once.
 func BenchmarkDeadlinesMemory(b *testing.B) {
 	const n = 1_000_000
-	for range b.N {
-		d := New(clock.Real, func(context.Context, []int64) {})
-		start := time.Now().Add(time.Hour)
-		before := heapInUse()
-		for i := range n {
-			d.Add(int64(i+1), start.Add(time.Duration(i*7919%n)*time.Millisecond))
+	start := time.Now().Add(time.Hour)
+	at := func(i int) time.Time { return start.Add(time.Duration(i*7919%n) * time.Millisecond) }
+	b.Run("Add", func(b *testing.B) {
+		for range b.N {
+			d := New(clock.Real, func(context.Context, []int64) {})
+			before := heapInUse()
+			for i := range n {
+				d.Add(int64(i+1), at(i))
+			}
+			after := heapInUse()
+			runtime.KeepAlive(d)
+			b.ReportMetric(float64(after-before)/n, "bytes/deadline")
 		}
-		after := heapInUse()
-		runtime.KeepAlive(d)
-		b.ReportMetric(float64(after-before)/n, "bytes/deadline")
-	}
+	})
+	b.Run("AddAll", func(b *testing.B) {
+		for range b.N {
+			ds := make([]hitl.Deadline, n)
+			for i := range ds {
+				ds[i] = hitl.Deadline{InquiryID: int64(i + 1), At: at(i)}
+			}
+			d := New(clock.Real, func(context.Context, []int64) {})
+			before := heapInUse()
+			d.AddAll(ds)
+			ds = nil
+			after := heapInUse()
+			runtime.KeepAlive(d)
+			b.ReportMetric(float64(after-before)/n, "bytes/deadline")
+		}
+	})
 }
 
 func heapInUse() uint64 {
@@ -91,10 +111,19 @@ func TestDeadlinesOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for step := range 20_000 {
 		id := int64(r.IntN(500))
-		switch r.IntN(4) {
+		switch r.IntN(5) {
 		case 0:
 			d.Remove(id)
 			delete(want, id)
+		case 1: // several at once, some of them held already
+			var ds []hitl.Deadline
+			for range r.IntN(20) {
+				ds = append(ds, hitl.Deadline{InquiryID: int64(r.IntN(500)), At: base.Add(time.Duration(r.IntN(10_000)) * time.Millisecond)})
+			}
+			d.AddAll(ds)
+			for _, dl := range ds {
+				want[dl.InquiryID] = dl.At
+			}
 		default:
 			at := base.Add(time.Duration(r.IntN(10_000)) * time.Millisecond)
 			d.Add(id, at)
