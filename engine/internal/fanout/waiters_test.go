@@ -1,6 +1,7 @@
 package fanout
 
 import (
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -38,4 +39,33 @@ func TestWaitersWakeEachWaitOnce(t *testing.T) {
 	if w.Has(1) || w.Has(3) || w.Count() != 0 || many.Left() != 0 {
 		t.Fatalf("after Close: parked %d, %d left", w.Count(), many.Left())
 	}
+}
+
+// BenchmarkWaitsMemory reports the heap a million waits hold, parked as a hundred waits for
+// ten thousand inquiries each (how the Go client's Waiter parks them), per wait: the server's
+// own bookkeeping, without the requests that carry them.
+func BenchmarkWaitsMemory(b *testing.B) {
+	const streams, each = 100, 10_000
+	for range b.N {
+		w := NewWaiters()
+		before := heapInUse()
+		many := make([]*Many, streams)
+		for s := range many {
+			ids := make([]int64, each)
+			for i := range ids {
+				ids[i] = int64(s*each + i + 1)
+			}
+			many[s] = w.AddMany(ids)
+		}
+		after := heapInUse()
+		runtime.KeepAlive(many)
+		b.ReportMetric(float64(after-before)/(streams*each), "bytes/wait")
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
