@@ -36,8 +36,10 @@ second to a local receiver, and events published to RabbitMQ per second with the
 (dropped afterwards) and the cross-node wake latency is measured too. The Go and TypeScript
 clients' wake latency are compared with 1,000 questions parked through each (TypeScript's when
 --typescript-client names the client's directory, built with npm ci; run from a checkout, it
-is found in clients/typescript). The figures go to
-stdout as JSON (--json) and to stderr as a table.`,
+is found in clients/typescript). --scale N measures only what grows with the load, at N times
+the full run's: N×1,000,000 preloaded deadlines and N×100,000 waits multiplexed through one
+Waiter on the same server, with the wake latency and the deadlines' lateness beside them
+(SQLite; minutes at 10). The figures go to stdout as JSON (--json) and to stderr as a table.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o := bench.Full()
