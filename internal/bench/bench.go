@@ -1086,44 +1086,80 @@ func (r *run) multiplexed(ctx context.Context, dir string, res *Result) error {
 	if err != nil {
 		return err
 	}
-	before, err := rss(pid)
+	release, err := parkMultiplexed(ctx, r, agent, url, pid, ids, 2*time.Minute, res)
 	if err != nil {
 		return err
 	}
-	w := agent.NewWaiter()
-	defer w.Close()
+	return release()
+}
+
+// parkMultiplexed parks a wait on each of ids through one client.Waiter of c, on the server at
+// url (process pid), and notes in res how many, how long parking them took and the server's
+// memory before and after. release ends the waits, saying whether any returned meanwhile.
+func parkMultiplexed(ctx context.Context, r *run, c *client.Client, url string, pid int, ids []int64, within time.Duration, res *Result) (release func() error, err error) {
+	n := len(ids)
+	before, err := rss(pid)
+	if err != nil {
+		return nil, err
+	}
+	w := c.NewWaiter()
+	waitCtx, cancel := context.WithCancel(ctx)
 	returned := make(chan error, 1)
 	go func() {
-		_, err := w.WaitAll(ctx, ids)
+		_, err := w.WaitAll(waitCtx, ids)
 		returned <- err
 	}()
-	deadline := time.Now().Add(2 * time.Minute)
+	released := false
+	release = func() error {
+		if released {
+			return nil
+		}
+		released = true
+		var early error
+		select {
+		case err := <-returned:
+			early = fmt.Errorf("the multiplexed waits returned while held: %v", err)
+		default:
+		}
+		w.Close()
+		cancel()
+		if early == nil {
+			<-returned
+		}
+		return early
+	}
+	parking := time.Now()
 	for {
 		parked, err := r.metricOf(ctx, url, "hitl_waiters")
+		if err == nil && int(parked) < n && time.Since(parking) > within {
+			err = fmt.Errorf("only %d of %d waits parked within %s", int(parked), n, within)
+		}
 		if err != nil {
-			return err
+			release()
+			return nil, err
 		}
 		if int(parked) >= n {
 			break
 		}
 		select {
 		case err := <-returned:
-			return fmt.Errorf("the waits returned before all were parked: %v", err)
+			returned <- err // for release, which closes the Waiter
+			release()
+			return nil, fmt.Errorf("the waits returned before all were parked: %v", err)
 		default:
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("only %d of %d waits parked within 2 minutes", int(parked), n)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	after, err := rss(pid)
 	if err != nil {
-		return err
+		release()
+		return nil, err
 	}
 	res.MultiplexedWaiters = n
 	res.BytesPerMultiplexedWaiter = round(float64(after-before) / float64(n))
 	res.RSSWithMultiplexedWaiters = after
-	return nil
+	res.ParkMultiplexedS = round(time.Since(parking).Seconds())
+	return release, nil
 }
 
 // bucket is one cumulative bucket of a Prometheus histogram: how many observations were at

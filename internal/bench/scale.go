@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hitl-dev/hitl/client"
@@ -30,50 +29,12 @@ func (r *run) atScale(ctx context.Context, res *Result) error {
 		ids[i] = r.preloaded.first + int64(i)
 	}
 	r.say("multiplexed waits: %d waits through one Waiter, on preloaded inquiries ...", n)
-	before, err := rss(r.pid)
-	if err != nil {
-		return err
-	}
 	// The administrator may wait on any inquiry; the preloaded ones are another agent's.
-	w := client.New(r.url, adminToken, r.hc).NewWaiter()
-	waitCtx, cancel := context.WithCancel(ctx)
-	returned := make(chan error, 1)
-	go func() {
-		_, err := w.WaitAll(waitCtx, ids)
-		returned <- err
-	}()
-	defer func() {
-		w.Close()
-		cancel()
-		<-returned
-	}()
-	parking := time.Now()
-	for {
-		parked, err := r.metric(ctx, "hitl_waiters")
-		if err != nil {
-			return err
-		}
-		if int(parked) >= n {
-			break
-		}
-		select {
-		case err := <-returned:
-			return fmt.Errorf("the waits returned before all were parked: %v", err)
-		default:
-		}
-		if time.Since(parking) > 10*time.Minute {
-			return fmt.Errorf("only %d of %d waits parked within 10 minutes", int(parked), n)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	after, err := rss(r.pid)
+	release, err := parkMultiplexed(ctx, r, client.New(r.url, adminToken, r.hc), r.url, r.pid, ids, 10*time.Minute, res)
 	if err != nil {
 		return err
 	}
-	res.MultiplexedWaiters = n
-	res.BytesPerMultiplexedWaiter = round(float64(after-before) / float64(n))
-	res.RSSWithMultiplexedWaiters = after
-	res.ParkMultiplexedS = round(time.Since(parking).Seconds())
+	defer release() // on the way out early; the end says whether they stayed parked
 	r.held = n
 
 	r.say("wake latency: %d parked waiters answered one by one, beside them ...", r.o.Waiters)
@@ -93,10 +54,5 @@ func (r *run) atScale(ctx context.Context, res *Result) error {
 	if err := r.deadlines(ctx, res); err != nil {
 		return err
 	}
-	select {
-	case err := <-returned:
-		return fmt.Errorf("the multiplexed waits returned while held: %v", err)
-	default:
-	}
-	return nil
+	return release()
 }
