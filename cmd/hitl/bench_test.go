@@ -173,7 +173,7 @@ func TestBenchAtScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Scale != 2 || res.Preload == nil || res.Preload.Deadlines != 3000 || res.MultiplexedWaiters != 2000 || res.RSSWithMultiplexedWaiters <= 0 || res.ParkMultiplexedS <= 0 {
+	if res.Scale != 2 || res.Preload == nil || res.Preload.Deadlines != 3000 || res.Preload.StartupCPUS <= 0 || res.MultiplexedWaiters != 2000 || res.RSSWithMultiplexedWaiters <= 0 || res.ParkMultiplexedS <= 0 {
 		t.Errorf("scale %d, preload %+v, multiplexed %d (RSS %d, parked in %v s)", res.Scale, res.Preload, res.MultiplexedWaiters, res.RSSWithMultiplexedWaiters, res.ParkMultiplexedS)
 	}
 	for name, l := range map[string]bench.Latency{"wake": res.WakeLatencyMS, "timeout lateness": res.TimeoutLatenessMS} {

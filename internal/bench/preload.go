@@ -18,8 +18,11 @@ import (
 // from starting the server to its being ready, and its resident memory per deadline then
 // (against the same server started on an empty database).
 type Preload struct {
-	Deadlines       int     `json:"deadlines"`
-	StartupS        float64 `json:"startup_s"`
+	Deadlines int     `json:"deadlines"`
+	StartupS  float64 `json:"startup_s"`
+	// StartupCPUS is the server's CPU time (user and system) when it became ready: the
+	// start-up's cost whatever share of the machine it got.
+	StartupCPUS     float64 `json:"startup_cpu_s"`
 	BytesPerPending float64 `json:"bytes_per_deadline"`
 }
 
@@ -79,10 +82,11 @@ func copyPendingRows(ctx context.Context, path string, id int64, from, n int) er
 		return err
 	}
 	defer db.Close()
-	// The deadline moves as CopyPendingInquiry's do (copy i: i×7919 mod n ms later), in the
-	// column and in the document alike.
+	// Copy i's deadline is i ms after the original's, in the column and in the document alike:
+	// in order, so that the deadlines' index grows at its end (the server reads them in order
+	// whatever order they were written in).
 	const copyRows = `WITH RECURSIVE k(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM k WHERE i < ?),
-		c AS (SELECT k.i, o.*, o.timeout_at + (k.i * 7919 % ?) * 1000 AS at FROM k, inquiries o WHERE o.id = ?)
+		c AS (SELECT k.i, o.*, o.timeout_at + k.i * 1000 AS at FROM k, inquiries o WHERE o.id = ?)
 		INSERT INTO inquiries (status, session, origin, request_type, created_by, unassigned, exclusive, timeout_at,
 			next_reminder_at, escalate_at, created_at, updated_at, prompt, execution, doc, dedup_key, dedup_hash, joined)
 		SELECT status, session, origin, request_type, created_by, unassigned, exclusive, at,
@@ -92,7 +96,7 @@ func copyPendingRows(ctx context.Context, path string, id int64, from, n int) er
 	const perStatement = 100_000
 	for done := from; done < n; done += perStatement {
 		last := min(done+perStatement, n)
-		if _, err := db.ExecContext(ctx, copyRows, done+1, last, n, id); err != nil {
+		if _, err := db.ExecContext(ctx, copyRows, done+1, last, id); err != nil {
 			return fmt.Errorf("copying the inquiry's row %d times: %w", n-from, err)
 		}
 	}

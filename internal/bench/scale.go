@@ -36,6 +36,7 @@ func (r *run) atScale(ctx context.Context, res *Result) error {
 	}
 	defer release() // on the way out early; the end says whether they stayed parked
 	r.held = n
+	r.say("parked in %.1f s: %.0f bytes per wait, the server's RSS %.0f MiB", res.ParkMultiplexedS, res.BytesPerMultiplexedWaiter, float64(res.RSSWithMultiplexedWaiters)/(1<<20))
 
 	r.say("wake latency: %d parked waiters answered one by one, beside them ...", r.o.Waiters)
 	woken, err := r.histogram(ctx, "hitl_wake_latency_seconds")
