@@ -17,7 +17,7 @@ func (d *Dialect) Decisions(ctx context.Context, db DB, q hitl.DecisionQuery) ([
 	sql := `SELECT ` + InquiryColumns + `,
 		(SELECT MIN(v.viewed_at) FROM inquiry_views v WHERE v.inquiry_id = i.id),
 		(SELECT v.viewed_at FROM inquiry_views v WHERE v.inquiry_id = i.id AND v.person = i.responded_by)
-		FROM inquiries i` + w.String() + ` AND i.status IN ('responded', 'timeout') ORDER BY i.updated_at DESC, i.id DESC LIMIT ` + w.Arg(q.Max+1)
+		FROM inquiries i` + w.String() + ` AND i.status IN ('responded', 'timeout') ORDER BY i.updated_at DESC, i.id DESC LIMIT ` + Limit(q.Max+1)
 	out, err := Query(ctx, d, db, "decisions", func(sc Scanner) (f hitl.DecisionFacts, err error) {
 		var (
 			id  int64

@@ -41,7 +41,7 @@ func (d *Dialect) Stats(ctx context.Context, db DB, q hitl.StatsQuery, sq StatsQ
 			a.Groups = strings.Split(*groups, "\n")
 		}
 		return a, err
-	}, sq.Answers(w.String(), w.Arg(q.MaxAnswers+1)), w.Args...)
+	}, sq.Answers(w.String(), Limit(q.MaxAnswers+1)), w.Args...)
 	if err != nil {
 		return nil, err
 	}
