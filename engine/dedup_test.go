@@ -379,8 +379,9 @@ func TestDedupEachAskerHasItsOwnReceipt(t *testing.T) {
 		p := askAs(t, n.e, askerNamed("bot1"), fallback)
 		j := askAs(t, n.e, askerNamed("bot2"), fallback)
 		n.clock.Advance(61 * time.Second)
-		waitStatus(t, n.e, j.ID, hitl.StatusTimeout)
 		for _, id := range []int64{p.ID, j.ID} {
+			// Each times out at its own deadline, in a batch of its own or the same one.
+			waitStatus(t, n.e, id, hitl.StatusTimeout)
 			inq, _ := n.e.Inquiry(ctx, admin, id)
 			if c := verified(t, n.e, inq, n.clock.Now(), nil); !c.Fallback || c.DecidedBy[0].Name != "system" {
 				t.Fatalf("inquiry %d's fallback receipt: %+v", id, c)
