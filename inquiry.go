@@ -443,11 +443,17 @@ type AnswerLink struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
+// DefaultApprovalSchema is the response schema of an approval whose agent gives none.
+const DefaultApprovalSchema = `{"type":"object","properties":{"approved":{"type":"boolean"},"comment":{"type":"string"}},"required":["approved"],"additionalProperties":false}`
+
 // IsPlainApproval tells whether the inquiry asks for approved (and a comment) only, as
 // approvals do by default: forms answer it with Approve / Reject.
 func (inq *Inquiry) IsPlainApproval() bool {
 	if inq.RequestType != RequestApproval || len(inq.Options) > 0 {
 		return false
+	}
+	if string(inq.ResponseSchema) == DefaultApprovalSchema {
+		return true // most are; the answer of each asks, and decoding the schema is not free
 	}
 	var s struct {
 		Type       string                     `json:"type"`

@@ -10,11 +10,12 @@ import (
 // ReceiptID is the id (jti) of the receipt inq carries, "" for none: the stores keep it
 // beside the receipt, to find the inquiry a redeemed receipt is of.
 func (inq *Inquiry) ReceiptID() string {
-	parts := strings.Split(inq.Receipt, ".")
-	if len(parts) != 3 {
+	_, rest, ok := strings.Cut(inq.Receipt, ".")
+	claims, signature, ok2 := strings.Cut(rest, ".")
+	if !ok || !ok2 || strings.Contains(signature, ".") {
 		return ""
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	payload, err := base64.RawURLEncoding.DecodeString(claims)
 	if err != nil {
 		return ""
 	}

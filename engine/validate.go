@@ -107,7 +107,7 @@ func (p problems) err(what string) error {
 }
 
 // defaultApprovalSchema is what an approval answers when the agent gives no schema.
-var defaultApprovalSchema = json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"comment":{"type":"string"}},"required":["approved"],"additionalProperties":false}`)
+var defaultApprovalSchema = json.RawMessage(hitl.DefaultApprovalSchema)
 
 // defaultTextSchema is what every other request type answers by default: some text.
 var defaultTextSchema = json.RawMessage(`{"type":"string","minLength":1}`)
