@@ -12,6 +12,11 @@ const (
 // outbox delivery whose payload is a Notification.
 const DeliveryNotification DeliveryKind = "notification"
 
+// Notified is one the notifications of an inquiry went to, by one channel to one address.
+type Notified struct {
+	Recipient, Channel, Address string
+}
+
 // NotifyReason says why a notification is sent.
 type NotifyReason string
 

@@ -110,6 +110,10 @@ type Store interface {
 	// ChatWebhook returns one chat webhook (ENotFound); ChatWebhooks lists them oldest first.
 	ChatWebhook(ctx context.Context, id string) (*ChatWebhook, error)
 	ChatWebhooks(ctx context.Context) ([]*ChatWebhook, error)
+	// Notified lists the ones the inquiry's notifications went to, each by its channel and
+	// address, newest first (at most 1,000): whom its answer is told of. Rooms (chat webhooks)
+	// and the messages of its resolution are not among them.
+	Notified(ctx context.Context, inquiryID int64) ([]Notified, error)
 	// NotificationThread is the Thread of the newest delivered notification of the inquiry by
 	// that channel to that address ("" when there is none), and whether the first message of
 	// that thread (reason created) is still pending.

@@ -343,17 +343,20 @@ func (e *Engine) notificationsFor(ctx context.Context, r *routing, ev *hitl.Even
 // notifiedBefore lists the people and groups an inquiry's earlier notifications went to
 // (not rooms: a chat webhook posts on the events it subscribed to).
 func (e *Engine) notifiedBefore(ctx context.Context, id int64, earlier []*hitl.Delivery) ([]recipient, error) {
-	stored, _, err := e.store.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryNotification, InquiryID: id, Page: hitl.Page{Limit: 1000}})
+	notified, err := e.store.Notified(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	var out []recipient
-	for _, d := range slices.Concat(stored, earlier) {
-		if d.Channel == hitl.ChannelChatWebhook || d.Reason == hitl.ReasonResolved || d.InquiryID == nil || *d.InquiryID != id ||
-			slices.ContainsFunc(out, func(o recipient) bool { return o.channel == d.Channel && o.address == d.Address }) {
-			continue
+	for _, d := range earlier {
+		if d.Channel != hitl.ChannelChatWebhook && d.Reason != hitl.ReasonResolved && d.InquiryID != nil && *d.InquiryID == id {
+			notified = append(notified, hitl.Notified{Recipient: d.Recipient, Channel: d.Channel, Address: d.Address})
 		}
-		out = append(out, recipient{name: d.Recipient, display: d.Recipient, channel: d.Channel, address: d.Address})
+	}
+	var out []recipient
+	for _, n := range notified {
+		if !slices.ContainsFunc(out, func(o recipient) bool { return o.channel == n.Channel && o.address == n.Address }) {
+			out = append(out, recipient{name: n.Recipient, display: n.Recipient, channel: n.Channel, address: n.Address})
+		}
 	}
 	return out, nil
 }

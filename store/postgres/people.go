@@ -96,6 +96,10 @@ func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
 	return sqlstore.ChatWebhooks.List(ctx, dialect, s.db)
 }
 
+func (s *Store) Notified(ctx context.Context, inquiryID int64) ([]hitl.Notified, error) {
+	return dialect.Notified(ctx, s.db, inquiryID)
+}
+
 func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, bool, error) {
 	return dialect.NotificationThread(ctx, s.db, inquiryID, channel, address)
 }

@@ -112,6 +112,10 @@ func (s *Store) ChatWebhooks(ctx context.Context) ([]*hitl.ChatWebhook, error) {
 	return readTable(s, ctx, sqlstore.ChatWebhooks)
 }
 
+func (s *Store) Notified(ctx context.Context, inquiryID int64) ([]hitl.Notified, error) {
+	return readBy(s, ctx, dialect.Notified, inquiryID)
+}
+
 func (s *Store) NotificationThread(ctx context.Context, inquiryID int64, channel, address string) (string, bool, error) {
 	type result struct {
 		thread  string

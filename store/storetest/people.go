@@ -137,6 +137,13 @@ func testNotifications(t *testing.T, s hitl.Store) {
 		ds[1].Address != "ada@example.com" || ds[1].Reason != hitl.ReasonCreated {
 		t.Fatalf("notifications %+v", ds)
 	}
+	// Whom the answer is told of: the person, not the room.
+	if n, err := s.Notified(ctx, 7); err != nil || len(n) != 1 || n[0] != (hitl.Notified{Recipient: "ada", Channel: hitl.ChannelEmail, Address: "ada@example.com"}) {
+		t.Fatalf("notified: %+v, %v", n, err)
+	}
+	if n, err := s.Notified(ctx, 8); err != nil || len(n) != 0 {
+		t.Fatalf("notified of an inquiry without notifications: %+v, %v", n, err)
+	}
 	if ds, _, _ := s.Deliveries(ctx, hitl.DeliveryFilter{Kind: hitl.DeliveryWebhook, Page: hitl.Page{Limit: 10}}); len(ds) != 0 {
 		t.Fatalf("webhook deliveries: %+v, want none", ds)
 	}
