@@ -45,25 +45,33 @@ type MaySee func(p *hitl.Principal, inq *hitl.Inquiry, sess *hitl.Session) bool
 type Replay func(ctx context.Context, after int64, limit int) ([]*hitl.Event, error)
 
 // Subscription is one stream of events, in seq order: the stored ones after a seq first, then
-// live ones as they commit, with no gap and no duplicate.
+// live ones as they commit, with no gap and no duplicate. The hub puts live events straight
+// into Events, which the handler reads: no goroutine of the subscription's own stands between
+// them (one per subscriber was a goroutine switch and a channel hop per event per stream).
 type Subscription struct {
 	// After is the seq the stream starts after.
 	After int64
 	// Events delivers the events; it is closed when the subscription ends (see Reset).
 	Events <-chan *StreamEvent
-	out    chan *StreamEvent // Events, fed by Run
-	events chan *StreamEvent // fed by the hub, buffered
+	events chan *StreamEvent // Events, buffered: the replay fills it, then the hub
 	p      *hitl.Principal
 	filter StreamFilter // its Types hold the stored types the requested aliases derive from
 	// requested are the types the subscriber asked for (nil: every type but the aliases); an alias
 	// (hitl.IntentAlias) is sent beside its event when asked for.
 	requested []string
 	hub       *Hub
+	done      chan struct{} // closed when the subscription ends, to stop a replay's send
 	mu        sync.Mutex
-	last      int64 // the last seq the hub delivered
+	// replaying: the stored events are still being sent, and the hub holds live ones in
+	// pending (as many as Events holds, else the subscriber is reset) until the replay is
+	// through; only the replay sends on events meanwhile, and it closes events if the
+	// subscription ended during it.
+	replaying bool
+	pending   []*StreamEvent
+	last      int64 // the last seq the hub took for it
 	ended     bool
 	reset     bool  // the hub ended it because it fell behind
-	sent      int64 // the last seq sent on Events
+	sent      int64 // the last seq put on Events (or skipped for the filter)
 }
 
 // Reset reports, once Events is closed, whether the subscriber fell too far behind and was
@@ -100,7 +108,6 @@ func NewHub(maySee MaySee, log *slog.Logger) *Hub {
 // Open registers a subscription of p's to the events that pass f; the hub holds its live
 // events from now on, and Run sends them after the stored ones.
 func (h *Hub) Open(p *hitl.Principal, f StreamFilter) *Subscription {
-	out := make(chan *StreamEvent)
 	requested := f.Types
 	f.Types = nil
 	for _, t := range requested {
@@ -110,7 +117,9 @@ func (h *Hub) Open(p *hitl.Principal, f StreamFilter) *Subscription {
 			f.Types = append(f.Types, t)
 		}
 	}
-	s := &Subscription{Events: out, out: out, events: make(chan *StreamEvent, streamBuffer), p: p, filter: f, requested: requested, hub: h}
+	events := make(chan *StreamEvent, streamBuffer)
+	s := &Subscription{Events: events, events: events, p: p, filter: f, requested: requested, hub: h,
+		done: make(chan struct{}), replaying: true}
 	h.mu.Lock()
 	h.subs[s] = struct{}{}
 	h.mu.Unlock()
@@ -169,7 +178,8 @@ func (h *Hub) Idle(fn func()) bool {
 	return true
 }
 
-// end closes the hub's side of the subscription once; reset marks an overflow.
+// end closes the subscription once; reset marks an overflow. Events closes now, or when the
+// replay in progress stops sending on it.
 func (s *Subscription) end(reset bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -177,7 +187,11 @@ func (s *Subscription) end(reset bool) {
 		return
 	}
 	s.ended, s.reset = true, reset
-	close(s.events)
+	s.pending = nil
+	close(s.done)
+	if !s.replaying {
+		close(s.events)
+	}
 }
 
 // Publish delivers one event of the log, in seq order, to every subscription that may see it:
@@ -198,22 +212,70 @@ func (h *Hub) Publish(raw *hitl.Event, inq *hitl.Inquiry, sess *hitl.Session, re
 			continue
 		}
 		ev.encode()
-		s.mu.Lock()
-		skip := ev.Seq <= s.last || s.ended
-		s.mu.Unlock()
-		if skip {
-			continue
-		}
-		select {
-		case s.events <- ev:
-			s.mu.Lock()
-			s.last = ev.Seq
-			s.mu.Unlock()
-		default:
+		if !s.offer(ev) {
 			delete(h.subs, s)
 			s.end(true)
 		}
 	}
+}
+
+// offer hands ev to the subscription without blocking: onto Events, or while the replay runs
+// into pending. It reports false when the subscriber has fallen streamBuffer events behind.
+// The hub calls it in seq order, under its lock.
+func (s *Subscription) offer(ev *StreamEvent) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ev.Seq <= s.last || s.ended {
+		return true
+	}
+	if s.replaying {
+		if len(s.pending) >= streamBuffer {
+			return false
+		}
+		s.pending = append(s.pending, ev)
+		s.last = ev.Seq
+		return true
+	}
+	// The event and its alias go together or not at all, so a reset's resume_after is a seq
+	// the subscriber has all of.
+	event, alias := s.messages(ev)
+	if cap(s.events)-len(s.events) < count(event)+count(alias) {
+		return false
+	}
+	// Room is checked above, and only the hub sends once the replay is through.
+	if event != nil {
+		s.events <- event
+	}
+	if alias != nil {
+		s.events <- alias
+	}
+	s.last, s.sent = ev.Seq, ev.Seq
+	return true
+}
+
+// messages is what the subscriber receives for an event it wants, each nil when not: the
+// event if it asked for its type, and its alias (hitl.IntentAlias) if it asked for that.
+func (s *Subscription) messages(ev *StreamEvent) (event, alias *StreamEvent) {
+	if s.asked(ev.Type) {
+		event = ev
+	}
+	// Aliases only to who names them: a stream that takes every type keeps one event a seq
+	// (the WebSocket's seed protocol and seq-counting clients rely on it).
+	if typ := hitl.IntentAliasType(ev.Event); typ != "" && s.requested != nil && s.asked(typ) {
+		alias = ev.intentAlias()
+	}
+	return event, alias
+}
+
+func count(ev *StreamEvent) int {
+	if ev == nil {
+		return 0
+	}
+	return 1
+}
+
+func (s *Subscription) asked(typ string) bool {
+	return s.requested == nil || slices.Contains(s.requested, typ)
 }
 
 // wants applies the subscription's filter, then the hub's rule of who sees what.
@@ -262,64 +324,89 @@ func DecodeForStream(ev *hitl.Event) (*hitl.Inquiry, *hitl.Session) {
 	return nil, nil
 }
 
-// Run sends the stored events after s.After that replay reads, then the live ones, skipping
-// what it has sent, until ctx ends or the subscription does; then it closes Events.
+// Run sends the stored events after s.After that replay reads, then the live events the hub
+// held meanwhile, skipping what it has sent; from then on the hub puts live events on Events
+// itself, and Run returns. The subscription ends when ctx does (or when Close is called).
 func (s *Subscription) Run(ctx context.Context, replay Replay) {
-	out := s.out
-	defer close(out)
-	defer s.hub.Remove(s)
-	asked := func(typ string) bool { return s.requested == nil || slices.Contains(s.requested, typ) }
-	deliver := func(ev *StreamEvent) bool {
-		select {
-		case out <- ev:
-			return true
-		case <-ctx.Done():
-			return false
-		}
+	stop := context.AfterFunc(ctx, s.Close)
+	last := s.After
+	s.mu.Lock()
+	s.sent = last
+	s.mu.Unlock()
+	if s.replay(ctx, replay, &last) {
+		return
 	}
+	// Ended, or to be ended: the hub no longer sends to it, and the replay closes Events.
+	stop()
+	s.hub.Remove(s)
+	s.mu.Lock()
+	s.replaying = false
+	close(s.events)
+	s.mu.Unlock()
+}
+
+// replay sends the stored events after *last, then the pending live ones, until none is
+// pending: then the hub takes over. It reports false if the subscription ended meanwhile or
+// must end (a failed read).
+func (s *Subscription) replay(ctx context.Context, replay Replay, last *int64) bool {
 	send := func(ev *StreamEvent) bool {
-		if asked(ev.Type) && !deliver(ev) {
-			return false
-		}
-		// Aliases only to who names them: a stream that takes every type keeps one event a seq
-		// (the WebSocket's seed protocol and seq-counting clients rely on it).
-		if typ := hitl.IntentAliasType(ev.Event); typ != "" && s.requested != nil && asked(typ) && !deliver(ev.intentAlias()) {
-			return false
+		event, alias := s.messages(ev)
+		for _, m := range [2]*StreamEvent{event, alias} {
+			if m == nil {
+				continue
+			}
+			select {
+			case s.events <- m:
+			case <-s.done:
+				return false
+			}
 		}
 		s.mu.Lock()
 		s.sent = ev.Seq
 		s.mu.Unlock()
 		return true
 	}
-	last := s.After
-	s.mu.Lock()
-	s.sent = last
-	s.mu.Unlock()
 	for {
-		evs, err := replay(ctx, last, replayPage)
+		evs, err := replay(ctx, *last, replayPage)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.hub.log.Warn("replaying events for a stream failed", "err", err)
 			}
-			return
+			return false
 		}
 		for _, ev := range evs {
-			last = ev.Seq
+			*last = ev.Seq
 			if inq, sess := DecodeForStream(ev); s.wants(ev, inq, sess) && !send(NewStreamEvent(ev)) {
-				return
+				return false
 			}
 		}
 		if len(evs) < replayPage {
 			break
 		}
 	}
-	for ev := range s.events {
-		if ev.Seq <= last {
-			continue
+	for {
+		s.mu.Lock()
+		if s.ended {
+			s.mu.Unlock()
+			return false
 		}
-		last = ev.Seq
-		if !send(ev) {
-			return
+		held := s.pending
+		s.pending = nil
+		if len(held) == 0 {
+			// The replay may have read events the hub has yet to publish: it skips them.
+			s.replaying, s.last = false, max(s.last, *last)
+			s.mu.Unlock()
+			return true
+		}
+		s.mu.Unlock()
+		for _, ev := range held {
+			if ev.Seq <= *last {
+				continue
+			}
+			*last = ev.Seq
+			if !send(ev) {
+				return false
+			}
 		}
 	}
 }
