@@ -19,10 +19,13 @@ const followPage = 1000
 
 // followGap is the least time between two reads of the log while it is busy: under load every
 // commit sends a hint, and reading at most once per gap takes the events of many commits at
-// once, for a wake-up delay of at most the gap. The log counts as busy when the last read
-// found at least followBusy events; a quieter log is read at each hint, so that a single
+// once, for a wake-up delay of at most the gap. The log counts as busy when the last two reads
+// each found at least followBusy events; a quieter log is read at each hint, so that a single
 // answer on another node wakes its waiter without the gap (cross-node p50 1.4 ms against
-// 2.1 with the gap always kept, in --quick runs).
+// 2.1 with the gap always kept, in --quick runs). One read that catches up with a few
+// events, after a stall, is no load: with one busy read enough, a tenth of the answers given
+// one by one on another node waited out the gap on top of the stall (1–1.7 ms, 30 of 300 in
+// a test on a loaded machine; 1 of 300 with two reads needed), the tail of cross-node wake.
 const (
 	followGap  = 2 * time.Millisecond
 	followBusy = 4
@@ -41,7 +44,8 @@ type Following struct {
 	// Apply takes each event read, in seq order, before the streams get it (nil: a store of
 	// this node's own, whose changes this node applied as it committed them).
 	Apply func(ev *hitl.Event, at time.Time)
-	// Tick runs at each interval (nil: nothing).
+	// Tick runs at each interval (nil: nothing), on a goroutine of its own: it may query the
+	// store, and a notification that came meanwhile would wait for it.
 	Tick func(ctx context.Context)
 }
 
@@ -79,7 +83,24 @@ func (f *Follower) Start(ctx context.Context, after int64, how Following) {
 	if how.Watcher != nil {
 		f.loops.Go(func() { how.Watcher.WatchEvents(ctx, f.Kick) })
 	}
+	if how.Tick != nil {
+		f.loops.Go(func() { tickEvery(ctx, followInterval, how.Tick) })
+	}
 	f.loops.Go(func() { f.follow(ctx, after, how) })
+}
+
+// tickEvery runs tick every interval until ctx ends.
+func tickEvery(ctx context.Context, interval time.Duration, tick func(context.Context)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			tick(ctx)
+		}
+	}
 }
 
 // Stop ends the following and waits for the read in progress, no longer than ctx allows.
@@ -91,8 +112,8 @@ func (f *Follower) follow(ctx context.Context, after int64, how Following) {
 	tick := time.NewTicker(followInterval)
 	defer tick.Stop()
 	var (
-		last time.Time
-		read int // events the last read found
+		last         time.Time
+		read, before int // events the last read found, and the one before it
 	)
 	for {
 		select {
@@ -100,17 +121,15 @@ func (f *Follower) follow(ctx context.Context, after int64, how Following) {
 			return
 		case <-f.kick:
 		case <-tick.C:
-			if how.Tick != nil {
-				how.Tick(ctx)
-			}
 		}
 		if how.Apply == nil && f.hub.Idle(func() { after = max(after, f.localSeq()) }) {
 			continue
 		}
-		if wait := followGap - time.Since(last); wait > 0 && read >= followBusy {
+		if wait := followGap - time.Since(last); wait > 0 && read >= followBusy && before >= followBusy {
 			time.Sleep(wait)
 		}
 		last = time.Now()
+		before = read
 		after, read = f.catchUp(ctx, after, how.Apply)
 	}
 }
