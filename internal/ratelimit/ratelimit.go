@@ -181,10 +181,16 @@ func (l *Limiter) Allow(key string, roles []string) *Refusal {
 	if limit.Off() {
 		return nil
 	}
-	now := l.o.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// The time is read under the lock: a time older than the bucket's last one moves the
+	// bucket's clock back, and the next request would be given the gap's tokens twice (a
+	// request preempted between reading the clock and locking let 33 through a limit of 32).
+	now := l.o.Now()
 	b := l.bucket(key, limit, now)
+	if now.Before(b.used) { // a wall clock stepped back: the bucket's time does not
+		now = b.used
+	}
 	b.used = now
 	r := b.lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {

@@ -54,3 +54,26 @@ func TestIdleBucketsAreEvicted(t *testing.T) {
 		t.Fatal("a Limiter without limits")
 	}
 }
+
+// A clock that steps back gives no tokens twice: the bucket keeps its own time, so one second
+// of a wall clock that went back and forth refills one second's worth, not two.
+func TestClockSteppingBackGivesNoExtraTokens(t *testing.T) {
+	start := time.Unix(100, 0)
+	now := start
+	l := New(Options{Default: Limit{Count: 20, Per: time.Second, Burst: 10}, Now: func() time.Time { return now }})
+	allowed := 0
+	for i := range 400 {
+		// Forward by 10 ms, and every other request from a clock half a second behind.
+		now = start.Add(time.Duration(i/2) * 10 * time.Millisecond)
+		if i%2 == 1 {
+			now = now.Add(-500 * time.Millisecond)
+		}
+		if l.Allow("bot", nil) == nil {
+			allowed++
+		}
+	}
+	// 2 s of requests: at most the burst and 20 a second.
+	if allowed > 10+2*20 {
+		t.Fatalf("%d requests went through; at most %d may", allowed, 10+2*20)
+	}
+}
