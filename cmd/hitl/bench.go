@@ -161,7 +161,7 @@ func printTable(w io.Writer, r *bench.Result) {
 	fmt.Fprintf(tw, "durable create+respond cycles (%d clients)\t%.0f /s\tserver CPU %.0f µs per cycle\t\n", r.ThroughputClients, r.RespondThroughputPerS, r.ServerCPUMicrosPerCycle)
 	fmt.Fprintf(tw, "the same traffic, nothing stored (HTTP ceiling)\t%.0f /s\tefficiency %.2f\t\n", r.HTTPCeilingCyclesPerS, r.CycleEfficiency)
 	fmt.Fprintf(tw, "the store's writer\t%.0f µs CPU per change\t%.1f changes per commit\t\n", r.WriterCPUMicrosPerChange, r.ChangesPerCommit)
-	fmt.Fprintf(tw, "the disk at the start (512-byte write + fsync)\t%.0f /s\t\t\n", r.FsyncsPerS)
+	fmt.Fprintf(tw, "the disk at the start (512-byte write + fsync)\t%.0f /s\tp50 %.3f ms, p99 %.3f ms each\t\n", r.FsyncsPerS, r.FsyncMS.P50, r.FsyncMS.P99)
 	fmt.Fprintf(tw, "audit verify (%d events)\t%.0f events/s\t\t\n", r.AuditEvents, r.AuditVerifyEventsPerS)
 	lat(fmt.Sprintf("answers beside a steady load (%d clients)", bench.RetentionClients), r.Retention.AnswerMS)
 	lat(fmt.Sprintf("the same while a purge removes %d events at %.0f /s", r.Retention.EventsRemoved, r.Retention.EventsRemovedPerS), r.Retention.DuringPurgeMS)

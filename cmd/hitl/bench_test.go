@@ -45,7 +45,7 @@ func TestBenchReportsEveryFigure(t *testing.T) {
 	fields["retention.answer_latency_ms"], fields["retention.answer_latency_during_purge_ms"] = retention["answer_latency_ms"], retention["answer_latency_during_purge_ms"]
 	fields["retention.events_removed_per_s"] = retention["events_removed_per_s"]
 	for _, name := range []string{"wake_latency_ms", "wake_after_commit_ms", "polling_baseline_wake_latency_ms", "timeout_lateness_ms", "stream_fanout_latency_ms", "notification_latency_ms.email", "notification_latency_ms.slack",
-		"retention.answer_latency_ms", "retention.answer_latency_during_purge_ms"} {
+		"retention.answer_latency_ms", "retention.answer_latency_during_purge_ms", "fsync_ms"} {
 		l, ok := fields[name].(map[string]any)
 		if !ok || l["p50"].(float64) < 0 || l["p99"].(float64) < l["p50"].(float64) || l["max"].(float64) < l["p99"].(float64) {
 			t.Errorf("%s = %v", name, fields[name])

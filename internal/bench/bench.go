@@ -204,6 +204,9 @@ type Result struct {
 	// FsyncsPerS is how many small writes, each followed by fsync, the disk of the database
 	// took per second at the start of the run: the bound of durable commits that day.
 	FsyncsPerS float64 `json:"fsyncs_per_s"`
+	// FsyncMS is how long each of those writes and fsyncs took: every answer's commit waits
+	// for one, so its tail is a floor under the wake latency's.
+	FsyncMS Latency `json:"fsync_ms"`
 }
 
 // NotificationLatency is the latency of notifications by channel.
@@ -245,7 +248,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	fsyncs, err := fsyncRate(dir, time.Second)
+	fsyncs, fsyncLat, err := fsyncRate(dir, time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("measuring the disk's fsync rate: %w", err)
 	}
@@ -263,7 +266,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	r.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: 0, MaxIdleConnsPerHost: 20000, IdleConnTimeout: time.Minute,
 		DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}}
 	if o.HistoryOnly {
-		res := &Result{CPUs: cpus(), Store: store, Nodes: nodes, FsyncsPerS: fsyncs}
+		res := &Result{CPUs: cpus(), Store: store, Nodes: nodes, FsyncsPerS: fsyncs, FsyncMS: fsyncLat}
 		if res.History, err = r.history(ctx, dir); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
@@ -332,7 +335,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := &Result{Waiters: o.Waiters, PollingWaiters: o.PollingWaiters, ThroughputClients: o.ThroughputClients, Deadlines: o.Deadlines,
 		Subscribers: o.Subscribers, WebhookEvents: o.WebhookEvents, NotifySamples: o.NotifySamples, CPUs: cpus(), Store: store, Nodes: nodes,
-		FsyncsPerS: fsyncs, Preload: loaded}
+		FsyncsPerS: fsyncs, FsyncMS: fsyncLat, Preload: loaded}
 	if o.Scale > 1 {
 		if err := r.atScale(ctx, res); err != nil {
 			return nil, err
@@ -1017,27 +1020,28 @@ func cpuTime(pid int) (time.Duration, error) {
 }
 
 // fsyncRate writes 512 bytes and fsyncs them, again and again, in dir for d, and returns how
-// many it did per second.
-func fsyncRate(dir string, d time.Duration) (float64, error) {
+// many it did per second and how long each took.
+func fsyncRate(dir string, d time.Duration) (float64, Latency, error) {
 	f, err := os.CreateTemp(dir, "fsync-")
 	if err != nil {
-		return 0, err
+		return 0, Latency{}, err
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	block := make([]byte, 512)
-	n := 0
+	var took []time.Duration
 	start := time.Now()
 	for time.Since(start) < d {
-		if _, err := f.WriteAt(block, int64(n%64)*512); err != nil {
-			return 0, err
+		began := time.Now()
+		if _, err := f.WriteAt(block, int64(len(took)%64)*512); err != nil {
+			return 0, Latency{}, err
 		}
 		if err := f.Sync(); err != nil {
-			return 0, err
+			return 0, Latency{}, err
 		}
-		n++
+		took = append(took, time.Since(began))
 	}
-	return round(float64(n) / time.Since(start).Seconds()), nil
+	return round(float64(len(took)) / time.Since(start).Seconds()), summarize(took), nil
 }
 
 // rss reads the resident memory of a process, in bytes.

@@ -115,14 +115,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	f.Close()
-	dsn := func(extra string) string {
+	dsn := func(extra ...string) string {
 		q := url.Values{}
 		q.Add("_pragma", "busy_timeout(10000)")
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")
 		q.Add("_pragma", "foreign_keys(1)")
-		if extra != "" {
-			q.Add("_pragma", extra)
+		for _, pragma := range extra {
+			q.Add("_pragma", pragma)
 		}
 		return "file:" + path + "?" + q.Encode()
 	}
@@ -130,7 +130,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// savepoint, whose journal of the pages it changed otherwise spills past 64 KiB into a
 	// temporary file — an open, writes and a close on the writer's path, 14 % of its CPU. (The
 	// readers keep the default: a large sort may spill to disk.)
-	writer, err := sql.Open("sqlite", dsn("temp_store(MEMORY)")+"&_txlock=immediate")
+	// Its own automatic checkpoint waits for writerCheckpointPages (checkpoint.go says why).
+	writer, err := sql.Open("sqlite", dsn("temp_store(MEMORY)", fmt.Sprintf("wal_autocheckpoint(%d)", writerCheckpointPages))+"&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +154,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	ckpt, err := sql.Open("sqlite", dsn(""))
+	ckpt, err := sql.Open("sqlite", dsn())
 	if err != nil {
 		writer.Close()
 		reader.Close()

@@ -74,7 +74,7 @@ func TestWriterStatementsBounded(t *testing.T) {
 }
 
 // The checkpointer copies committed pages into the database file in the background, long
-// before the WAL reaches the 1,000 pages at which the writer's own checkpoint would.
+// before the WAL reaches the writerCheckpointPages at which the writer's own checkpoint would.
 func TestCheckpointerCopiesTheWAL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hitl.db")
 	s, err := Open(context.Background(), path)
@@ -90,7 +90,7 @@ func TestCheckpointerCopiesTheWAL(t *testing.T) {
 		return fi.Size()
 	}
 	before := size()
-	// 40 changes of 16 KiB: about 200 pages, a fifth of the writer's threshold.
+	// 40 changes of 16 KiB: about 200 pages, a fiftieth of the writer's threshold.
 	appendEvents(t, s, 40, json.RawMessage(`"`+strings.Repeat("x", 16<<10)+`"`))
 	// (testserver's Eventually would import this package.)
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -110,5 +110,22 @@ func TestCheckpointerCopiesTheWAL(t *testing.T) {
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM events WHERE type = 'test.event'").Scan(&n); err != nil || n != 40 {
 		t.Fatalf("read %d events (%v), want 40", n, err)
+	}
+}
+
+// The writer's own checkpoint waits for writerCheckpointPages, not SQLite's 1,000: the
+// checkpointer copies the WAL, and a checkpoint inside a commit makes the answer it carries wait.
+func TestWriterCheckpointsLate(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "hitl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var pages int
+	if err := s.writer.QueryRow("PRAGMA wal_autocheckpoint").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if pages != writerCheckpointPages {
+		t.Fatalf("the writer checkpoints past %d pages, want %d", pages, writerCheckpointPages)
 	}
 }
