@@ -133,16 +133,23 @@ func CopyPendingInquiry(path string, n int) error {
 	// statement journal costs more per row the more rows it holds (5,000 to a change took 2.5
 	// times as long as 30, the commit's fsync included).
 	const perChange = 30
+	var last int64 // the seq of the last event copied
 	for done := 0; done < n; done += perChange {
-		if err := st.Update(ctx, func(tx hitl.Tx) error { return insertCopies(tx, orig, done, min(perChange, n-done), n) }); err != nil {
+		err := st.Update(ctx, func(tx hitl.Tx) (err error) {
+			last, err = insertCopies(tx, orig, done, min(perChange, n-done), n)
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("copying the inquiry %d times: %w", n, err)
 		}
 	}
-	return nil
+	// The copies stand for questions asked long before, whose events reached everyone then.
+	return skipOutbox(ctx, st, last)
 }
 
-// insertCopies stores copies done+1 … done+batch of orig (of n), each with its event.
-func insertCopies(tx hitl.Tx, orig *hitl.Inquiry, done, batch, n int) error {
+// insertCopies stores copies done+1 … done+batch of orig (of n), each with its event, and
+// returns the last event's seq.
+func insertCopies(tx hitl.Tx, orig *hitl.Inquiry, done, batch, n int) (last int64, err error) {
 	for i := done + 1; i <= done+batch; i++ {
 		c := *orig
 		c.ID = 0
@@ -150,17 +157,19 @@ func insertCopies(tx hitl.Tx, orig *hitl.Inquiry, done, batch, n int) error {
 		at := orig.TimeoutAt.Add(time.Duration(i*7919%n) * time.Millisecond)
 		c.TimeoutAt = &at
 		if err := tx.InsertInquiry(&c); err != nil {
-			return err
+			return 0, err
 		}
 		data, err := json.Marshal(&c)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		id := c.ID
-		if err := tx.AppendEvent(&hitl.Event{ID: uuid.NewString(), Type: hitl.EventInquiryCreated, Time: c.CreatedAt,
-			InquiryID: &id, Session: c.Session, Actor: c.CreatedBy, Data: data}); err != nil {
-			return err
+		ev := &hitl.Event{ID: uuid.NewString(), Type: hitl.EventInquiryCreated, Time: c.CreatedAt,
+			InquiryID: &id, Session: c.Session, Actor: c.CreatedBy, Data: data}
+		if err := tx.AppendEvent(ev); err != nil {
+			return 0, err
 		}
+		last = ev.Seq
 	}
-	return nil
+	return last, nil
 }
