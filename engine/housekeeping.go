@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/loops"
 )
 
 // Housekeeping: what the database keeps only for a while is removed in small transactions, a
@@ -24,19 +25,12 @@ const (
 // keepHouse sweeps every minute, the first time a minute after the start: nothing it removes
 // is urgent, and a start has enough to do. It reads the groups the metrics name again too.
 func (e *Engine) keepHouse(ctx context.Context) {
-	tick := time.NewTicker(housekeepingEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	loops.Every(ctx, housekeepingEvery, func(ctx context.Context) {
 		e.sweep(ctx)
 		if err := e.loadKnownGroups(ctx); err != nil && ctx.Err() == nil {
 			e.log.Warn("reading the groups for the metrics failed; trying again in a minute", "err", err)
 		}
-	}
+	})
 }
 
 // sweep removes what has expired at the engine's clock, and returns how many idempotency keys

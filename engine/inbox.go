@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitl-dev/hitl"
+	"github.com/hitl-dev/hitl/engine/internal/loops"
 )
 
 // InboxSessionTTL is how long a sign-in to the web inbox lasts; signing out or revoking the
@@ -90,14 +91,7 @@ const inboxStreamCheck = 3 * time.Second
 
 // checkInboxStreams ends the streams whose inbox session has ended, until ctx ends.
 func (e *Engine) checkInboxStreams(ctx context.Context) {
-	tick := time.NewTicker(inboxStreamCheck)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	loops.Every(ctx, inboxStreamCheck, func(ctx context.Context) {
 		for _, hash := range e.hub.InboxSessions() {
 			_, err := e.store.InboxSessionKey(ctx, hash, e.clock())
 			switch {
@@ -107,5 +101,5 @@ func (e *Engine) checkInboxStreams(ctx context.Context) {
 				e.log.Warn("checking the inbox sessions of open streams failed", "err", err)
 			}
 		}
-	}
+	})
 }

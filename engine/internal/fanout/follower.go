@@ -84,23 +84,9 @@ func (f *Follower) Start(ctx context.Context, after int64, how Following) {
 		f.loops.Go(func() { how.Watcher.WatchEvents(ctx, f.Kick) })
 	}
 	if how.Tick != nil {
-		f.loops.Go(func() { tickEvery(ctx, followInterval, how.Tick) })
+		f.loops.Go(func() { loops.Every(ctx, followInterval, how.Tick) })
 	}
 	f.loops.Go(func() { f.follow(ctx, after, how) })
-}
-
-// tickEvery runs tick every interval until ctx ends.
-func tickEvery(ctx context.Context, interval time.Duration, tick func(context.Context)) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			tick(ctx)
-		}
-	}
 }
 
 // Stop ends the following and waits for the read in progress, no longer than ctx allows.

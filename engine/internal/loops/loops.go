@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 // ErrStillRunning is Stop's error when its context ended before the goroutines returned.
@@ -24,6 +25,20 @@ type Group struct {
 func (g *Group) Start(ctx context.Context) context.Context {
 	ctx, g.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return ctx
+}
+
+// Every runs fn every interval, the first time an interval from now, until ctx ends.
+func Every(ctx context.Context, interval time.Duration, fn func(context.Context)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn(ctx)
+		}
+	}
 }
 
 // Go runs fn in a goroutine that Stop waits for.

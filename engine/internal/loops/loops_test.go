@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 // TestStopCancelsAndWaitsNoLongerThanItsContext: Stop before Start does nothing; Stop cancels
@@ -30,5 +31,26 @@ func TestStopCancelsAndWaitsNoLongerThanItsContext(t *testing.T) {
 	close(release)
 	if err := g.Stop(context.Background()); err != nil {
 		t.Fatalf("Stop once it returned: %v", err)
+	}
+}
+
+// Every runs its function again and again, and returns once its context ends.
+func TestEveryRunsUntilTheContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	runs := make(chan struct{}, 3)
+	returned := make(chan struct{})
+	go func() {
+		Every(ctx, time.Millisecond, func(context.Context) {
+			select {
+			case runs <- struct{}{}:
+			default:
+				cancel()
+			}
+		})
+		close(returned)
+	}()
+	<-returned // it ran three times, and the fourth ended the context
+	if len(runs) != 3 {
+		t.Fatalf("ran %d times before the context ended, want 3", len(runs))
 	}
 }
