@@ -64,4 +64,13 @@ func TestCopiedInquiriesAreAudited(t *testing.T) {
 	if len(deadlines) < len(pending)/2 {
 		t.Fatalf("%d of %d copies have a deadline of their own", len(deadlines), len(pending))
 	}
+	// The copies stand for questions asked long ago: a server started on them has no
+	// outbox backlog of their events to work through beside what it is measured on.
+	last, err := st.LastEventSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cursor, err := st.OutboxCursor(ctx); err != nil || cursor != last {
+		t.Fatalf("the outbox cursor is at %d (%v), want the last copy's event, %d", cursor, err, last)
+	}
 }

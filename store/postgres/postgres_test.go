@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -146,4 +147,30 @@ func openTampered(t *testing.T) (hitl.Store, storetest.Tamperer) {
 		_, err := pool.Exec(context.Background(), stmt, args...)
 		return err
 	}, func(n int) string { return "$" + strconv.Itoa(n) })
+}
+
+// TestSearchIndexUpdatesAtEachInsert: the prompts' trigram index (migration 32) is there, and
+// without GIN's pending list, whose merge inside an insert's commit stalled the node's writer.
+func TestSearchIndexUpdatesAtEachInsert(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.Schema(t)
+	s, err := postgres.Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var options []string
+	err = pool.QueryRow(ctx, `SELECT COALESCE(c.reloptions, '{}') FROM pg_class c
+		WHERE c.relname = 'inquiries_prompt_trigrams' AND c.relnamespace = current_schema()::regnamespace`).Scan(&options)
+	if err != nil {
+		t.Fatalf("the trigram index: %v", err)
+	}
+	if !slices.Contains(options, "fastupdate=off") {
+		t.Fatalf("the trigram index's options are %q, want fastupdate=off", options)
+	}
 }

@@ -174,6 +174,13 @@ func testNotifications(t *testing.T, s hitl.Store) {
 	if list, err := s.ChatWebhooks(ctx); err != nil || len(list) != 0 {
 		t.Fatalf("chat webhooks %+v, %v", list, err)
 	}
+
+	// Nor is anyone the messages of the answer itself went to.
+	resolved := newNotification(3, "bob", hitl.ChannelEmail, "bob@example.com", hitl.ReasonResolved)
+	must(t, s.Update(ctx, func(tx hitl.Tx) error { return tx.InsertNotification(resolved) }))
+	if n, err := s.Notified(ctx, 7); err != nil || len(n) != 1 || n[0].Recipient != "ada" {
+		t.Fatalf("notified, beside a message of the answer: %+v, %v", n, err)
+	}
 }
 
 func testTemplates(t *testing.T, s hitl.Store) {
