@@ -1157,8 +1157,8 @@ func parkMultiplexed(ctx context.Context, r *run, c *client.Client, url string, 
 		}
 		select {
 		case err := <-returned:
-			returned <- err // for release, which closes the Waiter
-			release()
+			w.Close()
+			cancel()
 			return nil, fmt.Errorf("the waits returned before all were parked: %v", err)
 		default:
 		}
