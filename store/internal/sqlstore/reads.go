@@ -414,8 +414,8 @@ func (d *Dialect) Notified(ctx context.Context, db DB, inquiryID int64) ([]hitl.
 		var n hitl.Notified
 		return n, sc.Scan(&n.Recipient, &n.Channel, &n.Address)
 	}, `SELECT COALESCE(recipient, ''), COALESCE(channel, ''), COALESCE(address, '') FROM deliveries
-		WHERE inquiry_id = `+d.Placeholder(1)+` AND kind = 'notification' AND COALESCE(reason, '') <> 'resolved'
-			AND COALESCE(channel, '') <> 'chat_webhook'
+		WHERE inquiry_id = `+d.Placeholder(1)+` AND kind = '`+string(hitl.DeliveryNotification)+`'
+			AND COALESCE(reason, '') <> '`+string(hitl.ReasonResolved)+`' AND COALESCE(channel, '') <> '`+hitl.ChannelChatWebhook+`'
 		ORDER BY ord DESC LIMIT 1000`, inquiryID)
 }
 
