@@ -75,7 +75,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{pool: pool, db: pgDB{pool}, log: log}
-	s.changes = groupcommit.NewWriters(writers, maxBatch, s.commit)
+	s.changes = groupcommit.NewWriters(writers, maxBatch, func(batch []*groupcommit.Op) { s.commit(batch, true) })
 	return s, nil
 }
 
@@ -239,8 +239,9 @@ const batchTimeout = 30 * time.Second
 // commit runs a batch of changes in one transaction, each in its own savepoint, and commits
 // it with the kept changes' events in one pipelined batch: take the event lock, insert the
 // events, NOTIFY, COMMIT. The lock that orders events is held only while the server runs that
-// batch and flushes the commit, once for all the changes.
-func (s *Store) commit(batch []*groupcommit.Op) {
+// batch and flushes the commit, once for all the changes. With retry, a change that lost a
+// deadlock runs again (commitAlone), whether its batch held others or only it.
+func (s *Store) commit(batch []*groupcommit.Op, retry bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	c, err := s.pool.Acquire(ctx)
@@ -281,7 +282,7 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 		// A change that lost a deadlock inside the batch was rolled back to its savepoint
 		// while the others went on: it runs again alone.
 		for _, o := range batch {
-			if len(batch) > 1 && retryable(o.Err) {
+			if retry && retryable(o.Err) {
 				s.commitAlone(o)
 			}
 		}
@@ -289,7 +290,7 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 	}
 	// The batch rolled back as a whole (deadlocked with another node's batch, say): when that
 	// can be cured, its changes run again, each in a transaction of its own.
-	if len(batch) > 1 && retryable(dbError(err, "commit")) {
+	if retry && retryable(dbError(err, "commit")) {
 		s.log.Warn("a batch of changes deadlocked; running them one by one", "changes", len(batch))
 		for _, o := range batch {
 			s.commitAlone(o)
@@ -303,12 +304,22 @@ func (s *Store) commit(batch []*groupcommit.Op) {
 	}
 }
 
-// commitAlone runs one change of a batch again, in a transaction of its own.
+// commitAlone runs one change of a batch again, in a transaction of its own, as many as
+// aloneAttempts times while it keeps losing deadlocks: a deadlock is cured by running again,
+// and the nodes' batches that met it (creates racing on one idempotency key, say) may meet
+// once more.
 func (s *Store) commitAlone(o *groupcommit.Op) {
-	alone := &groupcommit.Op{Ctx: o.Ctx, Fn: o.Fn}
-	s.commit([]*groupcommit.Op{alone})
-	o.Err = alone.Err
+	for range aloneAttempts {
+		alone := &groupcommit.Op{Ctx: o.Ctx, Fn: o.Fn}
+		s.commit([]*groupcommit.Op{alone}, false)
+		if o.Err = alone.Err; !retryable(o.Err) {
+			return
+		}
+	}
 }
+
+// aloneAttempts is how many times a change that lost a deadlock runs again on its own.
+const aloneAttempts = 3
 
 func runChange(fn func(hitl.Tx) error, t *txn) (err error) {
 	defer func() {
