@@ -194,7 +194,8 @@ func (e *Engine) reverifyAudit(ctx context.Context) {
 	if !due {
 		return
 	}
-	v, err := audit.VerifyLog(ctx, e.store, audit.Published{})
+	paced := newPacedAudit(e.store)
+	v, err := audit.VerifyLog(ctx, paced, audit.Published{})
 	var b *audit.Break
 	if err != nil && !errors.As(err, &b) {
 		if ctx.Err() == nil {
@@ -203,7 +204,7 @@ func (e *Engine) reverifyAudit(ctx context.Context) {
 		return
 	}
 	var found faultsFound
-	if _, err := audit.VerifyStates(ctx, e.store, found.add); err != nil {
+	if _, err := audit.VerifyStates(ctx, paced, found.add); err != nil {
 		if ctx.Err() == nil {
 			e.log.Warn("comparing every stored state with the audit log failed; trying again later", "err", err)
 		}

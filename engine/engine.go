@@ -326,6 +326,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.outbox.Start(runCtx)
 	e.loops.Go(func() { e.checkInboxStreams(runCtx) })
 	e.loops.Go(func() { e.keepHouse(runCtx) })
+	e.loops.Go(func() { e.reverifyAuditWhenDue(runCtx) })
 	e.loops.Go(func() { e.recordResumes(runCtx) })
 	e.loops.Go(func() {
 		select {

@@ -15,6 +15,10 @@ func SetValidating(e *Engine, f func(*hitl.Inquiry)) { e.validating = f }
 // Sweep runs the housekeeping once, now, and returns how many idempotency keys it removed.
 func Sweep(e *Engine) int { return e.sweep(context.Background()) }
 
+// ReverifyAuditWhenDue runs, once and now, the housekeeping's look at whether the whole log is
+// due to be verified again, as it does every minute (the first a minute after the start).
+func ReverifyAuditWhenDue(e *Engine) { e.reverifyAudit(context.Background()) }
+
 // ReverifyAudit verifies the whole log and every stored state again now, as the housekeeping
 // does hourly.
 func ReverifyAudit(e *Engine) {

@@ -33,6 +33,13 @@ func (e *Engine) keepHouse(ctx context.Context) {
 	})
 }
 
+// reverifyAuditWhenDue looks every minute whether the whole log is due to be verified again
+// (reverifyAudit), on a goroutine of its own: paced, that takes minutes on a large log, and the
+// sweep's removals would wait for it.
+func (e *Engine) reverifyAuditWhenDue(ctx context.Context) {
+	loops.Every(ctx, housekeepingEvery, e.reverifyAudit)
+}
+
 // sweep removes what has expired at the engine's clock, and returns how many idempotency keys
 // it removed.
 func (e *Engine) sweep(ctx context.Context) int {
@@ -51,7 +58,6 @@ func (e *Engine) sweep(ctx context.Context) int {
 	if removed > 0 {
 		e.log.Debug("expired idempotency keys removed", "keys", removed)
 	}
-	e.reverifyAudit(ctx)
 	if e.retainResolved > 0 {
 		res, err := e.removeResolved(ctx, e.clock().Add(-e.retainResolved), "retention", time.Time{})
 		switch {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -255,11 +256,114 @@ func TestEditedEventsShowAtTheHourlyReverification(t *testing.T) {
 	if _, err := e.VerifyAudit(ctx); err != nil {
 		t.Fatalf("the running verification looked back: %v", err)
 	}
-	engine.Sweep(e)
+	engine.ReverifyAuditWhenDue(e)
 	want := fmt.Sprintf("seq %d: does not match its hash", seq)
 	for range 2 {
 		if _, err := e.VerifyAudit(ctx); hitl.ErrorCode(err) != hitl.EConflict || !strings.Contains(err.Error(), want) {
 			t.Fatalf("after the whole log was verified again: %v; want a conflict saying %q", err, want)
 		}
 	}
+}
+
+// walkWith is a store whose ChainedEvents calls before with each event's seq before handing
+// it on: a walk of the whole log that things happen during.
+type walkWith struct {
+	hitl.Store
+	before func(seq int64)
+}
+
+func (w walkWith) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
+	return w.Store.ChainedEvents(ctx, after, func(ev *hitl.Event, hash []byte) error {
+		w.before(ev.Seq)
+		return fn(ev, hash)
+	})
+}
+
+// TestWholeLogVerifiesAcrossPurgesDuringTheWalk: a verification of the whole log that takes
+// long (the housekeeping's rests between pages; on several nodes, each node's retention) may
+// meet more than one run that a purge removed after it had learned the checkpoints. Each
+// such gap that a checkpoint written since accounts for is passed; it is a break only when
+// no new checkpoint explains it.
+func TestWholeLogVerifiesAcrossPurgesDuringTheWalk(t *testing.T) {
+	c := clock.NewManual(time.Now().UTC())
+	e, st := startEngine(t, engine.Options{Clock: c})
+	pending := func(n int) int64 { // n pending inquiries, one event each; the seq of the first
+		var first int64
+		for i := range n {
+			if _, _, err := e.CreateInquiry(ctx, agent, &hitl.InquiryRequest{Prompt: fmt.Sprintf("still waiting %d", i)}, ""); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first, _ = st.LastEventSeq(ctx)
+			}
+		}
+		return first
+	}
+	ended := func(n int) {
+		for i := range n {
+			askAndAnswer(t, e, fmt.Sprintf("ended %d", i))
+		}
+	}
+	// More than a page of the walk (500 events) before each run that will be removed, so
+	// that the page holding it is read after the purge.
+	began := c.Now()
+	pending(600)
+	ended(50) // the first run, ended at began
+	c.Advance(time.Hour)
+	second := pending(600)
+	ended(50) // the second, ended an hour later
+	c.Advance(3 * time.Hour)
+	purge := func(before time.Time, want int) {
+		t.Helper()
+		removed := 0
+		// The outbox's cursor must pass the old events first: it is saved within a second.
+		if !testserver.WaitFor(30*time.Second, func() bool {
+			res, err := e.Purge(ctx, admin, before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			removed += res.Inquiries
+			return removed >= want
+		}) {
+			t.Fatalf("the purge before %s removed %d inquiries; want %d", before, removed, want)
+		}
+	}
+	var purged []string
+	walk := walkWith{Store: st, before: func(seq int64) {
+		switch {
+		case seq == 1 && len(purged) == 0:
+			purge(began.Add(30*time.Minute), 50)
+			purged = append(purged, "first")
+		case seq > second && len(purged) == 1: // after the walk went on past the first run
+			purge(began.Add(90*time.Minute), 50)
+			purged = append(purged, "second")
+		}
+	}}
+	v, err := audit.VerifyLog(ctx, walk, audit.Published{})
+	if err != nil {
+		t.Fatalf("the walk across the purges of %v: %v", purged, err)
+	}
+	if len(purged) != 2 || v.Removed < 200 {
+		t.Fatalf("purged %v, %d events removed; want both runs of 50 inquiries (two events each or more)", purged, v.Removed)
+	}
+	// A gap that no checkpoint explains is a break, however the walk looks again.
+	_, err = audit.VerifyLog(ctx, withHole{Store: st, seq: second + 3}, audit.Published{})
+	if want := fmt.Sprintf("seq %d is not in the log", second+3); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("a walk of a log without seq %d: %v; want a break saying %q", second+3, err, want)
+	}
+}
+
+// withHole is a store whose log lacks one event, as if it had been deleted outside hitl.
+type withHole struct {
+	hitl.Store
+	seq int64
+}
+
+func (w withHole) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
+	return w.Store.ChainedEvents(ctx, after, func(ev *hitl.Event, hash []byte) error {
+		if ev.Seq == w.seq {
+			return nil
+		}
+		return fn(ev, hash)
+	})
 }

@@ -341,14 +341,17 @@ func (v *Verifier) learnCheckpoints(ctx context.Context, src Source) error {
 
 // Follow verifies the events appended after the last one verified. It learns the
 // checkpoints first; when a gap turns up that they do not account for, it learns those
-// written since (retention may have removed events after the first look) and tries once more.
+// written since (retention may have removed events after they were learned) and goes on from
+// where it stopped, as often as that finds new ones: a long walk (the housekeeping's, paced,
+// or one beside several nodes' retention) can meet several such runs. A gap that no new
+// checkpoint explains is a break.
 // each, when not nil, is called after each event that verified, with the verifier as it stood
 // before the event; an error from it stops the walk.
 func (v *Verifier) Follow(ctx context.Context, src Source, each func(ev *hitl.Event, before Verifier) error) error {
-	for try := 0; ; try++ {
-		if err := v.learnCheckpoints(ctx, src); err != nil {
-			return err
-		}
+	if err := v.learnCheckpoints(ctx, src); err != nil {
+		return err
+	}
+	for {
 		err := src.ChainedEvents(ctx, v.Seq, func(ev *hitl.Event, stored []byte) error {
 			before := *v
 			if err := v.Next(ev, stored); err != nil {
@@ -360,10 +363,16 @@ func (v *Verifier) Follow(ctx context.Context, src Source, each func(ev *hitl.Ev
 			return nil
 		})
 		var b *Break
-		if try == 0 && errors.As(err, &b) && b.gap {
-			continue
+		if !errors.As(err, &b) || !b.gap {
+			return err
 		}
-		return err
+		learned := v.learnedTo
+		if lerr := v.learnCheckpoints(ctx, src); lerr != nil {
+			return lerr
+		}
+		if v.learnedTo == learned {
+			return err
+		}
 	}
 }
 
