@@ -13,10 +13,11 @@ import (
 // 2-core machine (hitl bench, 2026-11-27). Run flat out, a minute after a start and each hour
 // after, it took one of the two cores from the answers given meanwhile. It is background work
 // that nobody waits for, so it rests between pages: auditRest times as long as it worked, a
-// quarter of one core at most. (A look at the log for a page or a signed head is not paced:
-// someone waits for it, and it reads only what was appended since the last.)
+// tenth of one core at most, and a log of a million events takes a few minutes. (A look at
+// the log for a page or a signed head is not paced: someone waits for it, and it reads only
+// what was appended since the last.)
 const (
-	auditRest = 3
+	auditRest = 9
 	// auditPaceEvents is how many events it verifies between rests.
 	auditPaceEvents = 500
 )
