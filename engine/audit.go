@@ -27,7 +27,7 @@ import (
 //     and compared again at every look, and forgotten once it matches (the edit was undone) or
 //     is gone with its events (retention); when more differ than are remembered, the
 //     housekeeping compares every stored state again as soon as it may (each minute, or four
-//     times as long as the last comparison took, so that it takes a fifth of a core at most),
+//     times as long as the last comparison took, which itself rests between pages: auditpace.go),
 //     not each hour, and the node signs again once that finds none.
 type auditChain struct {
 	mu       sync.Mutex // one verification at a time; the others wait for it and reuse it
