@@ -23,9 +23,9 @@ const (
 )
 
 // pacedAudit reads the log and the stored states for a whole verification, resting between
-// pages (see auditRest).
+// pages (see auditRest); the rest of the store (the checkpoints' few pages) is read as is.
 type pacedAudit struct {
-	store   hitl.Store
+	hitl.Store
 	resumed time.Time // when it last rested
 }
 
@@ -34,7 +34,7 @@ var (
 	_ audit.StateSource = (*pacedAudit)(nil)
 )
 
-func newPacedAudit(s hitl.Store) *pacedAudit { return &pacedAudit{store: s, resumed: time.Now()} }
+func newPacedAudit(s hitl.Store) *pacedAudit { return &pacedAudit{Store: s, resumed: time.Now()} }
 
 // rest sleeps auditRest times as long as the work since the last rest took, or until ctx ends.
 func (p *pacedAudit) rest(ctx context.Context) error {
@@ -51,7 +51,7 @@ func (p *pacedAudit) rest(ctx context.Context) error {
 
 func (p *pacedAudit) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
 	n := 0
-	return p.store.ChainedEvents(ctx, after, func(ev *hitl.Event, hash []byte) error {
+	return p.Store.ChainedEvents(ctx, after, func(ev *hitl.Event, hash []byte) error {
 		if n++; n%auditPaceEvents == 0 {
 			if err := p.rest(ctx); err != nil {
 				return err
@@ -61,21 +61,16 @@ func (p *pacedAudit) ChainedEvents(ctx context.Context, after int64, fn func(ev 
 	})
 }
 
-// Events reads the log's checkpoints, a few pages at most: not paced.
-func (p *pacedAudit) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
-	return p.store.Events(ctx, f)
-}
-
 func (p *pacedAudit) InquiryStates(ctx context.Context, q hitl.StateQuery[int64]) ([]*hitl.InquiryState, error) {
 	if err := p.rest(ctx); err != nil {
 		return nil, err
 	}
-	return p.store.InquiryStates(ctx, q)
+	return p.Store.InquiryStates(ctx, q)
 }
 
 func (p *pacedAudit) SessionStates(ctx context.Context, q hitl.StateQuery[string]) ([]*hitl.SessionState, error) {
 	if err := p.rest(ctx); err != nil {
 		return nil, err
 	}
-	return p.store.SessionStates(ctx, q)
+	return p.Store.SessionStates(ctx, q)
 }
