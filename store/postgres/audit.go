@@ -33,7 +33,7 @@ func queueInsertEvent(b *pgx.Batch, ev *hitl.Event, at int64) {
 
 // ChainedEvents reads the log with its hashes a page at a time.
 func (s *Store) ChainedEvents(ctx context.Context, after int64, fn func(ev *hitl.Event, hash []byte) error) error {
-	return sqlstore.ChainedEvents(after, func(after int64) ([]sqlstore.Chained, error) { return dialect.ChainedPage(ctx, s.db, after) }, fn)
+	return sqlstore.ChainedEvents(after, func(after int64) ([]sqlstore.Chained, error) { return dialect.ChainedPage(ctx, s.logDB, after) }, fn)
 }
 
 // addEventHashes is migration 13: the events get their audit chain. The events written before

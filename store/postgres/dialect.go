@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/hitl-dev/hitl/store/internal/sqlstore"
@@ -70,10 +71,19 @@ func (u utcDest) Scan(src any) error {
 }
 
 // pgDB is the pool, or a transaction, as the shared reads take it.
-type pgDB struct{ q querier }
+type pgDB struct {
+	q querier
+	// planEach has PostgreSQL plan every run of a query with its own arguments, rather than
+	// reuse the generic plan it caches for a prepared statement after five runs. That plan is
+	// costed on the table as it was then and is made again only when an ANALYZE changes the
+	// table's statistics: the log's tail read, prepared while the events table was nearly
+	// empty, kept a sequential scan that took 20–200 ms once it held 40,000 events, for as long
+	// as autovacuum (off on the project's machines) analyzed nothing.
+	planEach bool
+}
 
 func (d pgDB) Query(ctx context.Context, sql string, args ...any) (sqlstore.Rows, error) {
-	rows, err := d.q.Query(ctx, sql, args...)
+	rows, err := d.q.Query(ctx, sql, d.args(args)...)
 	if err != nil {
 		return nil, err
 	}
@@ -81,5 +91,14 @@ func (d pgDB) Query(ctx context.Context, sql string, args ...any) (sqlstore.Rows
 }
 
 func (d pgDB) QueryRow(ctx context.Context, sql string, args ...any) sqlstore.Scanner {
-	return d.q.QueryRow(ctx, sql, args...)
+	return d.q.QueryRow(ctx, sql, d.args(args)...)
+}
+
+// args are a query's arguments, led by the mode that sends it as an unnamed statement (pgx
+// keeps its description, so it is still one round trip) when every run is to be planned.
+func (d pgDB) args(args []any) []any {
+	if !d.planEach {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeCacheDescribe}, args...)
 }

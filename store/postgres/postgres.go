@@ -49,8 +49,11 @@ const Channel = "hitl_events"
 
 // Store is the PostgreSQL implementation of hitl.Store.
 type Store struct {
-	pool    *pgxpool.Pool
-	db      pgDB // the pool, for the shared reads
+	pool *pgxpool.Pool
+	db   pgDB // the pool, for the shared reads
+	// logDB is the pool for reads of the log after a seq (a follower's, a stream's, the audit
+	// walk's): each is planned for its own seq (see pgDB.planEach).
+	logDB   pgDB
 	log     *slog.Logger
 	changes *groupcommit.Queue
 }
@@ -74,7 +77,8 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	s := &Store{pool: pool, db: pgDB{pool}, log: log}
+	s := &Store{pool: pool, db: pgDB{q: pool}, logDB: pgDB{q: pool, planEach: true}, log: log}
+	warnWithoutAutovacuum(ctx, pool, log)
 	s.changes = groupcommit.NewWriters(writers, maxBatch, func(batch []*groupcommit.Op) { s.commit(batch, true) })
 	return s, nil
 }
@@ -390,4 +394,16 @@ func nullText(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// warnWithoutAutovacuum says so when the server's autovacuum is off: hitl's tables are then
+// never vacuumed or analyzed, so the old rows of every answered inquiry stay in its indexes,
+// and the plans PostgreSQL caches keep the costs of tables as they were when first run.
+func warnWithoutAutovacuum(ctx context.Context, pool *pgxpool.Pool, log *slog.Logger) {
+	var setting string
+	if err := pool.QueryRow(ctx, "SHOW autovacuum").Scan(&setting); err != nil || setting != "off" {
+		return
+	}
+	log.Warn("PostgreSQL's autovacuum is off: hitl's tables will be neither vacuumed nor analyzed, and reads slow down as they grow; " +
+		"set autovacuum = on in postgresql.conf, or run VACUUM ANALYZE on hitl's tables regularly")
 }

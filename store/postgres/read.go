@@ -77,7 +77,7 @@ func (s *Store) SessionVersion(ctx context.Context, key string) (int64, error) {
 }
 
 func (s *Store) Events(ctx context.Context, f hitl.EventFilter) ([]*hitl.Event, error) {
-	return dialect.Events(ctx, s.db, f)
+	return dialect.Events(ctx, s.logDB, f)
 }
 
 func (s *Store) LastEventSeq(ctx context.Context) (int64, error) {

@@ -16,7 +16,7 @@ func (t *txn) ReceiptInquiry(jti string) (*hitl.Inquiry, error) {
 	if err != nil {
 		return nil, dbError(err, "receipt")
 	}
-	return dialect.Inquiry(t.ctx, pgDB{t}, id, "")
+	return dialect.Inquiry(t.ctx, pgDB{q: t}, id, "")
 }
 
 // RedeemReceipt inserts with ON CONFLICT DO NOTHING: a second node's insert waits for the

@@ -80,11 +80,11 @@ func readStates[K int64 | string, T hitl.Inquiry | hitl.Session](s *Store, ctx c
 	defer tx.Rollback(ctx)
 	keys := q.Only
 	if len(keys) == 0 {
-		if keys, err = sqlstore.Column[K](ctx, pgDB{tx}, page, q.After, q.Limit); err != nil {
+		if keys, err = sqlstore.Column[K](ctx, pgDB{q: tx}, page, q.After, q.Limit); err != nil {
 			return nil, dbError(err, r.What)
 		}
 	}
-	out, err := sqlstore.ReadStates(ctx, dialect, pgDB{tx}, keys, r)
+	out, err := sqlstore.ReadStates(ctx, dialect, pgDB{q: tx}, keys, r)
 	if err != nil {
 		return nil, err
 	}

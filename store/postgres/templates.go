@@ -56,7 +56,7 @@ func (t *txn) PutPushConfig(c *hitl.PushConfig) error {
 }
 
 func (t *txn) InquiryPushConfigs(inquiryID int64) ([]*hitl.PushConfig, error) {
-	return dialect.PushConfigs(t.ctx, pgDB{t}, []int64{inquiryID})
+	return dialect.PushConfigs(t.ctx, pgDB{q: t}, []int64{inquiryID})
 }
 
 func (t *txn) DeletePushConfig(inquiryID int64, id string) error {

@@ -178,7 +178,7 @@ func nullJSON(m json.RawMessage) *string {
 }
 
 func (t *txn) Inquiry(id int64) (*hitl.Inquiry, error) {
-	inq, err := dialect.Inquiry(t.ctx, pgDB{t}, id, " FOR UPDATE")
+	inq, err := dialect.Inquiry(t.ctx, pgDB{q: t}, id, " FOR UPDATE")
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +307,7 @@ func (t *txn) LockPending(ids []int64) ([]*hitl.Inquiry, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{q: t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.id = ANY ($1) AND i.status = 'pending' ORDER BY i.id FOR UPDATE SKIP LOCKED", ids)
 	t.lockPending(inqs...)
 	return inqs, err
 }
@@ -338,7 +338,7 @@ func (t *txn) PendingDedupPrimary(key string) (*hitl.Inquiry, error) {
 }
 
 func (t *txn) JoinedInquiries(primary int64) ([]*hitl.Inquiry, error) {
-	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.joined = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", primary)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{q: t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.joined = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", primary)
 	t.lockPending(inqs...)
 	return inqs, err
 }
@@ -362,7 +362,7 @@ func (t *txn) SetJoined(inq *hitl.Inquiry) error {
 }
 
 func (t *txn) PendingInquiries(session string) ([]*hitl.Inquiry, error) {
-	inqs, err := dialect.Inquiries(t.ctx, pgDB{t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
+	inqs, err := dialect.Inquiries(t.ctx, pgDB{q: t}, "SELECT "+sqlstore.InquiryColumns+" FROM inquiries i WHERE i.session = $1 AND i.status = 'pending' ORDER BY i.id FOR UPDATE", session)
 	t.lockPending(inqs...)
 	return inqs, err
 }
@@ -376,13 +376,13 @@ func storedStatus(s hitl.SessionStatus) hitl.SessionStatus {
 }
 
 func (t *txn) Session(key string) (*hitl.Session, error) {
-	return dialect.Session(t.ctx, pgDB{t}, key, " FOR UPDATE OF s")
+	return dialect.Session(t.ctx, pgDB{q: t}, key, " FOR UPDATE OF s")
 }
 
 // SessionVersion adds to the stored count the events of the changes this transaction has
 // kept and of the current one, which are appended when it commits.
 func (t *txn) SessionVersion(key string) (int64, error) {
-	n, err := dialect.SessionVersion(t.ctx, pgDB{t}, key)
+	n, err := dialect.SessionVersion(t.ctx, pgDB{q: t}, key)
 	for _, evs := range [][]*hitl.Event{t.kept, t.events} {
 		for _, ev := range evs {
 			if ev.Session == key && hitl.ChangesSession(ev) {

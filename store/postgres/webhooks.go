@@ -74,7 +74,7 @@ func (t *txn) ClaimDeliveries(c hitl.Claim) ([]*hitl.Delivery, error) {
 	for target, n := range c.InFlight {
 		targets, rooms = append(targets, target), append(rooms, c.PerTarget-n)
 	}
-	rows, err := sqlstore.Query(t.ctx, dialect, pgDB{t}, "deliveries", dialect.ScanDelivery(true), `UPDATE deliveries d SET next_attempt_at = $1
+	rows, err := sqlstore.Query(t.ctx, dialect, pgDB{q: t}, "deliveries", dialect.ScanDelivery(true), `UPDATE deliveries d SET next_attempt_at = $1
 		FROM (SELECT id FROM deliveries WHERE id IN (
 				SELECT w.id FROM (SELECT id, target, next_attempt_at,
 						ROW_NUMBER() OVER (PARTITION BY target ORDER BY next_attempt_at, ord) AS rank
@@ -101,7 +101,7 @@ func (t *txn) SaveAttempt(d *hitl.Delivery) error {
 }
 
 func (t *txn) RetryDelivery(id string, at time.Time) (*hitl.Delivery, error) {
-	d, err := dialect.Delivery(t.ctx, pgDB{t}, id, " FOR UPDATE")
+	d, err := dialect.Delivery(t.ctx, pgDB{q: t}, id, " FOR UPDATE")
 	if err != nil {
 		return nil, err
 	}
