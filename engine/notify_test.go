@@ -248,3 +248,45 @@ func TestRoutingFollowsAChain(t *testing.T) {
 		t.Fatalf("after step 1 approves: %v, want %v", got, want)
 	}
 }
+
+// TestJoinedInquiriesHearNothing: the askers who joined another's question are told nothing
+// of their own inquiries, at the question nor at its answer; people and rooms hear of the
+// question they joined, once.
+func TestJoinedInquiriesHearNothing(t *testing.T) {
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(st, engine.Options{AllowPrivateURLs: true, Notify: engine.NotifyOptions{Channels: []string{hitl.ChannelEmail}, PublicURL: "https://hitl.example"}})
+	if err := e.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { e.Stop(ctx); st.Close() }()
+	if _, err := e.PutPerson(ctx, admin, "ann", &hitl.PersonRequest{Email: "ann@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	room, err := e.CreateChatWebhook(ctx, admin, &hitl.ChatWebhookRequest{Kind: hitl.ChatSlack, URL: "http://127.0.0.1:9/room",
+		Events: []string{hitl.EventInquiryCreated, hitl.EventInquiryResponded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := hitl.InquiryRequest{Prompt: "Restart the payments database?", RequestType: hitl.RequestApproval, AssignedTo: []string{"ann"}, DedupKey: "restart"}
+	primary := askAs(t, e, askerNamed("bot1"), req)
+	joined := askAs(t, e, askerNamed("bot2"), req)
+	if joined.Joined == nil || *joined.Joined != primary.ID {
+		t.Fatalf("the second asker's inquiry did not join the first: %+v", joined)
+	}
+	ann := &hitl.Principal{Name: "ann", Roles: []string{hitl.RoleResponder}}
+	if _, err := e.Respond(ctx, ann, primary.ID, &hitl.ResponseRequest{Response: json.RawMessage(`{"approved":true}`)}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"created chat_webhook " + room.ID, "created email ann@example.com", "resolved chat_webhook " + room.ID, "resolved email ann@example.com"}
+	var got []string
+	if !testserver.WaitFor(10*time.Second, func() bool { got = notifications(t, st, primary.ID); return slices.Equal(got, want) }) {
+		t.Fatalf("the question's notifications:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The joined inquiry's answer is in the log, after the primary's: the outbox has passed it.
+	if got := notifications(t, st, joined.ID); len(got) != 0 {
+		t.Fatalf("the joined inquiry's notifications: %v", got)
+	}
+}
