@@ -36,7 +36,9 @@ var dialect = &sqlstore.Dialect{
 	Searchable:   searchable,
 	Latest:       "'infinity'",
 	SessionOrder: "s.ord",
-	Err:          dbError,
+	// OFFSET 0 keeps the planner from turning EXISTS into a hashable IN (simplify_EXISTS_query).
+	PerRow: " OFFSET 0",
+	Err:    dbError,
 }
 
 // searchable is the prompt as the prompt column keeps it: PostgreSQL text holds no NUL.

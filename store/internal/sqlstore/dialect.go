@@ -45,6 +45,10 @@ type Dialect struct {
 	Latest string
 	// SessionOrder is the column (alias s) that orders sessions as they were created.
 	SessionOrder string
+	// PerRow ends a correlated EXISTS so that it runs once per row by its index, and is never
+	// made a hash of every row it could match: PostgreSQL, given statistics, hashed all of a
+	// person's assignments (every one of 100,000) to count 1,000 of them for the inbox.
+	PerRow string
 	// Err makes an error of the database's (nil for none) one of hitl's about what.
 	Err func(err error, what string) error
 }

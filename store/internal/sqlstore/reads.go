@@ -41,7 +41,7 @@ func (w *Where) visible(v hitl.Visibility) string {
 	if v.Responder {
 		cond := w.d.True("i.unassigned")
 		if len(v.AnswerableBy) > 0 {
-			cond += " OR EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee " + w.In(v.AnswerableBy) + ")"
+			cond += " OR EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee " + w.In(v.AnswerableBy) + w.d.PerRow + ")"
 		}
 		// A joined inquiry is answered through the one it joined: people see that one only.
 		ors = append(ors, "(("+cond+") AND i.joined IS NULL)")
@@ -66,7 +66,7 @@ func (w *Where) addOwned(o *hitl.StatsOwner) {
 	}
 	cond := "i.responded_by = " + w.Arg(o.Name)
 	if len(o.Entries) > 0 {
-		cond += " OR EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee " + w.In(o.Entries) + ")"
+		cond += " OR EXISTS (SELECT 1 FROM inquiry_assignees a WHERE a.inquiry_id = i.id AND a.assignee " + w.In(o.Entries) + w.d.PerRow + ")"
 	}
 	w.Add("(" + cond + ")")
 }
