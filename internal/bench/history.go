@@ -84,6 +84,11 @@ func (r *run) history(ctx context.Context, dir string) ([]History, error) {
 			return nil, err
 		}
 		have = max(have, n)
+		if r.o.DB != "" {
+			if err := analyze(ctx, db); err != nil {
+				return nil, fmt.Errorf("analyzing the history's tables: %w", err)
+			}
+		}
 		h, err := r.measureHistory(ctx, db, dir, personToken, &pending)
 		if err != nil {
 			return nil, fmt.Errorf("history of %d: %w", n, err)
@@ -302,6 +307,32 @@ func (r *run) inquiryCount(ctx context.Context, db string) (int, error) {
 	}
 	defer st.Close()
 	return st.CountInquiries(ctx, hitl.InquiryFilter{Visibility: hitl.Visibility{All: true}})
+}
+
+// analyze has PostgreSQL gather the statistics of the tables of db's schema. A year of
+// history would have been analyzed many times over by autovacuum; the fill writes it in
+// minutes, and where autovacuum is off (as on the project's machines) never, and the planner
+// would cost the inbox's queries for tables it takes to be nearly empty.
+func analyze(ctx context.Context, db string) error {
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+	if err != nil {
+		return err
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if _, err := conn.Exec(ctx, "ANALYZE "+pgx.Identifier{t}.Sanitize()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // databaseSize is the bytes the database db takes: the SQLite file, or on PostgreSQL the
