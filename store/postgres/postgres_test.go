@@ -157,18 +157,9 @@ func openTampered(t *testing.T) (hitl.Store, storetest.Tamperer) {
 func TestSearchIndexUpdatesAtEachInsert(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Schema(t)
-	s, err := postgres.Open(ctx, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := migratedPool(t, url, nil)
 	var options []string
-	err = pool.QueryRow(ctx, `SELECT COALESCE(c.reloptions, '{}') FROM pg_class c
+	err := pool.QueryRow(ctx, `SELECT COALESCE(c.reloptions, '{}') FROM pg_class c
 		WHERE c.relname = 'inquiries_prompt_trigrams' AND c.relnamespace = current_schema()::regnamespace`).Scan(&options)
 	if err != nil {
 		t.Fatalf("the trigram index: %v", err)
@@ -228,16 +219,7 @@ func TestWarnsWhenAutovacuumIsOff(t *testing.T) {
 	ctx := context.Background()
 	url := pgtest.Schema(t)
 	var logged bytes.Buffer
-	s, err := postgres.Open(ctx, url, slog.New(slog.NewTextHandler(&logged, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := migratedPool(t, url, slog.New(slog.NewTextHandler(&logged, nil)))
 	var setting string
 	if err := pool.QueryRow(ctx, "SHOW autovacuum").Scan(&setting); err != nil {
 		t.Fatal(err)
@@ -245,4 +227,21 @@ func TestWarnsWhenAutovacuumIsOff(t *testing.T) {
 	if warned := strings.Contains(logged.String(), "autovacuum is off"); warned != (setting == "off") {
 		t.Fatalf("autovacuum is %s, and the node logged: %q", setting, logged.String())
 	}
+}
+
+// migratedPool opens the store at url once (migrating its schema, logging to log), closes it,
+// and gives a pool on that schema, for the test to read what the store left there.
+func migratedPool(t *testing.T, url string, log *slog.Logger) *pgxpool.Pool {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), url, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	pool, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
